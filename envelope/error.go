@@ -1,0 +1,209 @@
+package envelope
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"strings"
+
+	"github.com/duet-cli/duet/exitcode"
+)
+
+// Phase is the step of an invocation in which an error happened. An error in
+// the validation phase guarantees that nothing was changed.
+type Phase string
+
+// The phases of an invocation.
+const (
+	Validation Phase = "validation"
+	Execution  Phase = "execution"
+	Cleanup    Phase = "cleanup"
+)
+
+// RetryStrategy tells an agent how to back off before retrying.
+type RetryStrategy string
+
+// The retry strategies of the spec.
+const (
+	RetryImmediate   RetryStrategy = "immediate"
+	RetryLinear      RetryStrategy = "linear_backoff"
+	RetryExponential RetryStrategy = "exponential_backoff"
+)
+
+// Error is a structured failure: a stable code an agent can branch on, the exit
+// code it ends the process with, and whatever the agent needs to act on it.
+//
+// Build one with [Errorf] and the With methods; return it from a command like any
+// other error.
+type Error struct {
+	Code          string        `json:"code"`
+	Message       string        `json:"message"`
+	Detail        string        `json:"detail,omitempty"`
+	Retryable     bool          `json:"retryable"`
+	RetryAfterMS  int64         `json:"retry_after_ms,omitempty"`
+	RetryStrategy RetryStrategy `json:"retry_strategy,omitempty"`
+	FixRequired   string        `json:"fix_required,omitempty"`
+	FixCommand    string        `json:"fix_command,omitempty"`
+	Phase         Phase         `json:"phase,omitempty"`
+	Suggestion    string        `json:"suggestion,omitempty"`
+	Redirect      *Redirect     `json:"redirect,omitempty"`
+	Field         string        `json:"field,omitempty"`
+	ValidValues   []string      `json:"valid_values,omitempty"`
+	Errors        []FieldError  `json:"errors,omitempty"`
+
+	// Exit is the process exit code this error ends the invocation with.
+	Exit exitcode.Code `json:"-"`
+
+	retrySet bool
+	cause    error
+}
+
+// FieldError is one validation failure among several reported at once.
+type FieldError struct {
+	Code        string   `json:"code"`
+	Message     string   `json:"message"`
+	Field       string   `json:"field,omitempty"`
+	ValidValues []string `json:"valid_values,omitempty"`
+	Suggestion  string   `json:"suggestion,omitempty"`
+}
+
+// Redirect names the command that replaces a moved one.
+type Redirect struct {
+	Command   string `json:"command"`
+	Permanent bool   `json:"permanent"`
+	Reason    string `json:"reason,omitempty"`
+}
+
+// Errorf returns an error that exits with exit and carries code, a stable
+// UPPER_SNAKE identifier such as "SPACE_NOT_FOUND". An argument that is an error
+// and is formatted with %w becomes the error's cause.
+func Errorf(exit exitcode.Code, code, format string, args ...any) *Error {
+	wrapped := fmt.Errorf(format, args...)
+	return &Error{Code: code, Message: wrapped.Error(), Exit: exit, cause: errors.Unwrap(wrapped)}
+}
+
+// Error returns "CODE: message".
+func (e *Error) Error() string { return e.Code + ": " + e.Message }
+
+// Unwrap returns the error's cause, if any.
+func (e *Error) Unwrap() error { return e.cause }
+
+// WithSuggestion sets the next step an agent or a person should take.
+func (e *Error) WithSuggestion(format string, args ...any) *Error {
+	e.Suggestion = fmt.Sprintf(format, args...)
+	return e
+}
+
+// WithFix says what the caller must correct and, when one exists, the read-only
+// command that corrects or reveals it, runnable verbatim.
+func (e *Error) WithFix(required, command string) *Error {
+	e.FixRequired, e.FixCommand = required, command
+	return e
+}
+
+// WithRetry marks the error retryable (or not) regardless of its exit code's
+// entry, with a back-off hint.
+func (e *Error) WithRetry(retryable bool, after int64, strategy RetryStrategy) *Error {
+	e.Retryable, e.RetryAfterMS, e.RetryStrategy, e.retrySet = retryable, after, strategy, true
+	return e
+}
+
+// WithDetail adds extended explanation, such as a raw upstream error.
+func (e *Error) WithDetail(detail string) *Error {
+	e.Detail = detail
+	return e
+}
+
+// WithField names the input field at fault and, for a choice, its valid values.
+func (e *Error) WithField(field string, valid ...string) *Error {
+	e.Field, e.ValidValues = field, valid
+	return e
+}
+
+// WithPhase sets the phase the error happened in.
+func (e *Error) WithPhase(p Phase) *Error {
+	e.Phase = p
+	return e
+}
+
+// WithRedirect attaches the replacement of a moved command.
+func (e *Error) WithRedirect(r Redirect) *Error {
+	e.Redirect = &r
+	return e
+}
+
+// Settle fills what the error leaves to its exit code's table entry: retryable,
+// unless the error set it, and the execution phase by default. A retryable
+// error keeps no fix; a terminal one keeps no back-off.
+func (e *Error) Settle(t exitcode.Table) {
+	if !e.retrySet {
+		e.Retryable = t[e.Exit].Retryable
+	}
+	if e.Phase == "" {
+		e.Phase = Execution
+	}
+	if !e.Retryable {
+		e.RetryAfterMS, e.RetryStrategy = 0, ""
+	}
+}
+
+// Validationf returns an ARG_ERROR in the validation phase: the input is at
+// fault and nothing was changed.
+func Validationf(code, format string, args ...any) *Error {
+	return Errorf(exitcode.ArgError, code, format, args...).WithPhase(Validation)
+}
+
+// Invalid combines validation failures into one ARG_ERROR that lists all of
+// them, so an agent fixes its call once instead of once per failure.
+func Invalid(problems []FieldError) *Error {
+	if len(problems) == 1 {
+		p := problems[0]
+		e := Validationf(p.Code, "%s", p.Message).WithField(p.Field, p.ValidValues...)
+		e.Suggestion = p.Suggestion
+		e.FixRequired = p.Message
+		e.Errors = problems
+		return e
+	}
+	msgs := make([]string, len(problems))
+	for i, p := range problems {
+		msgs[i] = p.Message
+	}
+	e := Validationf("VALIDATION_FAILED", "%d invalid inputs: %s", len(problems), strings.Join(msgs, "; "))
+	e.FixRequired = "correct every input listed in errors"
+	e.Errors = problems
+	return e
+}
+
+// As maps any error to a structured one:
+//
+//   - an [*Error] anywhere in the chain is returned as is;
+//   - context.DeadlineExceeded becomes TIMEOUT (exit 10);
+//   - context.Canceled becomes CANCELLED (exit 130);
+//   - fs.ErrNotExist becomes NOT_FOUND (exit 5);
+//   - fs.ErrPermission becomes PERMISSION_DENIED (exit 7);
+//   - anything else is GENERAL_ERROR (exit 1) with the error's message.
+func As(err error) *Error {
+	if err == nil {
+		return nil
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	var code exitcode.Code
+	var name string
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
+		code, name = exitcode.Timeout, "TIMEOUT"
+	case errors.Is(err, context.Canceled):
+		code, name = exitcode.Interrupted, "CANCELLED"
+	case errors.Is(err, fs.ErrNotExist):
+		code, name = exitcode.NotFound, "NOT_FOUND"
+	case errors.Is(err, fs.ErrPermission):
+		code, name = exitcode.PermissionDenied, "PERMISSION_DENIED"
+	default:
+		code, name = exitcode.GeneralError, "GENERAL_ERROR"
+	}
+	return &Error{Code: name, Message: err.Error(), Exit: code, cause: err}
+}

@@ -1,0 +1,291 @@
+package envelope
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/duet-cli/duet/exitcode"
+)
+
+// Finish writes what the invocation produced, once: for an agent one envelope
+// (or a jsonl stream closed by its summary line, or tsv or ids); for a person
+// the text rendering on stdout and warnings and the error on stderr.
+//
+// fail is the invocation's error, nil on success. Finish returns the error it
+// actually reported: fail, or a GENERAL_ERROR when the result could not be
+// encoded, or nil. Stdout write failures are left for [Output.WriteErr].
+func (o *Output) Finish(meta Meta, fail *Error) *Error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.progress.clearLocked()
+	meta.Effect = o.effect
+	meta.DryRun = meta.DryRun || o.s.DryRun
+
+	var p payload
+	if fail == nil {
+		var err error
+		if p, err = o.payloadLocked(&meta); err != nil {
+			fail = Errorf(exitcode.GeneralError, "ENCODE_FAILED", "the result could not be encoded: %w", err).WithPhase(Execution)
+			p = payload{one: json.RawMessage("null")}
+		}
+	} else {
+		p = payload{one: json.RawMessage("null")}
+		meta.Effect = ""
+	}
+	if fail != nil {
+		fail.Message = o.redact(fail.Message)
+	}
+
+	switch o.s.Mode.Format {
+	case JSON:
+		o.writeEnvelope(p, meta, fail)
+	case JSONL:
+		o.writeJSONL(p, meta, fail)
+	default:
+		if fail == nil {
+			if err := o.writeRendered(p); err != nil {
+				fail = As(err)
+				fail.Phase = Execution
+			}
+		}
+		o.writeHumanDiagnostics(fail)
+	}
+	return fail
+}
+
+// payloadLocked encodes the result, pages a list and projects fields.
+func (o *Output) payloadLocked(meta *Meta) (payload, error) {
+	var p payload
+	switch {
+	case o.hasResult:
+		var err error
+		if p, err = encodePayload(o.result); err != nil {
+			return payload{}, err
+		}
+	case o.streamed > 0:
+		meta.Stream = &Stream{Items: o.streamed}
+		if o.s.Mode.Format != JSON {
+			return payload{one: json.RawMessage("null")}, nil
+		}
+		return payload{list: true, items: o.items}, nil // already projected
+	default:
+		return payload{one: json.RawMessage("null")}, nil
+	}
+	if p.list && o.s.Window != nil && meta.Pagination == nil {
+		p = o.page(p, meta)
+	}
+	return p.project(o.s.Fields)
+}
+
+// page cuts a list to the requested window and describes it in meta.
+func (o *Output) page(p payload, meta *Meta) payload {
+	w := *o.s.Window
+	total := len(p.items)
+	start := min(w.Offset, total)
+	end := total
+	if w.Limit > 0 {
+		end = min(start+w.Limit, total)
+	}
+	p.items = p.items[start:end]
+	meta.Pagination = paginationFor(total, start, len(p.items))
+	return p
+}
+
+func paginationFor(total, start, returned int) *Pagination {
+	pg := &Pagination{Total: &total, Returned: returned}
+	if start+returned < total {
+		pg.HasMore, pg.Truncated = true, true
+		c := EncodeCursor(start + returned)
+		pg.NextCursor = &c
+	}
+	return pg
+}
+
+func (o *Output) envelope(p payload, meta Meta, fail *Error) Envelope {
+	warnings := make([]string, len(o.warnings))
+	for i, w := range o.warnings {
+		warnings[i] = w.String()
+	}
+	return Envelope{OK: fail == nil, Data: p.json(), Error: fail, Warnings: warnings, Meta: meta}
+}
+
+// writeEnvelope writes one envelope, cut to the size cap: a list loses items
+// from its end, anything else its data, and meta says so.
+func (o *Output) writeEnvelope(p payload, meta Meta, fail *Error) {
+	raw := mustMarshal(o.envelope(p, meta, fail))
+	if len(raw)+1 > o.s.MaxBytes {
+		raw = o.capped(p, meta, fail)
+	}
+	o.writeStdout(append(raw, '\n'))
+}
+
+func (o *Output) capped(p payload, meta Meta, fail *Error) []byte {
+	meta.Truncated = true
+	if !p.list {
+		meta.TruncationHint = fmt.Sprintf("the result exceeded %d bytes and was dropped; narrow it with --fields", o.s.MaxBytes)
+		return mustMarshal(o.envelope(payload{one: json.RawMessage("null")}, meta, fail))
+	}
+	total, start := len(p.items), 0
+	if meta.Pagination != nil {
+		if meta.Pagination.Total != nil {
+			total = *meta.Pagination.Total
+		}
+		if o.s.Window != nil {
+			start = min(o.s.Window.Offset, total)
+		}
+	}
+	fits := func(n int) ([]byte, bool) {
+		m := meta
+		m.Pagination = paginationFor(total, start, n)
+		m.TruncationHint = fmt.Sprintf("output exceeded %d bytes: returned %d of %d items; pass --limit %d with --cursor from meta.pagination.next_cursor, or narrow with --fields", o.s.MaxBytes, n, total, max(n, 1))
+		raw := mustMarshal(o.envelope(payload{list: true, items: p.items[:n]}, m, fail))
+		return raw, len(raw)+1 <= o.s.MaxBytes
+	}
+	// Binary search the largest prefix that fits.
+	lo, hi := 0, len(p.items)
+	best, _ := fits(0)
+	for lo < hi {
+		mid := (lo + hi + 1) / 2
+		if raw, ok := fits(mid); ok {
+			lo, best = mid, raw
+		} else {
+			hi = mid - 1
+		}
+	}
+	return best
+}
+
+func mustMarshal(env Envelope) []byte {
+	raw, err := marshal(env)
+	if err != nil {
+		// Every part is already encoded JSON or a plain struct of strings.
+		panic(fmt.Sprintf("envelope: encode envelope: %v", err))
+	}
+	return raw
+}
+
+// writeJSONL writes the items not yet streamed, one per line, then the
+// envelope as the summary line with data null.
+func (o *Output) writeJSONL(p payload, meta Meta, fail *Error) {
+	var b bytes.Buffer
+	if fail == nil {
+		if p.list {
+			for _, it := range p.items {
+				b.Write(it)
+				b.WriteByte('\n')
+			}
+			if meta.Stream == nil {
+				meta.Stream = &Stream{Items: len(p.items)}
+			}
+		} else if !bytes.Equal(p.one, []byte("null")) {
+			b.Write(p.one)
+			b.WriteByte('\n')
+			meta.Stream = &Stream{Items: 1}
+		}
+	}
+	b.Write(mustMarshal(o.envelope(payload{one: json.RawMessage("null")}, meta, fail)))
+	b.WriteByte('\n')
+	o.writeStdout(b.Bytes())
+}
+
+// writeRendered writes a successful result as text, tsv or ids.
+func (o *Output) writeRendered(p payload) error {
+	if o.streamed > 0 && !o.hasResult {
+		return nil // every item was written as it came
+	}
+	if o.s.Mode.Format == Text && o.text != nil {
+		return o.writeText(o.text)
+	}
+	v, err := decodeOrdered(p.json())
+	if err != nil {
+		return err
+	}
+	return o.writeText(func(w io.Writer) error {
+		switch o.s.Mode.Format {
+		case TSV:
+			return RenderTSV(w, v, true)
+		case ID:
+			return RenderIDs(w, v)
+		default:
+			return RenderText(w, v, Style{Color: o.s.Mode.Color})
+		}
+	})
+}
+
+// writeHumanDiagnostics writes warnings and the error on stderr.
+func (o *Output) writeHumanDiagnostics(fail *Error) {
+	var b strings.Builder
+	for _, w := range o.warnings {
+		b.WriteString(o.paint("WARNING", "3") + " " + w.human() + "\n")
+	}
+	if fail != nil {
+		b.WriteString(o.paint("ERROR", "1") + " " + Human(fail) + "\n")
+	}
+	io.WriteString(o.s.Stderr, b.String())
+}
+
+func (o *Output) paint(word, color string) string {
+	if !o.s.Mode.ErrColor {
+		return word
+	}
+	return "\x1b[1;3" + color + "m" + word + "\x1b[0m"
+}
+
+// String is the warning as it appears in an envelope's warnings.
+func (w warning) String() string { return w.code + ": " + sentence(w.message, w.next) }
+
+func (w warning) human() string { return "[" + w.code + "]: " + sentence(w.message, w.next) }
+
+// Human formats an error for a person, after the word ERROR:
+// "[CODE]: message. Next: suggestion".
+func Human(e *Error) string {
+	next := e.Suggestion
+	if next == "" && e.FixCommand != "" {
+		next = "run '" + e.FixCommand + "'"
+	}
+	if next == "" {
+		next = e.FixRequired
+	}
+	s := "[" + e.Code + "]: " + sentence(e.Message, next)
+	for _, p := range e.Errors {
+		if len(e.Errors) > 1 {
+			s += "\n  - " + p.Message
+		}
+	}
+	return s
+}
+
+func sentence(message, next string) string {
+	message = strings.TrimRight(message, ". ")
+	if next == "" {
+		return message + "."
+	}
+	return message + ". Next: " + next
+}
+
+const cursorPrefix = "duet1:"
+
+// EncodeCursor returns the opaque cursor of the item at offset.
+func EncodeCursor(offset int) string {
+	return base64.RawURLEncoding.EncodeToString([]byte(cursorPrefix + strconv.Itoa(offset)))
+}
+
+// DecodeCursor returns the offset a cursor from [EncodeCursor] stands for, or
+// an ARG_ERROR for anything else.
+func DecodeCursor(c string) (int, error) {
+	raw, err := base64.RawURLEncoding.DecodeString(c)
+	if err == nil && strings.HasPrefix(string(raw), cursorPrefix) {
+		n, err := strconv.Atoi(strings.TrimPrefix(string(raw), cursorPrefix))
+		if err == nil && n >= 0 {
+			return n, nil
+		}
+	}
+	return 0, Validationf("INVALID_CURSOR", "--cursor %q is not a cursor this tool issued", c).
+		WithField("cursor").
+		WithSuggestion("omit --cursor to start from the first page, or pass meta.pagination.next_cursor from the previous response")
+}

@@ -1,0 +1,118 @@
+package envelope
+
+import (
+	"context"
+	"log/slog"
+	"regexp"
+	"strings"
+)
+
+// Redacted replaces every secret Duet keeps out of its output.
+const Redacted = "[REDACTED]"
+
+// secretName matches attribute names whose values are secrets whatever they hold.
+var secretName = regexp.MustCompile(`(?i)token|secret|password|passwd|credential|auth|(^|[_.-])key($|[_.-])|apikey|api_key`)
+
+// SecretName reports whether a flag, environment variable or attribute name
+// looks like it holds a secret.
+func SecretName(name string) bool { return secretName.MatchString(name) }
+
+// Logger returns the invocation's diagnostic logger. It writes to stderr —
+// JSON lines for an agent, text for a person — at Info level (Warn for an agent,
+// Debug with --verbose, Error with --quiet), and redacts secrets: values of
+// attributes whose names look secret, and the values of flags marked sensitive
+// wherever they appear.
+func (o *Output) Logger() *slog.Logger { return o.logger }
+
+func (o *Output) logHandler() slog.Handler {
+	level := slog.LevelInfo
+	switch {
+	case o.s.Quiet:
+		level = slog.LevelError
+	case o.s.Verbose:
+		level = slog.LevelDebug
+	case o.s.Mode.Agent:
+		level = slog.LevelWarn
+	}
+	opts := &slog.HandlerOptions{Level: level}
+	w := &lockedStderr{o: o}
+	if o.s.Mode.Agent {
+		return slog.NewJSONHandler(w, opts)
+	}
+	return slog.NewTextHandler(w, opts)
+}
+
+// lockedStderr clears a progress line before a log line is written.
+type lockedStderr struct{ o *Output }
+
+func (w *lockedStderr) Write(p []byte) (int, error) {
+	w.o.mu.Lock()
+	defer w.o.mu.Unlock()
+	w.o.progress.clearLocked()
+	return w.o.s.Stderr.Write(p)
+}
+
+// redactor is a slog.Handler that removes secrets before its inner handler
+// formats a record.
+type redactor struct {
+	inner   slog.Handler
+	secrets []string
+}
+
+func newRedactor(inner slog.Handler, secrets []string) slog.Handler {
+	return &redactor{inner: inner, secrets: secrets}
+}
+
+func (h *redactor) Enabled(ctx context.Context, l slog.Level) bool { return h.inner.Enabled(ctx, l) }
+
+func (h *redactor) Handle(ctx context.Context, r slog.Record) error {
+	out := slog.NewRecord(r.Time, r.Level, redactValues(r.Message, h.secrets), r.PC)
+	r.Attrs(func(a slog.Attr) bool {
+		out.AddAttrs(h.attr(a))
+		return true
+	})
+	return h.inner.Handle(ctx, out)
+}
+
+func (h *redactor) attr(a slog.Attr) slog.Attr {
+	if SecretName(a.Key) {
+		return slog.String(a.Key, Redacted)
+	}
+	v := a.Value.Resolve()
+	switch v.Kind() {
+	case slog.KindGroup:
+		attrs := v.Group()
+		clean := make([]any, len(attrs))
+		for i, g := range attrs {
+			clean[i] = h.attr(g)
+		}
+		return slog.Group(a.Key, clean...)
+	case slog.KindString:
+		return slog.String(a.Key, redactValues(v.String(), h.secrets))
+	case slog.KindAny:
+		return slog.String(a.Key, redactValues(v.String(), h.secrets))
+	}
+	return slog.Attr{Key: a.Key, Value: v}
+}
+
+func (h *redactor) WithAttrs(attrs []slog.Attr) slog.Handler {
+	clean := make([]slog.Attr, len(attrs))
+	for i, a := range attrs {
+		clean[i] = h.attr(a)
+	}
+	return &redactor{inner: h.inner.WithAttrs(clean), secrets: h.secrets}
+}
+
+func (h *redactor) WithGroup(name string) slog.Handler {
+	return &redactor{inner: h.inner.WithGroup(name), secrets: h.secrets}
+}
+
+// redactValues replaces every occurrence of a secret value in s.
+func redactValues(s string, secrets []string) string {
+	for _, v := range secrets {
+		if v != "" {
+			s = strings.ReplaceAll(s, v, Redacted)
+		}
+	}
+	return s
+}

@@ -1,0 +1,229 @@
+package envelope
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"sync"
+)
+
+// DefaultMaxBytes is the size cap of one envelope: 1 MiB.
+const DefaultMaxBytes = 1 << 20
+
+// Settings configure an [Output]. The lifecycle fills them from the parsed
+// built-in flags and the detected [Mode].
+type Settings struct {
+	Mode     Mode
+	Stdout   io.Writer
+	Stderr   io.Writer
+	Quiet    bool     // no progress, no logs below errors
+	Verbose  bool     // debug logs
+	DryRun   bool     // the command must report what it would change and change nothing
+	Fields   []string // project data onto these top-level fields
+	MaxBytes int      // the envelope's size cap; 0 means DefaultMaxBytes
+	Secrets  []string // values never to print: the values of sensitive flags
+	Window   *Window  // set for list commands
+}
+
+// Window is the page a list command was asked for.
+type Window struct {
+	Offset int
+	Limit  int // 0 means all
+}
+
+// Output is the handle a command writes its result to. Get it with [From].
+//
+// A command records one result with [Output.Result], or streams items with
+// [Output.Item]; adds warnings; and, if it changes state, reports its
+// [Effect]. The lifecycle turns what was recorded into one envelope for an
+// agent or text for a person. All methods are safe for concurrent use.
+type Output struct {
+	s Settings
+
+	mu        sync.Mutex
+	result    any
+	hasResult bool
+	items     []json.RawMessage // items streamed so far, when not written through
+	streamed  int
+	tsvCols   bool
+	warnings  []warning
+	effect    Effect
+	text      func(io.Writer) error
+	progress  progress
+	logger    *slog.Logger
+	writeErr  error
+}
+
+type warning struct{ code, message, next string }
+
+// New returns an Output for one invocation.
+func New(s Settings) *Output {
+	if s.Stdout == nil {
+		s.Stdout = io.Discard
+	}
+	if s.Stderr == nil {
+		s.Stderr = io.Discard
+	}
+	if s.MaxBytes <= 0 {
+		s.MaxBytes = DefaultMaxBytes
+	}
+	o := &Output{s: s}
+	o.progress.out = o
+	o.logger = slog.New(newRedactor(o.logHandler(), s.Secrets))
+	return o
+}
+
+type ctxKey struct{}
+
+// NewContext returns a context that carries out.
+func NewContext(ctx context.Context, out *Output) context.Context {
+	return context.WithValue(ctx, ctxKey{}, out)
+}
+
+// From returns the Output of the invocation ctx belongs to. Outside an
+// invocation — a handler called directly from a unit test — it returns an
+// Output that records results and writes nothing, so From never returns nil.
+func From(ctx context.Context) *Output {
+	if out, ok := ctx.Value(ctxKey{}).(*Output); ok {
+		return out
+	}
+	return New(Settings{Mode: Mode{Agent: true, Format: JSON}})
+}
+
+// Mode returns the audience the invocation is talking to.
+func (o *Output) Mode() Mode { return o.s.Mode }
+
+// DryRun reports whether the command must only report what it would change.
+func (o *Output) DryRun() bool { return o.s.DryRun }
+
+// Window returns the page a list command was asked for, and false for a
+// command that is not a list. A command that pages in its own storage reads
+// it; otherwise the lifecycle pages the list the command returns.
+func (o *Output) Window() (Window, bool) {
+	if o.s.Window == nil {
+		return Window{}, false
+	}
+	return *o.s.Window, true
+}
+
+// Result records the command's result. It returns nil so that a handler can end
+// with `return envelope.From(ctx).Result(v)`. A later call replaces an earlier one.
+func (o *Output) Result(v any) error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.result, o.hasResult = v, true
+	return nil
+}
+
+// Recorded returns the result recorded with [Output.Result], for tests.
+func (o *Output) Recorded() (any, bool) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.result, o.hasResult
+}
+
+// RenderText sets how the result is shown to a person, replacing the generic
+// table or key: value rendering. It is not used for machine formats.
+func (o *Output) RenderText(fn func(w io.Writer) error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.text = fn
+}
+
+// Effect records what a mutating command did.
+func (o *Output) Effect(e Effect) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.effect = e
+}
+
+// Warn records a non-fatal problem: a stable code, what happened, and what to
+// do next. An agent reads it in the envelope's warnings; a person on stderr as
+// "WARNING [CODE]: message. Next: next".
+func (o *Output) Warn(code, message, next string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.warnings = append(o.warnings, warning{code, o.redact(message), o.redact(next)})
+}
+
+// Item emits one item of a stream. With --output jsonl, tsv or id and for a
+// person it is written at once; in a JSON envelope the items become data.
+func (o *Output) Item(v any) error {
+	raw, err := marshal(v)
+	if err != nil {
+		return err
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.streamed++
+	if len(o.s.Fields) > 0 {
+		if raw, err = projectOne(raw, o.s.Fields); err != nil {
+			return err
+		}
+	}
+	switch o.s.Mode.Format {
+	case JSON:
+		o.items = append(o.items, raw)
+		return nil
+	case JSONL:
+		return o.writeStdout(append(raw, '\n'))
+	}
+	v2, err := decodeOrdered(raw)
+	if err != nil {
+		return err
+	}
+	o.progress.clearLocked()
+	return o.writeText(func(w io.Writer) error {
+		switch o.s.Mode.Format {
+		case TSV:
+			header := !o.tsvCols
+			o.tsvCols = true
+			return RenderTSV(w, []any{v2}, header)
+		case ID:
+			return RenderIDs(w, []any{v2})
+		default:
+			return renderLine(w, v2, Style{Color: o.s.Mode.Color})
+		}
+	})
+}
+
+// writeStdout writes to stdout and remembers the first failure, so that a
+// reader that went away (EPIPE) ends the invocation quietly.
+func (o *Output) writeStdout(b []byte) error {
+	if o.writeErr != nil {
+		return o.writeErr
+	}
+	_, err := o.s.Stdout.Write(b)
+	if err != nil {
+		o.writeErr = err
+	}
+	return err
+}
+
+func (o *Output) writeText(fn func(io.Writer) error) error {
+	w := &errWriter{o: o}
+	if err := fn(w); err != nil {
+		return err
+	}
+	return o.writeErr
+}
+
+type errWriter struct{ o *Output }
+
+func (w *errWriter) Write(p []byte) (int, error) {
+	if err := w.o.writeStdout(p); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// WriteErr returns the first error writing to stdout, such as EPIPE from a
+// reader that closed the pipe early.
+func (o *Output) WriteErr() error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.writeErr
+}
+
+func (o *Output) redact(s string) string { return redactValues(s, o.s.Secrets) }

@@ -1,0 +1,111 @@
+// Package exitcode is the table of process exit codes a Duet command may end with.
+//
+// The fourteen framework codes 0–13 come from the CLI Agent Spec. Each carries a
+// name, a description written for an agent, whether an identical retry may
+// succeed, and how much external state the command may have changed. Commands
+// declare the codes they use in a [Table], merged over [Defaults]; codes 79–125
+// are free for command-specific meanings but must be declared with a name.
+//
+// Returning a literal integer from a command is a bug: use the named constants.
+package exitcode
+
+import "fmt"
+
+// Code is a process exit status.
+type Code int
+
+// The framework codes of the CLI Agent Spec.
+const (
+	Success          Code = 0
+	GeneralError     Code = 1
+	ArgError         Code = 2
+	PartialFailure   Code = 3
+	Precondition     Code = 4
+	NotFound         Code = 5
+	Conflict         Code = 6
+	PermissionDenied Code = 7
+	AuthRequired     Code = 8
+	PaymentRequired  Code = 9
+	Timeout          Code = 10
+	RateLimited      Code = 11
+	Unavailable      Code = 12
+	Redirected       Code = 13
+)
+
+// Signal exits. They follow the shell convention 128+signal and are not part of
+// any [Table]: a command cannot choose them, only the process's signal handling.
+const (
+	Interrupted Code = 130 // SIGINT
+	Terminated  Code = 143 // SIGTERM
+)
+
+// The range a command may use for codes of its own.
+const (
+	CustomMin Code = 79
+	CustomMax Code = 125
+)
+
+// SideEffects says how much externally visible work was committed before an exit.
+type SideEffects string
+
+// The extents of [SideEffects].
+const (
+	None     SideEffects = "none"
+	Partial  SideEffects = "partial"
+	Complete SideEffects = "complete"
+)
+
+// Entry describes one exit code. Its JSON form is the spec's ExitCodeEntry.
+type Entry struct {
+	Name        string      `json:"name"`
+	Description string      `json:"description"`
+	Retryable   bool        `json:"retryable"`
+	SideEffects SideEffects `json:"side_effects"`
+}
+
+var framework = [...]Entry{
+	Success:          {"SUCCESS", "The operation completed as intended.", false, Complete},
+	GeneralError:     {"GENERAL_ERROR", "An unclassified failure; state may be partially modified.", false, Partial},
+	ArgError:         {"ARG_ERROR", "Input failed validation before any side effect; fix the input and reissue.", false, None},
+	PartialFailure:   {"PARTIAL_FAILURE", "The operation started but did not complete; inspect state before retrying.", false, Partial},
+	Precondition:     {"PRECONDITION", "A required precondition was not satisfied; nothing was changed.", false, None},
+	NotFound:         {"NOT_FOUND", "The addressed resource does not exist; nothing was changed.", false, None},
+	Conflict:         {"CONFLICT", "The resource already exists or a version conflict was detected; nothing was changed.", false, None},
+	PermissionDenied: {"PERMISSION_DENIED", "The caller lacks permission; do not retry, escalate or stop.", false, None},
+	AuthRequired:     {"AUTH_REQUIRED", "Credentials are missing, invalid or expired.", false, None},
+	PaymentRequired:  {"PAYMENT_REQUIRED", "A payment is required to proceed.", false, None},
+	Timeout:          {"TIMEOUT", "The operation exceeded its time limit; state may be partially modified.", false, Partial},
+	RateLimited:      {"RATE_LIMITED", "An upstream rate limit was hit; nothing was changed; retry after retry_after_ms.", true, None},
+	Unavailable:      {"UNAVAILABLE", "A service is temporarily unavailable; nothing was changed; retry with back-off.", true, None},
+	Redirected:       {"REDIRECTED", "The command or flag moved; error.redirect names the replacement.", false, None},
+}
+
+var signals = map[Code]Entry{
+	Interrupted: {"CANCELLED", "Interrupted by SIGINT; state may be partially modified.", false, Partial},
+	Terminated:  {"CANCELLED", "Terminated by SIGTERM; state may be partially modified.", false, Partial},
+}
+
+// Framework reports whether c is one of the spec's codes 0–13.
+func (c Code) Framework() bool { return c >= Success && c <= Redirected }
+
+// Custom reports whether c lies in the command-specific range 79–125.
+func (c Code) Custom() bool { return c >= CustomMin && c <= CustomMax }
+
+// Entry returns the default entry of a framework or signal code, and false for
+// any other code.
+func (c Code) Entry() (Entry, bool) {
+	if c.Framework() {
+		return framework[c], true
+	}
+	e, ok := signals[c]
+	return e, ok
+}
+
+// String returns the code's name, such as "NOT_FOUND", or "EXIT_<n>" for a code
+// the framework does not name.
+func (c Code) String() string {
+	if e, ok := c.Entry(); ok {
+		return e.Name
+	}
+	return fmt.Sprintf("EXIT_%d", int(c))
+}

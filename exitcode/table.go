@@ -1,0 +1,99 @@
+package exitcode
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+)
+
+// Table maps the codes a command may exit with to their entries.
+//
+// A command's declared table is merged over [Defaults] with [Table.Merge]; an
+// entry in the declaration replaces the default entry for that code, and an
+// entry that leaves Name or Description empty inherits them from the default.
+type Table map[Code]Entry
+
+// Defaults returns a fresh table holding the fourteen framework codes.
+func Defaults() Table {
+	t := make(Table, len(framework))
+	for c, e := range framework {
+		t[Code(c)] = e
+	}
+	return t
+}
+
+// Merge returns a new table: t with every entry of over laid on top.
+func (t Table) Merge(over Table) Table {
+	out := maps.Clone(t)
+	if out == nil {
+		out = Table{}
+	}
+	for c, e := range over {
+		if base, ok := out[c]; ok {
+			if e.Name == "" {
+				e.Name = base.Name
+			}
+			if e.Description == "" {
+				e.Description = base.Description
+			}
+			if e.SideEffects == "" {
+				e.SideEffects = base.SideEffects
+			}
+		}
+		out[c] = e
+	}
+	return out
+}
+
+// Codes returns the table's codes in ascending order.
+func (t Table) Codes() []Code {
+	return slices.Sorted(maps.Keys(t))
+}
+
+// Validate checks the invariants of a table: an entry for 0; only framework
+// codes and named custom codes 79–125; a name, a description and a known side
+// effect on every entry; and "retryable implies no side effects". It reports
+// every violation at once.
+func (t Table) Validate() error {
+	var errs []error
+	if _, ok := t[Success]; !ok {
+		errs = append(errs, errors.New("no entry for exit code 0 (SUCCESS)"))
+	}
+	for _, c := range t.Codes() {
+		e := t[c]
+		switch {
+		case c.Framework():
+		case c.Custom():
+			if e.Name == "" {
+				errs = append(errs, fmt.Errorf("custom exit code %d has no name", c))
+			}
+		default:
+			errs = append(errs, fmt.Errorf("exit code %d is outside 0–13 and the custom range %d–%d", c, CustomMin, CustomMax))
+			continue
+		}
+		if e.Description == "" {
+			errs = append(errs, fmt.Errorf("exit code %d (%s) has no description", c, e.Name))
+		}
+		switch e.SideEffects {
+		case None, Partial, Complete:
+		default:
+			errs = append(errs, fmt.Errorf("exit code %d (%s) has side_effects %q, want none, partial or complete", c, e.Name, e.SideEffects))
+		}
+		if e.Retryable && e.SideEffects != None {
+			errs = append(errs, fmt.Errorf("exit code %d (%s) is retryable but has side_effects %q: a retryable exit must have none", c, e.Name, e.SideEffects))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// MarshalJSON writes the table as the spec's exit_codes map: decimal string keys
+// in ascending order.
+func (t Table) MarshalJSON() ([]byte, error) {
+	m := make(map[string]Entry, len(t))
+	for c, e := range t {
+		m[strconv.Itoa(int(c))] = e
+	}
+	return marshalSorted(t.Codes(), m)
+}
