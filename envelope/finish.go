@@ -23,6 +23,7 @@ func (o *Output) Finish(meta Meta, fail *Error) *Error {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.progress.clearLocked()
+	o.closed = true
 	meta.Effect = o.effect
 	meta.DryRun = meta.DryRun || o.s.DryRun
 

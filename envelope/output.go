@@ -3,10 +3,15 @@ package envelope
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"log/slog"
 	"sync"
 )
+
+// ErrClosed is returned by [Output.Item] once the invocation has answered
+// without the command: after a timeout or a signal, when its grace period ran out.
+var ErrClosed = errors.New("envelope: the invocation has already answered")
 
 // DefaultMaxBytes is the size cap of one envelope: 1 MiB.
 const DefaultMaxBytes = 1 << 20
@@ -53,6 +58,7 @@ type Output struct {
 	progress  progress
 	logger    *slog.Logger
 	writeErr  error
+	closed    bool // Finish has run: later writes from an abandoned handler are dropped
 }
 
 type warning struct{ code, message, next string }
@@ -112,7 +118,9 @@ func (o *Output) Window() (Window, bool) {
 func (o *Output) Result(v any) error {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	o.result, o.hasResult = v, true
+	if !o.closed {
+		o.result, o.hasResult = v, true
+	}
 	return nil
 }
 
@@ -144,6 +152,9 @@ func (o *Output) Effect(e Effect) {
 func (o *Output) Warn(code, message, next string) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
+	if o.closed {
+		return
+	}
 	o.warnings = append(o.warnings, warning{code, o.redact(message), o.redact(next)})
 }
 
@@ -156,6 +167,9 @@ func (o *Output) Item(v any) error {
 	}
 	o.mu.Lock()
 	defer o.mu.Unlock()
+	if o.closed {
+		return ErrClosed
+	}
 	o.streamed++
 	if len(o.s.Fields) > 0 {
 		if raw, err = projectOne(raw, o.s.Fields); err != nil {

@@ -1,0 +1,222 @@
+package adapters
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/duet-cli/duet/envelope"
+	"github.com/duet-cli/duet/schema"
+)
+
+// Names of the built-in flags every wrapped app gets.
+const (
+	FlagOutput       = "output"
+	FlagSchema       = "schema"
+	FlagHuman        = "human"
+	FlagQuiet        = "quiet"
+	FlagVerbose      = "verbose"
+	FlagTimeout      = "timeout"
+	FlagValidateOnly = "validate-only"
+	FlagFields       = "fields"
+	FlagYes          = "yes"
+	FlagDryRun       = "dry-run"
+	FlagLimit        = "limit"
+	FlagCursor       = "cursor"
+)
+
+// DescribeCommand is the name of the built-in command that prints the tree.
+const DescribeCommand = "describe"
+
+// DefaultLimit is the page size of a list command without --limit.
+const DefaultLimit = 20
+
+func formatNames() []string {
+	names := make([]string, len(envelope.Formats))
+	for i, f := range envelope.Formats {
+		names[i] = string(f)
+	}
+	return names
+}
+
+// globalFlags are accepted by every command.
+func globalFlags() []schema.Flag {
+	return []schema.Flag{
+		{Name: FlagOutput, Type: schema.String, Enum: formatNames(), Usage: "output format: json, jsonl, tsv, text or id (default: text at a terminal, json otherwise)", Env: nil},
+		{Name: FlagSchema, Type: schema.Boolean, Usage: "print this command's input and output schema, exit codes and examples, and exit", Default: false},
+		{Name: FlagQuiet, Type: schema.Boolean, Usage: "no progress and no diagnostics but errors", Default: false},
+		{Name: FlagVerbose, Type: schema.Boolean, Usage: "debug diagnostics on stderr", Default: false},
+		{Name: FlagHuman, Type: schema.Boolean, Usage: "show every command in help and describe, whatever the audience", Hidden: true, Default: false},
+	}
+}
+
+// commandFlags are the built-ins a runnable command gets from its declarations.
+func commandFlags(c *schema.Command) []schema.Flag {
+	if !c.Runnable {
+		return nil
+	}
+	timeout := "0s"
+	if t := c.Timeout(); t > 0 {
+		timeout = t.String()
+	}
+	flags := []schema.Flag{
+		{Name: FlagTimeout, Type: schema.String, Format: "duration", Default: timeout, Usage: "give up after this long, e.g. 90s or 5m; 0 means never"},
+		{Name: FlagValidateOnly, Type: schema.Boolean, Default: false, Usage: "validate the input and exit without running"},
+		{Name: FlagFields, Type: schema.Array, Items: schema.String, Usage: "comma-separated top-level fields to keep in data"},
+	}
+	if c.NeedsConfirmation() {
+		flags = append(flags,
+			schema.Flag{Name: FlagYes, Type: schema.Boolean, Default: false, Usage: "confirm: run without asking"},
+			schema.Flag{Name: FlagDryRun, Type: schema.Boolean, Default: false, Usage: "report what would change and change nothing"})
+	}
+	if c.Meta.List {
+		flags = append(flags,
+			schema.Flag{Name: FlagLimit, Type: schema.Integer, Default: DefaultLimit, Usage: "return at most this many items; 0 means all"},
+			schema.Flag{Name: FlagCursor, Type: schema.String, Usage: "continue from meta.pagination.next_cursor of a previous response"})
+	}
+	return flags
+}
+
+// Prepare completes a tree an adapter built from an app: it sets parents and
+// paths, merges flag declarations from each command's Meta, adds the built-in
+// flags and the describe command, and checks every declaration. It fails with
+// every problem found, each naming its command, so a broken declaration is
+// caught when the app is wrapped rather than when an agent first calls it.
+func Prepare(root *schema.Command) error {
+	root.Flags = appendMissing(root.Flags, globalFlags(), true)
+	if root.Sub(DescribeCommand) == nil {
+		root.Commands = append(root.Commands, describeNode())
+	}
+	var errs []error
+	var walk func(c *schema.Command, parent *schema.Command)
+	walk = func(c *schema.Command, parent *schema.Command) {
+		c.Parent = parent
+		if parent != nil {
+			c.Path = append(append([]string(nil), parent.Path...), c.Name)
+		}
+		if err := complete(c); err != nil {
+			errs = append(errs, fmt.Errorf("command %q: %w", c.DotPath(), err))
+		}
+		for _, s := range c.Commands {
+			walk(s, c)
+		}
+	}
+	walk(root, nil)
+	return errors.Join(errs...)
+}
+
+func complete(c *schema.Command) error {
+	var errs []error
+	for name, fm := range c.Meta.Flags {
+		f := findOwn(c, name)
+		if f == nil {
+			errs = append(errs, fmt.Errorf("Meta.Flags declares %q, which is not a flag of this command", name))
+			continue
+		}
+		f.Enum, f.Pattern, f.ID = or(fm.Enum, f.Enum), orS(fm.Pattern, f.Pattern), fm.ID || f.ID
+		f.Sensitive = fm.Sensitive || f.Sensitive
+	}
+	if len(c.Args) == 0 && len(c.Meta.Args) > 0 {
+		c.Args = c.Meta.Args
+	}
+	for _, g := range c.Meta.Groups {
+		for _, name := range g.Flags {
+			if c.Flag(name) == nil {
+				errs = append(errs, fmt.Errorf("flag group %s names %q, which is not a flag of this command", g.Kind, name))
+			}
+		}
+	}
+	c.Flags = appendMissing(c.Flags, commandFlags(c), false)
+	if err := c.ExitCodes().Validate(); err != nil {
+		errs = append(errs, fmt.Errorf("exit codes: %w", err))
+	}
+	if c.Meta.Output != nil {
+		if _, err := c.Meta.Output.Compile(); err != nil {
+			errs = append(errs, fmt.Errorf("output schema: %w", err))
+		}
+	}
+	switch c.Danger() {
+	case schema.Safe, schema.Mutating, schema.Destructive:
+	default:
+		errs = append(errs, fmt.Errorf("danger %q is not safe, mutating or destructive", c.Meta.Danger))
+	}
+	return errors.Join(errs...)
+}
+
+// appendMissing adds the built-ins whose names the command does not already
+// use: an app's own --limit or --verbose is adopted rather than duplicated.
+func appendMissing(own, builtins []schema.Flag, persistent bool) []schema.Flag {
+	for _, b := range builtins {
+		taken := false
+		for _, f := range own {
+			if f.Name == b.Name || contains(f.Aliases, b.Name) {
+				taken = true
+			}
+		}
+		if !taken {
+			b.Builtin, b.Persistent = true, persistent
+			own = append(own, b)
+		}
+	}
+	return own
+}
+
+func describeNode() *schema.Command {
+	return &schema.Command{
+		Name:     DescribeCommand,
+		Usage:    "Describe every command of this tool as JSON (or AGENTS.md)",
+		Runnable: true,
+		Builtin:  true,
+		Flags: []schema.Flag{
+			{Name: "etag", Type: schema.String, Usage: "the etag of a manifest you hold: answer not_modified when it is current"},
+			{Name: "agents-md", Type: schema.Boolean, Default: false, Usage: "write an AGENTS.md for this tool instead of JSON"},
+		},
+		Meta: schema.Meta{Danger: schema.Safe, Examples: []schema.Example{
+			{Description: "the whole command tree", Command: "describe"},
+		}},
+	}
+}
+
+func findOwn(c *schema.Command, name string) *schema.Flag {
+	for i := range c.Flags {
+		if c.Flags[i].Name == name {
+			return &c.Flags[i]
+		}
+	}
+	return nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func or(a, b []string) []string {
+	if len(a) > 0 {
+		return a
+	}
+	return b
+}
+
+func orS(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// commandLine quotes args for a shell, for fix_command.
+func commandLine(args []string) string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		if a == "" || strings.ContainsAny(a, " \t\n'\"\\$`&|;<>()*?[]{}!#~") {
+			a = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+		}
+		out[i] = a
+	}
+	return strings.Join(out, " ")
+}

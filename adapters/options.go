@@ -1,0 +1,101 @@
+package adapters
+
+import (
+	"io"
+	"os"
+	"time"
+
+	"github.com/mattn/go-isatty"
+)
+
+// Option configures [Run]. The same options are accepted by every adapter's
+// Wrap, Run and Main.
+type Option func(*config)
+
+type config struct {
+	version   string
+	stdin     io.Reader
+	stdout    io.Writer
+	stderr    io.Writer
+	getenv    func(string) string
+	lookupEnv func(string) (string, bool)
+	tty       *ttys
+	detector  func(getenv func(string) string) bool
+	grace     time.Duration
+	requestID func() string
+	signals   <-chan os.Signal
+}
+
+type ttys struct{ stdin, stdout, stderr bool }
+
+// WithVersion sets the tool's version, printed by --version and in every meta.
+func WithVersion(v string) Option { return func(c *config) { c.version = v } }
+
+// WithStdio replaces the process's standard streams.
+func WithStdio(stdin io.Reader, stdout, stderr io.Writer) Option {
+	return func(c *config) { c.stdin, c.stdout, c.stderr = stdin, stdout, stderr }
+}
+
+// WithEnv replaces the process environment with env, a list of KEY=value.
+func WithEnv(env []string) Option {
+	m := map[string]string{}
+	for _, kv := range env {
+		for i := 0; i < len(kv); i++ {
+			if kv[i] == '=' {
+				m[kv[:i]] = kv[i+1:]
+				break
+			}
+		}
+	}
+	return func(c *config) {
+		c.lookupEnv = func(k string) (string, bool) { v, ok := m[k]; return v, ok }
+		c.getenv = func(k string) string { return m[k] }
+	}
+}
+
+// WithTerminal says which standard streams are terminals, instead of asking
+// the operating system.
+func WithTerminal(stdin, stdout, stderr bool) Option {
+	return func(c *config) { c.tty = &ttys{stdin, stdout, stderr} }
+}
+
+// WithAgentDetector adds an app-specific test for agent mode, such as "an
+// environment variable only our agent runner sets".
+func WithAgentDetector(fn func(getenv func(string) string) bool) Option {
+	return func(c *config) { c.detector = fn }
+}
+
+// WithGrace sets how long a cancelled or timed-out command may take to return
+// before the lifecycle answers without it. The default is 2 seconds.
+func WithGrace(d time.Duration) Option { return func(c *config) { c.grace = d } }
+
+// WithSignals delivers SIGINT and SIGTERM from ch instead of from the process.
+func WithSignals(ch <-chan os.Signal) Option { return func(c *config) { c.signals = ch } }
+
+// WithRequestID replaces the generator of meta.request_id.
+func WithRequestID(fn func() string) Option { return func(c *config) { c.requestID = fn } }
+
+func newConfig(opts []Option) *config {
+	c := &config{
+		version:   "dev",
+		stdin:     os.Stdin,
+		stdout:    os.Stdout,
+		stderr:    os.Stderr,
+		getenv:    os.Getenv,
+		lookupEnv: os.LookupEnv,
+		grace:     2 * time.Second,
+		requestID: newRequestID,
+	}
+	for _, o := range opts {
+		o(c)
+	}
+	if c.tty == nil {
+		c.tty = &ttys{isTerminal(c.stdin), isTerminal(c.stdout), isTerminal(c.stderr)}
+	}
+	return c
+}
+
+func isTerminal(v any) bool {
+	f, ok := v.(interface{ Fd() uintptr })
+	return ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd()))
+}

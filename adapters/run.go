@@ -1,0 +1,388 @@
+package adapters
+
+import (
+	"bufio"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/duet-cli/duet/envelope"
+	"github.com/duet-cli/duet/exitcode"
+	"github.com/duet-cli/duet/schema"
+)
+
+// invocation is the state of one [Run]. Wrapped actions find it in their
+// context through [Invoke].
+type invocation struct {
+	cfg   *config
+	fw    Framework
+	root  *schema.Command
+	call  *call
+	mode  envelope.Mode
+	human bool // --human: show every command whatever the audience
+	out   *envelope.Output
+	meta  envelope.Meta
+	start time.Time
+
+	ran        bool
+	handlerErr error
+}
+
+type invocationKey struct{}
+
+// Run runs one invocation of a wrapped app and returns its exit code. It never
+// calls os.Exit and never panics: whatever the command does, the caller gets
+// one answer on stdout and an exit code.
+func Run(ctx context.Context, fw Framework, args []string, opts ...Option) int {
+	inv := &invocation{cfg: newConfig(opts), fw: fw, root: fw.Tree(), start: time.Now()}
+	return inv.run(ctx, args)
+}
+
+func (inv *invocation) run(ctx context.Context, args []string) int {
+	cfg := inv.cfg
+	c := parseCall(inv.root, args)
+	inv.call = c
+	inv.human = c.bool(FlagHuman)
+	mode, modeErr := envelope.Detect(envelope.Signals{
+		Tool:      inv.root.Name,
+		Getenv:    cfg.getenv,
+		LookupEnv: cfg.lookupEnv,
+		StdoutTTY: cfg.tty.stdout,
+		StderrTTY: cfg.tty.stderr,
+		StdinTTY:  cfg.tty.stdin,
+		Output:    c.last(FlagOutput),
+		Detector:  cfg.detector,
+	})
+	c.check(cfg.lookupEnv)
+	if modeErr != nil && !c.has(FlagOutput) {
+		e := envelope.As(modeErr)
+		c.problems = append(c.problems, envelope.FieldError{Code: e.Code, Field: FlagOutput, Message: modeErr.Error(), ValidValues: e.ValidValues})
+	}
+	if c.node.Name == DescribeCommand && c.node.Builtin && c.bool("agents-md") && !c.has(FlagOutput) {
+		mode.Format = envelope.Text // a document asked for by name, ready for `> AGENTS.md`
+	}
+	inv.mode = mode
+	inv.out = envelope.New(inv.settings())
+	inv.meta = envelope.Meta{
+		SchemaVersion: envelope.SchemaVersion,
+		ToolVersion:   cfg.version,
+		Command:       c.node.DotPath(),
+		RequestID:     cfg.requestID(),
+	}
+
+	switch {
+	case c.version:
+		fmt.Fprintf(cfg.stdout, "%s version %s\n", inv.root.Name, cfg.version)
+		return int(exitcode.Success)
+	case len(c.problems) > 0 && !c.help:
+		return inv.finish(envelope.Invalid(c.problems))
+	case c.help || !c.node.Runnable:
+		return inv.help(ctx, args)
+	case c.bool(FlagSchema):
+		doc := c.node.Document(mode.Agent && !inv.human)
+		inv.out.RenderText(indentedJSON(doc))
+		inv.out.Result(doc)
+		return inv.finish(nil)
+	case c.bool(FlagValidateOnly):
+		inv.meta.ValidationOnly = true
+		return inv.finish(nil)
+	}
+	if err := inv.confirm(args); err != nil {
+		return inv.finish(err)
+	}
+	return inv.execute(ctx, args)
+}
+
+func (inv *invocation) settings() envelope.Settings {
+	c, cfg := inv.call, inv.cfg
+	s := envelope.Settings{
+		Mode:     inv.mode,
+		Stdout:   cfg.stdout,
+		Stderr:   cfg.stderr,
+		Quiet:    c.bool(FlagQuiet),
+		Verbose:  c.bool(FlagVerbose),
+		DryRun:   c.bool(FlagDryRun),
+		Fields:   c.values[FlagFields],
+		MaxBytes: maxBytes(cfg.getenv(envelope.EnvName(inv.root.Name, "MAX_OUTPUT_BYTES"))),
+	}
+	for _, f := range c.node.AllFlags() {
+		if f.Sensitive || envelope.SecretName(f.Name) {
+			s.Secrets = append(s.Secrets, c.values[f.Name]...)
+			for _, e := range f.Env {
+				if v := cfg.getenv(e); v != "" {
+					s.Secrets = append(s.Secrets, v)
+				}
+			}
+		}
+	}
+	if c.node.Meta.List {
+		w := &envelope.Window{Limit: DefaultLimit}
+		if c.has(FlagLimit) {
+			w.Limit, _ = strconv.Atoi(c.last(FlagLimit))
+		}
+		if c.has(FlagCursor) {
+			w.Offset, _ = envelope.DecodeCursor(c.last(FlagCursor))
+		}
+		s.Window = w
+	}
+	return s
+}
+
+func maxBytes(env string) int {
+	n, err := strconv.Atoi(env)
+	if err != nil || n <= 0 {
+		return envelope.DefaultMaxBytes
+	}
+	return n
+}
+
+// finish writes the one answer and returns the exit code.
+func (inv *invocation) finish(fail *envelope.Error) int {
+	code := exitcode.Success
+	if fail != nil {
+		fail.Settle(inv.call.node.ExitCodes())
+		code = fail.Exit
+		if code == exitcode.Success {
+			code = exitcode.GeneralError // an error cannot succeed
+		}
+	}
+	inv.meta.DurationMS = time.Since(inv.start).Milliseconds()
+	if reported := inv.out.Finish(inv.meta, fail); reported != nil && fail == nil {
+		reported.Settle(inv.call.node.ExitCodes())
+		code = reported.Exit
+	}
+	if isEPIPE(inv.out.WriteErr()) {
+		return int(exitcode.Success) // the reader went away: that is its choice, not our failure
+	}
+	return int(code)
+}
+
+// help lets the framework print its help: to stdout for a person; for an agent
+// to stderr, with a stub envelope on stdout pointing at --schema.
+func (inv *invocation) help(ctx context.Context, args []string) int {
+	agent := inv.mode.Agent
+	streams := inv.streams()
+	if agent {
+		streams.Help = inv.cfg.stderr
+	}
+	err := inv.fw.Execute(ctx, helpArgs(args), streams)
+	if err != nil && !agent {
+		return inv.finish(inv.classify(err))
+	}
+	if !agent {
+		return int(exitcode.Success)
+	}
+	inv.meta.Help = true
+	inv.meta.SchemaRef = strings.TrimSpace(inv.root.Name + " " + strings.Join(inv.call.node.Path, " ") + " --schema")
+	return inv.finish(nil)
+}
+
+// helpArgs makes sure the framework prints help even when it was a group's
+// missing action, not a flag, that led here.
+func helpArgs(args []string) []string {
+	for _, a := range args {
+		if a == "--help" || a == "-h" || a == "help" {
+			return args
+		}
+	}
+	return append(append([]string(nil), args...), "--help")
+}
+
+func (inv *invocation) streams() Streams {
+	agent, human := inv.mode.Agent, inv.human
+	return Streams{
+		Stdin:  inv.cfg.stdin,
+		Stdout: inv.cfg.stdout,
+		Stderr: inv.cfg.stderr,
+		Help:   inv.cfg.stdout,
+		Hide: func(c *schema.Command) bool {
+			return !human && !c.VisibleTo(agent)
+		},
+	}
+}
+
+// confirm guards a command that needs confirmation: refused where nobody can
+// be asked, asked at a terminal, skipped with --yes or --dry-run.
+func (inv *invocation) confirm(args []string) *envelope.Error {
+	c := inv.call
+	if !c.node.NeedsConfirmation() || c.bool(FlagYes) || c.bool(FlagDryRun) {
+		return nil
+	}
+	line := inv.root.Name + " " + commandLine(args)
+	if !inv.mode.Interactive {
+		return envelope.Validationf("CONFIRMATION_REQUIRED", "%q is %s and needs confirmation, and nobody can be asked", c.node.DotPath(), c.node.Danger()).
+			WithFix("pass --yes to confirm; first see what would change with --dry-run", line+" --dry-run").
+			WithSuggestion("run '%s --dry-run' to see what would change, then '%s --yes'", line, line)
+	}
+	fmt.Fprintf(inv.cfg.stderr, "%s is %s. Continue? [y/N] ", line, c.node.Danger())
+	answer, _ := bufio.NewReader(inv.cfg.stdin).ReadString('\n')
+	switch strings.ToLower(strings.TrimSpace(answer)) {
+	case "y", "yes":
+		return nil
+	}
+	return envelope.Errorf(exitcode.Precondition, "CONFIRMATION_DECLINED", "not confirmed: nothing was changed").
+		WithPhase(envelope.Validation).
+		WithSuggestion("answer y to proceed, or pass --yes")
+}
+
+// errSignal marks a context cancelled by SIGINT or SIGTERM.
+type errSignal struct{ sig os.Signal }
+
+func (e errSignal) Error() string { return "received " + e.sig.String() }
+
+// execute runs the command with its timeout, its signals and its grace period.
+func (inv *invocation) execute(parent context.Context, args []string) int {
+	timeout := inv.call.node.Timeout()
+	if inv.call.has(FlagTimeout) {
+		timeout, _ = time.ParseDuration(inv.call.last(FlagTimeout))
+	}
+	ctx, cancel := context.WithCancelCause(parent)
+	defer cancel(nil)
+	if timeout > 0 {
+		ms := timeout.Milliseconds()
+		inv.meta.TimeoutMS = &ms
+		var stop context.CancelFunc
+		ctx, stop = context.WithTimeout(ctx, timeout)
+		defer stop()
+	}
+	ctx = envelope.NewContext(ctx, inv.out)
+	ctx = context.WithValue(ctx, invocationKey{}, inv)
+
+	sigs := inv.cfg.signals
+	if sigs == nil {
+		ch := make(chan os.Signal, 2)
+		signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+		defer signal.Stop(ch)
+		sigs = ch
+	}
+
+	done := make(chan error, 1)
+	go func() {
+		defer func() {
+			if r := recover(); r != nil {
+				done <- inv.panicked(r)
+			}
+		}()
+		done <- inv.fw.Execute(ctx, args, inv.streams())
+	}()
+
+	var got os.Signal
+	var grace <-chan time.Time
+	ctxDone := ctx.Done()
+	for {
+		select {
+		case err := <-done:
+			return inv.finish(inv.outcome(err, got))
+		case s := <-sigs:
+			if got != nil {
+				return inv.finish(cancelled(got)) // a second signal: answer now
+			}
+			got = s
+			cancel(errSignal{s})
+			grace = time.After(inv.cfg.grace)
+		case <-ctxDone:
+			ctxDone = nil
+			if grace == nil {
+				grace = time.After(inv.cfg.grace)
+			}
+		case <-grace:
+			// The command did not return in time: answer without it.
+			if got != nil {
+				return inv.finish(cancelled(got))
+			}
+			return inv.finish(inv.outcome(context.Cause(ctx), nil))
+		}
+	}
+}
+
+// outcome maps what Execute returned to the invocation's error.
+func (inv *invocation) outcome(err error, sig os.Signal) *envelope.Error {
+	if err == nil {
+		return nil
+	}
+	if sig != nil && errors.Is(err, context.Canceled) {
+		return cancelled(sig)
+	}
+	if !inv.ran {
+		return inv.classify(err)
+	}
+	e := envelope.As(err)
+	if errors.Is(err, context.DeadlineExceeded) && e.Code == "TIMEOUT" {
+		e.Message = "timed out"
+		if t := inv.meta.TimeoutMS; t != nil {
+			e.Message = fmt.Sprintf("timed out after %s", time.Duration(*t)*time.Millisecond)
+		}
+		e.Suggestion = "raise --timeout, or narrow the work"
+	}
+	return e
+}
+
+// classify maps an error the framework returned before any action ran.
+func (inv *invocation) classify(err error) *envelope.Error {
+	var e *envelope.Error
+	if errors.As(err, &e) {
+		return e
+	}
+	if e = inv.fw.Classify(err); e != nil {
+		return e
+	}
+	return envelope.Validationf("USAGE_ERROR", "%s", err.Error())
+}
+
+func cancelled(sig os.Signal) *envelope.Error {
+	code := exitcode.Interrupted
+	if sig == syscall.SIGTERM {
+		code = exitcode.Terminated
+	}
+	return envelope.Errorf(code, "CANCELLED", "cancelled by %s before it finished", sigName(sig)).
+		WithSuggestion("inspect the state before running it again")
+}
+
+func sigName(s os.Signal) string {
+	switch s {
+	case os.Interrupt:
+		return "SIGINT"
+	case syscall.SIGTERM:
+		return "SIGTERM"
+	}
+	return s.String()
+}
+
+func (inv *invocation) panicked(r any) error {
+	if inv.call.bool(FlagVerbose) {
+		fmt.Fprintf(inv.cfg.stderr, "panic: %v\n%s", r, debug.Stack())
+	}
+	inv.ran = true
+	return envelope.Errorf(exitcode.GeneralError, "INTERNAL_ERROR", "internal error: %v", r).
+		WithSuggestion("this is a bug in the tool; rerun with --verbose for a stack trace on stderr and report it")
+}
+
+func isEPIPE(err error) bool { return err != nil && errors.Is(err, syscall.EPIPE) }
+
+func newRequestID() string {
+	b := make([]byte, 8)
+	rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+func indentedJSON(v any) func(io.Writer) error {
+	return func(w io.Writer) error {
+		raw, err := json.MarshalIndent(v, "", "  ")
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(append(raw, '\n'))
+		return err
+	}
+}

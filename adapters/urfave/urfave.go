@@ -1,0 +1,342 @@
+// Package urfave wraps a urfave/cli v3 app so that one binary serves a person
+// at a terminal and an agent reading a pipe.
+//
+//	urfave.Annotate(list, schema.Meta{Danger: schema.Safe, List: true, Output: schema.Of[[]Item]()})
+//	urfave.Main(root, urfave.WithVersion(version))
+//
+// Commands stay ordinary *cli.Command values; their actions find the result
+// handle with envelope.From(ctx). The lifecycle itself lives in package
+// adapters and is shared with the cobra adapter.
+package urfave
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"reflect"
+	"strings"
+
+	"github.com/urfave/cli/v3"
+
+	"github.com/duet-cli/duet/adapters"
+	"github.com/duet-cli/duet/envelope"
+	"github.com/duet-cli/duet/schema"
+)
+
+// metaKey is where Annotate keeps a command's declarations: in the command's
+// own Metadata, so no registry outlives the app.
+const metaKey = "duet.meta"
+
+// Option configures the adapter; see package adapters for each.
+type Option = adapters.Option
+
+// Re-exported options, so an app imports one adapter package.
+var (
+	WithVersion       = adapters.WithVersion
+	WithStdio         = adapters.WithStdio
+	WithEnv           = adapters.WithEnv
+	WithTerminal      = adapters.WithTerminal
+	WithAgentDetector = adapters.WithAgentDetector
+	WithGrace         = adapters.WithGrace
+	WithSignals       = adapters.WithSignals
+	WithRequestID     = adapters.WithRequestID
+)
+
+// Annotate attaches Duet declarations to a command and returns it.
+func Annotate(cmd *cli.Command, meta schema.Meta) *cli.Command {
+	if cmd.Metadata == nil {
+		cmd.Metadata = map[string]any{}
+	}
+	cmd.Metadata[metaKey] = meta
+	return cmd
+}
+
+// App is a wrapped urfave/cli app. Like a *cli.Command, it runs once.
+type App struct {
+	root  *cli.Command
+	tree  *schema.Command
+	nodes map[*cli.Command]*schema.Command
+	opts  []Option
+
+	notFound string // set by CommandNotFound, which cannot return an error
+}
+
+// Wrap prepares root for Duet: it reads the command tree and every
+// declaration, adds the built-in flags and the describe command, and wraps
+// every action. It fails, naming the command, when a declaration is broken.
+func Wrap(root *cli.Command, opts ...Option) (*App, error) {
+	a := &App{root: root, nodes: map[*cli.Command]*schema.Command{}, opts: opts}
+	a.tree = a.build(root, nil)
+	if err := adapters.Prepare(a.tree); err != nil {
+		return nil, fmt.Errorf("duet: %s: %w", root.Name, err)
+	}
+	a.install(root, a.tree)
+	root.ExitErrHandler = func(context.Context, *cli.Command, error) {} // never os.Exit behind our back
+	return a, nil
+}
+
+// Run wraps root and runs one invocation with args (without the program name),
+// returning the exit code.
+func Run(ctx context.Context, root *cli.Command, args []string, opts ...Option) int {
+	a, err := Wrap(root, opts...)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return a.Run(ctx, args)
+}
+
+// Main runs the app with the process's arguments and exits with its code.
+func Main(root *cli.Command, opts ...Option) {
+	os.Exit(Run(context.Background(), root, os.Args[1:], opts...))
+}
+
+// Run runs one invocation and returns its exit code.
+func (a *App) Run(ctx context.Context, args []string) int {
+	return adapters.Run(ctx, a, args, a.opts...)
+}
+
+// Tree returns the neutral command tree.
+func (a *App) Tree() *schema.Command { return a.tree }
+
+// Execute lets urfave parse and dispatch.
+func (a *App) Execute(ctx context.Context, args []string, s adapters.Streams) error {
+	a.root.Reader, a.root.Writer, a.root.ErrWriter = s.Stdin, s.Help, s.Stderr
+	for cmd, node := range a.nodes {
+		if node.Parent != nil && s.Hide(node) {
+			cmd.Hidden = true
+		}
+	}
+	err := a.root.Run(ctx, append([]string{a.root.Name}, args...))
+	if err == nil && a.notFound != "" {
+		return fmt.Errorf("unknown command %q", a.notFound)
+	}
+	return err
+}
+
+// Classify turns urfave's own errors into ARG_ERRORs. urfave's parse errors
+// are plain strings, so anything that reaches here before an action ran is a
+// usage error.
+func (a *App) Classify(err error) *envelope.Error {
+	if err == nil {
+		return nil
+	}
+	msg := err.Error()
+	code := "USAGE_ERROR"
+	switch {
+	case strings.Contains(msg, "flag provided but not defined"):
+		code = "UNKNOWN_FLAG"
+	case strings.Contains(msg, "invalid value"):
+		code = "INVALID_FLAG_VALUE"
+	case strings.Contains(msg, "Required flag"):
+		code = "MISSING_REQUIRED_FLAG"
+	case strings.Contains(msg, "unknown command"):
+		code = "UNKNOWN_COMMAND"
+	}
+	return envelope.Invalid([]envelope.FieldError{{Code: code, Message: msg}})
+}
+
+// build translates one urfave command, and its subcommands, into the tree.
+func (a *App) build(cmd *cli.Command, parent *schema.Command) *schema.Command {
+	n := &schema.Command{
+		Name:        cmd.Name,
+		Aliases:     cmd.Aliases,
+		Usage:       cmd.Usage,
+		Description: cmd.Description,
+		Hidden:      cmd.Hidden,
+		Runnable:    cmd.Action != nil,
+		Version:     cmd.Version,
+		Parent:      parent,
+	}
+	if m, ok := cmd.Metadata[metaKey].(schema.Meta); ok {
+		n.Meta = m
+	}
+	for _, f := range cmd.Flags {
+		n.Flags = append(n.Flags, flagOf(f, parent == nil))
+	}
+	for _, arg := range cmd.Arguments {
+		n.Args = append(n.Args, argOf(arg))
+	}
+	for _, g := range cmd.MutuallyExclusiveFlags {
+		var names []string
+		for _, group := range g.Flags {
+			for _, f := range group {
+				names = append(names, f.Names()[0])
+			}
+		}
+		kind := schema.MutuallyExclusive
+		n.Meta.Groups = append(n.Meta.Groups, schema.Group{Kind: kind, Flags: names})
+		if g.Required {
+			n.Meta.Groups = append(n.Meta.Groups, schema.Group{Kind: schema.OneRequired, Flags: names})
+		}
+	}
+	a.nodes[cmd] = n
+	for _, sub := range cmd.Commands {
+		n.Commands = append(n.Commands, a.build(sub, n))
+	}
+	return n
+}
+
+func flagOf(f cli.Flag, root bool) schema.Flag {
+	names := f.Names()
+	sf := schema.Flag{Name: names[0], Type: schema.String}
+	for _, alias := range names[1:] {
+		if len(alias) == 1 && sf.Short == "" {
+			sf.Short = alias
+		} else {
+			sf.Aliases = append(sf.Aliases, alias)
+		}
+	}
+	if t, ok := f.(cli.SchemaTyper); ok {
+		switch st := t.SchemaType(); st {
+		case "duration":
+			sf.Type, sf.Format = schema.String, "duration"
+		case "date-time":
+			sf.Type, sf.Format = schema.String, "date-time"
+		case "":
+		default:
+			sf.Type = schema.Type(st)
+		}
+	}
+	if t, ok := f.(cli.SchemaItemsTyper); ok {
+		sf.Items = schema.Type(t.SchemaItemsType())
+	}
+	if sf.Type == schema.Object && sf.Items == "" {
+		sf.Items = schema.String
+	}
+	if r, ok := f.(cli.RequiredFlag); ok {
+		sf.Required = r.IsRequired()
+	}
+	if d, ok := f.(cli.DocGenerationFlag); ok {
+		sf.Usage = d.GetUsage()
+		sf.Env = d.GetEnvVars()
+	}
+	if v, ok := f.(cli.VisibleFlag); ok {
+		sf.Hidden = !v.IsVisible()
+	}
+	sf.Persistent = true
+	if l, ok := f.(cli.LocalFlag); ok && l.IsLocal() {
+		sf.Persistent = false
+	}
+	sf.Default = defaultOf(f, sf)
+	return sf
+}
+
+// defaultOf returns a flag's default as JSON would carry it, or nil when the
+// flag has none worth stating.
+func defaultOf(f cli.Flag, sf schema.Flag) any {
+	v := f.Get()
+	rv := reflect.ValueOf(v)
+	if !rv.IsValid() {
+		return nil
+	}
+	switch rv.Kind() {
+	case reflect.Slice, reflect.Map:
+		if rv.Len() == 0 {
+			return nil
+		}
+	case reflect.String:
+		if rv.Len() == 0 {
+			return nil
+		}
+	}
+	if s, ok := v.(fmt.Stringer); ok && sf.Format != "" {
+		return s.String()
+	}
+	return v
+}
+
+// argOf reads a positional argument. urfave keeps Required, Min and Max in
+// unexported interfaces, so they are read from the argument's fields.
+func argOf(arg cli.Argument) schema.Arg {
+	rv := reflect.Indirect(reflect.ValueOf(arg))
+	a := schema.Arg{Type: schema.String}
+	if rv.Kind() != reflect.Struct {
+		return a
+	}
+	str := func(name string) string {
+		if f := rv.FieldByName(name); f.IsValid() && f.Kind() == reflect.String {
+			return f.String()
+		}
+		return ""
+	}
+	num := func(name string) (int, bool) {
+		if f := rv.FieldByName(name); f.IsValid() && f.CanInt() {
+			return int(f.Int()), true
+		}
+		return 0, false
+	}
+	a.Name, a.Usage = str("Name"), str("UsageText")
+	if f := rv.FieldByName("Required"); f.IsValid() && f.Kind() == reflect.Bool {
+		a.Required = f.Bool()
+	}
+	if lo, ok := num("Min"); ok {
+		hi, _ := num("Max")
+		a.Variadic = hi < 0 || hi > 1
+		a.Required = lo > 0
+	}
+	if f := rv.FieldByName("Value"); f.IsValid() {
+		switch f.Kind() {
+		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+			reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+			a.Type = schema.Integer
+		case reflect.Float32, reflect.Float64:
+			a.Type = schema.Number
+		}
+	}
+	return a
+}
+
+// install mirrors the tree onto the urfave app: built-in flags, the describe
+// command, and every action wrapped with the lifecycle.
+func (a *App) install(cmd *cli.Command, n *schema.Command) {
+	for _, f := range n.Flags {
+		if f.Builtin {
+			cmd.Flags = append(cmd.Flags, cliFlag(f))
+		}
+	}
+	for _, sub := range n.Commands {
+		if sub.Builtin {
+			c := &cli.Command{Name: sub.Name, Usage: sub.Usage, Action: builtinAction}
+			cmd.Commands = append(cmd.Commands, c)
+			a.nodes[c] = sub
+			a.install(c, sub)
+		}
+	}
+	for _, sub := range cmd.Commands {
+		if node := a.nodes[sub]; node != nil && !node.Builtin {
+			a.install(sub, node)
+		}
+	}
+	if orig := cmd.Action; orig != nil && !n.Builtin {
+		cmd.Action = func(ctx context.Context, c *cli.Command) error {
+			return adapters.Invoke(ctx, func(ctx context.Context) error { return orig(ctx, c) })
+		}
+	}
+	cmd.OnUsageError = func(_ context.Context, _ *cli.Command, err error, _ bool) error { return err }
+	cmd.CommandNotFound = func(_ context.Context, _ *cli.Command, name string) { a.notFound = name }
+}
+
+func builtinAction(ctx context.Context, _ *cli.Command) error { return adapters.Invoke(ctx, nil) }
+
+// cliFlag makes a urfave flag for one of Duet's built-ins. Their values are
+// read by the lifecycle; urfave only has to accept them.
+func cliFlag(f schema.Flag) cli.Flag {
+	local := !f.Persistent
+	switch f.Type {
+	case schema.Boolean:
+		return &cli.BoolFlag{Name: f.Name, Usage: f.Usage, Hidden: f.Hidden, Local: local}
+	case schema.Integer:
+		v, _ := f.Default.(int)
+		return &cli.IntFlag{Name: f.Name, Usage: f.Usage, Hidden: f.Hidden, Local: local, Value: v}
+	case schema.Array:
+		return &cli.StringSliceFlag{Name: f.Name, Usage: f.Usage, Hidden: f.Hidden, Local: local}
+	default:
+		v, _ := f.Default.(string)
+		return &cli.StringFlag{Name: f.Name, Usage: f.Usage, Hidden: f.Hidden, Local: local, Value: v}
+	}
+}
+
+var _ adapters.Framework = (*App)(nil)
+var _ = errors.New

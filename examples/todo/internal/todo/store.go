@@ -1,0 +1,238 @@
+// Package todo is the domain of the example app: a to-do list kept in one
+// JSON file, shared by every build of the command line.
+package todo
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Priorities an item can have, in order.
+var Priorities = []string{"low", "normal", "high"}
+
+// Item is one to-do.
+type Item struct {
+	ID       string    `json:"id" doc:"stable id such as t3"`
+	Title    string    `json:"title"`
+	Priority string    `json:"priority"`
+	Done     bool      `json:"done"`
+	Tags     []string  `json:"tags,omitempty"`
+	Created  time.Time `json:"created"`
+}
+
+// ErrNotFound is returned for an id the list does not hold.
+var ErrNotFound = errors.New("no such item")
+
+// file is the on-disk format.
+type file struct {
+	Version int    `json:"version"`
+	Next    int    `json:"next"`
+	Items   []Item `json:"items"`
+}
+
+// Store is a to-do list in a JSON file. Every change is made under an
+// exclusive lock on a sibling lock file and written atomically (temp file,
+// fsync, rename), so concurrent processes never lose an item.
+type Store struct {
+	Path string
+	Now  func() time.Time
+}
+
+// DefaultPath is $XDG_DATA_HOME/todo/todo.json, or ~/.local/share/todo/todo.json.
+func DefaultPath() string {
+	if d := os.Getenv("XDG_DATA_HOME"); d != "" {
+		return filepath.Join(d, "todo", "todo.json")
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "todo.json"
+	}
+	return filepath.Join(home, ".local", "share", "todo", "todo.json")
+}
+
+func (s *Store) now() time.Time {
+	if s.Now != nil {
+		return s.Now()
+	}
+	return time.Now().UTC().Truncate(time.Second)
+}
+
+// List returns every item; status is "open", "done" or "all".
+func (s *Store) List(status string) ([]Item, error) {
+	f, err := s.read()
+	if err != nil {
+		return nil, err
+	}
+	items := []Item{}
+	for _, it := range f.Items {
+		if status == "all" || status == "" || (status == "done") == it.Done {
+			items = append(items, it)
+		}
+	}
+	return items, nil
+}
+
+// Get returns the item with id.
+func (s *Store) Get(id string) (Item, error) {
+	f, err := s.read()
+	if err != nil {
+		return Item{}, err
+	}
+	for _, it := range f.Items {
+		if it.ID == id {
+			return it, nil
+		}
+	}
+	return Item{}, fmt.Errorf("%s: %w", id, ErrNotFound)
+}
+
+// Add creates an item.
+func (s *Store) Add(title, priority string, tags []string) (Item, error) {
+	var added Item
+	err := s.update(func(f *file) error {
+		f.Next++
+		added = Item{ID: "t" + strconv.Itoa(f.Next), Title: title, Priority: priority, Tags: tags, Created: s.now()}
+		f.Items = append(f.Items, added)
+		return nil
+	})
+	return added, err
+}
+
+// Done marks an item done and reports whether it changed.
+func (s *Store) Done(id string) (Item, bool, error) {
+	var it Item
+	var changed bool
+	err := s.update(func(f *file) error {
+		i := slices.IndexFunc(f.Items, func(it Item) bool { return it.ID == id })
+		if i < 0 {
+			return fmt.Errorf("%s: %w", id, ErrNotFound)
+		}
+		changed = !f.Items[i].Done
+		f.Items[i].Done = true
+		it = f.Items[i]
+		return nil
+	})
+	return it, changed, err
+}
+
+// Purge removes the done items (every item with all) and returns them. With
+// dryRun it only returns them.
+func (s *Store) Purge(all, dryRun bool) ([]Item, error) {
+	removed := []Item{}
+	err := s.update(func(f *file) error {
+		kept := f.Items[:0:0]
+		for _, it := range f.Items {
+			if all || it.Done {
+				removed = append(removed, it)
+			} else {
+				kept = append(kept, it)
+			}
+		}
+		if dryRun {
+			return errDryRun
+		}
+		f.Items = kept
+		return nil
+	})
+	if errors.Is(err, errDryRun) {
+		err = nil
+	}
+	return removed, err
+}
+
+var errDryRun = errors.New("dry run")
+
+func (s *Store) read() (file, error) {
+	raw, err := os.ReadFile(s.Path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return file{Version: 1}, nil
+	}
+	if err != nil {
+		return file{}, fmt.Errorf("read %s: %w", s.Path, err)
+	}
+	var f file
+	if err := json.Unmarshal(raw, &f); err != nil {
+		return file{}, &CorruptError{Path: s.Path, Err: err}
+	}
+	return f, nil
+}
+
+// CorruptError is a store file that does not parse. It is reported, never
+// overwritten.
+type CorruptError struct {
+	Path string
+	Err  error
+}
+
+func (e *CorruptError) Error() string { return fmt.Sprintf("%s is not a to-do file: %v", e.Path, e.Err) }
+func (e *CorruptError) Unwrap() error { return e.Err }
+
+// update changes the file under an exclusive lock and writes it atomically.
+func (s *Store) update(change func(*file) error) error {
+	if err := os.MkdirAll(filepath.Dir(s.Path), 0o755); err != nil {
+		return fmt.Errorf("create data dir: %w", err)
+	}
+	lock, err := os.OpenFile(s.Path+".lock", os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return fmt.Errorf("open lock: %w", err)
+	}
+	defer lock.Close()
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+		return fmt.Errorf("lock %s: %w", s.Path, err)
+	}
+	defer syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
+
+	f, err := s.read()
+	if err != nil {
+		return err
+	}
+	if err := change(&f); err != nil {
+		return err
+	}
+	raw, err := json.MarshalIndent(f, "", "  ")
+	if err != nil {
+		return err
+	}
+	return writeAtomic(s.Path, append(raw, '\n'))
+}
+
+func writeAtomic(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return fmt.Errorf("sync %s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// NormalizeTags trims, lowercases and sorts tags so data is deterministic.
+func NormalizeTags(tags []string) []string {
+	var out []string
+	for _, t := range tags {
+		if t = strings.ToLower(strings.TrimSpace(t)); t != "" && !slices.Contains(out, t) {
+			out = append(out, t)
+		}
+	}
+	slices.Sort(out)
+	return out
+}

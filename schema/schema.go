@@ -1,0 +1,303 @@
+// Package schema is Duet's framework-neutral model of a command tree, and the
+// JSON Schema documents made from it.
+//
+// An adapter translates a urfave/cli or cobra app into a tree of [Command]s
+// once, before anything runs; from then on validation, --schema, describe and
+// the MCP tools all read the same tree, so no two of them can disagree. The
+// author adds what a framework cannot express — danger, list, declared output,
+// enums, examples, exit codes — as a [Meta] attached with the adapter's
+// Annotate.
+package schema
+
+import (
+	"strings"
+	"time"
+
+	"github.com/duet-cli/duet/exitcode"
+)
+
+// Danger is how much a command can change.
+type Danger string
+
+// The danger levels of the spec.
+const (
+	Safe        Danger = "safe"        // reads only
+	Mutating    Danger = "mutating"    // creates or modifies state; runs unasked, reports its effect
+	Destructive Danger = "destructive" // deletes or irreversibly changes state; needs --yes where nobody can be asked
+)
+
+// Audience says who a command is for.
+type Audience string
+
+// The audiences a command can be marked for. The zero value means both.
+const (
+	Everyone  Audience = ""
+	HumanOnly Audience = "human"
+	AgentOnly Audience = "agent"
+)
+
+// NoTimeout, as [Meta.Timeout], runs a command without a default time limit.
+const NoTimeout time.Duration = -1
+
+// DefaultTimeout is the time limit of a command that declares none.
+const DefaultTimeout = 30 * time.Second
+
+// Meta is what a command author declares about a command beyond what the CLI
+// framework knows.
+type Meta struct {
+	Danger      Danger
+	List        bool           // returns a list: gets --limit, --cursor and meta.pagination
+	Output      Schema         // the JSON Schema of data on success
+	Examples    []Example      //
+	ExitCodes   exitcode.Table // merged over exitcode.Defaults()
+	Timeout     time.Duration  // 0: DefaultTimeout; NoTimeout: none
+	Audience    Audience       //
+	Confirm     bool           // ask before running even if not destructive
+	Interactive bool           // reads from a person; never exposed as a tool
+	Flags       map[string]FlagMeta
+	Args        []Arg // positional arguments, when the framework declares none
+	Groups      []Group
+}
+
+// FlagMeta adds constraints to a framework flag, by name.
+type FlagMeta struct {
+	Enum      []string
+	Pattern   string
+	ID        bool // a resource id: hallucinated values such as "<id>" or "../x" are refused
+	Sensitive bool // never printed, logged or saved
+}
+
+// Example is one invocation shown in help, --schema and describe.
+type Example struct {
+	Description string `json:"description"`
+	Command     string `json:"command"`
+}
+
+// GroupKind is a relation between flags.
+type GroupKind string
+
+// The flag relations a command can declare.
+const (
+	MutuallyExclusive GroupKind = "mutually_exclusive" // at most one
+	RequiredTogether  GroupKind = "required_together"  // all or none
+	OneRequired       GroupKind = "one_required"       // at least one
+)
+
+// Group is a relation between flags, checked in validation.
+type Group struct {
+	Kind  GroupKind `json:"kind"`
+	Flags []string  `json:"flags"`
+}
+
+// Type is a JSON Schema type name.
+type Type string
+
+// The JSON Schema types flags and arguments take.
+const (
+	String  Type = "string"
+	Integer Type = "integer"
+	Number  Type = "number"
+	Boolean Type = "boolean"
+	Array   Type = "array"
+	Object  Type = "object"
+)
+
+// Flag is one flag of a command.
+type Flag struct {
+	Name       string
+	Short      string // one character, if any
+	Aliases    []string
+	Type       Type
+	Items      Type   // element type of an array, or value type of an object
+	Format     string // JSON Schema format: "duration", "date-time"
+	Usage      string
+	Default    any // nil when the flag has no default
+	Required   bool
+	Enum       []string
+	Pattern    string
+	ID         bool
+	Sensitive  bool
+	Env        []string // environment variables the framework reads the value from
+	Hidden     bool
+	Builtin    bool // added by Duet, not by the app
+	Persistent bool // also accepted by every subcommand
+	Count      bool // a counting bool flag (-vvv)
+}
+
+// TakesValue reports whether the flag consumes a value on the command line.
+func (f *Flag) TakesValue() bool { return f.Type != Boolean }
+
+// Names returns the flag's long name and aliases.
+func (f *Flag) Names() []string { return append([]string{f.Name}, f.Aliases...) }
+
+// Arg is one positional argument.
+type Arg struct {
+	Name     string   `json:"name"`
+	Usage    string   `json:"description,omitempty"`
+	Required bool     `json:"required"`
+	Variadic bool     `json:"variadic,omitempty"`
+	Type     Type     `json:"type"`
+	Enum     []string `json:"enum,omitempty"`
+	Pattern  string   `json:"pattern,omitempty"`
+	ID       bool     `json:"id,omitempty"`
+}
+
+// Command is one command of the tree.
+type Command struct {
+	Name        string
+	Path        []string // names from the first subcommand down; empty for the root
+	Aliases     []string
+	Usage       string
+	Description string
+	Flags       []Flag // the command's own flags, built-ins included
+	Args        []Arg
+	Meta        Meta
+	Commands    []*Command
+	Parent      *Command
+	Hidden      bool
+	Runnable    bool // has an action of its own; a group without one shows help
+	Builtin     bool // added by Duet (describe)
+	Version     string
+}
+
+// DotPath is the command's address in describe and meta.command: "run.spawn"
+// for `tool run spawn`, and the tool's name for the root.
+func (c *Command) DotPath() string {
+	if len(c.Path) == 0 {
+		return c.Name
+	}
+	return strings.Join(c.Path, ".")
+}
+
+// Root returns the root of c's tree.
+func (c *Command) Root() *Command {
+	for c.Parent != nil {
+		c = c.Parent
+	}
+	return c
+}
+
+// Sub returns the direct subcommand called name or one of its aliases.
+func (c *Command) Sub(name string) *Command {
+	for _, s := range c.Commands {
+		if s.Name == name {
+			return s
+		}
+		for _, a := range s.Aliases {
+			if a == name {
+				return s
+			}
+		}
+	}
+	return nil
+}
+
+// Find returns the command at a dot path ("run.spawn"), or nil.
+func (c *Command) Find(dot string) *Command {
+	if dot == "" || dot == c.Name && c.Parent == nil {
+		return c
+	}
+	cur := c
+	for _, name := range strings.Split(dot, ".") {
+		if cur = cur.Sub(name); cur == nil {
+			return nil
+		}
+	}
+	return cur
+}
+
+// AllFlags returns the flags c accepts: its own, then the persistent flags of
+// its ancestors that it does not shadow.
+func (c *Command) AllFlags() []Flag {
+	flags := append([]Flag(nil), c.Flags...)
+	seen := map[string]bool{}
+	for _, f := range flags {
+		seen[f.Name] = true
+	}
+	for p := c.Parent; p != nil; p = p.Parent {
+		for _, f := range p.Flags {
+			if f.Persistent && !seen[f.Name] {
+				seen[f.Name] = true
+				flags = append(flags, f)
+			}
+		}
+	}
+	return flags
+}
+
+// Flag returns the flag c accepts under name (long name, alias or short), or nil.
+func (c *Command) Flag(name string) *Flag {
+	flags := c.AllFlags()
+	for i := range flags {
+		f := &flags[i]
+		if f.Name == name || f.Short == name && name != "" {
+			return f
+		}
+		for _, a := range f.Aliases {
+			if a == name {
+				return f
+			}
+		}
+	}
+	return nil
+}
+
+// Walk calls fn for c and every command below it, parents first, in
+// declaration order.
+func (c *Command) Walk(fn func(*Command)) {
+	fn(c)
+	for _, s := range c.Commands {
+		s.Walk(fn)
+	}
+}
+
+// VisibleTo reports whether c is shown to an agent (agent true) or a person.
+func (c *Command) VisibleTo(agent bool) bool {
+	switch c.Meta.Audience {
+	case HumanOnly:
+		return !agent
+	case AgentOnly:
+		return agent
+	}
+	return true
+}
+
+// Danger returns the command's danger level, safe when undeclared.
+func (c *Command) Danger() Danger {
+	if c.Meta.Danger == "" {
+		return Safe
+	}
+	return c.Meta.Danger
+}
+
+// Timeout returns the command's default time limit; 0 means none.
+func (c *Command) Timeout() time.Duration {
+	switch t := c.Meta.Timeout; {
+	case t == 0:
+		return DefaultTimeout
+	case t < 0:
+		return 0
+	default:
+		return t
+	}
+}
+
+// NeedsConfirmation reports whether c must be confirmed with --yes (or at a
+// prompt) before it runs.
+func (c *Command) NeedsConfirmation() bool {
+	return c.Danger() == Destructive || c.Meta.Confirm
+}
+
+// ExitCodes returns the command's declared table merged over the defaults,
+// with TIMEOUT marked retryable for a command that changes nothing.
+func (c *Command) ExitCodes() exitcode.Table {
+	t := exitcode.Defaults()
+	if c.Danger() == Safe {
+		t = t.Merge(exitcode.Table{
+			exitcode.Success:      {SideEffects: exitcode.None},
+			exitcode.Timeout:      {Description: "The operation exceeded its time limit; nothing was changed.", Retryable: true, SideEffects: exitcode.None},
+			exitcode.GeneralError: {Description: "An unclassified failure; nothing was changed.", SideEffects: exitcode.None},
+		})
+	}
+	return t.Merge(c.Meta.ExitCodes)
+}
