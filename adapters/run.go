@@ -184,7 +184,7 @@ func (inv *invocation) help(ctx context.Context, args []string) int {
 		return int(exitcode.Success)
 	}
 	inv.meta.Help = true
-	inv.meta.SchemaRef = strings.TrimSpace(inv.root.Name + " " + strings.Join(inv.call.node.Path, " ") + " --schema")
+	inv.meta.SchemaRef = strings.Join(append(append([]string{inv.root.Name}, inv.call.node.Path...), "--schema"), " ")
 	return inv.finish(nil)
 }
 

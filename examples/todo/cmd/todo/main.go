@@ -30,7 +30,11 @@ func main() {
 }
 
 func store(cmd *cli.Command) *todo.Store {
-	return &todo.Store{Path: cmd.String("file")}
+	path := cmd.String("file")
+	if path == "" {
+		path = todo.DefaultPath()
+	}
+	return &todo.Store{Path: path}
 }
 
 // notFound turns the store's sentinel into the error an agent can act on.
@@ -199,7 +203,7 @@ func newApp() *cli.Command {
 		Name:  "todo",
 		Usage: "A to-do list that serves people and agents",
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "file", Value: todo.DefaultPath(), Sources: cli.EnvVars("TODO_FILE"), Usage: "the to-do file"},
+			&cli.StringFlag{Name: "file", Sources: cli.EnvVars("TODO_FILE"), Usage: "the to-do file (default: $XDG_DATA_HOME/todo/todo.json)"},
 		},
 		Commands: []*cli.Command{add, list, show, done, purge, watch},
 	}
