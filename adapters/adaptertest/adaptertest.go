@@ -1,0 +1,111 @@
+// Package adaptertest runs a wrapped app in-process the way an agent would —
+// stdout a pipe, stdin empty, a controlled environment — and checks what it
+// answered against the contract and against the command's declared output
+// schema. It is to Duet apps what net/http/httptest is to handlers.
+//
+//	app, _ := urfave.Wrap(newApp())
+//	res := adaptertest.Run(t, app, "list", "--status", "all")
+//	res.AssertOK(t)
+//	res.AssertOutputSchema(t)
+package adaptertest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/duet-cli/duet/adapters"
+	"github.com/duet-cli/duet/envelope"
+	"github.com/duet-cli/duet/schema"
+)
+
+// Result is what one invocation produced.
+type Result struct {
+	Code     int
+	Stdout   []byte
+	Stderr   []byte
+	Envelope envelope.Envelope // decoded from Stdout when it holds one envelope
+	tree     *schema.Command
+}
+
+// Run runs one invocation of fw with args in agent mode: no terminal, empty
+// stdin, an environment holding only env (KEY=value). It fails the test when
+// stdout is not exactly one envelope with the five keys.
+func Run(t testing.TB, fw adapters.Framework, args []string, env ...string) *Result {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	code := adapters.Run(context.Background(), fw, args,
+		adapters.WithStdio(strings.NewReader(""), &stdout, &stderr),
+		adapters.WithEnv(env),
+		adapters.WithTerminal(false, false, false),
+		adapters.WithRequestID(func() string { return "test" }))
+	r := &Result{Code: code, Stdout: stdout.Bytes(), Stderr: stderr.Bytes(), tree: fw.Tree()}
+	r.decode(t)
+	return r
+}
+
+func (r *Result) decode(t testing.TB) {
+	t.Helper()
+	var keys map[string]json.RawMessage
+	dec := json.NewDecoder(bytes.NewReader(r.Stdout))
+	if err := dec.Decode(&keys); err != nil {
+		t.Fatalf("stdout is not one JSON envelope: %v\nstdout: %s\nstderr: %s", err, r.Stdout, r.Stderr)
+	}
+	if dec.More() {
+		t.Fatalf("stdout holds more than one JSON value:\n%s", r.Stdout)
+	}
+	for _, k := range []string{"ok", "data", "error", "warnings", "meta"} {
+		if _, ok := keys[k]; !ok {
+			t.Errorf("envelope has no %q key: %s", k, r.Stdout)
+		}
+	}
+	if len(keys) != 5 {
+		t.Errorf("envelope has %d top-level keys, want exactly 5: %s", len(keys), r.Stdout)
+	}
+	if err := json.Unmarshal(r.Stdout, &r.Envelope); err != nil {
+		t.Fatalf("decode envelope: %v", err)
+	}
+	if r.Envelope.OK != (r.Code == 0) {
+		t.Errorf("ok is %v but the exit code is %d", r.Envelope.OK, r.Code)
+	}
+}
+
+// AssertOK fails the test unless the invocation succeeded.
+func (r *Result) AssertOK(t testing.TB) {
+	t.Helper()
+	if r.Code != 0 {
+		t.Fatalf("exit %d, want 0: %s", r.Code, r.Stdout)
+	}
+}
+
+// AssertError fails the test unless the invocation failed with exit code and
+// error code.
+func (r *Result) AssertError(t testing.TB, exit int, code string) {
+	t.Helper()
+	if r.Code != exit || r.Envelope.Error == nil || r.Envelope.Error.Code != code {
+		t.Fatalf("got exit %d, want %d with error.code %s: %s", r.Code, exit, code, r.Stdout)
+	}
+}
+
+// AssertOutputSchema fails the test when data does not match the output
+// schema the command declared, listing every violation. A command that
+// declared none fails too: there is nothing to hold its output to.
+func (r *Result) AssertOutputSchema(t testing.TB) {
+	t.Helper()
+	cmd := r.tree.Find(r.Envelope.Meta.Command)
+	if cmd == nil {
+		t.Fatalf("meta.command %q is not in the tree", r.Envelope.Meta.Command)
+	}
+	if cmd.Meta.Output == nil {
+		t.Fatalf("%q declares no output schema", cmd.DotPath())
+	}
+	compiled, err := cmd.Meta.Output.Compile()
+	if err != nil {
+		t.Fatalf("%q: %v", cmd.DotPath(), err)
+	}
+	if err := compiled.Validate(r.Envelope.Data); err != nil {
+		t.Errorf("%q: data does not match its declared output schema: %v", cmd.DotPath(), err)
+	}
+}
