@@ -386,3 +386,11 @@ func indentedJSON(v any) func(io.Writer) error {
 		return err
 	}
 }
+
+// Main runs one invocation with the process's arguments and exits with its
+// code. It asks the runtime to report a closed stdout as EPIPE instead of
+// killing the process with SIGPIPE, so that `tool list | head` exits 0.
+func Main(fw Framework, opts ...Option) {
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
+	os.Exit(Run(context.Background(), fw, os.Args[1:], opts...))
+}

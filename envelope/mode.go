@@ -44,6 +44,7 @@ type Mode struct {
 	Format      Format // how the result is rendered on stdout
 	Color       bool   // stdout may carry ANSI colour
 	ErrColor    bool   // stderr may carry ANSI colour
+	ErrTerminal bool   // a person watches stderr: progress may redraw one line in place
 	Interactive bool   // a person can be asked a question on stdin
 	Reason      string // why agent mode is on, for --verbose diagnostics
 }
@@ -116,6 +117,7 @@ func Detect(s Signals) (Mode, error) {
 	plain := noColor || getenv("CI") != "" || getenv("TERM") == "dumb"
 	m.Color = !m.Agent && !plain && s.StdoutTTY
 	m.ErrColor = !m.Agent && !plain && s.StderrTTY
+	m.ErrTerminal = !m.Agent && s.StderrTTY && getenv("TERM") != "dumb"
 	m.Interactive = !m.Agent && s.StdinTTY
 	return m, nil
 }

@@ -34,7 +34,7 @@ func (o *Output) Progress(message string, done, total int) {
 	}
 	ev := ProgressEvent{Type: "progress", Message: o.redact(message), Done: done, Total: total}
 	p := &o.progress
-	if o.s.Mode.ErrColor {
+	if o.s.Mode.ErrTerminal {
 		// A person at a terminal: redraw one line in place.
 		fmt.Fprintf(o.s.Stderr, "\r\x1b[2K%s", humanProgress(ev))
 		p.live = true

@@ -91,7 +91,11 @@ func list(items []any, st Style) string {
 	} else {
 		t = t.StyleFunc(func(int, int) lipgloss.Style { return lipgloss.NewStyle().PaddingRight(2) })
 	}
-	return t.Render()
+	lines := strings.Split(t.Render(), "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(l, " ")
+	}
+	return strings.Join(lines, "\n")
 }
 
 // columns returns the union of the records' keys in first-seen order, or nil

@@ -11,7 +11,6 @@ package urfave
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"reflect"
@@ -87,9 +86,15 @@ func Run(ctx context.Context, root *cli.Command, args []string, opts ...Option) 
 	return a.Run(ctx, args)
 }
 
-// Main runs the app with the process's arguments and exits with its code.
+// Main runs the app with the process's arguments and exits with its code. A
+// declaration that does not hold is reported on stderr with exit code 1.
 func Main(root *cli.Command, opts ...Option) {
-	os.Exit(Run(context.Background(), root, os.Args[1:], opts...))
+	a, err := Wrap(root, opts...)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	adapters.Main(a, opts...)
 }
 
 // Run runs one invocation and returns its exit code.
@@ -339,4 +344,3 @@ func cliFlag(f schema.Flag) cli.Flag {
 }
 
 var _ adapters.Framework = (*App)(nil)
-var _ = errors.New

@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# bench/run.sh — what Duet costs a whole process.
+#
+# Builds the wrapped todo example and the same app on bare urfave/cli
+# (examples/todo/cmd/todo-bare), seeds a store with 100 items, and times
+# `todo list` and `todo --help` (stdout to /dev/null, so the wrapped build is in
+# agent mode) for each binary, interleaved, with bench/cmd/procbench.
+#
+#   RUNS=N    runs of each binary per comparison (default 300)
+#   TARGET=R  the highest acceptable ratio of medians wrapped/bare (default 1.10)
+#   STRICT=1  exit 1 when a ratio is over the target
+#
+# Ratios are reported, not asserted (a shared machine is noisy): without
+# STRICT=1 the script exits non-zero only when something failed to build or run.
+set -euo pipefail
+
+RUNS=${RUNS:-300}
+TARGET=${TARGET:-1.10}
+STRICT=${STRICT:-0}
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cd "$root"
+
+echo "building into $tmp/bin"
+go build -o "$tmp/bin/todo" ./examples/todo/cmd/todo
+go build -o "$tmp/bin/todo-bare" ./examples/todo/cmd/todo-bare
+go build -o "$tmp/bin/procbench" ./bench/cmd/procbench
+
+# A store in the format of examples/todo/internal/todo/store.go: 100 open items.
+export TODO_FILE="$tmp/todo.json"
+{
+	printf '{\n  "version": 1,\n  "next": 100,\n  "items": [\n'
+	for i in $(seq 1 100); do
+		sep=','
+		[[ $i -eq 100 ]] && sep=''
+		prio=(low normal high)
+		printf '    {"id": "t%d", "title": "benchmark item number %d", "priority": "%s", "done": false, "tags": ["bench", "t%d"], "created": "2025-01-01T00:00:%02dZ"}%s\n' \
+			"$i" "$i" "${prio[$((i % 3))]}" "$((i % 7))" "$((i % 60))" "$sep"
+	done
+	printf '  ]\n}\n'
+} >"$TODO_FILE"
+
+# Both builds must see the store before anything is timed.
+n=$("$tmp/bin/todo-bare" list | grep -o '"id"' | wc -l)
+if [[ $n -ne 100 ]]; then
+	echo "seeded store: todo-bare list returned $n items, want 100" >&2
+	exit 1
+fi
+"$tmp/bin/todo" list >/dev/null
+
+echo "go: $(go version)   cpus: $(nproc)   runs: $RUNS   target ratio: <= $TARGET"
+echo
+
+over=0
+compare() {
+	local name=$1
+	shift
+	local out
+	out=$("$tmp/bin/procbench" -runs "$RUNS" -name "$name" -a "$tmp/bin/todo" -b "$tmp/bin/todo-bare" -- "$@")
+	echo "$out"
+	local ratio
+	ratio=$(sed -n 's/^RESULT .* ratio=\([0-9.]*\) .*/\1/p' <<<"$out")
+	if awk -v r="$ratio" -v t="$TARGET" 'BEGIN { exit !(r <= t) }'; then
+		echo "PASS $name: ratio $ratio <= $TARGET"
+	else
+		echo "FAIL $name: ratio $ratio > $TARGET"
+		over=1
+	fi
+	echo
+}
+
+compare list list
+compare help --help
+
+if [[ $over -ne 0 && $STRICT == 1 ]]; then
+	exit 1
+fi
+exit 0

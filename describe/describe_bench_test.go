@@ -1,0 +1,97 @@
+package describe_test
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/duet-cli/duet/adapters"
+	"github.com/duet-cli/duet/describe"
+	"github.com/duet-cli/duet/schema"
+)
+
+// benchRecord is the declared output of every generated leaf.
+type benchRecord struct {
+	ID       string            `json:"id" doc:"stable id"`
+	Name     string            `json:"name"`
+	Size     int64             `json:"size"`
+	Ratio    float64           `json:"ratio"`
+	Tags     []string          `json:"tags,omitempty"`
+	Labels   map[string]string `json:"labels,omitempty"`
+	Created  time.Time         `json:"created"`
+	Archived bool              `json:"archived"`
+}
+
+// generatedTree returns a prepared tree of groups×leaves commands under a
+// root, each leaf with six flags of its own and a declared output schema.
+func generatedTree(tb testing.TB, groups, leaves int) *schema.Command {
+	tb.Helper()
+	output := schema.Of[[]benchRecord]()
+	root := &schema.Command{
+		Name:  "gen",
+		Usage: "A generated tool",
+		Flags: []schema.Flag{{Name: "config", Type: schema.String, Usage: "config file", Env: []string{"GEN_CONFIG"}, Persistent: true}},
+	}
+	for g := range groups {
+		group := &schema.Command{Name: fmt.Sprintf("group%02d", g), Usage: fmt.Sprintf("Group %d", g)}
+		for l := range leaves {
+			danger := []schema.Danger{schema.Safe, schema.Mutating, schema.Destructive}[l%3]
+			group.Commands = append(group.Commands, &schema.Command{
+				Name:     fmt.Sprintf("leaf%02d", l),
+				Usage:    fmt.Sprintf("Leaf %d of group %d", l, g),
+				Runnable: true,
+				Flags: []schema.Flag{
+					{Name: "name", Short: "n", Type: schema.String, Usage: "the name", Required: true},
+					{Name: "count", Type: schema.Integer, Usage: "how many", Default: 10},
+					{Name: "ratio", Type: schema.Number, Usage: "a ratio", Default: 0.5},
+					{Name: "force", Type: schema.Boolean, Usage: "do it anyway", Default: false},
+					{Name: "tag", Type: schema.Array, Items: schema.String, Usage: "a tag; repeat for more"},
+					{Name: "mode", Type: schema.String, Usage: "fast or safe", Default: "safe"},
+				},
+				Args: []schema.Arg{{Name: "id", Required: true, Type: schema.String, ID: true, Usage: "the record's id"}},
+				Meta: schema.Meta{
+					Danger: danger,
+					List:   l%2 == 0,
+					Output: output,
+					Flags:  map[string]schema.FlagMeta{"mode": {Enum: []string{"fast", "safe"}}},
+					Examples: []schema.Example{
+						{Description: "the usual call", Command: fmt.Sprintf("gen group%02d leaf%02d x1 --name a", g, l)},
+					},
+				},
+			})
+		}
+		root.Commands = append(root.Commands, group)
+	}
+	if err := adapters.Prepare(root); err != nil {
+		tb.Fatal(err)
+	}
+	return root
+}
+
+func TestDescribe1000(t *testing.T) {
+	root := generatedTree(t, 20, 50)
+	m := describe.New(root, "1.0", true)
+	if len(m.Commands) < 1000 {
+		t.Fatalf("manifest has %d commands, want at least 1000", len(m.Commands))
+	}
+	if _, ok := m.Commands["group07.leaf33"]; !ok {
+		t.Errorf("manifest lacks group07.leaf33")
+	}
+	again := describe.New(generatedTree(t, 20, 50), "1.0", true)
+	if m.Etag == "" || again.Etag != m.Etag {
+		t.Errorf("etag differs between two builds of the same tree: %q, %q", m.Etag, again.Etag)
+	}
+	if again := describe.New(root, "1.0", true); again.Etag != m.Etag {
+		t.Errorf("etag differs between two manifests of one tree: %q, %q", m.Etag, again.Etag)
+	}
+}
+
+// BenchmarkDescribe1000 builds the manifest of a 1,000-command tree, etag
+// included. Target: at most 20 ms/op.
+func BenchmarkDescribe1000(b *testing.B) {
+	root := generatedTree(b, 20, 50)
+	b.ReportAllocs()
+	for b.Loop() {
+		describe.New(root, "1.0", true)
+	}
+}
