@@ -168,8 +168,8 @@ func describeNode() *schema.Command {
 		Runnable: true,
 		Builtin:  true,
 		Flags: []schema.Flag{
-			{Name: "etag", Type: schema.String, Usage: "the etag of a manifest you hold: answer not_modified when it is current"},
-			{Name: "agents-md", Type: schema.Boolean, Default: false, Usage: "write an AGENTS.md for this tool instead of JSON"},
+			{Name: "etag", Type: schema.String, Builtin: true, Usage: "the etag of a manifest you hold: answer not_modified when it is current"},
+			{Name: "agents-md", Type: schema.Boolean, Builtin: true, Default: false, Usage: "write an AGENTS.md for this tool instead of JSON"},
 		},
 		Meta: schema.Meta{Danger: schema.Safe, Examples: []schema.Example{
 			{Description: "the whole command tree", Command: "describe"},

@@ -269,9 +269,6 @@ func (c *call) check(lookupEnv func(string) (string, bool)) {
 
 func (c *call) checkArgs() {
 	declared := c.node.Args
-	if len(declared) == 0 {
-		return
-	}
 	i := 0
 	for _, a := range declared {
 		if a.Variadic {
@@ -293,7 +290,7 @@ func (c *call) checkArgs() {
 		i++
 	}
 	if i < len(c.args) {
-		c.problem("UNEXPECTED_ARGUMENT", "", "unexpected argument %q: %q takes %d", c.args[i], c.node.DotPath(), len(declared))
+		c.problem("UNEXPECTED_ARGUMENT", "", "unexpected argument %q: %q takes %s", c.args[i], c.node.DotPath(), argCount(len(declared)))
 	}
 }
 
@@ -428,4 +425,14 @@ func distance(a, b string) int {
 		prev = cur
 	}
 	return prev[len(b)]
+}
+
+func argCount(n int) string {
+	switch n {
+	case 0:
+		return "no arguments"
+	case 1:
+		return "one argument"
+	}
+	return strconv.Itoa(n) + " arguments"
 }

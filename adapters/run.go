@@ -87,13 +87,13 @@ func (inv *invocation) run(ctx context.Context, args []string) int {
 		return int(exitcode.Success)
 	case len(c.problems) > 0 && !c.help:
 		return inv.finish(envelope.Invalid(c.problems))
-	case c.help || !c.node.Runnable:
-		return inv.help(ctx, args)
-	case c.bool(FlagSchema):
+	case c.bool(FlagSchema) && !c.help:
 		doc := c.node.Document(mode.Agent && !inv.human)
 		inv.out.RenderText(indentedJSON(doc))
 		inv.out.Result(doc)
 		return inv.finish(nil)
+	case c.help || !c.node.Runnable:
+		return inv.help(ctx, args)
 	case c.bool(FlagValidateOnly):
 		inv.meta.ValidationOnly = true
 		return inv.finish(nil)

@@ -163,6 +163,11 @@ func (a *App) build(cmd *cli.Command, parent *schema.Command) *schema.Command {
 	for _, arg := range cmd.Arguments {
 		n.Args = append(n.Args, argOf(arg))
 	}
+	if n.Args == nil && n.Meta.Args == nil && cmd.ArgsUsage != "" {
+		// Arguments read with cmd.Args() and documented only in ArgsUsage:
+		// accept any number rather than refuse what the app expects.
+		n.Args = []schema.Arg{{Name: "args", Type: schema.String, Variadic: true, Usage: cmd.ArgsUsage}}
+	}
 	for _, g := range cmd.MutuallyExclusiveFlags {
 		var names []string
 		for _, group := range g.Flags {

@@ -11,14 +11,15 @@ import (
 // TestOutputMatchesDeclaredSchema runs the real handlers in-process and holds
 // their data to the output schemas the commands declare.
 func TestOutputMatchesDeclaredSchema(t *testing.T) {
-	file := "TODO_FILE=" + filepath.Join(t.TempDir(), "todo.json")
+	// The app reads TODO_FILE through urfave, from the process environment.
+	t.Setenv("TODO_FILE", filepath.Join(t.TempDir(), "todo.json"))
 	run := func(args ...string) *adaptertest.Result {
 		t.Helper()
 		app, err := urfave.Wrap(newApp())
 		if err != nil {
 			t.Fatal(err)
 		}
-		return adaptertest.Run(t, app, args, file)
+		return adaptertest.Run(t, app, args)
 	}
 	for _, args := range [][]string{
 		{"add", "write the docs", "--tag", "docs", "--priority", "high"},

@@ -173,7 +173,9 @@ type CorruptError struct {
 	Err  error
 }
 
-func (e *CorruptError) Error() string { return fmt.Sprintf("%s is not a to-do file: %v", e.Path, e.Err) }
+func (e *CorruptError) Error() string {
+	return fmt.Sprintf("%s is not a to-do file: %v", e.Path, e.Err)
+}
 func (e *CorruptError) Unwrap() error { return e.Err }
 
 // update changes the file under an exclusive lock and writes it atomically.

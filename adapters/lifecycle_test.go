@@ -1,0 +1,845 @@
+package adapters_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/urfave/cli/v3"
+
+	"github.com/duet-cli/duet/adapters/urfave"
+	"github.com/duet-cli/duet/envelope"
+	"github.com/duet-cli/duet/schema"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// spaceEnv is the environment variable the "need" command's required flag
+// reads. It must not be set in the test process, so that only WithEnv can
+// provide it.
+const spaceEnv = "DUET_ADAPTERS_TEST_SPACE"
+
+// harness is what the test app's handlers report back to the test.
+type harness struct {
+	mu      sync.Mutex
+	calls   map[string]int
+	space   string
+	started chan struct{} // closed when a blocking handler has started
+	release chan struct{} // closed at cleanup: lets blocking handlers return
+	once    sync.Once
+}
+
+func newHarness(t *testing.T) *harness {
+	h := &harness{calls: map[string]int{}, started: make(chan struct{}), release: make(chan struct{})}
+	t.Cleanup(func() { close(h.release) })
+	return h
+}
+
+func (h *harness) called(name string) int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.calls[name]
+}
+
+func (h *harness) record(name string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.calls[name]++
+}
+
+func (h *harness) start() { h.once.Do(func() { close(h.started) }) }
+
+type item struct {
+	ID   string `json:"id"`
+	Name string `json:"name"`
+}
+
+// newApp builds a fresh urfave app: a *cli.Command runs once.
+func newApp(h *harness) *cli.Command {
+	action := func(name string, fn func(ctx context.Context, cmd *cli.Command) error) cli.ActionFunc {
+		return func(ctx context.Context, cmd *cli.Command) error {
+			h.record(name)
+			return fn(ctx, cmd)
+		}
+	}
+	show := &cli.Command{Name: "show", Usage: "Show an item", Action: action("show", func(ctx context.Context, _ *cli.Command) error {
+		return envelope.From(ctx).Result(item{ID: "i1", Name: "alpha"})
+	})}
+	urfave.Annotate(show, schema.Meta{Danger: schema.Safe, Output: schema.Of[item]()})
+
+	boom := &cli.Command{Name: "boom", Usage: "Panic", Action: action("boom", func(context.Context, *cli.Command) error {
+		panic("kaboom")
+	})}
+	missing := &cli.Command{Name: "missing", Usage: "Open a missing file", Action: action("missing", func(context.Context, *cli.Command) error {
+		return fmt.Errorf("open %s: %w", "cfg.toml", fs.ErrNotExist)
+	})}
+	deadline := &cli.Command{Name: "deadline", Usage: "Return a deadline error", Action: action("deadline", func(context.Context, *cli.Command) error {
+		return context.DeadlineExceeded
+	})}
+	stubborn := &cli.Command{Name: "stubborn", Usage: "Ignore cancellation", Action: action("stubborn", func(context.Context, *cli.Command) error {
+		h.start()
+		<-h.release // ignores ctx entirely
+		return nil
+	})}
+	wait := &cli.Command{Name: "wait", Usage: "Wait for cancellation", Action: action("wait", func(ctx context.Context, _ *cli.Command) error {
+		h.start()
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-h.release:
+			return nil
+		}
+	})}
+	group := &cli.Command{Name: "group", Usage: "A group", Commands: []*cli.Command{
+		{Name: "inner", Usage: "Inner", Action: action("inner", func(context.Context, *cli.Command) error { return nil })},
+	}}
+	need := &cli.Command{Name: "need", Usage: "Needs a space",
+		Flags: []cli.Flag{&cli.StringFlag{Name: "space", Usage: "the space", Required: true, Sources: cli.EnvVars(spaceEnv)}},
+		Action: action("need", func(ctx context.Context, cmd *cli.Command) error {
+			h.mu.Lock()
+			h.space = cmd.String("space")
+			h.mu.Unlock()
+			return envelope.From(ctx).Result(map[string]string{"space": cmd.String("space")})
+		})}
+	count := &cli.Command{Name: "count", Usage: "Count",
+		Flags:  []cli.Flag{&cli.IntFlag{Name: "n", Usage: "how many"}},
+		Action: action("count", func(ctx context.Context, cmd *cli.Command) error { return envelope.From(ctx).Result(cmd.Int("n")) })}
+	purge := &cli.Command{Name: "purge", Usage: "Delete everything", Action: action("purge", func(ctx context.Context, _ *cli.Command) error {
+		envelope.From(ctx).Effect(envelope.Deleted)
+		return envelope.From(ctx).Result(map[string]int{"deleted": 3})
+	})}
+	urfave.Annotate(purge, schema.Meta{Danger: schema.Destructive})
+	var pickFlags []cli.Flag
+	for _, n := range []string{"a", "b", "c", "d", "e", "f"} {
+		pickFlags = append(pickFlags, &cli.StringFlag{Name: n, Usage: "flag " + n})
+	}
+	pick := &cli.Command{Name: "pick", Usage: "Flag groups", Flags: pickFlags,
+		Action: action("pick", func(context.Context, *cli.Command) error { return nil })}
+	urfave.Annotate(pick, schema.Meta{Groups: []schema.Group{
+		{Kind: schema.MutuallyExclusive, Flags: []string{"a", "b"}},
+		{Kind: schema.RequiredTogether, Flags: []string{"c", "d"}},
+		{Kind: schema.OneRequired, Flags: []string{"e", "f"}},
+	}})
+	secret := &cli.Command{Name: "secret", Usage: "For people only",
+		Action: action("secret", func(context.Context, *cli.Command) error { return nil })}
+	urfave.Annotate(secret, schema.Meta{Audience: schema.HumanOnly})
+
+	return &cli.Command{
+		Name:     "app",
+		Usage:    "a test app",
+		Commands: []*cli.Command{show, boom, missing, deadline, stubborn, wait, group, need, count, purge, pick, secret},
+	}
+}
+
+// run is one in-process invocation.
+type run struct {
+	stdin string
+	env   []string
+	tty   [3]bool // stdin, stdout, stderr
+	opts  []urfave.Option
+}
+
+type result struct {
+	code   int
+	stdout string
+	stderr string
+}
+
+func (r run) do(t *testing.T, h *harness, args ...string) result {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	opts := append([]urfave.Option{
+		urfave.WithStdio(strings.NewReader(r.stdin), &stdout, &stderr),
+		urfave.WithEnv(r.env),
+		urfave.WithTerminal(r.tty[0], r.tty[1], r.tty[2]),
+		urfave.WithRequestID(func() string { return "req-test" }),
+	}, r.opts...)
+	code := urfave.Run(context.Background(), newApp(h), args, opts...)
+	return result{code: code, stdout: stdout.String(), stderr: stderr.String()}
+}
+
+// async runs an invocation on its own goroutine; wait collects it, failing
+// the test if it does not return within a generous bound.
+func (r run) async(t *testing.T, h *harness, args ...string) func() result {
+	t.Helper()
+	var stdout, stderr syncBuffer
+	opts := append([]urfave.Option{
+		urfave.WithStdio(strings.NewReader(r.stdin), &stdout, &stderr),
+		urfave.WithEnv(r.env),
+		urfave.WithTerminal(r.tty[0], r.tty[1], r.tty[2]),
+		urfave.WithRequestID(func() string { return "req-test" }),
+	}, r.opts...)
+	app := newApp(h)
+	done := make(chan int, 1)
+	go func() { done <- urfave.Run(context.Background(), app, args, opts...) }()
+	return func() result {
+		t.Helper()
+		select {
+		case code := <-done:
+			return result{code: code, stdout: stdout.String(), stderr: stderr.String()}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("Run(%q) did not return", args)
+			return result{}
+		}
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for a writer and a reader on different
+// goroutines: an abandoned handler may outlive Run.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// wire is an envelope as an agent reads it.
+type wire struct {
+	OK       bool            `json:"ok"`
+	Data     json.RawMessage `json:"data"`
+	Error    *envelope.Error `json:"error"`
+	Warnings []string        `json:"warnings"`
+	Meta     map[string]any  `json:"meta"`
+}
+
+// envelopeOf decodes stdout, which must hold exactly one envelope.
+func envelopeOf(t *testing.T, r result) wire {
+	t.Helper()
+	dec := json.NewDecoder(strings.NewReader(r.stdout))
+	var values []json.RawMessage
+	for {
+		var v json.RawMessage
+		err := dec.Decode(&v)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatalf("stdout is not JSON: %v\nstdout: %s\nstderr: %s", err, r.stdout, r.stderr)
+		}
+		values = append(values, v)
+	}
+	if len(values) != 1 {
+		t.Fatalf("stdout holds %d JSON values, want exactly one envelope:\n%s", len(values), r.stdout)
+	}
+	var keys map[string]json.RawMessage
+	if err := json.Unmarshal(values[0], &keys); err != nil {
+		t.Fatalf("envelope is not an object: %s", values[0])
+	}
+	if len(keys) != 5 {
+		t.Errorf("envelope has %d top-level keys, want 5: %s", len(keys), values[0])
+	}
+	var w wire
+	dec = json.NewDecoder(bytes.NewReader(values[0]))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&w); err != nil {
+		t.Fatalf("decode envelope: %v\n%s", err, values[0])
+	}
+	if w.Warnings == nil {
+		t.Errorf("warnings is null, want an array")
+	}
+	return w
+}
+
+// wantError checks the exit code and the error code of a failed invocation.
+func wantError(t *testing.T, r result, exit int, code string) wire {
+	t.Helper()
+	w := envelopeOf(t, r)
+	if r.code != exit {
+		t.Errorf("exit code = %d, want %d\nstdout: %s\nstderr: %s", r.code, exit, r.stdout, r.stderr)
+	}
+	if w.OK {
+		t.Errorf("ok = true for a failure")
+	}
+	if w.Error == nil {
+		t.Fatalf("error = null, want %s", code)
+	}
+	if w.Error.Code != code {
+		t.Errorf("error.code = %q, want %q (message %q)", w.Error.Code, code, w.Error.Message)
+	}
+	return w
+}
+
+func wantOK(t *testing.T, r result) wire {
+	t.Helper()
+	w := envelopeOf(t, r)
+	if r.code != 0 || !w.OK || w.Error != nil {
+		t.Errorf("exit %d ok %v error %+v, want success\nstdout: %s\nstderr: %s", r.code, w.OK, w.Error, r.stdout, r.stderr)
+	}
+	return w
+}
+
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("read golden file (run with -update to create it): %v", err)
+	}
+	if diff := cmp.Diff(string(want), string(got)); diff != "" {
+		t.Errorf("%s mismatch (-want +got):\n%s", path, diff)
+	}
+}
+
+// stable re-encodes an envelope with duration_ms zeroed, indented, for a
+// golden file.
+func stable(t *testing.T, stdout string) []byte {
+	t.Helper()
+	var v map[string]any
+	if err := json.Unmarshal([]byte(stdout), &v); err != nil {
+		t.Fatal(err)
+	}
+	if m, ok := v["meta"].(map[string]any); ok {
+		m["duration_ms"] = 0
+	}
+	raw, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append(raw, '\n')
+}
+
+func TestMain(m *testing.M) {
+	flag.Parse()
+	if _, ok := os.LookupEnv(spaceEnv); ok {
+		fmt.Fprintf(os.Stderr, "%s must not be set in the test environment\n", spaceEnv)
+		os.Exit(2)
+	}
+	os.Exit(m.Run())
+}
+
+func TestPanicBecomesOneEnvelope(t *testing.T) {
+	for _, verbose := range []bool{false, true} {
+		t.Run(fmt.Sprintf("verbose=%v", verbose), func(t *testing.T) {
+			h := newHarness(t)
+			args := []string{"boom"}
+			if verbose {
+				args = append(args, "--verbose")
+			}
+			r := run{}.do(t, h, args...)
+			w := wantError(t, r, 1, "INTERNAL_ERROR")
+			if !strings.Contains(w.Error.Message, "kaboom") {
+				t.Errorf("message %q does not carry the panic value", w.Error.Message)
+			}
+			if w.Error.Phase != envelope.Execution {
+				t.Errorf("phase = %q, want execution", w.Error.Phase)
+			}
+			for _, bad := range []string{"goroutine", "panic:", ".go:"} {
+				if strings.Contains(r.stdout, bad) {
+					t.Errorf("stdout carries %q:\n%s", bad, r.stdout)
+				}
+			}
+			if verbose && !strings.Contains(r.stderr, "goroutine") {
+				t.Errorf("--verbose: no stack trace on stderr: %q", r.stderr)
+			}
+			if !verbose && strings.Contains(r.stderr, "goroutine") {
+				t.Errorf("stack trace on stderr without --verbose:\n%s", r.stderr)
+			}
+			if h.called("boom") != 1 {
+				t.Errorf("handler ran %d times", h.called("boom"))
+			}
+		})
+	}
+}
+
+func TestErrorMapping(t *testing.T) {
+	tests := []struct {
+		cmd       string
+		exit      int
+		code      string
+		retryable bool
+	}{
+		{"missing", 5, "NOT_FOUND", false},
+		{"deadline", 10, "TIMEOUT", true}, // a safe command's timeout changed nothing
+	}
+	for _, tt := range tests {
+		t.Run(tt.cmd, func(t *testing.T) {
+			r := run{}.do(t, newHarness(t), tt.cmd)
+			w := wantError(t, r, tt.exit, tt.code)
+			if w.Error.Retryable != tt.retryable {
+				t.Errorf("retryable = %v, want %v", w.Error.Retryable, tt.retryable)
+			}
+			if r.stderr != "" {
+				t.Errorf("stderr = %q, want empty in agent mode", r.stderr)
+			}
+		})
+	}
+}
+
+func TestHumanErrorOnStderr(t *testing.T) {
+	r := run{tty: [3]bool{true, true, true}, env: []string{"NO_COLOR="}}.do(t, newHarness(t), "missing")
+	if r.code != 5 {
+		t.Errorf("exit = %d, want 5", r.code)
+	}
+	if r.stdout != "" {
+		t.Errorf("stdout = %q, want empty", r.stdout)
+	}
+	if want := "ERROR [NOT_FOUND]: open cfg.toml: file does not exist.\n"; r.stderr != want {
+		t.Errorf("stderr = %q, want %q", r.stderr, want)
+	}
+}
+
+func TestTimeout(t *testing.T) {
+	h := newHarness(t)
+	start := time.Now()
+	wait := run{opts: []urfave.Option{urfave.WithGrace(50 * time.Millisecond)}}.async(t, h, "stubborn", "--timeout", "50ms")
+	r := wait()
+	w := wantError(t, r, 10, "TIMEOUT")
+	if got := w.Meta["timeout_ms"]; got != float64(50) {
+		t.Errorf("meta.timeout_ms = %v, want 50", got)
+	}
+	if !strings.Contains(w.Error.Message, "50ms") {
+		t.Errorf("message %q does not state the limit", w.Error.Message)
+	}
+	select {
+	case <-h.release:
+		t.Error("the handler was released before Run returned")
+	default:
+	}
+	t.Logf("returned after %v", time.Since(start))
+}
+
+func TestTimeoutHonoured(t *testing.T) {
+	h := newHarness(t)
+	wait := run{opts: []urfave.Option{urfave.WithGrace(time.Minute)}}.async(t, h, "wait", "--timeout", "50ms")
+	w := wantError(t, wait(), 10, "TIMEOUT")
+	if w.Error.Suggestion == "" {
+		t.Error("a timeout without a suggestion")
+	}
+}
+
+func TestDefaultTimeoutInMeta(t *testing.T) {
+	w := wantOK(t, run{}.do(t, newHarness(t), "show"))
+	if got := w.Meta["timeout_ms"]; got != float64(30000) {
+		t.Errorf("meta.timeout_ms = %v, want 30000", got)
+	}
+	w = wantOK(t, run{}.do(t, newHarness(t), "show", "--timeout", "0"))
+	if _, ok := w.Meta["timeout_ms"]; ok {
+		t.Errorf("--timeout 0: meta.timeout_ms = %v, want absent", w.Meta["timeout_ms"])
+	}
+}
+
+func TestSignals(t *testing.T) {
+	tests := []struct {
+		name string
+		sig  os.Signal
+		exit int
+	}{
+		{"SIGINT", os.Interrupt, 130},
+		{"SIGTERM", sigterm, 143},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newHarness(t)
+			ch := make(chan os.Signal)
+			wait := run{opts: []urfave.Option{urfave.WithSignals(ch), urfave.WithGrace(time.Minute)}}.async(t, h, "wait")
+			<-h.started
+			ch <- tt.sig
+			r := wait()
+			w := wantError(t, r, tt.exit, "CANCELLED")
+			if !strings.Contains(w.Error.Message, tt.name) {
+				t.Errorf("message %q does not name %s", w.Error.Message, tt.name)
+			}
+		})
+	}
+}
+
+func TestSecondSignalAnswersAtOnce(t *testing.T) {
+	h := newHarness(t)
+	ch := make(chan os.Signal)
+	wait := run{opts: []urfave.Option{urfave.WithSignals(ch), urfave.WithGrace(time.Hour)}}.async(t, h, "stubborn")
+	<-h.started
+	ch <- os.Interrupt
+	ch <- os.Interrupt // the handler ignores the first; a person presses ^C again
+	r := wait()
+	wantError(t, r, 130, "CANCELLED")
+	if strings.Count(r.stdout, `"ok"`) != 1 {
+		t.Errorf("stdout holds %d envelopes:\n%s", strings.Count(r.stdout, `"ok"`), r.stdout)
+	}
+}
+
+func TestWrapRejectsBrokenDeclarations(t *testing.T) {
+	tests := []struct {
+		name  string
+		flags []cli.Flag
+		meta  schema.Meta
+		want  []string
+	}{
+		{
+			name: "retryable with partial side effects",
+			meta: schema.Meta{ExitCodes: exitcodeTable(6, "CONFLICT", true, "partial")},
+			want: []string{"retryable", "side_effects"},
+		},
+		{
+			name: "undeclared custom code",
+			meta: schema.Meta{ExitCodes: exitcodeTable(99, "", false, "none")},
+			want: []string{"custom exit code 99 has no name"},
+		},
+		{
+			name: "output schema does not compile",
+			meta: schema.Meta{Output: schema.MustParse(`{"type": 12}`)},
+			want: []string{"output schema"},
+		},
+		{
+			name:  "Meta.Flags names a missing flag",
+			flags: []cli.Flag{&cli.StringFlag{Name: "real"}},
+			meta:  schema.Meta{Flags: map[string]schema.FlagMeta{"ghost": {Enum: []string{"x"}}}},
+			want:  []string{`"ghost"`},
+		},
+		{
+			name: "group names a missing flag",
+			meta: schema.Meta{Groups: []schema.Group{{Kind: schema.OneRequired, Flags: []string{"nope"}}}},
+			want: []string{`"nope"`},
+		},
+		{
+			name: "unknown danger",
+			meta: schema.Meta{Danger: "spicy"},
+			want: []string{`"spicy"`},
+		},
+		{
+			name: "every problem at once",
+			meta: schema.Meta{
+				ExitCodes: exitcodeTable(99, "", false, "none"),
+				Output:    schema.MustParse(`{"type": 12}`),
+				Flags:     map[string]schema.FlagMeta{"ghost": {}},
+			},
+			want: []string{"custom exit code 99", "output schema", `"ghost"`},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			broken := &cli.Command{Name: "broken", Flags: tt.flags, Action: func(context.Context, *cli.Command) error { return nil }}
+			urfave.Annotate(broken, tt.meta)
+			root := &cli.Command{Name: "app", Commands: []*cli.Command{
+				{Name: "fine", Action: func(context.Context, *cli.Command) error { return nil }},
+				{Name: "nest", Commands: []*cli.Command{broken}},
+			}}
+			app, err := urfave.Wrap(root)
+			if err == nil {
+				t.Fatalf("Wrap accepted a broken declaration (app %v)", app != nil)
+			}
+			msg := err.Error()
+			if !strings.Contains(msg, `"nest.broken"`) {
+				t.Errorf("error does not name the command nest.broken:\n%s", msg)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(msg, w) {
+					t.Errorf("error lacks %q:\n%s", w, msg)
+				}
+			}
+			if strings.Contains(msg, `"fine"`) {
+				t.Errorf("error blames a good command:\n%s", msg)
+			}
+		})
+	}
+}
+
+func TestWrapAcceptsTheTestApp(t *testing.T) {
+	if _, err := urfave.Wrap(newApp(newHarness(t))); err != nil {
+		t.Fatalf("Wrap: %v", err)
+	}
+}
+
+func TestFlagGroups(t *testing.T) {
+	t.Run("all problems at once", func(t *testing.T) {
+		h := newHarness(t)
+		r := run{}.do(t, h, "pick", "--a", "1", "--b", "2", "--c", "3")
+		w := wantError(t, r, 2, "VALIDATION_FAILED")
+		var codes []string
+		for _, e := range w.Error.Errors {
+			codes = append(codes, e.Code)
+		}
+		want := []string{"MUTUALLY_EXCLUSIVE_FLAGS", "FLAGS_REQUIRED_TOGETHER", "ONE_FLAG_REQUIRED"}
+		if diff := cmp.Diff(want, codes); diff != "" {
+			t.Errorf("error.errors codes (-want +got):\n%s", diff)
+		}
+		if w.Error.Phase != envelope.Validation {
+			t.Errorf("phase = %q, want validation", w.Error.Phase)
+		}
+		if h.called("pick") != 0 {
+			t.Error("the handler ran despite validation failures")
+		}
+		golden(t, "pick_groups.json.golden", stable(t, r.stdout))
+	})
+	t.Run("satisfied", func(t *testing.T) {
+		h := newHarness(t)
+		wantOK(t, run{}.do(t, h, "pick", "--a", "1", "--c", "3", "--d", "4", "--f", "6"))
+		if h.called("pick") != 1 {
+			t.Error("the handler did not run")
+		}
+	})
+}
+
+func TestRequiredFlag(t *testing.T) {
+	t.Run("missing", func(t *testing.T) {
+		h := newHarness(t)
+		w := wantError(t, run{}.do(t, h, "need"), 2, "MISSING_REQUIRED_FLAG")
+		if w.Error.Field != "space" || w.Error.Phase != envelope.Validation {
+			t.Errorf("field %q phase %q, want space, validation", w.Error.Field, w.Error.Phase)
+		}
+		if h.called("need") != 0 {
+			t.Error("the handler ran")
+		}
+	})
+	t.Run("given", func(t *testing.T) {
+		h := newHarness(t)
+		wantOK(t, run{}.do(t, h, "need", "--space", "s1"))
+		if h.space != "s1" {
+			t.Errorf("handler saw space %q, want s1", h.space)
+		}
+	})
+	t.Run("from the environment given with WithEnv", func(t *testing.T) {
+		h := newHarness(t)
+		r := run{env: []string{spaceEnv + "=from-env"}}.do(t, h, "need")
+		wantOK(t, r)
+		if h.space != "from-env" {
+			t.Errorf("handler saw space %q, want from-env", h.space)
+		}
+	})
+}
+
+func TestBadIntFlag(t *testing.T) {
+	h := newHarness(t)
+	w := wantError(t, run{}.do(t, h, "count", "--n", "abc"), 2, "INVALID_FLAG_VALUE")
+	if w.Error.Field != "n" || w.Error.Phase != envelope.Validation {
+		t.Errorf("field %q phase %q, want n, validation", w.Error.Field, w.Error.Phase)
+	}
+	if h.called("count") != 0 {
+		t.Error("the handler ran")
+	}
+	w = wantOK(t, run{}.do(t, newHarness(t), "count", "--n", "7"))
+	if string(w.Data) != `{"value":7}` {
+		t.Errorf("data = %s, want {\"value\":7}", w.Data)
+	}
+}
+
+func TestUnknownCommand(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+	}{
+		{"nested", []string{"group", "bogus"}},
+		{"root", []string{"bogus"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := wantError(t, run{}.do(t, newHarness(t), tt.args...), 2, "UNKNOWN_COMMAND")
+			if w.Error.Phase != envelope.Validation {
+				t.Errorf("phase = %q, want validation", w.Error.Phase)
+			}
+			if !strings.Contains(w.Error.Message, `"bogus"`) {
+				t.Errorf("message %q does not name the command", w.Error.Message)
+			}
+		})
+	}
+	w := wantError(t, run{}.do(t, newHarness(t), "group", "iner"), 2, "UNKNOWN_COMMAND")
+	if w.Error.Suggestion != "did you mean group inner?" {
+		t.Errorf("suggestion = %q", w.Error.Suggestion)
+	}
+}
+
+func TestAgentDetector(t *testing.T) {
+	detector := urfave.WithAgentDetector(func(getenv func(string) string) bool { return getenv("APP_RUNNER") != "" })
+	tty := [3]bool{true, true, true}
+	t.Run("detected", func(t *testing.T) {
+		r := run{tty: tty, env: []string{"APP_RUNNER=1"}, opts: []urfave.Option{detector}}.do(t, newHarness(t), "show")
+		w := wantOK(t, r)
+		if string(w.Data) != `{"id":"i1","name":"alpha"}` {
+			t.Errorf("data = %s", w.Data)
+		}
+	})
+	t.Run("not detected", func(t *testing.T) {
+		r := run{tty: tty, env: []string{"NO_COLOR="}, opts: []urfave.Option{detector}}.do(t, newHarness(t), "show")
+		if r.code != 0 || r.stdout != "id:   i1\nname: alpha\n" {
+			t.Errorf("exit %d stdout %q, want human text", r.code, r.stdout)
+		}
+	})
+}
+
+func TestHumanAtATerminal(t *testing.T) {
+	tty := [3]bool{true, true, true}
+	t.Run("text", func(t *testing.T) {
+		r := run{tty: tty, env: []string{"NO_COLOR="}}.do(t, newHarness(t), "show")
+		if json.Valid([]byte(r.stdout)) {
+			t.Errorf("stdout is JSON at a terminal: %s", r.stdout)
+		}
+		if r.stdout != "id:   i1\nname: alpha\n" || r.code != 0 {
+			t.Errorf("exit %d stdout %q", r.code, r.stdout)
+		}
+	})
+	t.Run("colour", func(t *testing.T) {
+		r := run{tty: tty}.do(t, newHarness(t), "show")
+		if !strings.Contains(r.stdout, "\x1b[") {
+			t.Errorf("no colour at a terminal without NO_COLOR: %q", r.stdout)
+		}
+	})
+	tests := []struct {
+		name    string
+		stdin   string
+		exit    int
+		ran     int
+		errLine string
+	}{
+		{"confirmed", "y\n", 0, 1, ""},
+		{"confirmed yes", "YES\n", 0, 1, ""},
+		{"declined", "n\n", 4, 0, "ERROR [CONFIRMATION_DECLINED]: "},
+		{"no answer", "", 4, 0, "ERROR [CONFIRMATION_DECLINED]: "},
+	}
+	for _, tt := range tests {
+		t.Run("prompt "+tt.name, func(t *testing.T) {
+			h := newHarness(t)
+			r := run{tty: tty, stdin: tt.stdin, env: []string{"NO_COLOR="}}.do(t, h, "purge")
+			if r.code != tt.exit {
+				t.Errorf("exit = %d, want %d\nstderr: %s", r.code, tt.exit, r.stderr)
+			}
+			if h.called("purge") != tt.ran {
+				t.Errorf("handler ran %d times, want %d", h.called("purge"), tt.ran)
+			}
+			if !strings.HasPrefix(r.stderr, "app purge is destructive. Continue? [y/N] ") {
+				t.Errorf("no prompt on stderr: %q", r.stderr)
+			}
+			if tt.errLine != "" && !strings.Contains(r.stderr, tt.errLine) {
+				t.Errorf("stderr %q lacks %q", r.stderr, tt.errLine)
+			}
+			if tt.exit == 0 && r.stdout != "deleted: 3\n" {
+				t.Errorf("stdout = %q", r.stdout)
+			}
+		})
+	}
+}
+
+func TestConfirmationInAgentMode(t *testing.T) {
+	t.Run("refused", func(t *testing.T) {
+		h := newHarness(t)
+		r := run{stdin: "y\n"}.do(t, h, "purge")
+		w := wantError(t, r, 2, "CONFIRMATION_REQUIRED")
+		if w.Error.FixCommand != "app purge --dry-run" {
+			t.Errorf("fix_command = %q, want %q", w.Error.FixCommand, "app purge --dry-run")
+		}
+		if h.called("purge") != 0 {
+			t.Error("the handler ran")
+		}
+		if strings.Contains(r.stderr, "Continue?") {
+			t.Errorf("prompted an agent: %q", r.stderr)
+		}
+	})
+	t.Run("--yes", func(t *testing.T) {
+		h := newHarness(t)
+		w := wantOK(t, run{}.do(t, h, "purge", "--yes"))
+		if w.Meta["effect"] != "deleted" || h.called("purge") != 1 {
+			t.Errorf("meta.effect = %v, runs = %d", w.Meta["effect"], h.called("purge"))
+		}
+	})
+	t.Run("--dry-run", func(t *testing.T) {
+		w := wantOK(t, run{}.do(t, newHarness(t), "purge", "--dry-run"))
+		if w.Meta["dry_run"] != true {
+			t.Errorf("meta.dry_run = %v", w.Meta["dry_run"])
+		}
+	})
+}
+
+func TestValidateOnly(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+	}{
+		{"plain", []string{"need", "--space", "s1", "--validate-only"}},
+		{"destructive without --yes", []string{"purge", "--validate-only"}},
+		{"handler that panics", []string{"boom", "--validate-only"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newHarness(t)
+			w := wantOK(t, run{}.do(t, h, tt.args...))
+			if w.Meta["validation_only"] != true {
+				t.Errorf("meta.validation_only = %v, want true", w.Meta["validation_only"])
+			}
+			if string(w.Data) != "null" {
+				t.Errorf("data = %s, want null", w.Data)
+			}
+			for _, c := range []string{"need", "purge", "boom"} {
+				if h.called(c) != 0 {
+					t.Errorf("--validate-only ran %s", c)
+				}
+			}
+		})
+	}
+	t.Run("still validates", func(t *testing.T) {
+		h := newHarness(t)
+		wantError(t, run{}.do(t, h, "need", "--validate-only"), 2, "MISSING_REQUIRED_FLAG")
+	})
+}
+
+func TestAudienceInDescribe(t *testing.T) {
+	commands := func(t *testing.T, r result) map[string]json.RawMessage {
+		t.Helper()
+		w := wantOK(t, r)
+		var m struct {
+			Commands map[string]json.RawMessage `json:"commands"`
+		}
+		if err := json.Unmarshal(w.Data, &m); err != nil {
+			t.Fatalf("describe data: %v", err)
+		}
+		return m.Commands
+	}
+	agent := commands(t, run{}.do(t, newHarness(t), "describe"))
+	if _, ok := agent["secret"]; ok {
+		t.Error("a human-only command appears in describe for an agent")
+	}
+	if _, ok := agent["show"]; !ok {
+		t.Errorf("describe for an agent lacks show: %v", keysOf(agent))
+	}
+	full := commands(t, run{}.do(t, newHarness(t), "describe", "--human"))
+	if _, ok := full["secret"]; !ok {
+		t.Errorf("describe --human lacks the human-only command: %v", keysOf(full))
+	}
+	if len(full) != len(agent)+1 {
+		t.Errorf("describe --human has %d commands, agent view %d: want exactly one more", len(full), len(agent))
+	}
+}
+
+func keysOf(m map[string]json.RawMessage) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+func TestOneEnvelopeAndMeta(t *testing.T) {
+	w := wantOK(t, run{env: []string{}, opts: []urfave.Option{urfave.WithVersion("9.9.9")}}.do(t, newHarness(t), "show"))
+	for k, want := range map[string]any{"schema_version": "1.0", "tool_version": "9.9.9", "command": "show", "request_id": "req-test"} {
+		if w.Meta[k] != want {
+			t.Errorf("meta.%s = %v, want %v", k, w.Meta[k], want)
+		}
+	}
+	if _, ok := w.Meta["duration_ms"]; !ok {
+		t.Error("meta.duration_ms missing")
+	}
+}

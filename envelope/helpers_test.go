@@ -1,0 +1,103 @@
+package envelope_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/duet-cli/duet/envelope"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// golden compares got with testdata/name, rewriting it under -update.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("read golden file (run with -update to create it): %v", err)
+	}
+	if diff := cmp.Diff(string(want), string(got)); diff != "" {
+		t.Errorf("%s mismatch (-want +got):\n%s", path, diff)
+	}
+}
+
+// fixedMeta is a meta without volatile values, so output is byte-stable.
+func fixedMeta() envelope.Meta {
+	return envelope.Meta{SchemaVersion: envelope.SchemaVersion, ToolVersion: "1.2.3", Command: "item.list"}
+}
+
+func agentMode(f envelope.Format) envelope.Mode {
+	return envelope.Mode{Agent: true, Format: f}
+}
+
+func humanMode() envelope.Mode {
+	return envelope.Mode{Format: envelope.Text}
+}
+
+// newOutput returns an Output writing to fresh buffers.
+func newOutput(s envelope.Settings) (*envelope.Output, *bytes.Buffer, *bytes.Buffer) {
+	var stdout, stderr bytes.Buffer
+	s.Stdout, s.Stderr = &stdout, &stderr
+	return envelope.New(s), &stdout, &stderr
+}
+
+// wire is the envelope as an agent decodes it.
+type wire struct {
+	OK       bool            `json:"ok"`
+	Data     json.RawMessage `json:"data"`
+	Error    *envelope.Error `json:"error"`
+	Warnings []string        `json:"warnings"`
+	Meta     map[string]any  `json:"meta"`
+}
+
+// decodeOne decodes exactly one JSON envelope from b and fails on anything else.
+func decodeOne(t *testing.T, b []byte) wire {
+	t.Helper()
+	if !json.Valid(bytes.TrimSpace(b)) {
+		t.Fatalf("stdout is not one JSON value:\n%s", b)
+	}
+	var w wire
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&w); err != nil {
+		t.Fatalf("decode envelope: %v\n%s", err, b)
+	}
+	return w
+}
+
+// topKeys returns the keys of a JSON object, in order.
+func topKeys(t *testing.T, raw []byte) []string {
+	t.Helper()
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		t.Fatalf("not an object: %s", raw)
+	}
+	var keys []string
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys = append(keys, tok.(string))
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return keys
+}

@@ -1,0 +1,216 @@
+package envelope_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/duet-cli/duet/envelope"
+)
+
+func envOf(m map[string]string) (func(string) string, func(string) (string, bool)) {
+	return func(k string) string { return m[k] },
+		func(k string) (string, bool) { v, ok := m[k]; return v, ok }
+}
+
+func TestDetect(t *testing.T) {
+	type ttys struct{ in, out, err bool }
+	all := ttys{true, true, true}
+	pipe := ttys{false, false, false}
+	tests := []struct {
+		name     string
+		tty      ttys
+		output   string
+		env      map[string]string
+		detector func(func(string) string) bool
+		want     envelope.Mode
+	}{
+		{
+			name: "stdout is a pipe",
+			tty:  pipe,
+			want: envelope.Mode{Agent: true, Format: envelope.JSON},
+		},
+		{
+			name: "stdout piped but stdin and stderr are terminals",
+			tty:  ttys{true, false, true},
+			want: envelope.Mode{Agent: true, Format: envelope.JSON},
+		},
+		{
+			name: "a person at a terminal",
+			tty:  all,
+			want: envelope.Mode{Format: envelope.Text, Color: true, ErrColor: true, ErrTerminal: true, Interactive: true},
+		},
+		{
+			name: "terminal without a terminal stdin",
+			tty:  ttys{false, true, true},
+			want: envelope.Mode{Format: envelope.Text, Color: true, ErrColor: true, ErrTerminal: true},
+		},
+		{
+			name:   "--output json at a terminal",
+			tty:    all,
+			output: "json",
+			want:   envelope.Mode{Agent: true, Format: envelope.JSON},
+		},
+		{
+			name:   "--output text at a terminal",
+			tty:    all,
+			output: "text",
+			want:   envelope.Mode{Format: envelope.Text, Color: true, ErrColor: true, ErrTerminal: true, Interactive: true},
+		},
+		{
+			name:   "--output text into a pipe",
+			tty:    pipe,
+			output: "text",
+			want:   envelope.Mode{Agent: true, Format: envelope.Text},
+		},
+		{
+			name:   "--output tsv into a pipe",
+			tty:    pipe,
+			output: "tsv",
+			want:   envelope.Mode{Agent: true, Format: envelope.TSV},
+		},
+		{
+			name: "<TOOL>_OUTPUT at a terminal",
+			tty:  all,
+			env:  map[string]string{"MY_TOOL_OUTPUT": "jsonl"},
+			want: envelope.Mode{Agent: true, Format: envelope.JSONL},
+		},
+		{
+			name:   "--output wins over <TOOL>_OUTPUT",
+			tty:    all,
+			output: "text",
+			env:    map[string]string{"MY_TOOL_OUTPUT": "json"},
+			want:   envelope.Mode{Format: envelope.Text, Color: true, ErrColor: true, ErrTerminal: true, Interactive: true},
+		},
+		{
+			name: "CI at a terminal",
+			tty:  all,
+			env:  map[string]string{"CI": "true"},
+			want: envelope.Mode{Agent: true, Format: envelope.JSON},
+		},
+		{
+			name:     "the app's detector",
+			tty:      all,
+			env:      map[string]string{"MERIDIAN_SPACE_ID": "s1"},
+			detector: func(getenv func(string) string) bool { return getenv("MERIDIAN_SPACE_ID") != "" },
+			want:     envelope.Mode{Agent: true, Format: envelope.JSON},
+		},
+		{
+			name:     "the app's detector says no",
+			tty:      all,
+			detector: func(getenv func(string) string) bool { return getenv("MERIDIAN_SPACE_ID") != "" },
+			want:     envelope.Mode{Format: envelope.Text, Color: true, ErrColor: true, ErrTerminal: true, Interactive: true},
+		},
+		{
+			name: "NO_COLOR set but empty",
+			tty:  all,
+			env:  map[string]string{"NO_COLOR": ""},
+			want: envelope.Mode{Format: envelope.Text, ErrTerminal: true, Interactive: true},
+		},
+		{
+			name: "NO_COLOR=1",
+			tty:  all,
+			env:  map[string]string{"NO_COLOR": "1"},
+			want: envelope.Mode{Format: envelope.Text, ErrTerminal: true, Interactive: true},
+		},
+		{
+			name: "TERM=dumb",
+			tty:  all,
+			env:  map[string]string{"TERM": "dumb"},
+			want: envelope.Mode{Format: envelope.Text, Interactive: true},
+		},
+		{
+			name: "stderr piped keeps stdout colour only",
+			tty:  ttys{true, true, false},
+			want: envelope.Mode{Format: envelope.Text, Color: true, Interactive: true},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			getenv, lookup := envOf(tt.env)
+			got, err := envelope.Detect(envelope.Signals{
+				Tool: "my-tool", Getenv: getenv, LookupEnv: lookup,
+				StdinTTY: tt.tty.in, StdoutTTY: tt.tty.out, StderrTTY: tt.tty.err,
+				Output: tt.output, Detector: tt.detector,
+			})
+			if err != nil {
+				t.Fatalf("Detect: %v", err)
+			}
+			if diff := cmp.Diff(tt.want, got, cmpopts.IgnoreFields(envelope.Mode{}, "Reason")); diff != "" {
+				t.Errorf("Detect mismatch (-want +got):\n%s", diff)
+			}
+			if got.Agent && got.Reason == "" {
+				t.Errorf("agent mode without a Reason")
+			}
+		})
+	}
+}
+
+func TestDetectInvalidOutput(t *testing.T) {
+	tests := []struct {
+		name   string
+		output string
+		env    map[string]string
+		tty    bool
+		field  string
+		want   envelope.Mode
+	}{
+		{"flag into a pipe", "xml", nil, false, "--output", envelope.Mode{Agent: true, Format: envelope.JSON}},
+		{"flag at a terminal", "yaml", nil, true, "--output", envelope.Mode{Agent: false}},
+		{"environment", "", map[string]string{"MY_TOOL_OUTPUT": "html"}, false, "MY_TOOL_OUTPUT", envelope.Mode{Agent: true, Format: envelope.JSON}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			getenv, lookup := envOf(tt.env)
+			got, err := envelope.Detect(envelope.Signals{Tool: "my-tool", Getenv: getenv, LookupEnv: lookup, StdoutTTY: tt.tty, StderrTTY: tt.tty, StdinTTY: tt.tty, Output: tt.output})
+			if err == nil {
+				t.Fatal("Detect accepted an unknown format")
+			}
+			var e *envelope.Error
+			if !errors.As(err, &e) {
+				t.Fatalf("error %v is not an *envelope.Error", err)
+			}
+			if e.Code != "INVALID_OUTPUT_FORMAT" || e.Exit != 2 || e.Phase != envelope.Validation {
+				t.Errorf("error = %s exit %d phase %q, want INVALID_OUTPUT_FORMAT exit 2 phase validation", e.Code, e.Exit, e.Phase)
+			}
+			if diff := cmp.Diff([]string{"json", "jsonl", "tsv", "text", "id"}, e.ValidValues); diff != "" {
+				t.Errorf("valid values (-want +got):\n%s", diff)
+			}
+			if !strings.Contains(err.Error(), tt.field) {
+				t.Errorf("error %q does not name its source %q", err, tt.field)
+			}
+			if got.Agent != tt.want.Agent {
+				t.Errorf("fallback Agent = %v, want %v", got.Agent, tt.want.Agent)
+			}
+			if tt.want.Format != "" && got.Format != tt.want.Format {
+				t.Errorf("fallback Format = %q, want %q", got.Format, tt.want.Format)
+			}
+		})
+	}
+}
+
+func TestParseFormat(t *testing.T) {
+	for _, f := range []string{"json", "jsonl", "tsv", "text", "id"} {
+		got, err := envelope.ParseFormat(f)
+		if err != nil || string(got) != f {
+			t.Errorf("ParseFormat(%q) = %q, %v", f, got, err)
+		}
+	}
+	for _, f := range []string{"", "JSON", "csv"} {
+		if _, err := envelope.ParseFormat(f); err == nil {
+			t.Errorf("ParseFormat(%q) succeeded", f)
+		}
+	}
+}
+
+func TestEnvName(t *testing.T) {
+	tests := map[string]string{"my-tool": "MY_TOOL_OUTPUT", "todo": "TODO_OUTPUT", "a.b2": "A_B2_OUTPUT"}
+	for tool, want := range tests {
+		if got := envelope.EnvName(tool, "OUTPUT"); got != want {
+			t.Errorf("EnvName(%q) = %q, want %q", tool, got, want)
+		}
+	}
+}

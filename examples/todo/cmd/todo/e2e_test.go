@@ -1,0 +1,1204 @@
+//go:build linux
+
+package main
+
+// End-to-end tests: the todo binary is built once and driven the way an agent
+// (pipes) or a person (a pseudo-terminal) drives it. Each test states which
+// requirement of issue 2 it proves. Every run gets its own HOME,
+// XDG_DATA_HOME and TODO_FILE, and CI, NO_COLOR, TERM and TODO_* are removed
+// from the inherited environment, so the machine running the tests cannot
+// change the audience Duet detects.
+//
+// The file is Linux-only because the pty (pty_linux_test.go), signals and
+// controlling-terminal setup are. A panicking handler is not covered here:
+// todo has no such command, and the lifecycle's recovery is tested in-process.
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/duet-cli/duet/schema"
+)
+
+// todoBin is the binary under test, built once by TestMain.
+var todoBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "todo-e2e-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "e2e:", err)
+		os.Exit(1)
+	}
+	todoBin = filepath.Join(dir, "todo")
+	build := exec.Command("go", "build", "-o", todoBin, "github.com/duet-cli/duet/examples/todo/cmd/todo")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "e2e: building todo:", err)
+		os.RemoveAll(dir)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// ---------------------------------------------------------------------------
+// 1. Piped: add, list, show and done each answer with one envelope.
+
+func TestE2EPipedLifecycle(t *testing.T) {
+	t.Parallel()
+	sb := newSandbox(t)
+	// The steps share one store and run in order: each depends on the last.
+	steps := []struct {
+		name string
+		args []string
+		code int
+		want map[string]any // dot path in the envelope → expected value
+	}{
+		{"add creates", []string{"add", "write the tests", "--priority", "high"}, 0,
+			map[string]any{"meta.effect": "created", "meta.command": "add", "data.id": "t1", "data.title": "write the tests", "data.priority": "high", "data.done": false}},
+		{"list shows it", []string{"list"}, 0,
+			map[string]any{"meta.command": "list", "data.0.id": "t1", "meta.pagination.total": 1.0, "meta.pagination.returned": 1.0, "meta.pagination.has_more": false}},
+		{"show finds it", []string{"show", "t1"}, 0,
+			map[string]any{"meta.command": "show", "data.id": "t1", "data.title": "write the tests"}},
+		{"done updates", []string{"done", "t1"}, 0,
+			map[string]any{"meta.effect": "updated", "data.done": true}},
+		{"done again is a noop", []string{"done", "t1"}, 0,
+			map[string]any{"meta.effect": "noop", "data.done": true}},
+		{"done item leaves the open list", []string{"list"}, 0,
+			map[string]any{"meta.pagination.total": 0.0, "meta.pagination.returned": 0.0}},
+		{"show of a missing id", []string{"show", "t99"}, 5,
+			map[string]any{"error.code": "TODO_NOT_FOUND", "error.retryable": false, "data": nil}},
+		{"done of a missing id", []string{"done", "t99"}, 5,
+			map[string]any{"error.code": "TODO_NOT_FOUND"}},
+	}
+	for _, st := range steps {
+		r := sb.run(t, st.args...)
+		env := expectEnvelope(t, st.name, r, st.code)
+		if diff := cmp.Diff(st.want, pick(env, st.want)); diff != "" {
+			t.Errorf("%s: todo %s: envelope (-want +got):\n%s", st.name, strings.Join(st.args, " "), diff)
+		}
+		if st.code == 0 && r.stderr != "" {
+			t.Errorf("%s: stderr should be empty on success, got %q", st.name, r.stderr)
+		}
+	}
+}
+
+// ---------------------------------------------------------------------------
+// 2. Validation: every failure at once, exit 2, and nothing changed.
+
+func TestE2EValidation(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		env   []string
+		args  []string
+		codes []string       // the codes in error.errors, sorted
+		want  map[string]any // dot path → expected value
+	}{
+		{
+			name:  "unknown flag and bad id together",
+			args:  []string{"show", "../x", "--bogus"},
+			codes: []string{"INVALID_ID", "UNKNOWN_FLAG"},
+			want:  map[string]any{"error.phase": "validation", "error.retryable": false},
+		},
+		{
+			name:  "missing required argument",
+			args:  []string{"show"},
+			codes: []string{"MISSING_ARGUMENT"},
+			want:  map[string]any{"error.code": "MISSING_ARGUMENT", "error.phase": "validation", "error.field": "id"},
+		},
+		{
+			name:  "bad enum value",
+			args:  []string{"add", "x", "--priority", "urgent"},
+			codes: []string{"INVALID_ENUM_VALUE"},
+			want: map[string]any{"error.code": "INVALID_ENUM_VALUE", "error.field": "priority",
+				"error.valid_values": []any{"low", "normal", "high"}},
+		},
+		{
+			name:  "unknown command",
+			args:  []string{"bogus"},
+			codes: []string{"UNKNOWN_COMMAND"},
+			want:  map[string]any{"error.code": "UNKNOWN_COMMAND", "error.phase": "validation"},
+		},
+		{
+			// list declares no positional arguments (its --schema input is
+			// an object with additionalProperties false and no argument), so
+			// a word after it is a hallucinated subcommand or argument. If it
+			// were ignored, `todo list done` would silently list open items.
+			name: "word after a command that takes no arguments",
+			args: []string{"list", "bogus"},
+			want: map[string]any{"error.phase": "validation"},
+		},
+		{
+			name:  "unknown output format",
+			args:  []string{"list", "--output", "yaml"},
+			codes: []string{"INVALID_ENUM_VALUE"},
+			want:  map[string]any{"error.field": "output", "error.valid_values": []any{"json", "jsonl", "tsv", "text", "id"}},
+		},
+		{
+			name:  "unknown output format from TODO_OUTPUT",
+			env:   []string{"TODO_OUTPUT=yaml"},
+			args:  []string{"list"},
+			codes: []string{"INVALID_OUTPUT_FORMAT"},
+			want:  map[string]any{"error.phase": "validation"},
+		},
+		{
+			name:  "percent-encoded traversal id",
+			args:  []string{"show", "%2e%2e"},
+			codes: []string{"INVALID_ID"},
+			want:  map[string]any{"error.code": "INVALID_ID", "error.field": "id"},
+		},
+		{
+			name:  "placeholder id",
+			args:  []string{"done", "<id>"},
+			codes: []string{"INVALID_ID"},
+			want:  map[string]any{"error.code": "INVALID_ID", "error.field": "id"},
+		},
+		{
+			name:  "bad duration",
+			args:  []string{"watch", "--interval", "soon"},
+			codes: []string{"INVALID_FLAG_VALUE"},
+			want:  map[string]any{"error.field": "interval"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			sb := newSandbox(t)
+			sb.seed(t, item("t1", "keep me", false))
+			before := sb.storeBytes(t)
+
+			r := sb.runEnv(t, tt.env, tt.args...)
+			env := expectEnvelope(t, "todo "+strings.Join(tt.args, " "), r, 2)
+			if diff := cmp.Diff(tt.want, pick(env, tt.want)); diff != "" {
+				t.Errorf("envelope (-want +got):\n%s", diff)
+			}
+			if tt.codes != nil {
+				if diff := cmp.Diff(tt.codes, errorCodes(env)); diff != "" {
+					t.Errorf("error.errors codes (-want +got):\n%s", diff)
+				}
+			}
+			if s, _ := get(env, "error.fix_required").(string); s == "" {
+				t.Errorf("error.fix_required is empty: %v", get(env, "error"))
+			}
+			if diff := cmp.Diff(string(before), string(sb.storeBytes(t))); diff != "" {
+				t.Errorf("a validation error changed the store (-before +after):\n%s", diff)
+			}
+		})
+	}
+
+	t.Run("validate-only stops before the handler", func(t *testing.T) {
+		t.Parallel()
+		sb := newSandbox(t)
+		sb.seed(t, item("t1", "keep me", false))
+		before := sb.storeBytes(t)
+		env := expectEnvelope(t, "add --validate-only", sb.run(t, "add", "new item", "--validate-only"), 0)
+		want := map[string]any{"meta.validation_only": true, "data": nil}
+		if diff := cmp.Diff(want, pick(env, want)); diff != "" {
+			t.Errorf("envelope (-want +got):\n%s", diff)
+		}
+		if _, ok := get(env, "meta").(map[string]any)["effect"]; ok {
+			t.Errorf("--validate-only reported an effect: %v", get(env, "meta"))
+		}
+		if diff := cmp.Diff(string(before), string(sb.storeBytes(t))); diff != "" {
+			t.Errorf("--validate-only changed the store (-before +after):\n%s", diff)
+		}
+	})
+}
+
+// ---------------------------------------------------------------------------
+// 3. Output formats, projection and pagination.
+
+func TestE2EOutputFormats(t *testing.T) {
+	t.Parallel()
+	sb := newSandbox(t)
+	sb.seed(t, item("t1", "first", false), item("t2", "second", false))
+
+	t.Run("jsonl streams items then a summary envelope", func(t *testing.T) {
+		r := sb.run(t, "list", "--output", "jsonl")
+		if r.code != 0 {
+			t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+		}
+		lines := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
+		if len(lines) != 3 {
+			t.Fatalf("want 2 item lines and a summary line, got %d lines:\n%s", len(lines), r.stdout)
+		}
+		var ids []string
+		for _, l := range lines[:2] {
+			var it map[string]any
+			if err := json.Unmarshal([]byte(l), &it); err != nil {
+				t.Fatalf("item line %q is not JSON: %v", l, err)
+			}
+			ids = append(ids, fmt.Sprint(it["id"]))
+		}
+		if diff := cmp.Diff([]string{"t1", "t2"}, ids); diff != "" {
+			t.Errorf("item ids (-want +got):\n%s", diff)
+		}
+		env := decodeEnvelope(t, []byte(lines[2]+"\n"))
+		want := map[string]any{"ok": true, "data": nil, "meta.stream.items": 2.0}
+		if diff := cmp.Diff(want, pick(env, want)); diff != "" {
+			t.Errorf("summary line (-want +got):\n%s", diff)
+		}
+	})
+
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"tsv has a header row", []string{"list", "--output", "tsv"},
+			"id\ttitle\tpriority\tdone\tcreated\n" +
+				"t1\tfirst\tnormal\tfalse\t2026-01-02T03:04:05Z\n" +
+				"t2\tsecond\tnormal\tfalse\t2026-01-02T03:04:05Z\n"},
+		{"tsv projected", []string{"list", "--output", "tsv", "--fields", "id,title"},
+			"id\ttitle\nt1\tfirst\nt2\tsecond\n"},
+		{"id prints one id per line", []string{"list", "--output", "id"}, "t1\nt2\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := sb.run(t, tt.args...)
+			if r.code != 0 {
+				t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+			}
+			if diff := cmp.Diff(tt.want, r.stdout); diff != "" {
+				t.Errorf("todo %s (-want +got):\n%s", strings.Join(tt.args, " "), diff)
+			}
+		})
+	}
+
+	t.Run("fields projects data", func(t *testing.T) {
+		env := expectEnvelope(t, "list --fields", sb.run(t, "list", "--fields", "id,title"), 0)
+		want := []any{map[string]any{"id": "t1", "title": "first"}, map[string]any{"id": "t2", "title": "second"}}
+		if diff := cmp.Diff(want, env["data"]); diff != "" {
+			t.Errorf("data (-want +got):\n%s", diff)
+		}
+	})
+
+	t.Run("limit and cursor page through", func(t *testing.T) {
+		env := expectEnvelope(t, "list --limit 1", sb.run(t, "list", "--limit", "1"), 0)
+		want := map[string]any{"data.0.id": "t1", "meta.pagination.returned": 1.0, "meta.pagination.total": 2.0, "meta.pagination.has_more": true}
+		if diff := cmp.Diff(want, pick(env, want)); diff != "" {
+			t.Errorf("first page (-want +got):\n%s", diff)
+		}
+		cursor, _ := get(env, "meta.pagination.next_cursor").(string)
+		if cursor == "" {
+			t.Fatalf("no next_cursor on the first page: %v", get(env, "meta.pagination"))
+		}
+		env = expectEnvelope(t, "list --cursor", sb.run(t, "list", "--limit", "1", "--cursor", cursor), 0)
+		want = map[string]any{"data.0.id": "t2", "meta.pagination.returned": 1.0, "meta.pagination.has_more": false, "meta.pagination.next_cursor": nil}
+		if diff := cmp.Diff(want, pick(env, want)); diff != "" {
+			t.Errorf("second page (-want +got):\n%s", diff)
+		}
+	})
+
+	t.Run("bad cursor", func(t *testing.T) {
+		env := expectEnvelope(t, "list --cursor", sb.run(t, "list", "--cursor", "not-a-cursor"), 2)
+		want := map[string]any{"error.code": "INVALID_CURSOR", "error.phase": "validation"}
+		if diff := cmp.Diff(want, pick(env, want)); diff != "" {
+			t.Errorf("envelope (-want +got):\n%s", diff)
+		}
+	})
+}
+
+// ---------------------------------------------------------------------------
+// 4. Safety: a destructive command is refused where nobody can be asked.
+
+func TestE2EPurgeSafety(t *testing.T) {
+	t.Parallel()
+	sb := newSandbox(t)
+	sb.seed(t, item("t1", "finished", true), item("t2", "still open", false))
+
+	env := expectEnvelope(t, "purge", sb.run(t, "purge"), 2)
+	want := map[string]any{"error.code": "CONFIRMATION_REQUIRED", "error.phase": "validation"}
+	if diff := cmp.Diff(want, pick(env, want)); diff != "" {
+		t.Errorf("purge without --yes (-want +got):\n%s", diff)
+	}
+	fix, _ := get(env, "error.fix_command").(string)
+	if !strings.Contains(fix, "--dry-run") {
+		t.Errorf("fix_command %q does not show the --dry-run form", fix)
+	}
+	sb.expectIDs(t, "after a refused purge", "t1", "t2")
+
+	// fix_command must be runnable verbatim: run it (with our binary for
+	// the program name) and expect a clean dry run.
+	if words := strings.Fields(fix); len(words) > 0 && words[0] == "todo" {
+		env = expectEnvelope(t, "fix_command "+fix, sb.run(t, words[1:]...), 0)
+		if get(env, "meta.dry_run") != true {
+			t.Errorf("fix_command %q did not run as a dry run: meta %v", fix, get(env, "meta"))
+		}
+	} else {
+		t.Errorf("fix_command %q does not start with the tool's name", fix)
+	}
+
+	env = expectEnvelope(t, "purge --dry-run", sb.run(t, "purge", "--dry-run"), 0)
+	want = map[string]any{"meta.dry_run": true, "data.count": 1.0, "data.removed.0.id": "t1"}
+	if diff := cmp.Diff(want, pick(env, want)); diff != "" {
+		t.Errorf("purge --dry-run (-want +got):\n%s", diff)
+	}
+	sb.expectIDs(t, "after purge --dry-run", "t1", "t2")
+
+	env = expectEnvelope(t, "purge --yes", sb.run(t, "purge", "--yes"), 0)
+	want = map[string]any{"meta.effect": "deleted", "data.count": 1.0}
+	if diff := cmp.Diff(want, pick(env, want)); diff != "" {
+		t.Errorf("purge --yes (-want +got):\n%s", diff)
+	}
+	sb.expectIDs(t, "after purge --yes", "t2")
+}
+
+// ---------------------------------------------------------------------------
+// 5. Timeout: exit 10, TIMEOUT, meta.timeout_ms, one envelope.
+
+func TestE2ETimeout(t *testing.T) {
+	t.Parallel()
+	sb := newSandbox(t)
+	r := sb.run(t, "watch", "--timeout", "1s")
+	env := expectEnvelope(t, "watch --timeout 1s", r, 10)
+	want := map[string]any{"error.code": "TIMEOUT", "meta.timeout_ms": 1000.0, "data": nil}
+	if diff := cmp.Diff(want, pick(env, want)); diff != "" {
+		t.Errorf("envelope (-want +got):\n%s", diff)
+	}
+}
+
+// ---------------------------------------------------------------------------
+// 6. Signals: SIGINT → 130, SIGTERM → 143, one CANCELLED envelope.
+
+func TestE2ESignals(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		sig  syscall.Signal
+		code int
+	}{
+		{syscall.SIGINT, 130},
+		{syscall.SIGTERM, 143},
+	}
+	for _, tt := range tests {
+		t.Run(tt.sig.String(), func(t *testing.T) {
+			t.Parallel()
+			sb := newSandbox(t)
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			cmd := exec.CommandContext(ctx, todoBin, "watch")
+			cmd.Env = sb.env
+			var stdout bytes.Buffer
+			cmd.Stdout = &stdout
+			errPipe, err := cmd.StderrPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			// The first progress event means the handler is running, so
+			// the lifecycle's signal handling is in place.
+			stderr := bufio.NewReader(errPipe)
+			first, err := stderr.ReadString('\n')
+			if err != nil {
+				t.Fatalf("watch wrote no progress before %v: %q", err, first)
+			}
+			if err := cmd.Process.Signal(tt.sig); err != nil {
+				t.Fatal(err)
+			}
+			rest, _ := io.ReadAll(stderr)
+			code := exitCode(cmd.Wait()) // before reading stdout: Wait ends the copying
+			r := result{stdout: stdout.String(), stderr: first + string(rest), code: code}
+			env := expectEnvelope(t, "watch + "+tt.sig.String(), r, tt.code)
+			if got := get(env, "error.code"); got != "CANCELLED" {
+				t.Errorf("error.code = %v, want CANCELLED", got)
+			}
+		})
+	}
+}
+
+// ---------------------------------------------------------------------------
+// 7. A reader that closes the pipe early: exit 0, nothing on stderr.
+
+func TestE2EClosedPipe(t *testing.T) {
+	t.Parallel()
+	sb := newSandbox(t)
+	// 2,000 items make the answer far larger than a pipe's 64 KiB buffer, so
+	// the binary is still writing when the reader goes away.
+	items := make([]map[string]any, 2000)
+	for i := range items {
+		items[i] = item("t"+strconv.Itoa(i+1), "an item with a title long enough to fill the pipe", false)
+	}
+	sb.seed(t, items...)
+	if full := sb.run(t, "list", "--limit", "0"); len(full.stdout) < 256<<10 {
+		t.Fatalf("premise: the full answer is only %d bytes; it must overflow the pipe buffer", len(full.stdout))
+	}
+
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	cmd := exec.Command(todoBin, "list", "--limit", "0")
+	cmd.Env, cmd.Stdout, cmd.Stderr = sb.env, w, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	w.Close() // the child holds the only write end now
+	head := make([]byte, 10)
+	if _, err := io.ReadFull(r, head); err != nil {
+		t.Fatalf("reading the first 10 bytes: %v", err)
+	}
+	r.Close() // like `head -c 10` exiting
+	code := exitCode(cmd.Wait())
+	if code != 0 {
+		t.Errorf("exit code %d after the reader closed the pipe, want 0 (-1 means killed by SIGPIPE)", code)
+	}
+	if stderr.Len() != 0 {
+		t.Errorf("stderr should be empty, got %q", stderr.String())
+	}
+}
+
+// ---------------------------------------------------------------------------
+// 8. The size cap cuts a list to a valid envelope that says so.
+
+func TestE2ESizeCap(t *testing.T) {
+	t.Parallel()
+	sb := newSandbox(t)
+	items := make([]map[string]any, 200)
+	for i := range items {
+		items[i] = item("t"+strconv.Itoa(i+1), "item "+strconv.Itoa(i+1), false)
+	}
+	sb.seed(t, items...)
+	r := sb.runEnv(t, []string{"TODO_MAX_OUTPUT_BYTES=2000"}, "list", "--limit", "0")
+	if len(r.stdout) > 2000 {
+		t.Errorf("stdout is %d bytes, over the 2000-byte cap", len(r.stdout))
+	}
+	env := expectEnvelope(t, "list --limit 0 (capped)", r, 0)
+	want := map[string]any{"meta.truncated": true, "meta.pagination.has_more": true, "meta.pagination.total": 200.0}
+	if diff := cmp.Diff(want, pick(env, want)); diff != "" {
+		t.Errorf("envelope (-want +got):\n%s", diff)
+	}
+	if h, _ := get(env, "meta.truncation_hint").(string); h == "" {
+		t.Errorf("meta.truncation_hint is empty")
+	}
+	data, _ := env["data"].([]any)
+	if n := len(data); n == 0 || n >= 200 || get(env, "meta.pagination.returned") != float64(n) {
+		t.Fatalf("data has %d items, pagination says %v", n, get(env, "meta.pagination.returned"))
+	}
+	// The cursor continues right after the last item that fit.
+	cursor, _ := get(env, "meta.pagination.next_cursor").(string)
+	next := expectEnvelope(t, "list --cursor (after the cap)", sb.run(t, "list", "--limit", "1", "--cursor", cursor), 0)
+	if got, want := get(next, "data.0.id"), "t"+strconv.Itoa(len(data)+1); got != want {
+		t.Errorf("the next page starts at %v, want %s", got, want)
+	}
+}
+
+// ---------------------------------------------------------------------------
+// 9. Invalid UTF-8 in data never breaks the JSON.
+
+func TestE2EInvalidUTF8(t *testing.T) {
+	t.Parallel()
+	sb := newSandbox(t)
+	// Written by hand: json.Marshal would have repaired the bytes already.
+	raw := "{\"version\":1,\"next\":1,\"items\":[{\"id\":\"t1\",\"title\":\"bad\xff\xfe\\u001b[31m\",\"priority\":\"normal\",\"done\":false,\"created\":\"2026-01-02T03:04:05Z\"}]}\n"
+	if err := os.WriteFile(sb.file, []byte(raw), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := [][]string{
+		{"list"},
+		{"show", "t1"},
+		{"list", "--output", "jsonl"},
+		{"list", "--output", "tsv"},
+		{"add", "also bad \xc3\x28"},
+	}
+	for _, args := range tests {
+		r := sb.run(t, args...)
+		if r.code != 0 {
+			t.Errorf("todo %q: exit %d, stderr %q", args, r.code, r.stderr)
+			continue
+		}
+		if !utf8.ValidString(r.stdout) {
+			t.Errorf("todo %q: stdout is not valid UTF-8: %q", args, r.stdout)
+		}
+		// JSON escapes control bytes; tsv carries data verbatim (escaping
+		// only tab, newline and backslash), so only JSON is held to this.
+		if !slices.Contains(args, "tsv") && strings.Contains(r.stdout, "\x1b") {
+			t.Errorf("todo %q: a raw ESC byte from data reached the JSON: %q", args, r.stdout)
+		}
+		if len(args) == 1 || args[0] == "show" || args[0] == "add" {
+			env := expectEnvelope(t, fmt.Sprintf("todo %q", args), r, 0)
+			title := fmt.Sprint(get(env, "data.title"))
+			if args[0] == "list" {
+				title = fmt.Sprint(get(env, "data.0.title"))
+			}
+			if !strings.HasPrefix(title, "bad") && !strings.HasPrefix(title, "also bad") {
+				t.Errorf("todo %q: title %q lost its text", args, title)
+			}
+		}
+	}
+}
+
+// ---------------------------------------------------------------------------
+// 10. Help and version in a pipe.
+
+func TestE2EHelpPiped(t *testing.T) {
+	t.Parallel()
+	sb := newSandbox(t)
+	for _, args := range [][]string{{"--help"}, {"list", "--help"}, {"help", "list"}, {"-h"}} {
+		r := sb.run(t, args...)
+		env := expectEnvelope(t, fmt.Sprintf("todo %q", args), r, 0)
+		want := map[string]any{"data": nil, "meta.help": true}
+		if diff := cmp.Diff(want, pick(env, want)); diff != "" {
+			t.Errorf("todo %q (-want +got):\n%s", args, diff)
+		}
+		if !strings.Contains(r.stderr, "USAGE") {
+			t.Errorf("todo %q: help text should be on stderr, got %q", args, r.stderr)
+		}
+	}
+
+	r := sb.run(t, "--version")
+	if r.code != 0 || strings.Count(r.stdout, "\n") != 1 || !strings.HasSuffix(r.stdout, "\n") || !strings.HasPrefix(r.stdout, "todo ") {
+		t.Errorf("--version: exit %d, stdout %q; want one line starting with the tool's name", r.code, r.stdout)
+	}
+	if !strings.Contains(r.stdout, "0.1.0") {
+		t.Errorf("--version %q does not carry the version", r.stdout)
+	}
+}
+
+// ---------------------------------------------------------------------------
+// 11. A person at a terminal, and an agent that happens to have one.
+
+func TestE2ETerminal(t *testing.T) {
+	t.Parallel()
+	ansi := regexp.MustCompile(`\x1b\[[0-9;?]*[A-Za-z]`)
+	tests := []struct {
+		name    string
+		env     []string
+		args    []string
+		code    int
+		colour  string   // "on": an ANSI escape expected; "off": no ESC byte at all; "": not checked
+		has     []string // after stripping ANSI
+		hasNot  []string
+		pattern string // a regexp the ANSI-stripped output must match
+		agent   bool   // the output must be one envelope
+	}{
+		{name: "table with colour", args: []string{"list"}, colour: "on",
+			has: []string{"title", "first"}, hasNot: []string{`{"ok"`}},
+		{name: "NO_COLOR", env: []string{"NO_COLOR=1"}, args: []string{"list"}, colour: "off",
+			has: []string{"title", "first"}, hasNot: []string{`{"ok"`}},
+		{name: "empty NO_COLOR", env: []string{"NO_COLOR="}, args: []string{"list"}, colour: "off",
+			has: []string{"title"}},
+		{name: "TERM=dumb", env: []string{"TERM=dumb"}, args: []string{"list"}, colour: "off",
+			has: []string{"title", "first"}},
+		{name: "object as key: value", env: []string{"NO_COLOR=1"}, args: []string{"show", "t1"}, colour: "off",
+			pattern: `(?m)^id:\s+t1\s*$`},
+		{name: "help on the terminal", args: []string{"--help"},
+			has: []string{"USAGE", "list"}, hasNot: []string{`{"ok"`}},
+		{name: "error line", args: []string{"show", "t99"}, code: 5,
+			pattern: `ERROR \[TODO_NOT_FOUND\]: no to-do with id t99\. Next: .+`, hasNot: []string{`{"ok"`}},
+		{name: "CI means agent", env: []string{"CI=1"}, args: []string{"list"}, agent: true},
+		{name: "--output json means agent", args: []string{"list", "--output", "json"}, agent: true},
+		{name: "TODO_OUTPUT means agent", env: []string{"TODO_OUTPUT=json"}, args: []string{"list"}, agent: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			sb := newSandbox(t)
+			sb.seed(t, item("t1", "first", false))
+			p := startPTY(t, append(sb.env, tt.env...), tt.args...)
+			out, code := p.wait(t)
+			if code != tt.code {
+				t.Errorf("exit %d, want %d; output %q", code, tt.code, out)
+			}
+			if tt.agent {
+				env := decodeEnvelope(t, []byte(strings.ReplaceAll(out, "\r\n", "\n")))
+				if strings.Contains(out, "\x1b") {
+					t.Errorf("agent output carries an ESC byte: %q", out)
+				}
+				if got := get(env, "data.0.id"); got != "t1" {
+					t.Errorf("data.0.id = %v, want t1", got)
+				}
+				return
+			}
+			switch {
+			case tt.colour == "on" && !ansi.MatchString(out):
+				t.Errorf("want colour, got no ANSI escape: %q", out)
+			case tt.colour == "off" && strings.Contains(out, "\x1b"):
+				t.Errorf("want no colour, got an ESC byte: %q", out)
+			}
+			plain := ansi.ReplaceAllString(out, "")
+			for _, s := range tt.has {
+				if !strings.Contains(plain, s) {
+					t.Errorf("output lacks %q:\n%s", s, plain)
+				}
+			}
+			for _, s := range tt.hasNot {
+				if strings.Contains(plain, s) {
+					t.Errorf("output has %q:\n%s", s, plain)
+				}
+			}
+			if tt.pattern != "" && !regexp.MustCompile(tt.pattern).MatchString(plain) {
+				t.Errorf("output does not match %q:\n%s", tt.pattern, plain)
+			}
+		})
+	}
+}
+
+// At a terminal a destructive command asks, and only "y" proceeds.
+func TestE2ETerminalConfirmation(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		answer string
+		ok     bool
+		left   []string
+	}{
+		{"n\n", false, []string{"t1", "t2"}},
+		{"\n", false, []string{"t1", "t2"}}, // the default is No
+		{"y\n", true, []string{"t2"}},
+	}
+	for _, tt := range tests {
+		t.Run(strconv.Quote(tt.answer), func(t *testing.T) {
+			t.Parallel()
+			sb := newSandbox(t)
+			sb.seed(t, item("t1", "finished", true), item("t2", "still open", false))
+			p := startPTY(t, sb.env, "purge")
+			p.waitFor(t, "[y/N]")
+			p.write(t, tt.answer)
+			out, code := p.wait(t)
+			if (code == 0) != tt.ok {
+				t.Errorf("answer %q: exit %d; output %q", tt.answer, code, out)
+			}
+			sb.expectIDs(t, "after answering "+strconv.Quote(tt.answer), tt.left...)
+		})
+	}
+}
+
+// ---------------------------------------------------------------------------
+// 13. describe: the whole tree, its etag and AGENTS.md.
+
+func TestE2EDescribe(t *testing.T) {
+	t.Parallel()
+	sb := newSandbox(t)
+	env := expectEnvelope(t, "describe", sb.run(t, "describe"), 0)
+	etag, _ := get(env, "data.etag").(string)
+	if etag == "" {
+		t.Fatalf("describe has no etag: %v", env["data"])
+	}
+	commands, _ := get(env, "data.commands").(map[string]any)
+	for _, name := range []string{"add", "list", "show", "done", "purge", "watch", "describe"} {
+		if _, ok := commands[name]; !ok {
+			t.Errorf("describe lacks %q; has %v", name, keys(commands))
+		}
+	}
+
+	t.Run("same etag is not modified", func(t *testing.T) {
+		env := expectEnvelope(t, "describe --etag", sb.run(t, "describe", "--etag", etag), 0)
+		want := map[string]any{"data": nil, "meta.not_modified": true}
+		if diff := cmp.Diff(want, pick(env, want)); diff != "" {
+			t.Errorf("describe --etag <current> (-want +got):\n%s", diff)
+		}
+	})
+	t.Run("other etag gets the manifest", func(t *testing.T) {
+		env := expectEnvelope(t, "describe --etag stale", sb.run(t, "describe", "--etag", "stale"), 0)
+		if got := get(env, "data.etag"); got != etag {
+			t.Errorf("data.etag = %v, want %s", got, etag)
+		}
+	})
+	t.Run("agents-md", func(t *testing.T) {
+		r := sb.run(t, "describe", "--agents-md")
+		if r.code != 0 || !strings.HasPrefix(r.stdout, "# todo") {
+			t.Errorf("describe --agents-md: exit %d, stdout starts %q, stderr %q; want markdown starting with \"# todo\"",
+				r.code, r.stdout[:min(len(r.stdout), 200)], r.stderr)
+		}
+	})
+}
+
+// ---------------------------------------------------------------------------
+// 14. --schema on every command describe lists.
+
+func TestE2ESchemaEveryCommand(t *testing.T) {
+	t.Parallel()
+	sb := newSandbox(t)
+	env := expectEnvelope(t, "describe", sb.run(t, "describe"), 0)
+	commands, _ := get(env, "data.commands").(map[string]any)
+	tool, _ := get(env, "data.tool").(string)
+	if len(commands) == 0 {
+		t.Fatal("describe listed no commands")
+	}
+	for _, path := range keys(commands) {
+		t.Run(path, func(t *testing.T) {
+			args := []string{"--schema"}
+			if path != tool { // the root is listed under the tool's name
+				args = append(strings.Split(path, "."), "--schema")
+			}
+			env := expectEnvelope(t, "todo "+strings.Join(args, " "), sb.run(t, args...), 0)
+			want := map[string]any{"data.command": path, "data.input_schema.type": "object"}
+			if diff := cmp.Diff(want, pick(env, want)); diff != "" {
+				t.Errorf("todo %s (-want +got):\n%s", strings.Join(args, " "), diff)
+			}
+		})
+	}
+
+	t.Run("show --schema despite its required argument", func(t *testing.T) {
+		env := expectEnvelope(t, "show --schema", sb.run(t, "show", "--schema"), 0)
+		want := map[string]any{"data.command": "show", "data.danger_level": "safe", "data.input_schema.required": []any{"id"}}
+		if diff := cmp.Diff(want, pick(env, want)); diff != "" {
+			t.Errorf("(-want +got):\n%s", diff)
+		}
+		if _, ok := get(env, "data.exit_codes.5").(map[string]any); !ok {
+			t.Errorf("show --schema does not declare exit code 5: %v", get(env, "data.exit_codes"))
+		}
+	})
+}
+
+// ---------------------------------------------------------------------------
+// 15. Progress: JSON events on stderr for an agent, none under --quiet.
+
+func TestE2EProgress(t *testing.T) {
+	t.Parallel()
+	sb := newSandbox(t)
+	r := sb.run(t, "watch", "--count", "2", "--interval", "10ms")
+	env := expectEnvelope(t, "watch --count 2", r, 0)
+	if data, _ := env["data"].([]any); len(data) != 2 {
+		t.Errorf("watch --count 2 returned %d items: %v", len(data), env["data"])
+	}
+	lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
+	if r.stderr == "" || len(lines) == 0 {
+		t.Fatalf("no progress on stderr")
+	}
+	var last map[string]any
+	for _, l := range lines {
+		last = nil
+		if err := json.Unmarshal([]byte(l), &last); err != nil || last["type"] != "progress" {
+			t.Errorf("stderr line %q is not a JSON progress event (%v)", l, err)
+		}
+	}
+	want := map[string]any{"type": "progress", "message": "watching", "done": 2.0, "total": 2.0}
+	if diff := cmp.Diff(want, last); diff != "" {
+		t.Errorf("last progress event (-want +got):\n%s", diff)
+	}
+
+	r = sb.run(t, "watch", "--count", "2", "--interval", "10ms", "--quiet")
+	expectEnvelope(t, "watch --quiet", r, 0)
+	if r.stderr != "" {
+		t.Errorf("--quiet: stderr should be empty, got %q", r.stderr)
+	}
+}
+
+// ---------------------------------------------------------------------------
+// 16. Real output matches the output schema each command declares.
+
+func TestE2EOutputSchema(t *testing.T) {
+	t.Parallel()
+	sb := newSandbox(t)
+	sb.seed(t, item("t1", "first", false))
+	tests := []struct {
+		command string
+		args    []string
+	}{
+		{"add", []string{"add", "second", "--tag", "b", "--tag", "a"}},
+		{"list", []string{"list", "--status", "all"}},
+		{"show", []string{"show", "t1"}},
+		{"done", []string{"done", "t1"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.command, func(t *testing.T) {
+			compiled := outputSchema(t, sb, tt.command)
+			env := expectEnvelope(t, "todo "+strings.Join(tt.args, " "), sb.run(t, tt.args...), 0)
+			data, err := json.Marshal(env["data"])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := compiled.Validate(data); err != nil {
+				t.Errorf("todo %s: data does not match its declared output schema: %v\n%s", strings.Join(tt.args, " "), err, data)
+			}
+		})
+	}
+	// The check itself must be able to fail.
+	if err := outputSchema(t, sb, "show").Validate(json.RawMessage(`{"id":1}`)); err == nil {
+		t.Error("the show output schema accepted {\"id\":1}")
+	}
+}
+
+func outputSchema(t *testing.T, sb *sandbox, command string) *schema.Compiled {
+	t.Helper()
+	env := expectEnvelope(t, command+" --schema", sb.run(t, command, "--schema"), 0)
+	doc, ok := get(env, "data.output_schema").(map[string]any)
+	if !ok || len(doc) == 0 {
+		t.Fatalf("%s --schema declares no output_schema: %v", command, env["data"])
+	}
+	compiled, err := schema.Schema(doc).Compile()
+	if err != nil {
+		t.Fatalf("%s: output_schema does not compile: %v", command, err)
+	}
+	return compiled
+}
+
+// ===========================================================================
+// Helpers.
+
+// result is what one run of the binary left behind.
+type result struct {
+	stdout, stderr string
+	code           int
+}
+
+// sandbox is an isolated home for the binary: its own HOME, data dir and
+// to-do file, and an environment with nothing inherited that changes the
+// audience.
+type sandbox struct {
+	file string
+	env  []string
+}
+
+func newSandbox(t *testing.T) *sandbox {
+	t.Helper()
+	dir := t.TempDir()
+	sb := &sandbox{file: filepath.Join(dir, "todo.json")}
+	for _, kv := range os.Environ() {
+		name, _, _ := strings.Cut(kv, "=")
+		switch {
+		case name == "CI", name == "NO_COLOR", name == "TERM", name == "COLORTERM", name == "HOME",
+			name == "CLICOLOR", name == "CLICOLOR_FORCE", name == "FORCE_COLOR",
+			strings.HasPrefix(name, "XDG_"), strings.HasPrefix(name, "TODO_"):
+			continue
+		}
+		sb.env = append(sb.env, kv)
+	}
+	sb.env = append(sb.env,
+		"HOME="+filepath.Join(dir, "home"),
+		"XDG_DATA_HOME="+filepath.Join(dir, "data"),
+		"TODO_FILE="+sb.file,
+		"TERM=xterm-256color", // for pty runs; cases override it
+	)
+	return sb
+}
+
+// run runs the binary with stdout and stderr on pipes, as an agent would.
+func (sb *sandbox) run(t *testing.T, args ...string) result {
+	t.Helper()
+	return run(t, sb.env, args...)
+}
+
+// runEnv is run with extra environment; exec uses the last value of a
+// duplicated key, so extra overrides the sandbox.
+func (sb *sandbox) runEnv(t *testing.T, extra []string, args ...string) result {
+	t.Helper()
+	return run(t, append(slices.Clone(sb.env), extra...), args...)
+}
+
+func run(t *testing.T, env []string, args ...string) result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, todoBin, args...)
+	cmd.Env = env
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	code := exitCode(cmd.Run())
+	if ctx.Err() != nil {
+		t.Fatalf("todo %q did not finish in time", args)
+	}
+	return result{stdout: stdout.String(), stderr: stderr.String(), code: code}
+}
+
+func exitCode(err error) int {
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &ee):
+		return ee.ExitCode() // -1 when a signal killed the process
+	}
+	return -2
+}
+
+// item is a stored to-do in the on-disk format of internal/todo/store.go.
+func item(id, title string, done bool) map[string]any {
+	return map[string]any{"id": id, "title": title, "priority": "normal", "done": done, "created": "2026-01-02T03:04:05Z"}
+}
+
+// seed writes the store file directly: {"version":1,"next":N,"items":[...]}.
+func (sb *sandbox) seed(t *testing.T, items ...map[string]any) {
+	t.Helper()
+	raw, err := json.Marshal(map[string]any{"version": 1, "next": len(items), "items": items})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(sb.file, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (sb *sandbox) storeBytes(t *testing.T) []byte {
+	t.Helper()
+	raw, err := os.ReadFile(sb.file)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		t.Fatal(err)
+	}
+	return raw
+}
+
+// expectIDs checks which items the store holds, through the binary itself.
+func (sb *sandbox) expectIDs(t *testing.T, when string, want ...string) {
+	t.Helper()
+	r := sb.run(t, "list", "--status", "all", "--limit", "0", "--output", "id")
+	if r.code != 0 {
+		t.Fatalf("%s: list: exit %d, stderr %q", when, r.code, r.stderr)
+	}
+	got := strings.Fields(r.stdout)
+	if len(want) == 0 {
+		want = nil
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("%s: items in the store (-want +got):\n%s", when, diff)
+	}
+}
+
+// decodeEnvelope asserts that stdout is exactly one JSON object with the five
+// envelope keys and the required meta, and returns it decoded.
+func decodeEnvelope(t *testing.T, stdout []byte) map[string]any {
+	t.Helper()
+	if !utf8.Valid(stdout) {
+		t.Errorf("stdout is not valid UTF-8: %q", stdout)
+	}
+	if !bytes.HasPrefix(stdout, []byte("{")) {
+		t.Fatalf("stdout does not start with a JSON object: %q", stdout)
+	}
+	dec := json.NewDecoder(bytes.NewReader(stdout))
+	var env map[string]any
+	if err := dec.Decode(&env); err != nil {
+		t.Fatalf("stdout is not a JSON object: %v\n%s", err, stdout)
+	}
+	var extra json.RawMessage
+	if err := dec.Decode(&extra); err != io.EOF {
+		t.Fatalf("stdout holds more than one JSON value (next: %s, %v):\n%s", extra, err, stdout)
+	}
+	if diff := cmp.Diff([]string{"data", "error", "meta", "ok", "warnings"}, keys(env)); diff != "" {
+		t.Errorf("envelope keys (-want +got):\n%s", diff)
+	}
+	if _, ok := env["ok"].(bool); !ok {
+		t.Errorf("ok is not a boolean: %v", env["ok"])
+	}
+	if _, ok := env["warnings"].([]any); !ok {
+		t.Errorf("warnings is not an array: %v", env["warnings"])
+	}
+	switch env["data"].(type) {
+	case nil, map[string]any, []any:
+	default:
+		t.Errorf("data is neither an object, an array nor null: %v", env["data"])
+	}
+	meta, ok := env["meta"].(map[string]any)
+	if !ok {
+		t.Fatalf("meta is not an object: %v", env["meta"])
+	}
+	for _, k := range []string{"duration_ms", "schema_version", "tool_version", "command", "request_id"} {
+		if _, ok := meta[k]; !ok {
+			t.Errorf("meta lacks %q: %v", k, meta)
+		}
+	}
+	if d, ok := meta["duration_ms"].(float64); !ok || d < 0 {
+		t.Errorf("meta.duration_ms = %v, want a number ≥ 0", meta["duration_ms"])
+	}
+	if meta["schema_version"] != "1.0" {
+		t.Errorf("meta.schema_version = %v, want 1.0", meta["schema_version"])
+	}
+	for _, k := range []string{"tool_version", "command", "request_id"} {
+		if s, _ := meta[k].(string); s == "" {
+			t.Errorf("meta.%s is empty", k)
+		}
+	}
+	return env
+}
+
+// expectEnvelope checks the exit code and that ok and error agree with it.
+func expectEnvelope(t *testing.T, what string, r result, code int) map[string]any {
+	t.Helper()
+	if r.code != code {
+		t.Errorf("%s: exit %d, want %d\nstdout: %s\nstderr: %s", what, r.code, code, r.stdout, r.stderr)
+	}
+	env := decodeEnvelope(t, []byte(r.stdout))
+	if ok := env["ok"] == true; ok != (r.code == 0) {
+		t.Errorf("%s: ok is %v with exit code %d", what, env["ok"], r.code)
+	}
+	e, isErr := env["error"].(map[string]any)
+	switch {
+	case r.code == 0 && env["error"] != nil:
+		t.Errorf("%s: exit 0 with an error: %v", what, env["error"])
+	case r.code != 0 && !isErr:
+		t.Errorf("%s: exit %d without an error object", what, r.code)
+	case isErr:
+		if s, _ := e["code"].(string); !regexp.MustCompile(`^[A-Z][A-Z0-9_]*$`).MatchString(s) {
+			t.Errorf("%s: error.code %q is not UPPER_SNAKE", what, s)
+		}
+		if s, _ := e["message"].(string); s == "" {
+			t.Errorf("%s: error.message is empty", what)
+		}
+		if _, ok := e["retryable"].(bool); !ok {
+			t.Errorf("%s: error.retryable is missing", what)
+		}
+	}
+	return env
+}
+
+// get follows a dot path through decoded JSON; a number indexes an array.
+func get(v any, path string) any {
+	for _, part := range strings.Split(path, ".") {
+		switch x := v.(type) {
+		case map[string]any:
+			v = x[part]
+		case []any:
+			i, err := strconv.Atoi(part)
+			if err != nil || i < 0 || i >= len(x) {
+				return nil
+			}
+			v = x[i]
+		default:
+			return nil
+		}
+	}
+	return v
+}
+
+// pick returns the values at want's paths, to diff against want. JSON numbers
+// decode as float64, so wants spell them 1.0.
+func pick(env map[string]any, want map[string]any) map[string]any {
+	got := make(map[string]any, len(want))
+	for path := range want {
+		got[path] = get(env, path)
+	}
+	return got
+}
+
+func errorCodes(env map[string]any) []string {
+	list, _ := get(env, "error.errors").([]any)
+	var codes []string
+	for _, e := range list {
+		codes = append(codes, fmt.Sprint(get(e, "code")))
+	}
+	slices.Sort(codes)
+	return codes
+}
+
+func keys(m map[string]any) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// ptyRun is the binary running with a pseudo-terminal as its stdin, stdout
+// and stderr, and as its controlling terminal: what a person's shell gives it.
+type ptyRun struct {
+	cmd    *exec.Cmd
+	master *os.File
+	mu     sync.Mutex
+	out    bytes.Buffer
+	done   chan struct{} // closed when the terminal has nothing more to read
+}
+
+func startPTY(t *testing.T, env []string, args ...string) *ptyRun {
+	t.Helper()
+	master, slave, err := openPTY(120, 40)
+	if err != nil {
+		t.Fatalf("open a pty: %v", err)
+	}
+	p := &ptyRun{master: master, done: make(chan struct{})}
+	p.cmd = exec.Command(todoBin, args...)
+	p.cmd.Env = env
+	p.cmd.Stdin, p.cmd.Stdout, p.cmd.Stderr = slave, slave, slave
+	p.cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
+	if err := p.cmd.Start(); err != nil {
+		master.Close()
+		slave.Close()
+		t.Fatal(err)
+	}
+	slave.Close() // the child holds it now; EOF (EIO) comes when it exits
+	go func() {
+		defer close(p.done)
+		buf := make([]byte, 4096)
+		for {
+			n, err := master.Read(buf)
+			p.mu.Lock()
+			p.out.Write(buf[:n])
+			p.mu.Unlock()
+			if err != nil {
+				return
+			}
+		}
+	}()
+	t.Cleanup(func() {
+		if p.cmd.ProcessState == nil {
+			p.cmd.Process.Kill()
+			p.cmd.Wait()
+		}
+		master.Close()
+	})
+	return p
+}
+
+func (p *ptyRun) output() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.out.String()
+}
+
+// waitFor waits until the terminal shows s.
+func (p *ptyRun) waitFor(t *testing.T, s string) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for !strings.Contains(p.output(), s) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the terminal never showed %q; it shows %q", s, p.output())
+		}
+		select {
+		case <-p.done:
+			if !strings.Contains(p.output(), s) {
+				t.Fatalf("the program ended without showing %q; it showed %q", s, p.output())
+			}
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+func (p *ptyRun) write(t *testing.T, s string) {
+	t.Helper()
+	if _, err := p.master.WriteString(s); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// wait waits for the program to exit and returns everything the terminal showed.
+func (p *ptyRun) wait(t *testing.T) (string, int) {
+	t.Helper()
+	exited := make(chan error, 1)
+	go func() { exited <- p.cmd.Wait() }()
+	var err error
+	select {
+	case err = <-exited:
+	case <-time.After(30 * time.Second):
+		p.cmd.Process.Kill()
+		t.Fatalf("the program did not exit; the terminal shows %q", p.output())
+	}
+	select {
+	case <-p.done:
+	case <-time.After(5 * time.Second):
+		t.Errorf("the terminal did not drain")
+	}
+	return p.output(), exitCode(err)
+}
