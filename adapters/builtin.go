@@ -131,7 +131,7 @@ func complete(c *schema.Command) error {
 		errs = append(errs, fmt.Errorf("exit codes: %w", err))
 	}
 	if c.Meta.Output != nil {
-		if _, err := c.Meta.Output.Compile(); err != nil {
+		if err := c.Meta.Output.Check(); err != nil {
 			errs = append(errs, fmt.Errorf("output schema: %w", err))
 		}
 	}

@@ -6,12 +6,18 @@ import (
 	"io"
 
 	"github.com/duet-cli/duet/describe"
+	"github.com/duet-cli/duet/envelope"
+	"github.com/duet-cli/duet/schema"
 )
+
+// Setter gives the framework's flag called name a value, as if it had been
+// typed on the command line; it must leave a flag the command line set alone.
+type Setter func(name, value string) error
 
 // Invoke runs a command's action under the lifecycle that called Execute. An
 // adapter wraps every action of the app with it; action is nil for Duet's own
-// built-in commands. Outside a lifecycle (a test calling a handler directly)
-// it just runs action.
+// built-in commands. Outside a lifecycle (a test calling a handler
+// directly) Invoke just runs action.
 //
 // Panics in action are not recovered here: the lifecycle recovers them on its
 // own goroutine, so every adapter reports them the same way.
@@ -30,6 +36,44 @@ func Invoke(ctx context.Context, action func(context.Context) error) error {
 	err := action(ctx)
 	inv.handlerErr = err
 	return err
+}
+
+// Preset gives node's flags the values the lifecycle resolved for those the
+// command line left out — today from the environment it was given — through
+// set. An adapter calls it once the framework has chosen node and before the
+// framework checks required flags; it does nothing for any other command, or
+// outside a lifecycle.
+func Preset(ctx context.Context, node *schema.Command, set Setter) error {
+	inv, ok := ctx.Value(invocationKey{}).(*invocation)
+	if !ok || node != inv.call.node {
+		return nil
+	}
+	for _, p := range inv.presets() {
+		if err := set(p.name, p.value); err != nil {
+			return envelope.Validationf("INVALID_FLAG_VALUE", "flag --%s from %s: %v", p.name, p.source, err).WithField(p.name)
+		}
+	}
+	return nil
+}
+
+type preset struct{ name, value, source string }
+
+// presets are the values of flags the command line left out that the
+// lifecycle's environment supplies.
+func (inv *invocation) presets() []preset {
+	var out []preset
+	for _, f := range inv.call.node.AllFlags() {
+		if inv.call.has(f.Name) || f.Builtin {
+			continue
+		}
+		for _, e := range f.Env {
+			if v, ok := inv.cfg.lookupEnv(e); ok {
+				out = append(out, preset{f.Name, v, e})
+				break
+			}
+		}
+	}
+	return out
 }
 
 // builtin returns the action of one of Duet's own commands.

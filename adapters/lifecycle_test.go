@@ -614,6 +614,14 @@ func TestRequiredFlag(t *testing.T) {
 			t.Errorf("handler saw space %q, want s1", h.space)
 		}
 	})
+	t.Run("from the process environment", func(t *testing.T) {
+		t.Setenv(spaceEnv, "from-process")
+		h := newHarness(t)
+		wantOK(t, run{env: []string{spaceEnv + "=from-process"}}.do(t, h, "need"))
+		if h.space != "from-process" {
+			t.Errorf("handler saw space %q, want from-process", h.space)
+		}
+	})
 	t.Run("from the environment given with WithEnv", func(t *testing.T) {
 		h := newHarness(t)
 		r := run{env: []string{spaceEnv + "=from-env"}}.do(t, h, "need")

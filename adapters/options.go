@@ -36,9 +36,9 @@ func WithStdio(stdin io.Reader, stdout, stderr io.Writer) Option {
 	return func(c *config) { c.stdin, c.stdout, c.stderr = stdin, stdout, stderr }
 }
 
-// WithEnv replaces the environment the lifecycle reads (audience detection,
-// <TOOL>_OUTPUT, required flags satisfied by their variables) with env, a list
-// of KEY=value. The framework itself still reads the process environment.
+// WithEnv replaces the process environment with env, a list of KEY=value: for
+// audience detection, <TOOL>_OUTPUT and the like, and for flags bound to
+// environment variables, whose values the lifecycle hands to the framework.
 func WithEnv(env []string) Option {
 	m := map[string]string{}
 	for _, kv := range env {

@@ -19,6 +19,7 @@ import (
 	"github.com/duet-cli/duet/adapters"
 	"github.com/duet-cli/duet/envelope"
 	"github.com/duet-cli/duet/schema"
+	"github.com/duet-cli/duet/schema/validator"
 )
 
 // Result is what one invocation produced.
@@ -89,6 +90,21 @@ func (r *Result) AssertError(t testing.TB, exit int, code string) {
 	}
 }
 
+// AssertDeclarations compiles every output schema fw's commands declare with
+// jsonschema/v6 — the full compile that Wrap leaves out of start-up — and
+// fails the test for each that does not compile.
+func AssertDeclarations(t testing.TB, fw adapters.Framework) {
+	t.Helper()
+	fw.Tree().Walk(func(c *schema.Command) {
+		if c.Meta.Output == nil {
+			return
+		}
+		if _, err := validator.Compile(c.Meta.Output); err != nil {
+			t.Errorf("%q: output schema: %v", c.DotPath(), err)
+		}
+	})
+}
+
 // AssertOutputSchema fails the test when data does not match the output
 // schema the command declared, listing every violation. A command that
 // declared none fails too: there is nothing to hold its output to.
@@ -101,7 +117,7 @@ func (r *Result) AssertOutputSchema(t testing.TB) {
 	if cmd.Meta.Output == nil {
 		t.Fatalf("%q declares no output schema", cmd.DotPath())
 	}
-	compiled, err := cmd.Meta.Output.Compile()
+	compiled, err := validator.Compile(cmd.Meta.Output)
 	if err != nil {
 		t.Fatalf("%q: %v", cmd.DotPath(), err)
 	}

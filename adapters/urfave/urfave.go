@@ -324,11 +324,32 @@ func (a *App) install(cmd *cli.Command, n *schema.Command) {
 			return adapters.Invoke(ctx, func(ctx context.Context) error { return orig(ctx, c) })
 		}
 	}
+	// urfave checks required flags after Before: values the lifecycle
+	// resolved must be in place by then.
+	before := cmd.Before
+	cmd.Before = func(ctx context.Context, c *cli.Command) (context.Context, error) {
+		if err := adapters.Preset(ctx, n, setter(c)); err != nil {
+			return ctx, err
+		}
+		if before != nil {
+			return before(ctx, c)
+		}
+		return ctx, nil
+	}
 	cmd.OnUsageError = func(_ context.Context, _ *cli.Command, err error, _ bool) error { return err }
 	cmd.CommandNotFound = func(_ context.Context, _ *cli.Command, name string) { a.notFound = name }
 }
 
 func builtinAction(ctx context.Context, _ *cli.Command) error { return adapters.Invoke(ctx, nil) }
+
+func setter(c *cli.Command) adapters.Setter {
+	return func(name, value string) error {
+		if c.IsSet(name) {
+			return nil
+		}
+		return c.Set(name, value)
+	}
+}
 
 // cliFlag makes a urfave flag for one of Duet's built-ins. Their values are
 // read by the lifecycle; urfave only has to accept them.

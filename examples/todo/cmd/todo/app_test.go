@@ -36,3 +36,11 @@ func TestOutputMatchesDeclaredSchema(t *testing.T) {
 	}
 	run("show", "t9").AssertError(t, 5, "TODO_NOT_FOUND")
 }
+
+func TestDeclarationsCompile(t *testing.T) {
+	app, err := urfave.Wrap(newApp())
+	if err != nil {
+		t.Fatal(err)
+	}
+	adaptertest.AssertDeclarations(t, app)
+}

@@ -37,6 +37,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/duet-cli/duet/schema"
+	"github.com/duet-cli/duet/schema/validator"
 )
 
 // todoBin is the binary under test, built once by TestMain.
@@ -833,14 +834,14 @@ func TestE2EOutputSchema(t *testing.T) {
 	}
 }
 
-func outputSchema(t *testing.T, sb *sandbox, command string) *schema.Compiled {
+func outputSchema(t *testing.T, sb *sandbox, command string) *validator.Compiled {
 	t.Helper()
 	env := expectEnvelope(t, command+" --schema", sb.run(t, command, "--schema"), 0)
 	doc, ok := get(env, "data.output_schema").(map[string]any)
 	if !ok || len(doc) == 0 {
 		t.Fatalf("%s --schema declares no output_schema: %v", command, env["data"])
 	}
-	compiled, err := schema.Schema(doc).Compile()
+	compiled, err := validator.Compile(schema.Schema(doc))
 	if err != nil {
 		t.Fatalf("%s: output_schema does not compile: %v", command, err)
 	}

@@ -1,4 +1,4 @@
-package schema
+package validator
 
 import (
 	"encoding/json"
@@ -8,21 +8,23 @@ import (
 	"time"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/duet-cli/duet/schema"
 )
 
 func TestCompileInvalid(t *testing.T) {
 	tests := []struct {
 		name string
-		s    Schema
+		s    schema.Schema
 	}{
-		{"type not a name", MustParse(`{"type": 12}`)},
-		{"unknown type", MustParse(`{"type": "text"}`)},
-		{"dangling ref", MustParse(`{"$ref": "#/$defs/missing"}`)},
-		{"remote ref", MustParse(`{"$ref": "file:///etc/passwd"}`)},
+		{"type not a name", schema.MustParse(`{"type": 12}`)},
+		{"unknown type", schema.MustParse(`{"type": "text"}`)},
+		{"dangling ref", schema.MustParse(`{"$ref": "#/$defs/missing"}`)},
+		{"remote ref", schema.MustParse(`{"$ref": "file:///etc/passwd"}`)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if _, err := tt.s.Compile(); err == nil {
+			if _, err := Compile(tt.s); err == nil {
 				t.Fatal("Compile succeeded, want an error")
 			}
 		})
@@ -33,7 +35,7 @@ func TestCompileInvalid(t *testing.T) {
 // schema generated for its type.
 func mustValidate[T any](t *testing.T, v T) {
 	t.Helper()
-	c, err := Of[T]().Compile()
+	c, err := Compile(schema.Of[T]())
 	if err != nil {
 		t.Fatalf("Compile: %v", err)
 	}
@@ -84,7 +86,7 @@ func TestValidateEncodedValues(t *testing.T) {
 }
 
 func TestValidateRejects(t *testing.T) {
-	c, err := Of[testRun]().Compile()
+	c, err := Compile(schema.Of[testRun]())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +123,7 @@ func TestValidateRejects(t *testing.T) {
 }
 
 func TestValidateNotJSON(t *testing.T) {
-	c, err := Of[testOwner]().Compile()
+	c, err := Compile(schema.Of[testOwner]())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +135,7 @@ func TestValidateNotJSON(t *testing.T) {
 }
 
 func TestNilSchemaAcceptsAnything(t *testing.T) {
-	c, err := Schema(nil).Compile()
+	c, err := Compile(schema.Schema(nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,4 +144,58 @@ func TestNilSchemaAcceptsAnything(t *testing.T) {
 			t.Errorf("Validate(%s): %v", data, err)
 		}
 	}
+}
+
+// The types below mirror those of package schema's reflection tests.
+
+type testOwner struct {
+	Name  string `json:"name" doc:"Who started it."`
+	Email string `json:"email,omitempty"`
+}
+
+type testBase struct {
+	ID      string    `json:"id"`
+	Created time.Time `json:"created"`
+}
+
+type testRun struct {
+	testBase                         // flattened: id, created
+	Status   string                  `json:"status"`
+	Owner    testOwner               `json:"owner"`
+	Parent   *testOwner              `json:"parent"`
+	Tags     []string                `json:"tags,omitempty"`
+	Labels   map[string]int          `json:"labels"`
+	Took     time.Duration           `json:"took"`
+	Extra    json.RawMessage         `json:"extra,omitempty"`
+	Any      any                     `json:"any,omitzero"`
+	Blob     []byte                  `json:"blob,omitempty"`
+	Count    int64                   `json:"count,string"`
+	Score    float64                 `json:"score"`
+	Secret   string                  `json:"-"`
+	Untagged bool                    //
+	internal int                     // unexported: never written
+	Steps    [2]map[string]*testStep `json:"steps,omitempty"`
+}
+
+type testStep struct{ Done bool }
+
+type testNode struct {
+	Value    int         `json:"value"`
+	Children []*testNode `json:"children"`
+	Next     *testNode   `json:"next,omitempty"`
+}
+
+type testTree struct {
+	Root  testNode  `json:"root"`
+	Other *testNode `json:"other,omitempty"`
+}
+
+type testShadow struct {
+	*testBase
+	ID    int `json:"id"`
+	inner     // unexported embedded struct: its exported fields are promoted
+}
+type inner struct {
+	Kind    string `json:"created"` // conflicts with testBase.Created at the same depth: tagged both, dropped
+	Visible bool
 }

@@ -1,0 +1,164 @@
+package urfave_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+	"github.com/urfave/cli/v3"
+
+	"github.com/duet-cli/duet/adapters/urfave"
+	"github.com/duet-cli/duet/schema"
+)
+
+func noop(context.Context, *cli.Command) error { return nil }
+
+func TestAnnotate(t *testing.T) {
+	cmd := &cli.Command{Name: "x", Metadata: map[string]any{"mine": 1}}
+	meta := schema.Meta{Danger: schema.Mutating, List: true}
+	if got := urfave.Annotate(cmd, meta); got != cmd {
+		t.Error("Annotate does not return its command")
+	}
+	if cmd.Metadata["mine"] != 1 {
+		t.Error("Annotate dropped the app's own metadata")
+	}
+	bare := urfave.Annotate(&cli.Command{Name: "y"}, meta)
+	if bare.Metadata == nil {
+		t.Error("Annotate left Metadata nil")
+	}
+}
+
+func TestTree(t *testing.T) {
+	list := &cli.Command{
+		Name: "list", Aliases: []string{"ls"}, Usage: "List things", Action: noop,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "status", Aliases: []string{"s"}, Usage: "filter", Value: "open", Sources: cli.EnvVars("APP_STATUS")},
+			&cli.IntFlag{Name: "count", Required: true},
+			&cli.BoolFlag{Name: "all"},
+			&cli.DurationFlag{Name: "wait", Value: 5 * time.Second},
+			&cli.StringSliceFlag{Name: "tag"},
+			&cli.FloatFlag{Name: "ratio", Hidden: true},
+		},
+	}
+	urfave.Annotate(list, schema.Meta{Danger: schema.Safe, List: true, Flags: map[string]schema.FlagMeta{"status": {Enum: []string{"open", "done"}}}})
+	root := &cli.Command{Name: "app", Commands: []*cli.Command{
+		{Name: "group", Commands: []*cli.Command{list}},
+	}}
+	app, err := urfave.Wrap(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tree := app.Tree()
+	node := tree.Find("group.list")
+	if node == nil {
+		t.Fatalf("no group.list in the tree")
+	}
+	if diff := cmp.Diff([]string{"group", "list"}, node.Path); diff != "" {
+		t.Errorf("path (-want +got):\n%s", diff)
+	}
+	if !node.Runnable || tree.Find("group").Runnable {
+		t.Errorf("runnable: list %v group %v, want true, false", node.Runnable, tree.Find("group").Runnable)
+	}
+	if tree.Sub("describe") == nil {
+		t.Error("Wrap did not add describe")
+	}
+	want := []schema.Flag{
+		{Name: "status", Short: "s", Type: schema.String, Usage: "filter", Default: "open", Env: []string{"APP_STATUS"}, Enum: []string{"open", "done"}, Persistent: true},
+		{Name: "count", Type: schema.Integer, Required: true, Default: 0, Persistent: true},
+		{Name: "all", Type: schema.Boolean, Default: false, Persistent: true},
+		{Name: "wait", Type: schema.String, Format: "duration", Default: "5s", Persistent: true},
+		{Name: "tag", Type: schema.Array, Items: schema.String, Persistent: true},
+		{Name: "ratio", Type: schema.Number, Hidden: true, Default: float64(0), Persistent: true},
+	}
+	var own []schema.Flag
+	for _, f := range node.Flags {
+		if !f.Builtin {
+			own = append(own, f)
+		}
+	}
+	if diff := cmp.Diff(want, own, cmpopts.EquateEmpty()); diff != "" {
+		t.Errorf("flags (-want +got):\n%s", diff)
+	}
+	for _, name := range []string{"timeout", "validate-only", "fields", "limit", "cursor", "output", "schema"} {
+		if node.Flag(name) == nil {
+			t.Errorf("list lacks the built-in --%s", name)
+		}
+	}
+	if node.Flag("yes") != nil {
+		t.Error("a safe command got --yes")
+	}
+}
+
+func TestClassify(t *testing.T) {
+	app, err := urfave.Wrap(&cli.Command{Name: "app", Action: noop})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		msg  string
+		code string
+	}{
+		{"flag provided but not defined: -x", "UNKNOWN_FLAG"},
+		{`invalid value "a" for flag -n: parse error`, "INVALID_FLAG_VALUE"},
+		{`Required flag "space" not set`, "MISSING_REQUIRED_FLAG"},
+		{`unknown command "x"`, "UNKNOWN_COMMAND"},
+		{"something else", "USAGE_ERROR"},
+	}
+	for _, tt := range tests {
+		e := app.Classify(errors.New(tt.msg))
+		if e == nil || e.Code != tt.code || e.Exit != 2 || e.Phase != "validation" {
+			t.Errorf("Classify(%q) = %+v, want %s, exit 2, validation", tt.msg, e, tt.code)
+		}
+	}
+	if app.Classify(nil) != nil {
+		t.Error("Classify(nil) != nil")
+	}
+}
+
+// TestRunEndToEnd: Run wraps, runs the action and answers with one envelope.
+func TestRunEndToEnd(t *testing.T) {
+	ran := false
+	root := &cli.Command{Name: "app", Commands: []*cli.Command{{Name: "go", Action: func(context.Context, *cli.Command) error { ran = true; return nil }}}}
+	var stdout, stderr bytes.Buffer
+	code := urfave.Run(context.Background(), root, []string{"go"},
+		urfave.WithStdio(strings.NewReader(""), &stdout, &stderr),
+		urfave.WithEnv(nil), urfave.WithTerminal(false, false, false))
+	if code != 0 || !ran {
+		t.Fatalf("exit %d ran %v; stderr %s", code, ran, stderr.String())
+	}
+	var env map[string]json.RawMessage
+	if err := json.Unmarshal(stdout.Bytes(), &env); err != nil || len(env) != 5 {
+		t.Errorf("stdout = %s", stdout.String())
+	}
+}
+
+func TestHelpInAgentMode(t *testing.T) {
+	root := &cli.Command{Name: "app", Usage: "the app", Commands: []*cli.Command{{Name: "go", Usage: "go somewhere", Action: noop}}}
+	var stdout, stderr bytes.Buffer
+	code := urfave.Run(context.Background(), root, []string{"--help"},
+		urfave.WithStdio(strings.NewReader(""), &stdout, &stderr),
+		urfave.WithEnv(nil), urfave.WithTerminal(false, false, false))
+	if code != 0 {
+		t.Errorf("exit = %d", code)
+	}
+	var env struct {
+		OK   bool            `json:"ok"`
+		Data json.RawMessage `json:"data"`
+		Meta map[string]any  `json:"meta"`
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &env); err != nil {
+		t.Fatalf("stdout is not an envelope: %q", stdout.String())
+	}
+	if !env.OK || string(env.Data) != "null" || env.Meta["help"] != true {
+		t.Errorf("help stub = %s", stdout.String())
+	}
+	if !strings.Contains(stderr.String(), "go somewhere") {
+		t.Errorf("help text not on stderr: %q", stderr.String())
+	}
+}
