@@ -29,13 +29,11 @@ func Invoke(ctx context.Context, action func(context.Context) error) error {
 		}
 		return action(ctx)
 	}
-	inv.ran = true
+	inv.ran.Store(true)
 	if action == nil {
 		action = inv.builtin()
 	}
-	err := action(ctx)
-	inv.handlerErr = err
-	return err
+	return action(ctx)
 }
 
 // Preset gives node's flags the values the lifecycle resolved for those the

@@ -102,6 +102,13 @@ func newApp(h *harness) *cli.Command {
 			return nil
 		}
 	})}
+	slowstart := &cli.Command{Name: "slowstart", Usage: "Slow to start",
+		Before: func(ctx context.Context, _ *cli.Command) (context.Context, error) {
+			h.start()
+			<-h.release // a slow Before hook that ignores ctx
+			return ctx, nil
+		},
+		Action: action("slowstart", func(context.Context, *cli.Command) error { return nil })}
 	group := &cli.Command{Name: "group", Usage: "A group", Commands: []*cli.Command{
 		{Name: "inner", Usage: "Inner", Action: action("inner", func(context.Context, *cli.Command) error { return nil })},
 	}}
@@ -139,7 +146,7 @@ func newApp(h *harness) *cli.Command {
 	return &cli.Command{
 		Name:     "app",
 		Usage:    "a test app",
-		Commands: []*cli.Command{show, boom, missing, deadline, stubborn, wait, group, need, count, purge, pick, secret},
+		Commands: []*cli.Command{show, boom, missing, deadline, stubborn, wait, slowstart, group, need, count, purge, pick, secret},
 	}
 }
 
@@ -423,6 +430,22 @@ func TestTimeout(t *testing.T) {
 	default:
 	}
 	t.Logf("returned after %v", time.Since(start))
+}
+
+// TestTimeoutBeforeTheAction: the time limit runs out while the framework is
+// still in the command's Before hook, so the action never started. That is
+// still a timeout, not a usage error.
+func TestTimeoutBeforeTheAction(t *testing.T) {
+	h := newHarness(t)
+	wait := run{opts: []urfave.Option{urfave.WithGrace(50 * time.Millisecond)}}.async(t, h, "slowstart", "--timeout", "50ms")
+	r := wait()
+	w := wantError(t, r, 10, "TIMEOUT")
+	if w.Error.Phase == envelope.Validation {
+		t.Errorf("phase = validation for a timeout")
+	}
+	if h.called("slowstart") != 0 {
+		t.Error("the action ran")
+	}
 }
 
 func TestTimeoutHonoured(t *testing.T) {

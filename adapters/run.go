@@ -14,6 +14,7 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -35,8 +36,7 @@ type invocation struct {
 	meta  envelope.Meta
 	start time.Time
 
-	ran        bool
-	handlerErr error
+	ran atomic.Bool // an action started; written by the command's goroutine
 }
 
 type invocationKey struct{}
@@ -306,26 +306,29 @@ func (inv *invocation) execute(parent context.Context, args []string) int {
 	}
 }
 
-// outcome maps what Execute returned to the invocation's error.
+// outcome maps what Execute returned to the invocation's error. Timeouts and
+// cancellation are recognised first: they may strike before any action starts
+// (in a Before hook), and are never usage errors.
 func (inv *invocation) outcome(err error, sig os.Signal) *envelope.Error {
-	if err == nil {
+	switch {
+	case err == nil:
 		return nil
-	}
-	if sig != nil && errors.Is(err, context.Canceled) {
+	case sig != nil && errors.Is(err, context.Canceled):
 		return cancelled(sig)
-	}
-	if !inv.ran {
+	case errors.Is(err, context.DeadlineExceeded):
+		e := envelope.As(err)
+		if e.Code == "TIMEOUT" {
+			e.Message = "timed out"
+			if t := inv.meta.TimeoutMS; t != nil {
+				e.Message = fmt.Sprintf("timed out after %s", time.Duration(*t)*time.Millisecond)
+			}
+			e.Suggestion = "raise --timeout, or narrow the work"
+		}
+		return e
+	case !inv.ran.Load():
 		return inv.classify(err)
 	}
-	e := envelope.As(err)
-	if errors.Is(err, context.DeadlineExceeded) && e.Code == "TIMEOUT" {
-		e.Message = "timed out"
-		if t := inv.meta.TimeoutMS; t != nil {
-			e.Message = fmt.Sprintf("timed out after %s", time.Duration(*t)*time.Millisecond)
-		}
-		e.Suggestion = "raise --timeout, or narrow the work"
-	}
-	return e
+	return envelope.As(err)
 }
 
 // classify maps an error the framework returned before any action ran.
@@ -363,7 +366,7 @@ func (inv *invocation) panicked(r any) error {
 	if inv.call.bool(FlagVerbose) {
 		fmt.Fprintf(inv.cfg.stderr, "panic: %v\n%s", r, debug.Stack())
 	}
-	inv.ran = true
+	inv.ran.Store(true)
 	return envelope.Errorf(exitcode.GeneralError, "INTERNAL_ERROR", "internal error: %v", r).
 		WithSuggestion("this is a bug in the tool; rerun with --verbose for a stack trace on stderr and report it")
 }

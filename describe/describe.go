@@ -19,6 +19,8 @@ type Manifest struct {
 	FrameworkVersion string                `json:"framework_version"`
 	Etag             string                `json:"etag"`
 	Commands         map[string]schema.Doc `json:"commands"`
+
+	raw []byte // the encoding made while computing the etag
 }
 
 // New builds the manifest of root's tree as seen by an agent (agent true) or a
@@ -42,19 +44,56 @@ func New(root *schema.Command, version string, agent bool) Manifest {
 		}
 	}
 	walk(root)
-	m.Etag = Etag(m)
+	commands := encodeCommands(m.Commands)
+	m.Etag = etag(m, commands)
+	m.raw = m.encode(commands)
 	return m
+}
+
+// MarshalJSON writes the manifest. A manifest from [New] was encoded once,
+// to compute its etag, and is not encoded again.
+func (m Manifest) MarshalJSON() ([]byte, error) {
+	if m.raw != nil {
+		return m.raw, nil
+	}
+	return m.encode(encodeCommands(m.Commands)), nil
+}
+
+func (m Manifest) encode(commands []byte) []byte {
+	head, err := json.Marshal(struct {
+		SchemaVersion    string `json:"schema_version"`
+		Tool             string `json:"tool"`
+		FrameworkVersion string `json:"framework_version"`
+		Etag             string `json:"etag"`
+	}{m.SchemaVersion, m.Tool, m.FrameworkVersion, m.Etag})
+	if err != nil {
+		panic("describe: encode manifest: " + err.Error())
+	}
+	b := make([]byte, 0, len(head)+len(commands)+16)
+	b = append(b, head[:len(head)-1]...)
+	b = append(b, `,"commands":`...)
+	b = append(b, commands...)
+	return append(b, '}')
+}
+
+func encodeCommands(c map[string]schema.Doc) []byte {
+	raw, err := json.Marshal(c)
+	if err != nil {
+		// Documents hold strings, numbers and schema maps parsed from JSON.
+		panic("describe: encode manifest: " + err.Error())
+	}
+	return raw
 }
 
 // Etag is a stable hash of the manifest's content, the etag excluded: it
 // changes only when a command, flag or declaration changes.
 func Etag(m Manifest) string {
-	m.Etag = ""
-	raw, err := json.Marshal(m)
-	if err != nil {
-		// A manifest is made of strings, numbers and schema maps parsed from JSON.
-		panic("describe: encode manifest: " + err.Error())
-	}
-	sum := sha256.Sum256(raw)
-	return hex.EncodeToString(sum[:12])
+	return etag(m, encodeCommands(m.Commands))
+}
+
+func etag(m Manifest, commands []byte) string {
+	h := sha256.New()
+	h.Write([]byte(m.SchemaVersion + "\x00" + m.Tool + "\x00" + m.FrameworkVersion + "\x00"))
+	h.Write(commands)
+	return hex.EncodeToString(h.Sum(nil)[:12])
 }

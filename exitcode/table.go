@@ -1,6 +1,7 @@
 package exitcode
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -88,12 +89,41 @@ func (t Table) Validate() error {
 	return errors.Join(errs...)
 }
 
-// MarshalJSON writes the table as the spec's exit_codes map: decimal string keys
-// in ascending order.
+// MarshalJSON writes the table as the spec's exit_codes map: decimal string
+// keys in ascending numeric order ("2" before "10"). It is written by hand
+// because describe encodes one table per command.
 func (t Table) MarshalJSON() ([]byte, error) {
-	m := make(map[string]Entry, len(t))
-	for c, e := range t {
-		m[strconv.Itoa(int(c))] = e
+	b := make([]byte, 0, 160*len(t))
+	b = append(b, '{')
+	for i, c := range t.Codes() {
+		e := t[c]
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, '"')
+		b = strconv.AppendInt(b, int64(c), 10)
+		b = append(b, `":{"name":`...)
+		b = appendString(b, e.Name)
+		b = append(b, `,"description":`...)
+		b = appendString(b, e.Description)
+		b = append(b, `,"retryable":`...)
+		b = strconv.AppendBool(b, e.Retryable)
+		b = append(b, `,"side_effects":`...)
+		b = appendString(b, string(e.SideEffects))
+		b = append(b, '}')
 	}
-	return marshalSorted(t.Codes(), m)
+	return append(b, '}'), nil
+}
+
+// appendString appends s as a JSON string.
+func appendString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= 0x80 {
+			raw, _ := json.Marshal(s) // rare: leave escaping to encoding/json
+			return append(b, raw...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
 }

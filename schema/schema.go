@@ -11,6 +11,7 @@ package schema
 
 import (
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/duet-cli/duet/exitcode"
@@ -289,15 +290,27 @@ func (c *Command) NeedsConfirmation() bool {
 }
 
 // ExitCodes returns the command's declared table merged over the defaults,
-// with TIMEOUT marked retryable for a command that changes nothing.
+// with TIMEOUT marked retryable for a command that changes nothing. The
+// result may be shared between commands: do not modify it.
 func (c *Command) ExitCodes() exitcode.Table {
-	t := exitcode.Defaults()
+	base := mutatingDefaults()
 	if c.Danger() == Safe {
-		t = t.Merge(exitcode.Table{
+		base = safeDefaults()
+	}
+	if len(c.Meta.ExitCodes) == 0 {
+		return base
+	}
+	return base.Merge(c.Meta.ExitCodes)
+}
+
+// The default tables are built once: describe asks for one per command.
+var (
+	mutatingDefaults = sync.OnceValue(exitcode.Defaults)
+	safeDefaults     = sync.OnceValue(func() exitcode.Table {
+		return exitcode.Defaults().Merge(exitcode.Table{
 			exitcode.Success:      {SideEffects: exitcode.None},
 			exitcode.Timeout:      {Description: "The operation exceeded its time limit; nothing was changed.", Retryable: true, SideEffects: exitcode.None},
 			exitcode.GeneralError: {Description: "An unclassified failure; nothing was changed.", SideEffects: exitcode.None},
 		})
-	}
-	return t.Merge(c.Meta.ExitCodes)
-}
+	})
+)
