@@ -34,6 +34,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/creack/pty"
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/duet-cli/duet/schema"
@@ -1115,9 +1116,12 @@ type ptyRun struct {
 
 func startPTY(t *testing.T, env []string, args ...string) *ptyRun {
 	t.Helper()
-	master, slave, err := openPTY(120, 40)
+	master, slave, err := pty.Open()
 	if err != nil {
 		t.Fatalf("open a pty: %v", err)
+	}
+	if err := pty.Setsize(master, &pty.Winsize{Cols: 120, Rows: 40}); err != nil {
+		t.Fatalf("size the pty: %v", err)
 	}
 	p := &ptyRun{master: master, done: make(chan struct{})}
 	p.cmd = exec.Command(todoBin, args...)
