@@ -140,25 +140,32 @@ func (o *Output) capped(p payload, meta Meta, fail *Error) []byte {
 			start = min(o.s.Window.Offset, total)
 		}
 	}
-	fits := func(n int) ([]byte, bool) {
+	// The envelope's size for n items is that of the envelope around an empty
+	// list plus the items and their commas: only the small frame is encoded
+	// while searching, and the whole envelope once at the end.
+	prefix := make([]int, len(p.items)+1)
+	for i, it := range p.items {
+		prefix[i+1] = prefix[i] + len(it)
+	}
+	withItems := func(n int) Meta {
 		m := meta
 		m.Pagination = paginationFor(total, start, n)
 		m.TruncationHint = fmt.Sprintf("output exceeded %d bytes: returned %d of %d items; pass --limit %d with --cursor from meta.pagination.next_cursor, or narrow with --fields", o.s.MaxBytes, n, total, max(n, 1))
-		raw := mustMarshal(o.envelope(payload{list: true, items: p.items[:n]}, m, fail))
-		return raw, len(raw)+1 <= o.s.MaxBytes
+		return m
 	}
-	// Binary search the largest prefix that fits.
-	lo, hi := 0, len(p.items)
-	best, _ := fits(0)
+	fits := func(n int) bool {
+		frame := len(mustMarshal(o.envelope(payload{list: true}, withItems(n), fail)))
+		return frame+prefix[n]+max(n-1, 0)+1 <= o.s.MaxBytes
+	}
+	lo, hi := 0, len(p.items) // the largest n that fits lies in [lo, hi]
 	for lo < hi {
-		mid := (lo + hi + 1) / 2
-		if raw, ok := fits(mid); ok {
-			lo, best = mid, raw
+		if mid := (lo + hi + 1) / 2; fits(mid) {
+			lo = mid
 		} else {
 			hi = mid - 1
 		}
 	}
-	return best
+	return mustMarshal(o.envelope(payload{list: true, items: p.items[:lo]}, withItems(lo), fail))
 }
 
 func mustMarshal(env Envelope) []byte {
