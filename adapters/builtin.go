@@ -127,8 +127,10 @@ func complete(c *schema.Command) error {
 		}
 	}
 	c.Flags = appendMissing(c.Flags, commandFlags(c), false)
-	if err := c.ExitCodes().Validate(); err != nil {
-		errs = append(errs, fmt.Errorf("exit codes: %w", err))
+	if len(c.Meta.ExitCodes) > 0 { // the defaults alone are valid (tested in schema)
+		if err := c.ExitCodes().Validate(); err != nil {
+			errs = append(errs, fmt.Errorf("exit codes: %w", err))
+		}
 	}
 	if c.Meta.Output != nil {
 		if err := c.Meta.Output.Check(); err != nil {

@@ -3,19 +3,31 @@ package envelope
 import (
 	"context"
 	"log/slog"
-	"regexp"
 	"strings"
 )
 
 // Redacted replaces every secret Duet keeps out of its output.
 const Redacted = "[REDACTED]"
 
-// secretName matches attribute names whose values are secrets whatever they hold.
-var secretName = regexp.MustCompile(`(?i)token|secret|password|passwd|credential|auth|(^|[_.-])key($|[_.-])|apikey|api_key`)
-
 // SecretName reports whether a flag, environment variable or attribute name
-// looks like it holds a secret.
-func SecretName(name string) bool { return secretName.MatchString(name) }
+// looks like it holds a secret: it contains token, secret, password, passwd,
+// credential, auth or apikey, or has "key" as a word ("api-key", "KEY", not
+// "monkey"). Plain string tests rather than a regular expression, because
+// the lifecycle asks once per flag at every start.
+func SecretName(name string) bool {
+	lower := strings.ToLower(name)
+	for _, w := range []string{"token", "secret", "password", "passwd", "credential", "auth", "apikey"} {
+		if strings.Contains(lower, w) {
+			return true
+		}
+	}
+	for _, word := range strings.FieldsFunc(lower, func(r rune) bool { return r == '_' || r == '-' || r == '.' }) {
+		if word == "key" {
+			return true
+		}
+	}
+	return false
+}
 
 // Logger returns the invocation's diagnostic logger. It writes to stderr —
 // JSON lines for an agent, text for a person — at Info level (Warn for an agent,

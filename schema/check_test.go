@@ -47,3 +47,13 @@ func TestCheck(t *testing.T) {
 		})
 	}
 }
+
+// Wrap validates only declared exit-code tables, trusting the defaults.
+func TestDefaultExitCodesAreValid(t *testing.T) {
+	for _, d := range []Danger{Safe, Mutating, Destructive} {
+		c := &Command{Name: "x", Meta: Meta{Danger: d}}
+		if err := c.ExitCodes().Validate(); err != nil {
+			t.Errorf("%s: %v", d, err)
+		}
+	}
+}
