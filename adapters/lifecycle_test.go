@@ -10,7 +10,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -21,10 +20,9 @@ import (
 
 	"github.com/duet-cli/duet/adapters/urfave"
 	"github.com/duet-cli/duet/envelope"
+	"github.com/duet-cli/duet/internal/golden"
 	"github.com/duet-cli/duet/schema"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 // spaceEnv is the environment variable the "need" command's required flag
 // reads. It must not be set in the test process, so that only WithEnv can
@@ -295,23 +293,6 @@ func wantOK(t *testing.T, r result) wire {
 		t.Errorf("exit %d ok %v error %+v, want success\nstdout: %s\nstderr: %s", r.code, w.OK, w.Error, r.stdout, r.stderr)
 	}
 	return w
-}
-
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("read golden file (run with -update to create it): %v", err)
-	}
-	if diff := cmp.Diff(string(want), string(got)); diff != "" {
-		t.Errorf("%s mismatch (-want +got):\n%s", path, diff)
-	}
 }
 
 // stable re-encodes an envelope with duration_ms zeroed, indented, for a
@@ -608,7 +589,7 @@ func TestFlagGroups(t *testing.T) {
 		if h.called("pick") != 0 {
 			t.Error("the handler ran despite validation failures")
 		}
-		golden(t, "pick_groups.json.golden", stable(t, r.stdout))
+		golden.Assert(t, "pick_groups.json.golden", stable(t, r.stdout))
 	})
 	t.Run("satisfied", func(t *testing.T) {
 		h := newHarness(t)

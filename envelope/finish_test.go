@@ -12,6 +12,7 @@ import (
 
 	"github.com/duet-cli/duet/envelope"
 	"github.com/duet-cli/duet/exitcode"
+	"github.com/duet-cli/duet/internal/golden"
 )
 
 type record struct {
@@ -55,7 +56,7 @@ func TestFinishGolden(t *testing.T) {
 				if fail := out.Finish(fixedMeta(), nil); fail != nil {
 					t.Fatalf("Finish reported %v", fail)
 				}
-				golden(t, "finish/"+name+"."+string(f)+".golden", stdout.Bytes())
+				golden.Assert(t, "finish/"+name+"."+string(f)+".golden", stdout.Bytes())
 				if bytes.IndexByte(stdout.Bytes(), 0x1b) >= 0 {
 					t.Errorf("stdout carries an escape byte without colour:\n%q", stdout)
 				}
@@ -110,7 +111,7 @@ func TestFinishErrorGolden(t *testing.T) {
 		if want := "ERROR [SPACE_NOT_FOUND]: space s9 does not exist. Next: run 'tool space list' to see spaces\n"; stderr.String() != want {
 			t.Errorf("stderr = %q, want %q", stderr, want)
 		}
-		golden(t, "finish/error.human.stderr.golden", stderr.Bytes())
+		golden.Assert(t, "finish/error.human.stderr.golden", stderr.Bytes())
 	})
 	t.Run("agent", func(t *testing.T) {
 		out, stdout, stderr := newOutput(envelope.Settings{Mode: agentMode(envelope.JSON)})
@@ -125,7 +126,7 @@ func TestFinishErrorGolden(t *testing.T) {
 		if w.OK || string(w.Data) != "null" || w.Error == nil || w.Error.Code != "SPACE_NOT_FOUND" {
 			t.Errorf("envelope = %s", stdout)
 		}
-		golden(t, "finish/error.json.golden", stdout.Bytes())
+		golden.Assert(t, "finish/error.json.golden", stdout.Bytes())
 	})
 }
 

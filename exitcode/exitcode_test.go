@@ -3,36 +3,14 @@ package exitcode_test
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/duet-cli/duet/exitcode"
+	"github.com/duet-cli/duet/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
-
-// golden compares got with testdata/name, rewriting it under -update.
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("read golden file (run with -update to create it): %v", err)
-	}
-	if diff := cmp.Diff(string(want), string(got)); diff != "" {
-		t.Errorf("%s mismatch (-want +got):\n%s", path, diff)
-	}
-}
 
 func TestFrameworkCodes(t *testing.T) {
 	tests := []struct {
@@ -413,7 +391,7 @@ func TestMarshalJSONGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	b.WriteByte('\n')
-	golden(t, "defaults.json.golden", b.Bytes())
+	golden.Assert(t, "defaults.json.golden", b.Bytes())
 }
 
 func TestMarshalJSONEmpty(t *testing.T) {

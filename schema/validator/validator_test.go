@@ -146,7 +146,9 @@ func TestNilSchemaAcceptsAnything(t *testing.T) {
 	}
 }
 
-// The types below mirror those of package schema's reflection tests.
+// The types below mirror those of package schema's reflection tests: a
+// test of package schema cannot import this package (a cycle), and the
+// fixtures use unexported fields, so they cannot be shared through an export.
 
 type testOwner struct {
 	Name  string `json:"name" doc:"Who started it."`
