@@ -104,7 +104,7 @@ func (f *Flag) entry() FlagEntry {
 // InputSchema returns the JSON Schema of c's input: an object with one
 // property per visible flag, by long name, and one per positional argument.
 func (c *Command) InputSchema() Schema {
-	props := map[string]any{}
+	props := map[string]*property{}
 	var required []string
 	for _, f := range c.AllFlags() {
 		if f.Hidden {
@@ -129,55 +129,45 @@ func (c *Command) InputSchema() Schema {
 	return s
 }
 
-func (f *Flag) property() map[string]any {
-	p := map[string]any{"type": string(f.Type)}
-	if f.Usage != "" {
-		p["description"] = f.Usage
-	}
-	if f.Format != "" {
-		p["format"] = f.Format
-	}
+// property is one property of an input schema. It is a struct rather than a
+// map because describe encodes one per flag of every command; its fields are
+// in alphabetical order of their JSON names, so it encodes exactly as the
+// equivalent map would.
+type property struct {
+	AdditionalProperties *property `json:"additionalProperties,omitempty"`
+	Default              any       `json:"default,omitempty"`
+	Description          string    `json:"description,omitempty"`
+	Enum                 []string  `json:"enum,omitempty"`
+	Format               string    `json:"format,omitempty"`
+	Items                *property `json:"items,omitempty"`
+	MinItems             int       `json:"minItems,omitempty"`
+	Pattern              string    `json:"pattern,omitempty"`
+	Type                 Type      `json:"type"`
+	WriteOnly            bool      `json:"writeOnly,omitempty"`
+}
+
+func (f *Flag) property() *property {
+	p := &property{Type: f.Type, Description: f.Usage, Format: f.Format, Enum: f.Enum, Pattern: f.Pattern, WriteOnly: f.Sensitive}
 	switch f.Type {
 	case Array:
-		p["items"] = map[string]any{"type": string(orString(f.Items))}
+		p.Items = &property{Type: orString(f.Items)}
 	case Object:
-		p["additionalProperties"] = map[string]any{"type": string(orString(f.Items))}
+		p.AdditionalProperties = &property{Type: orString(f.Items)}
 	}
-	if f.Default != nil && !f.Sensitive {
-		p["default"] = f.Default
-	}
-	if len(f.Enum) > 0 {
-		p["enum"] = f.Enum
-	}
-	if f.Pattern != "" {
-		p["pattern"] = f.Pattern
-	}
-	if f.Sensitive {
-		p["writeOnly"] = true
+	if !f.Sensitive {
+		p.Default = f.Default
 	}
 	return p
 }
 
-func (a *Arg) property() map[string]any {
-	item := map[string]any{"type": string(orString(a.Type))}
-	if len(a.Enum) > 0 {
-		item["enum"] = a.Enum
-	}
-	if a.Pattern != "" {
-		item["pattern"] = a.Pattern
-	}
-	if a.Usage != "" {
-		item["description"] = a.Usage
-	}
+func (a *Arg) property() *property {
+	item := &property{Type: orString(a.Type), Enum: a.Enum, Pattern: a.Pattern, Description: a.Usage}
 	if !a.Variadic {
 		return item
 	}
-	p := map[string]any{"type": "array", "items": item}
-	if a.Usage != "" {
-		p["description"] = a.Usage
-	}
+	p := &property{Type: Array, Items: item, Description: a.Usage}
 	if a.Required {
-		p["minItems"] = 1
+		p.MinItems = 1
 	}
 	return p
 }
