@@ -13,6 +13,7 @@ import (
 	"github.com/duet-cli/duet/envelope"
 	"github.com/duet-cli/duet/exitcode"
 	"github.com/duet-cli/duet/internal/golden"
+	"github.com/duet-cli/duet/internal/jsontest"
 )
 
 type record struct {
@@ -79,7 +80,7 @@ func TestFinishEnvelopeShape(t *testing.T) {
 	if !bytes.HasSuffix(stdout.Bytes(), []byte("}\n")) || bytes.Count(stdout.Bytes(), []byte("\n")) != 1 {
 		t.Errorf("envelope is not one line: %q", stdout)
 	}
-	if diff := cmp.Diff([]string{"ok", "data", "error", "warnings", "meta"}, topKeys(t, stdout.Bytes())); diff != "" {
+	if diff := cmp.Diff([]string{"ok", "data", "error", "warnings", "meta"}, jsontest.Keys(t, stdout.Bytes())); diff != "" {
 		t.Errorf("top-level keys (-want +got):\n%s", diff)
 	}
 	w := decodeOne(t, stdout.Bytes())

@@ -10,6 +10,7 @@ import (
 
 	"github.com/duet-cli/duet/exitcode"
 	"github.com/duet-cli/duet/internal/golden"
+	"github.com/duet-cli/duet/internal/jsontest"
 )
 
 func TestFrameworkCodes(t *testing.T) {
@@ -351,22 +352,7 @@ func TestMarshalJSONOrder(t *testing.T) {
 	if !json.Valid(raw) {
 		t.Fatalf("MarshalJSON gave invalid JSON: %s", raw)
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if _, err := dec.Token(); err != nil { // {
-		t.Fatal(err)
-	}
-	var keys []string
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			t.Fatal(err)
-		}
-		keys = append(keys, tok.(string))
-		var skip json.RawMessage
-		if err := dec.Decode(&skip); err != nil {
-			t.Fatal(err)
-		}
-	}
+	keys := jsontest.Keys(t, raw)
 	want := []string{"0", "1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12", "13", "80", "99"}
 	if diff := cmp.Diff(want, keys); diff != "" {
 		t.Errorf("key order mismatch (-want +got):\n%s", diff)
