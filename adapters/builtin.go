@@ -1,8 +1,10 @@
 package adapters
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/duet-cli/duet/envelope"
@@ -25,24 +27,21 @@ const (
 	FlagCursor       = "cursor"
 )
 
-// DescribeCommand is the name of the built-in command that prints the tree.
-const DescribeCommand = "describe"
+// DescribeCommand is the name of the built-in command that prints the tree,
+// and FlagEtag and FlagAgentsMD its own flags.
+const (
+	DescribeCommand = "describe"
+	FlagEtag        = "etag"
+	FlagAgentsMD    = "agents-md"
+)
 
 // DefaultLimit is the page size of a list command without --limit.
 const DefaultLimit = 20
 
-func formatNames() []string {
-	names := make([]string, len(envelope.Formats))
-	for i, f := range envelope.Formats {
-		names[i] = string(f)
-	}
-	return names
-}
-
 // globalFlags are accepted by every command.
 func globalFlags() []schema.Flag {
 	return []schema.Flag{
-		{Name: FlagOutput, Type: schema.String, Enum: formatNames(), Usage: "output format: json, jsonl, tsv, text or id (default: text at a terminal, json otherwise)", Env: nil},
+		{Name: FlagOutput, Type: schema.String, Enum: envelope.FormatNames(), Usage: "output format: json, jsonl, tsv, text or id (default: text at a terminal, json otherwise)"},
 		{Name: FlagSchema, Type: schema.Boolean, Usage: "print this command's input and output schema, exit codes and examples, and exit", Default: false},
 		{Name: FlagQuiet, Type: schema.Boolean, Usage: "no progress and no diagnostics but errors", Default: false},
 		{Name: FlagVerbose, Type: schema.Boolean, Usage: "debug diagnostics on stderr", Default: false},
@@ -113,7 +112,11 @@ func complete(c *schema.Command) error {
 			errs = append(errs, fmt.Errorf("Meta.Flags declares %q, which is not a flag of this command", name))
 			continue
 		}
-		f.Enum, f.Pattern, f.ID = or(fm.Enum, f.Enum), orS(fm.Pattern, f.Pattern), fm.ID || f.ID
+		if len(fm.Enum) > 0 {
+			f.Enum = fm.Enum
+		}
+		f.Pattern = cmp.Or(fm.Pattern, f.Pattern)
+		f.ID = fm.ID || f.ID
 		f.Sensitive = fm.Sensitive || f.Sensitive
 	}
 	if len(c.Args) == 0 && len(c.Meta.Args) > 0 {
@@ -151,7 +154,7 @@ func appendMissing(own, builtins []schema.Flag, persistent bool) []schema.Flag {
 	for _, b := range builtins {
 		taken := false
 		for _, f := range own {
-			if f.Name == b.Name || contains(f.Aliases, b.Name) {
+			if f.Name == b.Name || slices.Contains(f.Aliases, b.Name) {
 				taken = true
 			}
 		}
@@ -170,8 +173,8 @@ func describeNode() *schema.Command {
 		Runnable: true,
 		Builtin:  true,
 		Flags: []schema.Flag{
-			{Name: "etag", Type: schema.String, Builtin: true, Usage: "the etag of a manifest you hold: answer not_modified when it is current"},
-			{Name: "agents-md", Type: schema.Boolean, Builtin: true, Default: false, Usage: "write an AGENTS.md for this tool instead of JSON"},
+			{Name: FlagEtag, Type: schema.String, Builtin: true, Usage: "the etag of a manifest you hold: answer not_modified when it is current"},
+			{Name: FlagAgentsMD, Type: schema.Boolean, Builtin: true, Default: false, Usage: "write an AGENTS.md for this tool instead of JSON"},
 		},
 		Meta: schema.Meta{Danger: schema.Safe, Examples: []schema.Example{
 			{Description: "the whole command tree", Command: "describe"},
@@ -186,29 +189,6 @@ func findOwn(c *schema.Command, name string) *schema.Flag {
 		}
 	}
 	return nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
-func or(a, b []string) []string {
-	if len(a) > 0 {
-		return a
-	}
-	return b
-}
-
-func orS(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 // commandLine quotes args for a shell, for fix_command.

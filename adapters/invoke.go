@@ -89,11 +89,11 @@ func (inv *invocation) builtin() func(context.Context) error {
 func (inv *invocation) describe(ctx context.Context) error {
 	out := inv.out
 	m := describe.New(inv.root, inv.cfg.version, inv.mode.Agent && !inv.human)
-	if etag := inv.call.last("etag"); etag != "" && etag == m.Etag {
+	if etag := inv.call.last(FlagEtag); etag != "" && etag == m.Etag {
 		inv.meta.NotModified = true
 		return out.Result(nil)
 	}
-	if inv.call.bool("agents-md") {
+	if inv.call.bool(FlagAgentsMD) {
 		md := describe.AgentsMD(m)
 		out.RenderText(func(w io.Writer) error { _, err := io.WriteString(w, md); return err })
 		return out.Result(map[string]string{"agents_md": md, "etag": m.Etag})

@@ -70,7 +70,7 @@ func (inv *invocation) run(ctx context.Context, args []string) int {
 		e := envelope.As(modeErr)
 		c.problems = append(c.problems, envelope.FieldError{Code: e.Code, Field: FlagOutput, Message: modeErr.Error(), ValidValues: e.ValidValues})
 	}
-	if c.node.Name == DescribeCommand && c.node.Builtin && c.bool("agents-md") && !c.has(FlagOutput) {
+	if c.node.Name == DescribeCommand && c.node.Builtin && c.bool(FlagAgentsMD) && !c.has(FlagOutput) {
 		mode.Format = envelope.Text // a document asked for by name, ready for `> AGENTS.md`
 	}
 	inv.mode = mode

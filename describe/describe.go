@@ -85,12 +85,8 @@ func encodeCommands(c map[string]schema.Doc) []byte {
 	return raw
 }
 
-// Etag is a stable hash of the manifest's content, the etag excluded: it
+// etag is a stable hash of the manifest's content, the etag excluded: it
 // changes only when a command, flag or declaration changes.
-func Etag(m Manifest) string {
-	return etag(m, encodeCommands(m.Commands))
-}
-
 func etag(m Manifest, commands []byte) string {
 	h := sha256.New()
 	h.Write([]byte(m.SchemaVersion + "\x00" + m.Tool + "\x00" + m.FrameworkVersion + "\x00"))

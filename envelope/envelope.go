@@ -11,11 +11,7 @@
 // person at a terminal, renders the same result as text.
 package envelope
 
-import (
-	"encoding/json"
-
-	"github.com/duet-cli/duet/exitcode"
-)
+import "encoding/json"
 
 // SchemaVersion is the version of the envelope's shape, reported in every meta.
 const SchemaVersion = "1.0"
@@ -76,7 +72,3 @@ const (
 	Deleted Effect = "deleted"
 	Noop    Effect = "noop"
 )
-
-// Success reports whether code means the intended outcome: ok is derived from
-// the exit code and never set by a command.
-func Success(code exitcode.Code) bool { return code == exitcode.Success }

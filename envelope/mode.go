@@ -21,16 +21,22 @@ const (
 // Formats lists every [Format] in the order help shows them.
 var Formats = []Format{JSON, JSONL, TSV, Text, ID}
 
+// FormatNames returns the names of [Formats].
+func FormatNames() []string {
+	names := make([]string, len(Formats))
+	for i, f := range Formats {
+		names[i] = string(f)
+	}
+	return names
+}
+
 // ParseFormat returns the format named s, or an ARG_ERROR listing the valid ones.
 func ParseFormat(s string) (Format, error) {
 	f := Format(s)
 	if slices.Contains(Formats, f) {
 		return f, nil
 	}
-	valid := make([]string, len(Formats))
-	for i, f := range Formats {
-		valid[i] = string(f)
-	}
+	valid := FormatNames()
 	return "", Validationf("INVALID_OUTPUT_FORMAT", "--output %q is not a format; use one of %s", s, strings.Join(valid, ", ")).
 		WithField("output", valid...)
 }

@@ -170,14 +170,6 @@ func (c *Command) DotPath() string {
 	return strings.Join(c.Path, ".")
 }
 
-// Root returns the root of c's tree.
-func (c *Command) Root() *Command {
-	for c.Parent != nil {
-		c = c.Parent
-	}
-	return c
-}
-
 // Sub returns the direct subcommand called name or one of its aliases.
 func (c *Command) Sub(name string) *Command {
 	for _, s := range c.Commands {
