@@ -3,6 +3,7 @@ package adapters
 import (
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/mattn/go-isatty"
@@ -17,7 +18,6 @@ type config struct {
 	stdin     io.Reader
 	stdout    io.Writer
 	stderr    io.Writer
-	getenv    func(string) string
 	lookupEnv func(string) (string, bool)
 	tty       *ttys
 	detector  func(getenv func(string) string) bool
@@ -42,16 +42,12 @@ func WithStdio(stdin io.Reader, stdout, stderr io.Writer) Option {
 func WithEnv(env []string) Option {
 	m := map[string]string{}
 	for _, kv := range env {
-		for i := 0; i < len(kv); i++ {
-			if kv[i] == '=' {
-				m[kv[:i]] = kv[i+1:]
-				break
-			}
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			m[k] = v
 		}
 	}
 	return func(c *config) {
 		c.lookupEnv = func(k string) (string, bool) { v, ok := m[k]; return v, ok }
-		c.getenv = func(k string) string { return m[k] }
 	}
 }
 
@@ -83,7 +79,6 @@ func newConfig(opts []Option) *config {
 		stdin:     os.Stdin,
 		stdout:    os.Stdout,
 		stderr:    os.Stderr,
-		getenv:    os.Getenv,
 		lookupEnv: os.LookupEnv,
 		grace:     2 * time.Second,
 		requestID: newRequestID,
@@ -95,6 +90,12 @@ func newConfig(opts []Option) *config {
 		c.tty = &ttys{isTerminal(c.stdin), isTerminal(c.stdout), isTerminal(c.stderr)}
 	}
 	return c
+}
+
+// getenv reads the environment the invocation was given.
+func (c *config) getenv(k string) string {
+	v, _ := c.lookupEnv(k)
+	return v
 }
 
 func isTerminal(v any) bool {

@@ -57,7 +57,6 @@ func (inv *invocation) run(ctx context.Context, args []string) int {
 	inv.human = c.bool(FlagHuman)
 	mode, modeErr := envelope.Detect(envelope.Signals{
 		Tool:      inv.root.Name,
-		Getenv:    cfg.getenv,
 		LookupEnv: cfg.lookupEnv,
 		StdoutTTY: cfg.tty.stdout,
 		StderrTTY: cfg.tty.stderr,

@@ -58,9 +58,8 @@ type Mode struct {
 // Signals is what audience detection looks at. Every field is a plain value so
 // that detection is a pure function a test can drive.
 type Signals struct {
-	Tool      string              // the tool's name, for <TOOL>_OUTPUT
-	Getenv    func(string) string // the environment
-	LookupEnv func(string) (string, bool)
+	Tool      string                      // the tool's name, for <TOOL>_OUTPUT
+	LookupEnv func(string) (string, bool) // the environment
 	StdoutTTY bool
 	StderrTTY bool
 	StdinTTY  bool
@@ -87,8 +86,8 @@ func EnvName(tool, setting string) string {
 // app's detector says so. Colour is off in agent mode and whenever NO_COLOR is
 // set (even empty), CI is set or TERM is dumb.
 func Detect(s Signals) (Mode, error) {
-	getenv := s.Getenv
 	lookup := s.LookupEnv
+	getenv := func(k string) string { v, _ := lookup(k); return v }
 	var m Mode
 	choice, source := s.Output, "--output"
 	if choice == "" {

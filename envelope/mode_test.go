@@ -11,9 +11,8 @@ import (
 	"github.com/duet-cli/duet/envelope"
 )
 
-func envOf(m map[string]string) (func(string) string, func(string) (string, bool)) {
-	return func(k string) string { return m[k] },
-		func(k string) (string, bool) { v, ok := m[k]; return v, ok }
+func envOf(m map[string]string) func(string) (string, bool) {
+	return func(k string) (string, bool) { v, ok := m[k]; return v, ok }
 }
 
 func TestDetect(t *testing.T) {
@@ -130,9 +129,9 @@ func TestDetect(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			getenv, lookup := envOf(tt.env)
+			lookup := envOf(tt.env)
 			got, err := envelope.Detect(envelope.Signals{
-				Tool: "my-tool", Getenv: getenv, LookupEnv: lookup,
+				Tool: "my-tool", LookupEnv: lookup,
 				StdinTTY: tt.tty.in, StdoutTTY: tt.tty.out, StderrTTY: tt.tty.err,
 				Output: tt.output, Detector: tt.detector,
 			})
@@ -164,8 +163,8 @@ func TestDetectInvalidOutput(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			getenv, lookup := envOf(tt.env)
-			got, err := envelope.Detect(envelope.Signals{Tool: "my-tool", Getenv: getenv, LookupEnv: lookup, StdoutTTY: tt.tty, StderrTTY: tt.tty, StdinTTY: tt.tty, Output: tt.output})
+			lookup := envOf(tt.env)
+			got, err := envelope.Detect(envelope.Signals{Tool: "my-tool", LookupEnv: lookup, StdoutTTY: tt.tty, StderrTTY: tt.tty, StdinTTY: tt.tty, Output: tt.output})
 			if err == nil {
 				t.Fatal("Detect accepted an unknown format")
 			}
