@@ -149,23 +149,20 @@ func maxBytes(env string) int {
 
 // finish writes the one answer and returns the exit code.
 func (inv *invocation) finish(fail *envelope.Error) int {
-	code := exitcode.Success
 	if fail != nil {
 		fail.Settle(inv.call.node.ExitCodes())
-		code = fail.Exit
-		if code == exitcode.Success {
-			code = exitcode.GeneralError // an error cannot succeed
-		}
 	}
 	inv.meta.DurationMS = time.Since(inv.start).Milliseconds()
-	if reported := inv.out.Finish(inv.meta, fail); reported != nil && fail == nil {
-		reported.Settle(inv.call.node.ExitCodes())
-		code = reported.Exit
-	}
-	if isEPIPE(inv.out.WriteErr()) {
+	reported := inv.out.Finish(inv.meta, fail) // fail, or the error rendering hit
+	switch {
+	case isEPIPE(inv.out.WriteErr()):
 		return int(exitcode.Success) // the reader went away: that is its choice, not our failure
+	case reported == nil:
+		return int(exitcode.Success)
+	case reported.Exit == exitcode.Success:
+		return int(exitcode.GeneralError) // an error cannot succeed
 	}
-	return int(code)
+	return int(reported.Exit)
 }
 
 // help lets the framework print its help: to stdout for a person; for an agent

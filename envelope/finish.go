@@ -260,8 +260,8 @@ func Human(e *Error) string {
 		next = e.FixRequired
 	}
 	s := "[" + e.Code + "]: " + sentence(e.Message, next)
-	for _, p := range e.Errors {
-		if len(e.Errors) > 1 {
+	if len(e.Errors) > 1 { // one problem is the message itself
+		for _, p := range e.Errors {
 			s += "\n  - " + p.Message
 		}
 	}

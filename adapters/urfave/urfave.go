@@ -311,13 +311,10 @@ func (a *App) install(cmd *cli.Command, n *schema.Command) {
 			c := &cli.Command{Name: sub.Name, Usage: sub.Usage, Action: builtinAction}
 			cmd.Commands = append(cmd.Commands, c)
 			a.nodes[c] = sub
-			a.install(c, sub)
 		}
 	}
 	for _, sub := range cmd.Commands {
-		if node := a.nodes[sub]; node != nil && !node.Builtin {
-			a.install(sub, node)
-		}
+		a.install(sub, a.nodes[sub])
 	}
 	if orig := cmd.Action; orig != nil && !n.Builtin {
 		cmd.Action = func(ctx context.Context, c *cli.Command) error {
