@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -121,6 +122,18 @@ func complete(c *schema.Command) error {
 	}
 	if len(c.Args) == 0 && len(c.Meta.Args) > 0 {
 		c.Args = c.Meta.Args
+	}
+	// Validation compiles these per value; a broken one must fail here, not
+	// pass every value silently.
+	for _, f := range c.Flags {
+		if _, err := regexp.Compile(f.Pattern); err != nil {
+			errs = append(errs, fmt.Errorf("flag --%s: pattern: %w", f.Name, err))
+		}
+	}
+	for _, a := range c.Args {
+		if _, err := regexp.Compile(a.Pattern); err != nil {
+			errs = append(errs, fmt.Errorf("argument <%s>: pattern: %w", a.Name, err))
+		}
 	}
 	for _, g := range c.Meta.Groups {
 		for _, name := range g.Flags {

@@ -522,6 +522,17 @@ func TestWrapRejectsBrokenDeclarations(t *testing.T) {
 			want: []string{`"nope"`},
 		},
 		{
+			name:  "a flag pattern that does not compile",
+			flags: []cli.Flag{&cli.StringFlag{Name: "id"}},
+			meta:  schema.Meta{Flags: map[string]schema.FlagMeta{"id": {Pattern: "(["}}},
+			want:  []string{"flag --id: pattern"},
+		},
+		{
+			name: "an argument pattern that does not compile",
+			meta: schema.Meta{Args: []schema.Arg{{Name: "id", Pattern: "(["}}},
+			want: []string{"argument <id>: pattern"},
+		},
+		{
 			name: "unknown danger",
 			meta: schema.Meta{Danger: "spicy"},
 			want: []string{`"spicy"`},

@@ -300,8 +300,7 @@ func (c *call) constrain(field, what, v string, enum []string, pattern string, i
 		c.problems[len(c.problems)-1].ValidValues = enum
 	}
 	if pattern != "" {
-		re, err := regexp.Compile(pattern)
-		if err == nil && !re.MatchString(v) {
+		if !regexp.MustCompile(pattern).MatchString(v) { // checked by Prepare
 			c.problem("PATTERN_MISMATCH", field, "%s %q does not match %s", what, v, pattern)
 		}
 	}
