@@ -162,15 +162,20 @@ type result struct {
 	stderr string
 }
 
-func (r run) do(t *testing.T, h *harness, args ...string) result {
-	t.Helper()
-	var stdout, stderr bytes.Buffer
-	opts := append([]urfave.Option{
-		urfave.WithStdio(strings.NewReader(r.stdin), &stdout, &stderr),
+// options are the run's settings with stdout and stderr going to the given writers.
+func (r run) options(stdout, stderr io.Writer) []urfave.Option {
+	return append([]urfave.Option{
+		urfave.WithStdio(strings.NewReader(r.stdin), stdout, stderr),
 		urfave.WithEnv(r.env),
 		urfave.WithTerminal(r.tty[0], r.tty[1], r.tty[2]),
 		urfave.WithRequestID(func() string { return "req-test" }),
 	}, r.opts...)
+}
+
+func (r run) do(t *testing.T, h *harness, args ...string) result {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	opts := r.options(&stdout, &stderr)
 	code := urfave.Run(context.Background(), newApp(h), args, opts...)
 	return result{code: code, stdout: stdout.String(), stderr: stderr.String()}
 }
@@ -180,12 +185,7 @@ func (r run) do(t *testing.T, h *harness, args ...string) result {
 func (r run) async(t *testing.T, h *harness, args ...string) func() result {
 	t.Helper()
 	var stdout, stderr syncBuffer
-	opts := append([]urfave.Option{
-		urfave.WithStdio(strings.NewReader(r.stdin), &stdout, &stderr),
-		urfave.WithEnv(r.env),
-		urfave.WithTerminal(r.tty[0], r.tty[1], r.tty[2]),
-		urfave.WithRequestID(func() string { return "req-test" }),
-	}, r.opts...)
+	opts := r.options(&stdout, &stderr)
 	app := newApp(h)
 	done := make(chan int, 1)
 	go func() { done <- urfave.Run(context.Background(), app, args, opts...) }()
