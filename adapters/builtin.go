@@ -126,11 +126,17 @@ func complete(c *schema.Command) error {
 	// Validation compiles these per value; a broken one must fail here, not
 	// pass every value silently.
 	for _, f := range c.Flags {
+		if f.Pattern == "" {
+			continue
+		}
 		if _, err := regexp.Compile(f.Pattern); err != nil {
 			errs = append(errs, fmt.Errorf("flag --%s: pattern: %w", f.Name, err))
 		}
 	}
 	for _, a := range c.Args {
+		if a.Pattern == "" {
+			continue
+		}
 		if _, err := regexp.Compile(a.Pattern); err != nil {
 			errs = append(errs, fmt.Errorf("argument <%s>: pattern: %w", a.Name, err))
 		}
