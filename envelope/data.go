@@ -64,9 +64,15 @@ func implementsMarshaler(rv reflect.Value) bool {
 	return rv.Type().Implements(reflect.TypeFor[json.Marshaler]())
 }
 
-// splitRaw classifies already-encoded JSON.
+// splitRaw classifies already-encoded JSON, which the command may have
+// written by hand: it is validated and compacted, since the envelope embeds it
+// as it is.
 func splitRaw(raw json.RawMessage) (payload, error) {
-	trimmed := bytes.TrimSpace(raw)
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, raw); err != nil {
+		return payload{}, fmt.Errorf("encode result: %w", err)
+	}
+	trimmed := buf.Bytes()
 	switch {
 	case len(trimmed) == 0:
 		return payload{one: json.RawMessage("null")}, nil

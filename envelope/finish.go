@@ -118,7 +118,7 @@ func (o *Output) envelope(p payload, meta Meta, fail *Error) Envelope {
 // writeEnvelope writes one envelope, cut to the size cap: a list loses items
 // from its end, anything else its data, and meta says so.
 func (o *Output) writeEnvelope(p payload, meta Meta, fail *Error) {
-	raw := mustMarshal(o.envelope(p, meta, fail))
+	raw := o.envelope(p, meta, fail).appendJSON(nil)
 	if len(raw)+1 > o.s.MaxBytes {
 		raw = o.capped(p, meta, fail)
 	}
@@ -129,7 +129,7 @@ func (o *Output) capped(p payload, meta Meta, fail *Error) []byte {
 	meta.Truncated = true
 	if !p.list {
 		meta.TruncationHint = fmt.Sprintf("the result exceeded %d bytes and was dropped; narrow it with --fields", o.s.MaxBytes)
-		return mustMarshal(o.envelope(payload{one: json.RawMessage("null")}, meta, fail))
+		return o.envelope(payload{one: json.RawMessage("null")}, meta, fail).appendJSON(nil)
 	}
 	total, start := len(p.items), 0
 	if meta.Pagination != nil {
@@ -154,7 +154,7 @@ func (o *Output) capped(p payload, meta Meta, fail *Error) []byte {
 		return m
 	}
 	fits := func(n int) bool {
-		frame := len(mustMarshal(o.envelope(payload{list: true}, withItems(n), fail)))
+		frame := len(o.envelope(payload{list: true}, withItems(n), fail).appendJSON(nil))
 		return frame+prefix[n]+max(n-1, 0)+1 <= o.s.MaxBytes
 	}
 	lo, hi := 0, len(p.items) // the largest n that fits lies in [lo, hi]
@@ -165,16 +165,7 @@ func (o *Output) capped(p payload, meta Meta, fail *Error) []byte {
 			hi = mid - 1
 		}
 	}
-	return mustMarshal(o.envelope(payload{list: true, items: p.items[:lo]}, withItems(lo), fail))
-}
-
-func mustMarshal(env Envelope) []byte {
-	raw, err := marshal(env)
-	if err != nil {
-		// Every part is already encoded JSON or a plain struct of strings.
-		panic(fmt.Sprintf("envelope: encode envelope: %v", err))
-	}
-	return raw
+	return o.envelope(payload{list: true, items: p.items[:lo]}, withItems(lo), fail).appendJSON(nil)
 }
 
 // writeJSONL writes the items not yet streamed, one per line, then the
@@ -196,7 +187,7 @@ func (o *Output) writeJSONL(p payload, meta Meta, fail *Error) {
 			meta.Stream = &Stream{Items: 1}
 		}
 	}
-	b.Write(mustMarshal(o.envelope(payload{one: json.RawMessage("null")}, meta, fail)))
+	b.Write(o.envelope(payload{one: json.RawMessage("null")}, meta, fail).appendJSON(nil))
 	b.WriteByte('\n')
 	o.writeStdout(b.Bytes())
 }

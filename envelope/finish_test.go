@@ -403,6 +403,8 @@ func TestScalarAndNilResults(t *testing.T) {
 		{"empty slice", []record{}, `[]`},
 		{"nil interface", nil, `null`},
 		{"raw nil list", json.RawMessage(`[]`), `[]`},
+		{"raw object is compacted", json.RawMessage("{\n  \"a\": [1, 2]\n}\n"), `{"a":[1,2]}`},
+		{"raw list items are compacted", json.RawMessage(`[ {"a": 1} , 2 ]`), `[{"a":1},2]`},
 		{"nil map", nilMap, `null`},
 		{"pointer to struct", &owner{Login: "a"}, `{"login":"a","admin":false}`},
 		{"bytes stay one value", []byte("hi"), `{"value":"aGk="}`},
@@ -442,15 +444,22 @@ func TestNoResultGivesNull(t *testing.T) {
 }
 
 func TestEncodeFailure(t *testing.T) {
-	out, stdout, _ := newOutput(envelope.Settings{Mode: agentMode(envelope.JSON)})
-	out.Result(map[string]any{"ch": make(chan int)})
-	got := out.Finish(fixedMeta(), nil)
-	if got == nil || got.Code != "ENCODE_FAILED" || got.Exit != exitcode.GeneralError {
-		t.Fatalf("Finish = %v, want ENCODE_FAILED", got)
-	}
-	env := decodeOne(t, stdout.Bytes())
-	if env.OK || env.Error == nil || env.Error.Code != "ENCODE_FAILED" {
-		t.Errorf("envelope = %s", stdout)
+	for name, result := range map[string]any{
+		"unencodable value": map[string]any{"ch": make(chan int)},
+		"invalid raw JSON":  json.RawMessage(`{"a": tru`),
+	} {
+		t.Run(name, func(t *testing.T) {
+			out, stdout, _ := newOutput(envelope.Settings{Mode: agentMode(envelope.JSON)})
+			out.Result(result)
+			got := out.Finish(fixedMeta(), nil)
+			if got == nil || got.Code != "ENCODE_FAILED" || got.Exit != exitcode.GeneralError {
+				t.Fatalf("Finish = %v, want ENCODE_FAILED", got)
+			}
+			env := decodeOne(t, stdout.Bytes())
+			if env.OK || env.Error == nil || env.Error.Code != "ENCODE_FAILED" {
+				t.Errorf("envelope = %s", stdout)
+			}
+		})
 	}
 }
 

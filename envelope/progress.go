@@ -82,11 +82,7 @@ func renderLine(w io.Writer, v any, st Style) error {
 	}
 	parts := make([]string, len(o))
 	for i, f := range o {
-		key := f.Key + "="
-		if st.Color {
-			key = keyStyle.Render(key)
-		}
-		parts[i] = key + strings.ReplaceAll(cell(f.Value), "\n", " ")
+		parts[i] = st.paint(sgrFaint, f.Key+"=") + strings.ReplaceAll(cell(f.Value), "\n", " ")
 	}
 	_, err := io.WriteString(w, strings.Join(parts, "  ")+"\n")
 	return err

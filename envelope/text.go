@@ -5,10 +5,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-
-	"charm.land/lipgloss/v2"
-	"charm.land/lipgloss/v2/table"
-	"github.com/charmbracelet/x/ansi"
 )
 
 // Style is how the generic text rendering decorates its output.
@@ -16,11 +12,21 @@ type Style struct {
 	Color bool
 }
 
-var (
-	headerStyle = lipgloss.NewStyle().Bold(true)
-	keyStyle    = lipgloss.NewStyle().Faint(true)
-	borderStyle = lipgloss.NewStyle().Faint(true)
+// The SGR sequences the text rendering uses; every styled span is closed with
+// sgrReset so that a cut line never leaks a style into the next one.
+const (
+	sgrBold  = "\x1b[1m"
+	sgrFaint = "\x1b[2m"
+	sgrReset = "\x1b[0m"
 )
+
+// paint wraps s in an SGR style when colour is on.
+func (st Style) paint(sgr, s string) string {
+	if !st.Color || s == "" {
+		return s
+	}
+	return sgr + s + sgrReset
+}
 
 // RenderText writes a decoded value for a person: a table for a list of
 // records, "key: value" lines for an object, one line per scalar otherwise.
@@ -36,9 +42,6 @@ func RenderText(w io.Writer, v any, st Style) error {
 	default:
 		s = cell(v)
 	}
-	if !st.Color {
-		s = ansi.Strip(s)
-	}
 	if s == "" {
 		return nil
 	}
@@ -53,10 +56,7 @@ func keyValues(o object, st Style, indent string) string {
 	}
 	var b strings.Builder
 	for _, f := range o {
-		key := fmt.Sprintf("%s%-*s", indent, width+1, f.Key+":")
-		if st.Color {
-			key = keyStyle.Render(key)
-		}
+		key := st.paint(sgrFaint, fmt.Sprintf("%s%-*s", indent, width+1, f.Key+":"))
 		if nested, ok := f.Value.(object); ok && len(nested) > 0 {
 			b.WriteString(key + "\n" + keyValues(nested, st, indent+"  "))
 			continue
@@ -78,24 +78,46 @@ func list(items []any, st Style) string {
 		}
 		return b.String()
 	}
-	t := table.New().Headers(headers...).Rows(rows(items, headers)...).
-		Border(lipgloss.NormalBorder()).BorderColumn(false).BorderLeft(false).BorderRight(false).BorderTop(false).BorderBottom(false)
-	if st.Color {
-		t = t.BorderStyle(borderStyle).StyleFunc(func(row, _ int) lipgloss.Style {
-			s := lipgloss.NewStyle().PaddingRight(2)
-			if row == table.HeaderRow {
-				return headerStyle.PaddingRight(2)
+	return table(headers, rows(items, headers), st)
+}
+
+// table lays records out in columns padded to their display width, with a rule
+// under the header. Cells are single-line: a newline in the data becomes a space.
+func table(headers []string, rows [][]string, st Style) string {
+	const gap = 2
+	widths := make([]int, len(headers))
+	for j, h := range headers {
+		widths[j] = displayWidth(h)
+	}
+	for _, row := range rows {
+		for j, c := range row {
+			row[j] = strings.ReplaceAll(c, "\n", " ")
+			widths[j] = max(widths[j], displayWidth(row[j]))
+		}
+	}
+	total := 0
+	for _, w := range widths {
+		total += w + gap
+	}
+	var b strings.Builder
+	line := func(cells []string, paint func(string) string) {
+		var l strings.Builder
+		for j, c := range cells {
+			l.WriteString(paint(c))
+			if j < len(cells)-1 {
+				l.WriteString(strings.Repeat(" ", widths[j]-displayWidth(c)+gap))
 			}
-			return s
-		})
-	} else {
-		t = t.StyleFunc(func(int, int) lipgloss.Style { return lipgloss.NewStyle().PaddingRight(2) })
+		}
+		b.WriteString(strings.TrimRight(l.String(), " ")) // an empty last cell
+		b.WriteByte('\n')
 	}
-	lines := strings.Split(t.Render(), "\n")
-	for i, l := range lines {
-		lines[i] = strings.TrimRight(l, " ")
+	line(headers, func(s string) string { return st.paint(sgrBold, s) })
+	b.WriteString(st.paint(sgrFaint, strings.Repeat("─", total)))
+	b.WriteByte('\n')
+	for _, row := range rows {
+		line(row, func(s string) string { return s })
 	}
-	return strings.Join(lines, "\n")
+	return b.String()
 }
 
 // columns returns the union of the records' keys in first-seen order, or nil
@@ -187,12 +209,12 @@ func plain(v any) any {
 // sanitizeCell strips escape sequences and replaces the remaining control
 // characters, so data can neither restyle nor move the cursor of a terminal.
 func sanitizeCell(s string) string {
-	s = ansi.Strip(strings.ToValidUTF8(s, "\uFFFD"))
+	s = stripEscapes(strings.ToValidUTF8(s, "\uFFFD"))
 	return strings.Map(func(r rune) rune {
 		switch {
 		case r == '\t':
 			return ' '
-		case r < 0x20 && r != '\n', r == 0x7f:
+		case r < 0x20 && r != '\n', r >= 0x7f && r < 0xa0:
 			return '\uFFFD'
 		}
 		return r

@@ -1,12 +1,13 @@
 package exitcode
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
 	"slices"
 	"strconv"
+
+	"github.com/duet-cli/duet/internal/jsonw"
 )
 
 // Table maps the codes a command may exit with to their entries.
@@ -90,10 +91,12 @@ func (t Table) Validate() error {
 }
 
 // MarshalJSON writes the table as the spec's exit_codes map: decimal string
-// keys in ascending numeric order ("2" before "10"). It is written by hand
-// because describe encodes one table per command.
-func (t Table) MarshalJSON() ([]byte, error) {
-	b := make([]byte, 0, 160*len(t))
+// keys in ascending numeric order ("2" before "10").
+func (t Table) MarshalJSON() ([]byte, error) { return t.AppendJSON(make([]byte, 0, 160*len(t))), nil }
+
+// AppendJSON appends the table's encoding to b. It is written by hand because
+// describe encodes one table per command.
+func (t Table) AppendJSON(b []byte) []byte {
 	b = append(b, '{')
 	for i, c := range t.Codes() {
 		e := t[c]
@@ -103,27 +106,14 @@ func (t Table) MarshalJSON() ([]byte, error) {
 		b = append(b, '"')
 		b = strconv.AppendInt(b, int64(c), 10)
 		b = append(b, `":{"name":`...)
-		b = appendString(b, e.Name)
+		b = jsonw.String(b, e.Name)
 		b = append(b, `,"description":`...)
-		b = appendString(b, e.Description)
+		b = jsonw.String(b, e.Description)
 		b = append(b, `,"retryable":`...)
 		b = strconv.AppendBool(b, e.Retryable)
 		b = append(b, `,"side_effects":`...)
-		b = appendString(b, string(e.SideEffects))
+		b = jsonw.String(b, string(e.SideEffects))
 		b = append(b, '}')
 	}
-	return append(b, '}'), nil
-}
-
-// appendString appends s as a JSON string.
-func appendString(b []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c == '"' || c == '\\' || c >= 0x80 {
-			raw, _ := json.Marshal(s) // rare: leave escaping to encoding/json
-			return append(b, raw...)
-		}
-	}
-	b = append(b, '"')
-	b = append(b, s...)
-	return append(b, '"')
+	return append(b, '}')
 }

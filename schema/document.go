@@ -2,6 +2,7 @@ package schema
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/duet-cli/duet/exitcode"
 )
@@ -25,7 +26,7 @@ type Doc struct {
 	Flags                map[string]FlagEntry `json:"flags"`
 	Arguments            []Arg                `json:"arguments,omitempty"`
 	FlagGroups           []Group              `json:"flag_groups,omitempty"`
-	InputSchema          Schema               `json:"input_schema"`
+	InputSchema          Schema               `json:"input_schema,omitempty"`
 	OutputSchema         Schema               `json:"output_schema,omitempty"`
 	ExitCodes            exitcode.Table       `json:"exit_codes"`
 	Examples             []Example            `json:"examples,omitempty"`
@@ -44,9 +45,19 @@ type FlagEntry struct {
 	Sensitive   bool     `json:"sensitive,omitempty"`
 }
 
-// Document returns c's self-description. agent selects which subcommands are
-// listed: those visible to an agent, or those visible to a person.
-func (c *Command) Document(agent bool) Doc {
+// Document returns c's self-description, as `--schema` prints it. agent
+// selects which subcommands are listed: those visible to an agent, or those
+// visible to a person.
+func (c *Command) Document(agent bool) Doc { return c.document(agent, true) }
+
+// Entry returns c's entry in the describe manifest: its [Command.Document]
+// without the input schema, which restates the flags and arguments the entry
+// already lists. It is a fifth of a typical document, and a manifest has one
+// per command; `<command> --schema` gives the schema.
+func (c *Command) Entry(agent bool) Doc { return c.document(agent, false) }
+
+func (c *Command) document(agent, input bool) Doc {
+	flags := c.visibleFlags()
 	d := Doc{
 		Command:              c.DotPath(),
 		Description:          c.Usage,
@@ -57,10 +68,9 @@ func (c *Command) Document(agent bool) Doc {
 		List:                 c.Meta.List,
 		RequiresConfirmation: c.NeedsConfirmation(),
 		TimeoutMS:            c.Timeout().Milliseconds(),
-		Flags:                map[string]FlagEntry{},
+		Flags:                make(map[string]FlagEntry, len(flags)),
 		Arguments:            c.Args,
 		FlagGroups:           c.Meta.Groups,
-		InputSchema:          c.InputSchema(),
 		OutputSchema:         c.Meta.Output,
 		ExitCodes:            c.ExitCodes(),
 		Examples:             c.Meta.Examples,
@@ -68,10 +78,10 @@ func (c *Command) Document(agent bool) Doc {
 	if !c.Runnable {
 		d.TimeoutMS = 0
 	}
-	for _, f := range c.AllFlags() {
-		if f.Hidden {
-			continue
-		}
+	if input {
+		d.InputSchema = c.inputSchema(flags)
+	}
+	for _, f := range flags {
 		d.Flags[f.Name] = f.entry()
 	}
 	for _, s := range c.Commands {
@@ -103,30 +113,59 @@ func (f *Flag) entry() FlagEntry {
 
 // InputSchema returns the JSON Schema of c's input: an object with one
 // property per visible flag, by long name, and one per positional argument.
-func (c *Command) InputSchema() Schema {
-	props := map[string]*property{}
-	var required []string
-	for _, f := range c.AllFlags() {
-		if f.Hidden {
-			continue
+func (c *Command) InputSchema() Schema { return c.inputSchema(c.visibleFlags()) }
+
+// visibleFlags returns the accepted flags that are not hidden.
+func (c *Command) visibleFlags() []*Flag {
+	var flags []*Flag
+	for f := range c.Accepted() {
+		if !f.Hidden {
+			flags = append(flags, f)
 		}
-		props[f.Name] = f.property()
+	}
+	return flags
+}
+
+func (c *Command) inputSchema(flags []*Flag) Schema {
+	props := make(properties, 0, len(flags)+len(c.Args))
+	var required []string
+	for _, f := range flags {
+		props = append(props, namedProperty{f.Name, f.property()})
 		if f.Required {
 			required = append(required, f.Name)
 		}
 	}
 	for _, a := range c.Args {
-		props[a.Name] = a.property()
+		props = append(props, namedProperty{a.Name, a.property()})
 		if a.Required {
 			required = append(required, a.Name)
 		}
 	}
-	s := Schema{"type": "object", "properties": props, "additionalProperties": false}
+	// Sorted by name, as a map encodes; an argument named like a flag
+	// replaces it, as it would in a map.
+	slices.SortStableFunc(props, func(a, b namedProperty) int { return strings.Compare(a.name, b.name) })
+	unique := props[:0]
+	for i, p := range props {
+		if i+1 == len(props) || props[i+1].name != p.name {
+			unique = append(unique, p)
+		}
+	}
+	s := Schema{"type": "object", "properties": unique, "additionalProperties": false}
 	if len(required) > 0 {
 		slices.Sort(required)
 		s["required"] = required
 	}
 	return s
+}
+
+// properties are an input schema's properties, sorted by name. A sorted list
+// rather than a map, because describe builds one per command; it encodes as
+// the JSON object the map would.
+type properties []namedProperty
+
+type namedProperty struct {
+	name string
+	*property
 }
 
 // property is one property of an input schema. It is a struct rather than a

@@ -10,6 +10,8 @@
 package schema
 
 import (
+	"iter"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -202,32 +204,59 @@ func (c *Command) Find(dot string) *Command {
 // AllFlags returns the flags c accepts: its own, then the persistent flags of
 // its ancestors that it does not shadow.
 func (c *Command) AllFlags() []Flag {
-	flags := append([]Flag(nil), c.Flags...)
-	seen := map[string]bool{}
-	for _, f := range flags {
-		seen[f.Name] = true
-	}
-	for p := c.Parent; p != nil; p = p.Parent {
-		for _, f := range p.Flags {
-			if f.Persistent && !seen[f.Name] {
-				seen[f.Name] = true
-				flags = append(flags, f)
-			}
-		}
+	var flags []Flag
+	for f := range c.Accepted() {
+		flags = append(flags, *f)
 	}
 	return flags
 }
 
-// Flag returns the flag c accepts under name (long name, alias or short), or nil.
-func (c *Command) Flag(name string) *Flag {
-	flags := c.AllFlags()
-	for i := range flags {
-		f := &flags[i]
-		if f.Name == name || f.Short == name && name != "" {
-			return f
+// Accepted yields the flags of [Command.AllFlags] in the same order, without
+// copying them: they belong to the tree, so read them, do not change them.
+func (c *Command) Accepted() iter.Seq[*Flag] {
+	return func(yield func(*Flag) bool) {
+		for i := range c.Flags {
+			if !yield(&c.Flags[i]) {
+				return
+			}
 		}
-		for _, a := range f.Aliases {
-			if a == name {
+		for p := c.Parent; p != nil; p = p.Parent {
+			for i := range p.Flags {
+				if f := &p.Flags[i]; f.Persistent && !c.shadows(p, f.Name) && !yield(f) {
+					return
+				}
+			}
+		}
+	}
+}
+
+// shadows reports whether c, or an ancestor of c below ancestor, has its own
+// flag called name, which then hides ancestor's. Flag lists are short: a scan
+// costs less than building a set.
+func (c *Command) shadows(ancestor *Command, name string) bool {
+	for n := c; n != ancestor; n = n.Parent {
+		for _, f := range n.Flags {
+			if f.Name == name && (n == c || f.Persistent) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// Flag returns the flag c accepts under name (long name, alias or short), or
+// nil. The flag belongs to the tree: read it, do not change it.
+func (c *Command) Flag(name string) *Flag {
+	if name == "" {
+		return nil
+	}
+	for n := c; n != nil; n = n.Parent {
+		for i := range n.Flags {
+			f := &n.Flags[i]
+			if n != c && (!f.Persistent || c.shadows(n, f.Name)) {
+				continue
+			}
+			if f.Name == name || f.Short == name || slices.Contains(f.Aliases, name) {
 				return f
 			}
 		}

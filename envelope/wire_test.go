@@ -1,0 +1,77 @@
+package envelope
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+// The hand-written encodings must match what encoding/json writes for the same
+// struct tags. Each value is encoded with its MarshalJSON and, through a copy
+// of its type without methods, by encoding/json (HTML escaping off). Nested
+// types keep their methods in the copy, so each type's own members are what a
+// case compares; every type has its cases.
+func TestWireMatchesEncodingJSON(t *testing.T) {
+	type (
+		plainEnvelope   Envelope
+		plainMeta       Meta
+		plainPagination Pagination
+		plainError      Error
+		plainFieldError FieldError
+	)
+	total, timeout, cursor := 42, int64(5000), "duet1:20"
+	fieldErrors := []FieldError{
+		{Code: "UNKNOWN_FLAG", Message: "unknown flag --x"},
+		{Code: "INVALID_ENUM", Message: "m", Field: "--p", ValidValues: []string{"a", "b"}, Suggestion: "use a"},
+	}
+	fullError := &Error{Code: "TODO_NOT_FOUND", Message: "no \x1b[31mto-do\x1b[0m \xff", Detail: "d", Retryable: true,
+		RetryAfterMS: 100, RetryStrategy: RetryExponential, FixRequired: "f", FixCommand: "todo list", Phase: Validation,
+		Suggestion: "s", Redirect: &Redirect{Command: "new", Permanent: true, Reason: "moved"}, Field: "id",
+		ValidValues: []string{"t1"}, Errors: fieldErrors}
+	fullMeta := Meta{DurationMS: 12, SchemaVersion: "1.0", ToolVersion: "0.1.0", Command: "a <b> & \"c\"",
+		RequestID: "x\u2028y", TimeoutMS: &timeout, Pagination: &Pagination{Returned: 1}, Stream: &Stream{Items: 3},
+		Truncated: true, TruncationHint: "hint\n", Effect: Created, DryRun: true, ValidationOnly: true, Help: true,
+		SchemaRef: "#/x", NotModified: true, ConfigSources: []string{"/a", "/b"}}
+
+	tests := []struct {
+		name  string
+		value json.Marshaler
+		plain any
+	}{
+		{"meta minimal", Meta{SchemaVersion: SchemaVersion, Command: "todo list"}, plainMeta{SchemaVersion: SchemaVersion, Command: "todo list"}},
+		{"meta full", fullMeta, plainMeta(fullMeta)},
+		{"pagination empty", Pagination{}, plainPagination{}},
+		{"pagination full", Pagination{Total: &total, Returned: 20, Truncated: true, HasMore: true, NextCursor: &cursor},
+			plainPagination{Total: &total, Returned: 20, Truncated: true, HasMore: true, NextCursor: &cursor}},
+		{"field error minimal", fieldErrors[0], plainFieldError(fieldErrors[0])},
+		{"field error full", fieldErrors[1], plainFieldError(fieldErrors[1])},
+		{"error minimal", &Error{Code: "GENERAL_ERROR", Message: "boom"}, &plainError{Code: "GENERAL_ERROR", Message: "boom"}},
+		{"error full", fullError, (*plainError)(fullError)},
+		{"envelope ok", Envelope{OK: true, Data: json.RawMessage(`{"a":1}`), Warnings: []string{"w <1>"}, Meta: fullMeta},
+			plainEnvelope{OK: true, Data: json.RawMessage(`{"a":1}`), Warnings: []string{"w <1>"}, Meta: fullMeta}},
+		{"envelope error", Envelope{Data: json.RawMessage("null"), Error: fullError, Warnings: []string{}},
+			plainEnvelope{Data: json.RawMessage("null"), Error: fullError, Warnings: []string{}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := tt.value.MarshalJSON()
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := marshal(tt.plain)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(got) != string(want) {
+				t.Errorf("hand-written:\n%s\nencoding/json:\n%s", got, want)
+			}
+		})
+	}
+}
+
+func TestEnvelopeNilWarningsAreAList(t *testing.T) {
+	got, _ := Envelope{}.MarshalJSON()
+	want := `{"ok":false,"data":null,"error":null,"warnings":[],"meta":{"duration_ms":0,"schema_version":"","tool_version":"","command":"","request_id":""}}`
+	if string(got) != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}

@@ -1,0 +1,108 @@
+package schema
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/duet-cli/duet/exitcode"
+)
+
+// encodingJSON encodes v as encoding/json does with HTML escaping off.
+func encodingJSON(t *testing.T, v any) string {
+	t.Helper()
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		t.Fatal(err)
+	}
+	return string(bytes.TrimSuffix(b.Bytes(), []byte("\n")))
+}
+
+// The hand-written Doc encoding must equal encoding/json's from the struct
+// tags. plainDoc has Doc's fields without its methods; the nested FlagEntry,
+// Arg and input-schema properties are then encoded by reflection too, since
+// they only have AppendJSON.
+func TestDocEncodingMatchesEncodingJSON(t *testing.T) {
+	type plainDoc Doc
+	type record struct {
+		ID   string   `json:"id" doc:"stable <id>"`
+		Tags []string `json:"tags,omitempty"`
+		Size float64  `json:"size"`
+	}
+	root := &Command{Name: "tool", Flags: []Flag{{Name: "config", Type: String, Persistent: true, Env: []string{"TOOL_CONFIG"}}}}
+	full := &Command{
+		Name: "run", Path: []string{"run"}, Aliases: []string{"r", "go"}, Usage: "Run it & \"more\"", Parent: root, Runnable: true,
+		Flags: []Flag{
+			{Name: "name", Short: "n", Type: String, Usage: "the <name>", Required: true, Pattern: "^[a-z]+$"},
+			{Name: "count", Type: Integer, Default: 10},
+			{Name: "ratio", Type: Number, Default: 0.5, Usage: "ratio"},
+			{Name: "when", Type: String, Format: "duration", Default: "1m30s"},
+			{Name: "tag", Type: Array, Items: String},
+			{Name: "label", Type: Object},
+			{Name: "mode", Type: String, Enum: []string{"fast", "safe"}, Default: "safe"},
+			{Name: "token", Type: String, Sensitive: true, Default: "secret"},
+			{Name: "hidden", Type: Boolean, Hidden: true},
+		},
+		Args: []Arg{
+			{Name: "id", Required: true, Type: String, ID: true, Usage: "the id", Pattern: "^t[0-9]+$"},
+			{Name: "rest", Variadic: true, Required: true, Enum: []string{"a", "b"}},
+		},
+		Meta: Meta{
+			Danger: Destructive, List: true, Audience: AgentOnly, Timeout: 90 * time.Second,
+			Output:    Of[[]record](),
+			Examples:  []Example{{Description: "one", Command: "tool run t1 --name x"}},
+			Groups:    []Group{{Kind: MutuallyExclusive, Flags: []string{"count", "ratio"}}, {Kind: OneRequired, Flags: nil}},
+			ExitCodes: exitcode.Table{80: {Name: "CUSTOM", Description: "a custom code", SideEffects: exitcode.None}},
+		},
+		Commands: []*Command{{Name: "sub", Path: []string{"run", "sub"}}},
+	}
+	full.Commands[0].Parent = full
+	root.Commands = []*Command{full}
+	bare := &Command{Name: "bare", Path: []string{"bare"}, Parent: root}
+
+	for _, c := range []*Command{root, full, bare} {
+		for _, agent := range []bool{false, true} {
+			d := c.Document(agent)
+			got, err := d.MarshalJSON()
+			if err != nil {
+				t.Fatalf("%s: %v", c.Name, err)
+			}
+			if want := encodingJSON(t, plainDoc(d)); string(got) != want {
+				t.Errorf("%s (agent %v):\nhand-written:  %s\nencoding/json: %s", c.Name, agent, got, want)
+			}
+		}
+	}
+}
+
+// properties encode as the map of the same properties would, and an argument
+// named like a flag replaces it, as in a map.
+func TestPropertiesEncodeAsAMap(t *testing.T) {
+	c := &Command{
+		Name: "cmd",
+		Flags: []Flag{
+			{Name: "zeta", Type: String, Usage: "last <z>"},
+			{Name: "alpha", Type: Array, Items: Integer, Default: []int{1}},
+			{Name: "id", Type: String, Usage: "the flag"},
+			{Name: "label", Type: Object},
+		},
+		Args: []Arg{{Name: "id", Usage: "the argument", Required: true}, {Name: "rest", Variadic: true}},
+	}
+	props := c.InputSchema()["properties"].(properties)
+	asMap := map[string]*property{}
+	for _, p := range props {
+		asMap[p.name] = p.property
+	}
+	if len(asMap) != len(props) {
+		t.Errorf("properties hold a name twice: %v", props)
+	}
+	if asMap["id"].Description != "the argument" {
+		t.Errorf("id is %q, want the argument's property", asMap["id"].Description)
+	}
+	got, _ := props.MarshalJSON()
+	if want := encodingJSON(t, asMap); string(got) != want {
+		t.Errorf("properties:\nhand-written:  %s\nencoding/json: %s", got, want)
+	}
+}
