@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -88,13 +89,14 @@ func Prepare(root *schema.Command) error {
 		root.Commands = append(root.Commands, describeNode())
 	}
 	var errs []error
+	checked := map[uintptr]error{} // commands often share one output schema value
 	var walk func(c *schema.Command, parent *schema.Command)
 	walk = func(c *schema.Command, parent *schema.Command) {
 		c.Parent = parent
 		if parent != nil {
 			c.Path = append(append([]string(nil), parent.Path...), c.Name)
 		}
-		if err := complete(c); err != nil {
+		if err := complete(c, checked); err != nil {
 			errs = append(errs, fmt.Errorf("command %q: %w", c.DotPath(), err))
 		}
 		for _, s := range c.Commands {
@@ -105,7 +107,7 @@ func Prepare(root *schema.Command) error {
 	return errors.Join(errs...)
 }
 
-func complete(c *schema.Command) error {
+func complete(c *schema.Command, checked map[uintptr]error) error {
 	var errs []error
 	for name, fm := range c.Meta.Flags {
 		f := findOwn(c, name)
@@ -155,7 +157,13 @@ func complete(c *schema.Command) error {
 		}
 	}
 	if c.Meta.Output != nil {
-		if err := c.Meta.Output.Check(); err != nil {
+		id := reflect.ValueOf(c.Meta.Output).Pointer()
+		err, done := checked[id]
+		if !done {
+			err = c.Meta.Output.Check()
+			checked[id] = err
+		}
+		if err != nil {
 			errs = append(errs, fmt.Errorf("output schema: %w", err))
 		}
 	}

@@ -187,9 +187,8 @@ const etagLen = 16
 // fifth of the time of describing a 1,000-command tree.
 func etagOf(m Manifest, commands []byte) string {
 	head := []byte(m.SchemaVersion + "\x00" + m.Tool + "\x00" + m.FrameworkVersion + "\x00")
+	castagnoli := crc32.MakeTable(crc32.Castagnoli) // built once, on first use
 	c := crc32.Update(crc32.Checksum(head, castagnoli), castagnoli, commands)
 	i := crc32.Update(crc32.ChecksumIEEE(head), crc32.IEEETable, commands)
 	return fmt.Sprintf("%08x%08x", c, i)
 }
-
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)

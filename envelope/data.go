@@ -43,13 +43,23 @@ func encodePayload(v any) (payload, error) {
 		rv = rv.Elem()
 	}
 	if (rv.Kind() == reflect.Slice || rv.Kind() == reflect.Array) && rv.Type().Elem().Kind() != reflect.Uint8 && !implementsMarshaler(rv) {
-		p := payload{list: true, items: make([]json.RawMessage, rv.Len())}
-		for i := range p.items {
-			raw, err := marshal(rv.Index(i).Interface())
-			if err != nil {
+		// One encoder writes every item into one buffer; the items are
+		// cut from it afterwards, since the buffer moves as it grows.
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		ends := make([]int, rv.Len())
+		for i := range ends {
+			if err := enc.Encode(rv.Index(i).Interface()); err != nil {
 				return payload{}, fmt.Errorf("encode item %d: %w", i, err)
 			}
-			p.items[i] = raw
+			ends[i] = buf.Len() - 1 // before Encode's newline
+		}
+		p := payload{list: true, items: make([]json.RawMessage, len(ends))}
+		all, start := buf.Bytes(), 0
+		for i, end := range ends {
+			p.items[i] = all[start:end:end]
+			start = end + 1
 		}
 		return p, nil
 	}

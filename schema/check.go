@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -21,19 +22,37 @@ func (s Schema) Check() error {
 	}
 	var errs []error
 	checkNode(map[string]any(s), "#", map[string]any(s), &errs)
+	// Keys are visited in map order; report in a stable one.
+	slices.SortFunc(errs, func(a, b error) int { return strings.Compare(a.Error(), b.Error()) })
 	return errors.Join(errs...)
 }
 
 var typeNames = map[string]bool{"string": true, "integer": true, "number": true, "boolean": true, "array": true, "object": true, "null": true}
 
-// Keywords whose value is one schema, a map of schemas, or a list of schemas.
-var (
-	oneSchema   = []string{"items", "additionalProperties", "not", "contains", "propertyNames", "if", "then", "else", "unevaluatedItems", "unevaluatedProperties", "additionalItems"}
-	schemaMaps  = []string{"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"}
-	schemaLists = []string{"allOf", "anyOf", "oneOf", "prefixItems"}
-	numbers     = []string{"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "minLength", "maxLength", "minItems", "maxItems", "minProperties", "maxProperties"}
+// keyword says how Check reads the value of a JSON Schema keyword.
+type keyword int
+
+const (
+	oneSchema  keyword = iota + 1 // a schema
+	schemaMap                     // an object of schemas
+	schemaList                    // a list of schemas
+	number                        // a number
 )
 
+var keywords = map[string]keyword{
+	"items": oneSchema, "additionalProperties": oneSchema, "not": oneSchema, "contains": oneSchema,
+	"propertyNames": oneSchema, "if": oneSchema, "then": oneSchema, "else": oneSchema,
+	"unevaluatedItems": oneSchema, "unevaluatedProperties": oneSchema, "additionalItems": oneSchema,
+	"properties": schemaMap, "patternProperties": schemaMap, "$defs": schemaMap, "definitions": schemaMap,
+	"dependentSchemas": schemaMap,
+	"allOf":            schemaList, "anyOf": schemaList, "oneOf": schemaList, "prefixItems": schemaList,
+	"minimum": number, "maximum": number, "exclusiveMinimum": number, "exclusiveMaximum": number,
+	"multipleOf": number, "minLength": number, "maxLength": number, "minItems": number,
+	"maxItems": number, "minProperties": number, "maxProperties": number,
+}
+
+// checkNode checks one schema and the schemas inside it, visiting the keys
+// the node has rather than every keyword there is.
 func checkNode(v any, at string, root map[string]any, errs *[]error) {
 	fail := func(format string, args ...any) {
 		*errs = append(*errs, fmt.Errorf("at %s: %s", at, fmt.Sprintf(format, args...)))
@@ -46,74 +65,67 @@ func checkNode(v any, at string, root map[string]any, errs *[]error) {
 		fail("a schema must be an object or a boolean, not %T", v)
 		return
 	}
-	node := asMap(v)
-	if t, ok := node["type"]; ok {
-		checkType(t, fail)
-	}
-	if ref, ok := node["$ref"]; ok {
-		r, isString := ref.(string)
-		switch {
-		case !isString:
-			fail("$ref must be a string")
-		case !strings.HasPrefix(r, "#"):
-			fail("$ref %q points outside this document", r)
-		case resolve(root, r) == nil:
-			fail("$ref %q points nowhere", r)
-		}
-	}
-	if p, ok := node["pattern"]; ok {
-		if ps, isString := p.(string); !isString {
-			fail("pattern must be a string")
-		} else if _, err := regexp.Compile(ps); err != nil {
-			fail("pattern %q does not compile: %v", ps, err)
-		}
-	}
-	if r, ok := node["required"]; ok && !stringList(r) {
-		fail("required must be a list of strings")
-	}
-	if e, ok := node["enum"]; ok {
-		if _, isList := e.([]any); !isList {
-			if _, isStrings := e.([]string); !isStrings {
-				fail("enum must be a list")
+	for k, val := range asMap(v) {
+		switch k {
+		case "type":
+			checkType(val, fail)
+			continue
+		case "$ref":
+			r, isString := val.(string)
+			switch {
+			case !isString:
+				fail("$ref must be a string")
+			case !strings.HasPrefix(r, "#"):
+				fail("$ref %q points outside this document", r)
+			case resolve(root, r) == nil:
+				fail("$ref %q points nowhere", r)
 			}
-		}
-	}
-	for _, k := range numbers {
-		if n, ok := node[k]; ok && !isNumber(n) {
-			fail("%s must be a number", k)
-		}
-	}
-	for _, k := range oneSchema {
-		if sub, ok := node[k]; ok {
-			checkNode(sub, at+"/"+k, root, errs)
-		}
-	}
-	for _, k := range schemaMaps {
-		sub, ok := node[k]
-		if !ok {
+			continue
+		case "pattern":
+			if ps, isString := val.(string); !isString {
+				fail("pattern must be a string")
+			} else if _, err := regexp.Compile(ps); err != nil {
+				fail("pattern %q does not compile: %v", ps, err)
+			}
+			continue
+		case "required":
+			if !stringList(val) {
+				fail("required must be a list of strings")
+			}
+			continue
+		case "enum":
+			if _, isList := val.([]any); !isList {
+				if _, isStrings := val.([]string); !isStrings {
+					fail("enum must be a list")
+				}
+			}
 			continue
 		}
-		m, isMap := sub.(map[string]any)
-		if !isMap {
-			fail("%s must be an object of schemas", k)
-			continue
-		}
-		for name, s := range m {
-			checkNode(s, at+"/"+k+"/"+name, root, errs)
-		}
-	}
-	for _, k := range schemaLists {
-		sub, ok := node[k]
-		if !ok {
-			continue
-		}
-		list, isList := sub.([]any)
-		if !isList {
-			fail("%s must be a list of schemas", k)
-			continue
-		}
-		for i, s := range list {
-			checkNode(s, fmt.Sprintf("%s/%s/%d", at, k, i), root, errs)
+		switch keywords[k] {
+		case number:
+			if !isNumber(val) {
+				fail("%s must be a number", k)
+			}
+		case oneSchema:
+			checkNode(val, at+"/"+k, root, errs)
+		case schemaMap:
+			m, isMap := val.(map[string]any)
+			if !isMap {
+				fail("%s must be an object of schemas", k)
+				continue
+			}
+			for name, s := range m {
+				checkNode(s, at+"/"+k+"/"+name, root, errs)
+			}
+		case schemaList:
+			list, isList := val.([]any)
+			if !isList {
+				fail("%s must be a list of schemas", k)
+				continue
+			}
+			for i, s := range list {
+				checkNode(s, fmt.Sprintf("%s/%s/%d", at, k, i), root, errs)
+			}
 		}
 	}
 }

@@ -54,6 +54,10 @@ func notFound(err error, id string) error {
 var idArg = []schema.Arg{{Name: "id", Required: true, Type: schema.String, ID: true, Usage: "the item's id, such as t3"}}
 
 func newApp() *cli.Command {
+	// One schema value for the commands that return an item: it is built
+	// once, and Wrap and describe handle a shared value once.
+	item := schema.Of[todo.Item]()
+
 	add := &cli.Command{
 		Name:      "add",
 		Usage:     "Add a to-do",
@@ -78,7 +82,7 @@ func newApp() *cli.Command {
 	}
 	urfave.Annotate(add, schema.Meta{
 		Danger: schema.Mutating,
-		Output: schema.Of[todo.Item](),
+		Output: item,
 		Flags:  map[string]schema.FlagMeta{"priority": {Enum: todo.Priorities}},
 		Args:   []schema.Arg{{Name: "title", Required: true, Type: schema.String, Usage: "what to do"}},
 		Examples: []schema.Example{
@@ -122,7 +126,7 @@ func newApp() *cli.Command {
 			return envelope.From(ctx).Result(it)
 		},
 	}
-	urfave.Annotate(show, schema.Meta{Danger: schema.Safe, Output: schema.Of[todo.Item](), Args: idArg,
+	urfave.Annotate(show, schema.Meta{Danger: schema.Safe, Output: item, Args: idArg,
 		ExitCodes: exitcode.Table{exitcode.NotFound: {Description: "No to-do has that id."}}})
 
 	done := &cli.Command{
@@ -142,7 +146,7 @@ func newApp() *cli.Command {
 			return out.Result(it)
 		},
 	}
-	urfave.Annotate(done, schema.Meta{Danger: schema.Mutating, Output: schema.Of[todo.Item](), Args: idArg,
+	urfave.Annotate(done, schema.Meta{Danger: schema.Mutating, Output: item, Args: idArg,
 		ExitCodes: exitcode.Table{exitcode.NotFound: {Description: "No to-do has that id."}}})
 
 	purge := &cli.Command{

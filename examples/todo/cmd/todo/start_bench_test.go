@@ -13,7 +13,9 @@ import (
 func BenchmarkStartList(b *testing.B) {
 	file := filepath.Join(b.TempDir(), "todo.json")
 	env := []string{"TODO_FILE=" + file}
-	urfave.Run(context.Background(), newApp(), []string{"todo", "add", "x"}, urfave.WithEnv(env), urfave.WithStdio(strings.NewReader(""), io.Discard, io.Discard))
+	for range 100 {
+		urfave.Run(context.Background(), newApp(), []string{"todo", "add", "benchmark item"}, urfave.WithEnv(env), urfave.WithStdio(strings.NewReader(""), io.Discard, io.Discard))
+	}
 	b.ReportAllocs()
 	for b.Loop() {
 		urfave.Run(context.Background(), newApp(), []string{"todo", "list"}, urfave.WithEnv(env), urfave.WithStdio(strings.NewReader(""), io.Discard, io.Discard), urfave.WithVersion("1"))
