@@ -60,7 +60,7 @@ type preset struct{ name, value, source string }
 // lifecycle's environment supplies.
 func (inv *invocation) presets() []preset {
 	var out []preset
-	for _, f := range inv.call.node.AllFlags() {
+	for f := range inv.call.node.Accepted() {
 		if inv.call.has(f.Name) || f.Builtin {
 			continue
 		}

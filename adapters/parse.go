@@ -253,9 +253,9 @@ func (c *call) check(lookupEnv func(string) (string, bool)) {
 		}
 		return false
 	}
-	for _, f := range c.node.AllFlags() {
+	for f := range c.node.Accepted() {
 		given := c.values[f.Name]
-		if f.Required && len(given) == 0 && !fromEnv(&f) {
+		if f.Required && len(given) == 0 && !fromEnv(f) {
 			c.problem("MISSING_REQUIRED_FLAG", f.Name, "required flag --%s is missing", f.Name)
 		}
 		for _, v := range given {
@@ -387,7 +387,7 @@ func (c *call) checkBuiltins() {
 
 func flagNames(c *schema.Command) []string {
 	var names []string
-	for _, f := range c.AllFlags() {
+	for f := range c.Accepted() {
 		if !f.Hidden {
 			names = append(names, f.Name)
 		}

@@ -116,7 +116,7 @@ func (inv *invocation) settings() envelope.Settings {
 		Fields:   c.values[FlagFields],
 		MaxBytes: maxBytes(cfg.getenv(envelope.EnvName(inv.root.Name, "MAX_OUTPUT_BYTES"))),
 	}
-	for _, f := range c.node.AllFlags() {
+	for f := range c.node.Accepted() {
 		if f.Sensitive || envelope.SecretName(f.Name) {
 			s.Secrets = append(s.Secrets, c.values[f.Name]...)
 			for _, e := range f.Env {

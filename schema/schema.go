@@ -201,18 +201,9 @@ func (c *Command) Find(dot string) *Command {
 	return cur
 }
 
-// AllFlags returns the flags c accepts: its own, then the persistent flags of
-// its ancestors that it does not shadow.
-func (c *Command) AllFlags() []Flag {
-	var flags []Flag
-	for f := range c.Accepted() {
-		flags = append(flags, *f)
-	}
-	return flags
-}
-
-// Accepted yields the flags of [Command.AllFlags] in the same order, without
-// copying them: they belong to the tree, so read them, do not change them.
+// Accepted yields the flags c accepts: its own, then the persistent flags of
+// its ancestors that it does not shadow. They belong to the tree: read them,
+// do not change them.
 func (c *Command) Accepted() iter.Seq[*Flag] {
 	return func(yield func(*Flag) bool) {
 		for i := range c.Flags {

@@ -16,11 +16,11 @@ func TestFlagInheritanceAndShadowing(t *testing.T) {
 	leaf := &Command{Name: "leaf", Parent: group, Flags: []Flag{{Name: "verbose", Aliases: []string{"loud"}, Usage: "leaf"}}}
 
 	var got []string
-	for _, f := range leaf.AllFlags() {
+	for f := range leaf.Accepted() {
 		got = append(got, f.Name+"/"+f.Usage)
 	}
 	if diff := cmp.Diff([]string{"verbose/leaf", "config/group"}, got); diff != "" {
-		t.Errorf("leaf.AllFlags() (-want +got):\n%s", diff)
+		t.Errorf("leaf.Accepted() (-want +got):\n%s", diff)
 	}
 
 	tests := []struct {
