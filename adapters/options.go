@@ -24,6 +24,7 @@ type config struct {
 	grace     time.Duration
 	requestID func() string
 	signals   <-chan os.Signal
+	exiting   bool // set by Main: the process ends with the invocation, so signal handlers need no undoing
 }
 
 type ttys struct{ stdin, stdout, stderr bool }

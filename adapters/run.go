@@ -2,6 +2,7 @@ package adapters
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"encoding/binary"
 	"encoding/hex"
@@ -223,7 +224,24 @@ func (inv *invocation) confirm(args []string) *envelope.Error {
 			WithSuggestion("run '%s --dry-run' to see what would change, then '%s --yes'", line, line)
 	}
 	fmt.Fprintf(inv.cfg.stderr, "%s is %s. Continue? [y/N] ", line, c.node.Danger())
-	answer, _ := bufio.NewReader(inv.cfg.stdin).ReadString('\n')
+	answers := make(chan string, 1)
+	go func() {
+		answer, _ := bufio.NewReader(inv.cfg.stdin).ReadString('\n')
+		answers <- answer
+	}()
+	var answer string
+	for answer == "" {
+		select {
+		case answer = <-answers:
+			answer = cmp.Or(answer, "\n") // EOF is a no
+		case s := <-inv.cfg.signals:
+			if s == syscall.SIGPIPE {
+				continue
+			}
+			fmt.Fprintln(inv.cfg.stderr)
+			return cancelled(s)
+		}
+	}
 	switch strings.ToLower(strings.TrimSpace(answer)) {
 	case "y", "yes":
 		return nil
@@ -260,7 +278,9 @@ func (inv *invocation) execute(parent context.Context, args []string) int {
 	if sigs == nil {
 		ch := make(chan os.Signal, 2)
 		signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
-		defer signal.Stop(ch)
+		if !inv.cfg.exiting { // Stop costs a wait on the runtime's signal thread
+			defer signal.Stop(ch)
+		}
 		sigs = ch
 	}
 
@@ -271,7 +291,6 @@ func (inv *invocation) execute(parent context.Context, args []string) int {
 				done <- inv.panicked(r)
 			}
 		}()
-		growStack()
 		done <- inv.fw.Execute(ctx, args, inv.streams())
 	}()
 
@@ -283,6 +302,9 @@ func (inv *invocation) execute(parent context.Context, args []string) int {
 		case err := <-done:
 			return inv.finish(inv.outcome(err, got))
 		case s := <-sigs:
+			if s == syscall.SIGPIPE {
+				continue // taken by Main only so that writes fail with EPIPE
+			}
 			if got != nil {
 				return inv.finish(cancelled(got)) // a second signal: answer now
 			}
@@ -396,20 +418,6 @@ func indentedJSON(v any) func(io.Writer) error {
 // killing the process with SIGPIPE, so that `tool list | head` exits 0.
 func Main(fw Framework, opts ...Option) {
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
+	opts = append(opts, func(c *config) { c.exiting = true })
 	os.Exit(Run(context.Background(), fw, os.Args[1:], opts...))
 }
-
-// growStack makes the command's goroutine grow its stack once, while the
-// stack is shallow. A goroutine starts small and doubles its stack each time
-// a call outgrows it, copying every frame; a framework's dispatch plus an
-// encoder's recursion would otherwise grow it several times, deep, which
-// costs a short-lived process measurably.
-//
-//go:noinline
-func growStack() {
-	var pad [32 << 10]byte
-	pad[len(pad)-1] = 1
-	keep = pad[len(pad)-1]
-}
-
-var keep byte
