@@ -12,6 +12,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -754,6 +755,31 @@ func TestHumanAtATerminal(t *testing.T) {
 				t.Errorf("stdout = %q", r.stdout)
 			}
 		})
+	}
+}
+
+// A person who presses Ctrl-C at the prompt gets CANCELLED, not a hang until
+// Enter: with the signals owned by the lifecycle (as under Main), the prompt
+// watches them. SIGPIPE, which Main takes only to get EPIPE, is ignored.
+func TestPromptInterrupted(t *testing.T) {
+	h := newHarness(t)
+	stdin, typing := io.Pipe() // nobody answers
+	defer typing.Close()
+	sigs := make(chan os.Signal, 2)
+	sigs <- syscall.SIGPIPE
+	sigs <- os.Interrupt
+	var stdout, stderr bytes.Buffer
+	code := urfave.Run(context.Background(), newApp(h), []string{"purge"},
+		urfave.WithStdio(stdin, &stdout, &stderr), urfave.WithEnv([]string{"NO_COLOR="}),
+		urfave.WithTerminal(true, true, true), urfave.WithSignals(sigs))
+	if code != 130 {
+		t.Errorf("exit = %d, want 130\nstderr: %s", code, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "ERROR [CANCELLED]") {
+		t.Errorf("stderr %q lacks the CANCELLED error", stderr.String())
+	}
+	if h.called("purge") != 0 {
+		t.Error("the handler ran")
 	}
 }
 
