@@ -24,6 +24,7 @@ type config struct {
 	grace     time.Duration
 	requestID func() string
 	signals   <-chan os.Signal
+	exiting   bool // set by Main: the process ends with the invocation, so signal handlers need no undoing
 }
 
 type ttys struct{ stdin, stdout, stderr bool }
@@ -67,9 +68,7 @@ func WithAgentDetector(fn func(getenv func(string) string) bool) Option {
 // before the lifecycle answers without it. The default is 2 seconds.
 func WithGrace(d time.Duration) Option { return func(c *config) { c.grace = d } }
 
-// WithSignals delivers SIGINT and SIGTERM from ch instead of from the process;
-// any other signal received on ch (such as the SIGPIPE [Main] takes) is
-// ignored.
+// WithSignals delivers SIGINT and SIGTERM from ch instead of from the process.
 func WithSignals(ch <-chan os.Signal) Option { return func(c *config) { c.signals = ch } }
 
 // WithRequestID replaces the generator of meta.request_id.

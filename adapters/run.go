@@ -278,7 +278,9 @@ func (inv *invocation) execute(parent context.Context, args []string) int {
 	if sigs == nil {
 		ch := make(chan os.Signal, 2)
 		signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
-		defer signal.Stop(ch)
+		if !inv.cfg.exiting { // Stop costs a wait on the runtime's signal thread
+			defer signal.Stop(ch)
+		}
 		sigs = ch
 	}
 
@@ -412,15 +414,10 @@ func indentedJSON(v any) func(io.Writer) error {
 }
 
 // Main runs one invocation with the process's arguments and exits with its
-// code. It takes SIGINT and SIGTERM for the lifecycle (a running command is
-// cancelled, a confirmation prompt answers CANCELLED), and SIGPIPE so that a
-// write to a closed stdout fails with EPIPE instead of killing the process
-// (`tool list | head` exits 0). It does so with one signal.Notify for the
-// life of the process: every Notify and Stop waits on the runtime's signal
-// thread, which costs a short-lived process more than its parsing does.
+// code. It asks the runtime to report a closed stdout as EPIPE instead of
+// killing the process with SIGPIPE, so that `tool list | head` exits 0.
 func Main(fw Framework, opts ...Option) {
-	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, syscall.SIGPIPE, os.Interrupt, syscall.SIGTERM)
-	opts = append([]Option{WithSignals(sigs)}, opts...)
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
+	opts = append(opts, func(c *config) { c.exiting = true })
 	os.Exit(Run(context.Background(), fw, os.Args[1:], opts...))
 }
