@@ -292,6 +292,9 @@ type field struct {
 func fields(t reflect.Type) []field {
 	var all []field
 	collect(t, nil, true, map[reflect.Type]bool{}, &all)
+	if flatAndUnique(all) {
+		return all // the common case: already in declaration order, nothing to resolve
+	}
 
 	byName := map[string][]field{}
 	for _, f := range all {
@@ -305,6 +308,22 @@ func fields(t reflect.Type) []field {
 	}
 	slices.SortFunc(out, func(a, b field) int { return slices.Compare(a.index, b.index) })
 	return out
+}
+
+// flatAndUnique reports whether no member was promoted from an embedded
+// struct and no two members share a name.
+func flatAndUnique(fs []field) bool {
+	for i, f := range fs {
+		if len(f.index) > 1 {
+			return false
+		}
+		for _, g := range fs[:i] {
+			if g.name == f.name {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // collect appends the candidate members of struct t found at index, walking
