@@ -759,8 +759,8 @@ func TestHumanAtATerminal(t *testing.T) {
 }
 
 // A person who presses Ctrl-C at the prompt gets CANCELLED, not a hang until
-// Enter: with the signals owned by the lifecycle (as under Main), the prompt
-// watches them. SIGPIPE, which Main takes only to get EPIPE, is ignored.
+// Enter, when the lifecycle is given the signals (WithSignals); other
+// signals on that channel, such as SIGPIPE, are ignored.
 func TestPromptInterrupted(t *testing.T) {
 	h := newHarness(t)
 	stdin, typing := io.Pipe() // nobody answers

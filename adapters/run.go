@@ -303,7 +303,7 @@ func (inv *invocation) execute(parent context.Context, args []string) int {
 			return inv.finish(inv.outcome(err, got))
 		case s := <-sigs:
 			if s == syscall.SIGPIPE {
-				continue // taken by Main only so that writes fail with EPIPE
+				continue // not a request to stop; a WithSignals channel may carry it
 			}
 			if got != nil {
 				return inv.finish(cancelled(got)) // a second signal: answer now
