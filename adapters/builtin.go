@@ -178,6 +178,7 @@ func complete(c *schema.Command, checked map[uintptr]error) error {
 // appendMissing adds the built-ins whose names the command does not already
 // use: an app's own --limit or --verbose is adopted rather than duplicated.
 func appendMissing(own, builtins []schema.Flag, persistent bool) []schema.Flag {
+	own = slices.Grow(own, len(builtins)) // a Flag is large: grow once
 	for _, b := range builtins {
 		taken := false
 		for _, f := range own {
