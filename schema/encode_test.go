@@ -1,25 +1,12 @@
 package schema
 
 import (
-	"bytes"
-	"encoding/json"
 	"testing"
 	"time"
 
 	"github.com/duet-cli/duet/exitcode"
+	"github.com/duet-cli/duet/internal/jsontest"
 )
-
-// encodingJSON encodes v as encoding/json does with HTML escaping off.
-func encodingJSON(t *testing.T, v any) string {
-	t.Helper()
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		t.Fatal(err)
-	}
-	return string(bytes.TrimSuffix(b.Bytes(), []byte("\n")))
-}
 
 // The hand-written Doc encoding must equal encoding/json's from the struct
 // tags. plainDoc has Doc's fields without its methods; the nested FlagEntry,
@@ -70,7 +57,7 @@ func TestDocEncodingMatchesEncodingJSON(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: %v", c.Name, err)
 			}
-			if want := encodingJSON(t, plainDoc(d)); string(got) != want {
+			if want := jsontest.Encode(t, plainDoc(d)); string(got) != want {
 				t.Errorf("%s (agent %v):\nhand-written:  %s\nencoding/json: %s", c.Name, agent, got, want)
 			}
 		}
@@ -102,7 +89,7 @@ func TestPropertiesEncodeAsAMap(t *testing.T) {
 		t.Errorf("id is %q, want the argument's property", asMap["id"].Description)
 	}
 	got, _ := props.MarshalJSON()
-	if want := encodingJSON(t, asMap); string(got) != want {
+	if want := jsontest.Encode(t, asMap); string(got) != want {
 		t.Errorf("properties:\nhand-written:  %s\nencoding/json: %s", got, want)
 	}
 }

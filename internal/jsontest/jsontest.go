@@ -29,3 +29,16 @@ func Keys(t testing.TB, raw []byte) []string {
 	}
 	return keys
 }
+
+// Encode returns v as encoding/json writes it with HTML escaping off, the
+// reference the module's hand-written encoders are held to.
+func Encode(t testing.TB, v any) string {
+	t.Helper()
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		t.Fatal(err)
+	}
+	return string(bytes.TrimSuffix(b.Bytes(), []byte("\n")))
+}

@@ -1,25 +1,13 @@
 package jsonw_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"math"
 	"testing"
 
+	"github.com/duet-cli/duet/internal/jsontest"
 	"github.com/duet-cli/duet/internal/jsonw"
 )
-
-// reference encodes as encoding/json does with HTML escaping off.
-func reference(t testing.TB, v any) string {
-	t.Helper()
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		t.Fatal(err)
-	}
-	return string(bytes.TrimSuffix(b.Bytes(), []byte("\n")))
-}
 
 var strings = []string{
 	"", "plain", `quote " and backslash \`, "tab\tnew\nline\rcr", "\b\f\x00\x01\x1f\x7f",
@@ -29,7 +17,7 @@ var strings = []string{
 
 func TestStringMatchesEncodingJSON(t *testing.T) {
 	for _, s := range strings {
-		if got, want := string(jsonw.String(nil, s)), reference(t, s); got != want {
+		if got, want := string(jsonw.String(nil, s)), jsontest.Encode(t, s); got != want {
 			t.Errorf("String(%q) = %s, want %s", s, got, want)
 		}
 	}
@@ -40,7 +28,7 @@ func FuzzString(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		if got, want := string(jsonw.String(nil, s)), reference(t, s); got != want {
+		if got, want := string(jsonw.String(nil, s)), jsontest.Encode(t, s); got != want {
 			t.Errorf("String(%q) = %s, want %s", s, got, want)
 		}
 	})
@@ -88,7 +76,7 @@ func TestValueMatchesEncodingJSON(t *testing.T) {
 			t.Errorf("Value(%#v): %v", v, err)
 			continue
 		}
-		if want := reference(t, v); string(got) != want {
+		if want := jsontest.Encode(t, v); string(got) != want {
 			t.Errorf("Value(%#v) = %s, want %s", v, got, want)
 		}
 	}
@@ -115,7 +103,7 @@ func FuzzFloat(f *testing.F) {
 			return
 		}
 		got, err := jsonw.Float(nil, x)
-		if want := reference(t, x); err != nil || string(got) != want {
+		if want := jsontest.Encode(t, x); err != nil || string(got) != want {
 			t.Errorf("Float(%v) = %s, %v; want %s", x, got, err, want)
 		}
 	})
@@ -124,7 +112,7 @@ func FuzzFloat(f *testing.F) {
 func TestMapFunc(t *testing.T) {
 	m := map[string]int{"b": 2, "a": 1, "c": 3}
 	got := jsonw.MapFunc(nil, m, func(v int, b []byte) []byte { return jsonw.Int(b, int64(v)) })
-	if want := reference(t, m); string(got) != want {
+	if want := jsontest.Encode(t, m); string(got) != want {
 		t.Errorf("MapFunc = %s, want %s", got, want)
 	}
 	if got := jsonw.MapFunc[int](nil, nil, nil); string(got) != "null" {

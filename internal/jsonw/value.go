@@ -88,13 +88,8 @@ func Map[V any](b []byte, m map[string]V) ([]byte, error) {
 	if m == nil {
 		return append(b, "null"...), nil
 	}
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
 	b = append(b, '{')
-	for i, k := range keys {
+	for i, k := range sortedKeys(m) {
 		if i > 0 {
 			b = append(b, ',')
 		}
@@ -115,13 +110,8 @@ func MapFunc[V any](b []byte, m map[string]V, fn func(V, []byte) []byte) []byte 
 	if m == nil {
 		return append(b, "null"...)
 	}
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
 	b = append(b, '{')
-	for i, k := range keys {
+	for i, k := range sortedKeys(m) {
 		if i > 0 {
 			b = append(b, ',')
 		}
@@ -130,6 +120,16 @@ func MapFunc[V any](b []byte, m map[string]V, fn func(V, []byte) []byte) []byte 
 		b = fn(m[k], b)
 	}
 	return append(b, '}')
+}
+
+// sortedKeys returns m's keys in encoding/json's order.
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
 }
 
 // Float appends f in encoding/json's format: the shortest representation,
