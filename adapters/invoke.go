@@ -29,6 +29,7 @@ func Invoke(ctx context.Context, action func(context.Context) error) error {
 		}
 		return action(ctx)
 	}
+	inv.awaitSignals()
 	inv.ran.Store(true)
 	if action == nil {
 		action = inv.builtin()
@@ -43,7 +44,11 @@ func Invoke(ctx context.Context, action func(context.Context) error) error {
 // outside a lifecycle.
 func Preset(ctx context.Context, node *schema.Command, set Setter) error {
 	inv, ok := ctx.Value(invocationKey{}).(*invocation)
-	if !ok || node != inv.call.node {
+	if !ok {
+		return nil
+	}
+	inv.awaitSignals() // the app's own hooks run after a Preset
+	if node != inv.call.node {
 		return nil
 	}
 	for _, p := range inv.presets() {

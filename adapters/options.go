@@ -24,7 +24,9 @@ type config struct {
 	grace     time.Duration
 	requestID func() string
 	signals   <-chan os.Signal
-	exiting   bool // set by Main: the process ends with the invocation, so signal handlers need no undoing
+	// signalsReady, set by Main, is closed once the signals on signals
+	// are delivered; until then no output is written and no app code runs.
+	signalsReady <-chan struct{}
 }
 
 type ttys struct{ stdin, stdout, stderr bool }

@@ -84,6 +84,7 @@ func (inv *invocation) run(ctx context.Context, args []string) int {
 
 	switch {
 	case c.version:
+		inv.awaitSignals()
 		fmt.Fprintf(cfg.stdout, "%s version %s\n", inv.root.Name, cfg.version)
 		return int(exitcode.Success)
 	case len(c.problems) > 0 && !c.help:
@@ -150,6 +151,7 @@ func maxBytes(env string) int {
 
 // finish writes the one answer and returns the exit code.
 func (inv *invocation) finish(fail *envelope.Error) int {
+	inv.awaitSignals()
 	if fail != nil {
 		fail.Settle(inv.call.node.ExitCodes())
 	}
@@ -169,6 +171,7 @@ func (inv *invocation) finish(fail *envelope.Error) int {
 // help lets the framework print its help: to stdout for a person; for an agent
 // to stderr, with a stub envelope on stdout pointing at --schema.
 func (inv *invocation) help(ctx context.Context, args []string) int {
+	inv.awaitSignals()
 	agent := inv.mode.Agent
 	streams := inv.streams()
 	if agent {
@@ -223,6 +226,7 @@ func (inv *invocation) confirm(args []string) *envelope.Error {
 			WithFix("pass --yes to confirm; first see what would change with --dry-run", line+" --dry-run").
 			WithSuggestion("run '%s --dry-run' to see what would change, then '%s --yes'", line, line)
 	}
+	inv.awaitSignals()
 	fmt.Fprintf(inv.cfg.stderr, "%s is %s. Continue? [y/N] ", line, c.node.Danger())
 	answers := make(chan string, 1)
 	go func() {
@@ -278,9 +282,7 @@ func (inv *invocation) execute(parent context.Context, args []string) int {
 	if sigs == nil {
 		ch := make(chan os.Signal, 2)
 		signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
-		if !inv.cfg.exiting { // Stop costs a wait on the runtime's signal thread
-			defer signal.Stop(ch)
-		}
+		defer signal.Stop(ch)
 		sigs = ch
 	}
 
@@ -413,11 +415,39 @@ func indentedJSON(v any) func(io.Writer) error {
 	}
 }
 
-// Main runs one invocation with the process's arguments and exits with its
-// code. It asks the runtime to report a closed stdout as EPIPE instead of
-// killing the process with SIGPIPE, so that `tool list | head` exits 0.
-func Main(fw Framework, opts ...Option) {
-	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
-	opts = append(opts, func(c *config) { c.exiting = true })
+// Main wraps the app with wrap, runs one invocation with the process's
+// arguments and exits with its code; a wrap error is printed on stderr with
+// exit code 1. It takes SIGINT and SIGTERM for the lifecycle (a running
+// command is cancelled, a confirmation prompt answers CANCELLED), and SIGPIPE
+// so that a write to a closed stdout fails with EPIPE instead of killing the
+// process (`tool list | head` exits 0).
+//
+// Enabling signals waits on the runtime's signal thread, a hand-off between
+// threads for each signal that costs a short-lived process about a tenth of
+// its run here; Main does it beside wrapping the app, and nothing is written
+// and no app code runs until it is done.
+func Main(wrap func() (Framework, error), opts ...Option) {
+	sigs := make(chan os.Signal, 4)
+	ready := make(chan struct{})
+	go func() {
+		signal.Notify(sigs, syscall.SIGPIPE, os.Interrupt, syscall.SIGTERM)
+		close(ready)
+	}()
+	fw, err := wrap()
+	if err != nil {
+		<-ready
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	opts = append([]Option{WithSignals(sigs), func(c *config) { c.signalsReady = ready }}, opts...)
 	os.Exit(Run(context.Background(), fw, os.Args[1:], opts...))
+}
+
+// awaitSignals waits until Main's signal handling is in place. It is called
+// before anything is written and before the app's hooks and actions run,
+// which is long after Main started it, so it rarely waits at all.
+func (inv *invocation) awaitSignals() {
+	if inv.cfg.signalsReady != nil {
+		<-inv.cfg.signalsReady
+	}
 }

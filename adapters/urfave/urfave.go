@@ -89,12 +89,13 @@ func Run(ctx context.Context, root *cli.Command, args []string, opts ...Option) 
 // Main runs the app with the process's arguments and exits with its code. A
 // declaration that does not hold is reported on stderr with exit code 1.
 func Main(root *cli.Command, opts ...Option) {
-	a, err := Wrap(root, opts...)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	adapters.Main(a, opts...)
+	adapters.Main(func() (adapters.Framework, error) {
+		a, err := Wrap(root, opts...)
+		if err != nil {
+			return nil, err
+		}
+		return a, nil
+	}, opts...)
 }
 
 // Run runs one invocation and returns its exit code.
