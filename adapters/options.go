@@ -24,8 +24,8 @@ type config struct {
 	grace     time.Duration
 	requestID func() string
 	signals   <-chan os.Signal
-	// signalsReady, set by Main, is closed once the signals on signals
-	// are delivered; until then no output is written and no app code runs.
+	// signalsReady, set by Main, is closed once SIGINT and SIGTERM are
+	// delivered on signals; until then no app code runs.
 	signalsReady <-chan struct{}
 }
 

@@ -84,7 +84,6 @@ func (inv *invocation) run(ctx context.Context, args []string) int {
 
 	switch {
 	case c.version:
-		inv.awaitSignals()
 		fmt.Fprintf(cfg.stdout, "%s version %s\n", inv.root.Name, cfg.version)
 		return int(exitcode.Success)
 	case len(c.problems) > 0 && !c.help:
@@ -151,7 +150,6 @@ func maxBytes(env string) int {
 
 // finish writes the one answer and returns the exit code.
 func (inv *invocation) finish(fail *envelope.Error) int {
-	inv.awaitSignals()
 	if fail != nil {
 		fail.Settle(inv.call.node.ExitCodes())
 	}
@@ -171,7 +169,6 @@ func (inv *invocation) finish(fail *envelope.Error) int {
 // help lets the framework print its help: to stdout for a person; for an agent
 // to stderr, with a stub envelope on stdout pointing at --schema.
 func (inv *invocation) help(ctx context.Context, args []string) int {
-	inv.awaitSignals()
 	agent := inv.mode.Agent
 	streams := inv.streams()
 	if agent {
@@ -417,25 +414,26 @@ func indentedJSON(v any) func(io.Writer) error {
 
 // Main wraps the app with wrap, runs one invocation with the process's
 // arguments and exits with its code; a wrap error is printed on stderr with
-// exit code 1. It takes SIGINT and SIGTERM for the lifecycle (a running
-// command is cancelled, a confirmation prompt answers CANCELLED), and SIGPIPE
-// so that a write to a closed stdout fails with EPIPE instead of killing the
-// process (`tool list | head` exits 0).
+// exit code 1. It takes SIGPIPE so that a write to a closed stdout fails with
+// EPIPE instead of killing the process (`tool list | head` exits 0), and
+// SIGINT and SIGTERM for the lifecycle (a running command is cancelled, a
+// confirmation prompt answers CANCELLED).
 //
-// Enabling signals waits on the runtime's signal thread, a hand-off between
-// threads for each signal that costs a short-lived process about a tenth of
-// its run here; Main does it beside wrapping the app, and nothing is written
-// and no app code runs until it is done.
+// Enabling a signal waits on the runtime's signal thread, a hand-off between
+// threads that costs a short-lived process a noticeable part of its run. Main
+// enables SIGINT and SIGTERM on a goroutine while it wraps the app, and no
+// app code runs (nor is a prompt shown) before they are in place; help,
+// --schema and usage errors, which run none, do not wait for them.
 func Main(wrap func() (Framework, error), opts ...Option) {
 	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, syscall.SIGPIPE)
 	ready := make(chan struct{})
 	go func() {
-		signal.Notify(sigs, syscall.SIGPIPE, os.Interrupt, syscall.SIGTERM)
+		signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 		close(ready)
 	}()
 	fw, err := wrap()
 	if err != nil {
-		<-ready
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
@@ -443,9 +441,9 @@ func Main(wrap func() (Framework, error), opts ...Option) {
 	os.Exit(Run(context.Background(), fw, os.Args[1:], opts...))
 }
 
-// awaitSignals waits until Main's signal handling is in place. It is called
-// before anything is written and before the app's hooks and actions run,
-// which is long after Main started it, so it rarely waits at all.
+// awaitSignals waits until Main's SIGINT and SIGTERM handling is in place.
+// It is called before the app's hooks and actions run and before a prompt,
+// long after Main started it, so it rarely waits at all.
 func (inv *invocation) awaitSignals() {
 	if inv.cfg.signalsReady != nil {
 		<-inv.cfg.signalsReady
