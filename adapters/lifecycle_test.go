@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -22,6 +21,7 @@ import (
 	"github.com/duet-cli/duet/adapters/urfave"
 	"github.com/duet-cli/duet/envelope"
 	"github.com/duet-cli/duet/internal/golden"
+	"github.com/duet-cli/duet/internal/jsontest"
 	"github.com/duet-cli/duet/schema"
 )
 
@@ -233,34 +233,19 @@ type wire struct {
 // envelopeOf decodes stdout, which must hold exactly one envelope.
 func envelopeOf(t *testing.T, r result) wire {
 	t.Helper()
-	dec := json.NewDecoder(strings.NewReader(r.stdout))
-	var values []json.RawMessage
-	for {
-		var v json.RawMessage
-		err := dec.Decode(&v)
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			t.Fatalf("stdout is not JSON: %v\nstdout: %s\nstderr: %s", err, r.stdout, r.stderr)
-		}
-		values = append(values, v)
-	}
-	if len(values) != 1 {
-		t.Fatalf("stdout holds %d JSON values, want exactly one envelope:\n%s", len(values), r.stdout)
-	}
+	one := jsontest.One(t, []byte(r.stdout))
 	var keys map[string]json.RawMessage
-	if err := json.Unmarshal(values[0], &keys); err != nil {
-		t.Fatalf("envelope is not an object: %s", values[0])
+	if err := json.Unmarshal(one, &keys); err != nil {
+		t.Fatalf("envelope is not an object: %s", one)
 	}
 	if len(keys) != 5 {
-		t.Errorf("envelope has %d top-level keys, want 5: %s", len(keys), values[0])
+		t.Errorf("envelope has %d top-level keys, want 5: %s", len(keys), one)
 	}
 	var w wire
-	dec = json.NewDecoder(bytes.NewReader(values[0]))
+	dec := json.NewDecoder(bytes.NewReader(one))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&w); err != nil {
-		t.Fatalf("decode envelope: %v\n%s", err, values[0])
+		t.Fatalf("decode envelope: %v\n%s", err, one)
 	}
 	if w.Warnings == nil {
 		t.Errorf("warnings is null, want an array")

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/duet-cli/duet/envelope"
+	"github.com/duet-cli/duet/internal/jsontest"
 )
 
 // fixedMeta is a meta without volatile values, so output is byte-stable.
@@ -40,11 +41,8 @@ type wire struct {
 // decodeOne decodes exactly one JSON envelope from b and fails on anything else.
 func decodeOne(t *testing.T, b []byte) wire {
 	t.Helper()
-	if !json.Valid(bytes.TrimSpace(b)) {
-		t.Fatalf("stdout is not one JSON value:\n%s", b)
-	}
 	var w wire
-	dec := json.NewDecoder(bytes.NewReader(b))
+	dec := json.NewDecoder(bytes.NewReader(jsontest.One(t, b)))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&w); err != nil {
 		t.Fatalf("decode envelope: %v\n%s", err, b)

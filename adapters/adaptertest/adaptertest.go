@@ -18,6 +18,7 @@ import (
 
 	"github.com/duet-cli/duet/adapters"
 	"github.com/duet-cli/duet/envelope"
+	"github.com/duet-cli/duet/internal/jsontest"
 	"github.com/duet-cli/duet/schema"
 	"github.com/duet-cli/duet/schema/validator"
 )
@@ -50,12 +51,8 @@ func Run(t testing.TB, fw adapters.Framework, args []string, env ...string) *Res
 func (r *Result) decode(t testing.TB) {
 	t.Helper()
 	var keys map[string]json.RawMessage
-	dec := json.NewDecoder(bytes.NewReader(r.Stdout))
-	if err := dec.Decode(&keys); err != nil {
+	if err := json.Unmarshal(jsontest.One(t, r.Stdout), &keys); err != nil {
 		t.Fatalf("stdout is not one JSON envelope: %v\nstdout: %s\nstderr: %s", err, r.Stdout, r.Stderr)
-	}
-	if dec.More() {
-		t.Fatalf("stdout holds more than one JSON value:\n%s", r.Stdout)
 	}
 	for _, k := range []string{"ok", "data", "error", "warnings", "meta"} {
 		if _, ok := keys[k]; !ok {

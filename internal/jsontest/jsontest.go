@@ -4,6 +4,7 @@ package jsontest
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"testing"
 )
 
@@ -28,6 +29,22 @@ func Keys(t testing.TB, raw []byte) []string {
 		}
 	}
 	return keys
+}
+
+// One returns the single JSON value b holds, failing the test when b is not
+// JSON or holds more than one value: the check behind "stdout is exactly one
+// envelope".
+func One(t testing.TB, b []byte) json.RawMessage {
+	t.Helper()
+	dec := json.NewDecoder(bytes.NewReader(b))
+	var v json.RawMessage
+	if err := dec.Decode(&v); err != nil {
+		t.Fatalf("not one JSON value: %v\n%s", err, b)
+	}
+	if tok, err := dec.Token(); err != io.EOF {
+		t.Fatalf("more than one JSON value (next: %v, %v):\n%s", tok, err, b)
+	}
+	return v
 }
 
 // Encode returns v as encoding/json writes it with HTML escaping off, the

@@ -37,6 +37,7 @@ import (
 	"github.com/creack/pty"
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/duet-cli/duet/internal/jsontest"
 	"github.com/duet-cli/duet/schema"
 	"github.com/duet-cli/duet/schema/validator"
 )
@@ -980,14 +981,9 @@ func decodeEnvelope(t *testing.T, stdout []byte) map[string]any {
 	if !bytes.HasPrefix(stdout, []byte("{")) {
 		t.Fatalf("stdout does not start with a JSON object: %q", stdout)
 	}
-	dec := json.NewDecoder(bytes.NewReader(stdout))
 	var env map[string]any
-	if err := dec.Decode(&env); err != nil {
+	if err := json.Unmarshal(jsontest.One(t, stdout), &env); err != nil {
 		t.Fatalf("stdout is not a JSON object: %v\n%s", err, stdout)
-	}
-	var extra json.RawMessage
-	if err := dec.Decode(&extra); err != io.EOF {
-		t.Fatalf("stdout holds more than one JSON value (next: %s, %v):\n%s", extra, err, stdout)
 	}
 	if diff := cmp.Diff([]string{"data", "error", "meta", "ok", "warnings"}, keys(env)); diff != "" {
 		t.Errorf("envelope keys (-want +got):\n%s", diff)
