@@ -167,25 +167,19 @@ func (f FieldError) appendJSON(b []byte) []byte {
 	return append(b, '}')
 }
 
-// optString appends a member that omitempty would leave out when empty; the
-// object already has a member before it.
+// optString appends a member that omitempty would leave out when empty.
 func optString(b []byte, name, v string) []byte {
 	if v == "" {
 		return b
 	}
-	b = append(b, ',')
-	b = jsonw.String(b, name)
-	b = append(b, ':')
-	return jsonw.String(b, v)
+	return jsonw.String(jsonw.Key(b, name), v)
 }
 
 func optBool(b []byte, name string, v bool) []byte {
 	if !v {
 		return b
 	}
-	b = append(b, ',')
-	b = jsonw.String(b, name)
-	return append(b, ":true"...)
+	return append(jsonw.Key(b, name), "true"...)
 }
 
 var (

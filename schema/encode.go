@@ -225,58 +225,42 @@ func (p *property) AppendJSON(b []byte) []byte {
 	}
 	if p.Default != nil {
 		mark := len(b)
-		b = comma(b)
-		b = append(b, `"default":`...)
+		b = jsonw.Key(b, "default")
 		var err error
 		if b, err = jsonw.Value(b, p.Default); err != nil {
 			b = b[:mark]
 		}
 	}
 	if p.Description != "" {
-		b = comma(b)
-		b = append(b, `"description":`...)
+		b = jsonw.Key(b, "description")
 		b = jsonw.String(b, p.Description)
 	}
 	if len(p.Enum) > 0 {
-		b = comma(b)
-		b = append(b, `"enum":`...)
+		b = jsonw.Key(b, "enum")
 		b = jsonw.Strings(b, p.Enum)
 	}
 	if p.Format != "" {
-		b = comma(b)
-		b = append(b, `"format":`...)
+		b = jsonw.Key(b, "format")
 		b = jsonw.String(b, p.Format)
 	}
 	if p.Items != nil {
-		b = comma(b)
-		b = append(b, `"items":`...)
+		b = jsonw.Key(b, "items")
 		b = p.Items.AppendJSON(b)
 	}
 	if p.MinItems != 0 {
-		b = comma(b)
-		b = append(b, `"minItems":`...)
+		b = jsonw.Key(b, "minItems")
 		b = jsonw.Int(b, int64(p.MinItems))
 	}
 	if p.Pattern != "" {
-		b = comma(b)
-		b = append(b, `"pattern":`...)
+		b = jsonw.Key(b, "pattern")
 		b = jsonw.String(b, p.Pattern)
 	}
-	b = comma(b)
-	b = append(b, `"type":`...)
+	b = jsonw.Key(b, "type")
 	b = jsonw.String(b, string(p.Type))
 	if p.WriteOnly {
 		b = append(b, `,"writeOnly":true`...)
 	}
 	return append(b, '}')
-}
-
-// comma separates a member from the one before it, if any.
-func comma(b []byte) []byte {
-	if b[len(b)-1] != '{' {
-		b = append(b, ',')
-	}
-	return b
 }
 
 // nullableStrings is jsonw.Strings with encoding/json's null for a nil list.
