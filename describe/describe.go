@@ -32,30 +32,26 @@ type Manifest struct {
 // person: commands marked for the other audience and hidden commands are left
 // out. version is the tool's version.
 func New(root *schema.Command, version string, agent bool) Manifest {
-	var cmds []*schema.Command
+	type listed struct {
+		path string
+		cmd  *schema.Command
+	}
+	var cmds []listed
 	var walk func(c *schema.Command)
 	walk = func(c *schema.Command) {
 		if c.Hidden || !c.VisibleTo(agent) {
 			return
 		}
-		cmds = append(cmds, c)
+		cmds = append(cmds, listed{c.DotPath(), c})
 		for _, s := range c.Commands {
 			walk(s)
 		}
 	}
 	walk(root)
+	slices.SortFunc(cmds, func(a, b listed) int { return strings.Compare(a.path, b.path) })
 	paths := make([]string, len(cmds))
 	for i, c := range cmds {
-		paths[i] = c.DotPath()
-	}
-	order := make([]int, len(cmds))
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortFunc(order, func(a, b int) int { return strings.Compare(paths[a], paths[b]) })
-	sorted := make([]string, len(order))
-	for i, o := range order {
-		sorted[i] = paths[o]
+		paths[i] = c.path
 	}
 
 	m := Manifest{
@@ -83,14 +79,14 @@ func New(root *schema.Command, version string, agent bool) Manifest {
 		}
 		wg.Go(func() {
 			for i := lo; i < hi; i++ {
-				docs[i] = cmds[order[i]].Entry(agent)
+				docs[i] = cmds[i].cmd.Entry(agent)
 			}
-			bodies[r] = appendDocs(buf, sorted[lo:hi], docs[lo:hi])
+			bodies[r] = appendDocs(buf, paths[lo:hi], docs[lo:hi])
 		})
 	}
 	wg.Wait()
 	for i, d := range docs {
-		m.Commands[sorted[i]] = d
+		m.Commands[paths[i]] = d
 	}
 	m.raw, m.Etag = m.finish(bodies, len(head)-1, slot, true)
 	return m

@@ -10,17 +10,23 @@ import (
 	"github.com/duet-cli/duet/adapters/urfave"
 )
 
-// BenchmarkStartList is what Duet costs one `todo list` in-process: building
-// the app, wrapping it, and one invocation over a store of 100 items, with
-// the output discarded. bench/run.sh measures whole processes.
+// BenchmarkStartList is what one `todo list` costs in-process: building the
+// app, wrapping it, and one invocation over a store of 100 items, with the
+// output discarded. bench/run.sh measures whole processes. Every run must
+// succeed: an error path is cheaper and would be timed instead.
 func BenchmarkStartList(b *testing.B) {
-	file := filepath.Join(b.TempDir(), "todo.json")
-	env := []string{"TODO_FILE=" + file}
+	env := []string{"TODO_FILE=" + filepath.Join(b.TempDir(), "todo.json")}
+	run := func(args ...string) {
+		if code := urfave.Run(context.Background(), newApp(), args,
+			urfave.WithEnv(env), urfave.WithStdio(strings.NewReader(""), io.Discard, io.Discard)); code != 0 {
+			b.Fatalf("todo %s: exit %d", strings.Join(args, " "), code)
+		}
+	}
 	for range 100 {
-		urfave.Run(context.Background(), newApp(), []string{"add", "benchmark item"}, urfave.WithEnv(env), urfave.WithStdio(strings.NewReader(""), io.Discard, io.Discard))
+		run("add", "benchmark item")
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		urfave.Run(context.Background(), newApp(), []string{"list"}, urfave.WithEnv(env), urfave.WithStdio(strings.NewReader(""), io.Discard, io.Discard), urfave.WithVersion("1"))
+		run("list")
 	}
 }
