@@ -156,11 +156,14 @@ func complete(c *schema.Command, checked map[uintptr]error) error {
 			errs = append(errs, fmt.Errorf("exit codes: %w", err))
 		}
 	}
-	if c.Meta.Output != nil {
-		id := reflect.ValueOf(c.Meta.Output).Pointer()
+	// A hand-written schema is checked now. One from schema.Of is right by
+	// construction and built only when asked for (--schema, describe): a
+	// type encoding/json cannot encode is reported then.
+	if s, ok := c.Meta.Output.(schema.Schema); ok && s != nil {
+		id := reflect.ValueOf(s).Pointer()
 		err, done := checked[id]
 		if !done {
-			err = c.Meta.Output.Check()
+			err = s.Check()
 			checked[id] = err
 		}
 		if err != nil {

@@ -93,7 +93,10 @@ func (inv *invocation) builtin() func(context.Context) error {
 
 func (inv *invocation) describe(ctx context.Context) error {
 	out := inv.out
-	m := describe.New(inv.root, inv.cfg.version, inv.mode.Agent && !inv.human)
+	m, err := describe.New(inv.root, inv.cfg.version, inv.mode.Agent && !inv.human)
+	if err != nil {
+		return brokenDeclaration(err)
+	}
 	if etag := inv.call.last(FlagEtag); etag != "" && etag == m.Etag {
 		inv.meta.NotModified = true
 		return out.Result(nil)

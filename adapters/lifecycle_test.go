@@ -561,6 +561,31 @@ func TestWrapRejectsBrokenDeclarations(t *testing.T) {
 	}
 }
 
+// TestOutputBuiltOnFirstUse checks that an output schema from schema.Of of a
+// type encoding/json cannot encode does not stop the app from starting or the
+// command from running validation, and is reported, naming the command, where
+// the schema is needed.
+func TestOutputBuiltOnFirstUse(t *testing.T) {
+	newRoot := func() *cli.Command { // a urfave app runs once
+		broken := &cli.Command{Name: "broken", Action: func(context.Context, *cli.Command) error { return nil }}
+		urfave.Annotate(broken, schema.Meta{Danger: schema.Safe, Output: schema.Of[struct{ C chan int }]()})
+		return &cli.Command{Name: "app", Commands: []*cli.Command{broken}}
+	}
+
+	var r run
+	for _, args := range [][]string{{"broken", "--schema"}, {"describe"}} {
+		var stdout, stderr bytes.Buffer
+		code := urfave.Run(context.Background(), newRoot(), args, r.options(&stdout, &stderr)...)
+		w := wantError(t, result{code, stdout.String(), stderr.String()}, 1, "INVALID_DECLARATION")
+		if !strings.Contains(w.Error.Message, `command "broken": output schema`) || !strings.Contains(w.Error.Message, "chan int") {
+			t.Errorf("%q: message %q does not name the command and the type", args, w.Error.Message)
+		}
+	}
+	var stdout, stderr bytes.Buffer
+	code := urfave.Run(context.Background(), newRoot(), []string{"broken", "--validate-only"}, r.options(&stdout, &stderr)...)
+	wantOK(t, result{code, stdout.String(), stderr.String()})
+}
+
 func TestWrapAcceptsTheTestApp(t *testing.T) {
 	if _, err := urfave.Wrap(newApp(newHarness(t))); err != nil {
 		t.Fatalf("Wrap: %v", err)

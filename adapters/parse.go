@@ -375,7 +375,10 @@ func (c *call) checkBuiltins() {
 		}
 	}
 	if fields := c.values[FlagFields]; len(fields) > 0 && c.node.Meta.Output != nil {
-		known := c.node.Meta.Output.Properties()
+		// An output schema that cannot be built names no fields to check
+		// against; --schema and describe report it.
+		s, _ := c.node.OutputSchema()
+		known := s.Properties()
 		for _, f := range fields {
 			if len(known) > 0 && !slices.Contains(known, f) {
 				c.problem("UNKNOWN_FIELD", FlagFields, "--fields: %q is not a field of this command's output", f)

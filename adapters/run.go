@@ -89,7 +89,10 @@ func (inv *invocation) run(ctx context.Context, args []string) int {
 	case len(c.problems) > 0 && !c.help:
 		return inv.finish(envelope.Invalid(c.problems))
 	case c.bool(FlagSchema) && !c.help:
-		doc := c.node.Document(mode.Agent && !inv.human)
+		doc, err := c.node.Document(mode.Agent && !inv.human)
+		if err != nil {
+			return inv.finish(brokenDeclaration(err))
+		}
 		inv.out.RenderText(indentedJSON(doc))
 		inv.out.Result(doc)
 		return inv.finish(nil)
@@ -388,6 +391,14 @@ func (inv *invocation) panicked(r any) error {
 	inv.ran.Store(true)
 	return envelope.Errorf(exitcode.GeneralError, "INTERNAL_ERROR", "internal error: %v", r).
 		WithSuggestion("this is a bug in the tool; rerun with --verbose for a stack trace on stderr and report it")
+}
+
+// brokenDeclaration is the answer when the app's own declarations fail where
+// they are used, as a declared output schema of a type encoding/json cannot
+// encode does under --schema and describe.
+func brokenDeclaration(err error) *envelope.Error {
+	return envelope.Errorf(exitcode.GeneralError, "INVALID_DECLARATION", "%v", err).
+		WithSuggestion("this is a bug in the tool's declarations; adaptertest.AssertDeclarations finds it in a test")
 }
 
 func isEPIPE(err error) bool { return err != nil && errors.Is(err, syscall.EPIPE) }

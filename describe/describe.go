@@ -4,6 +4,7 @@
 package describe
 
 import (
+	"errors"
 	"fmt"
 	"hash/crc32"
 	"maps"
@@ -30,8 +31,9 @@ type Manifest struct {
 
 // New builds the manifest of root's tree as seen by an agent (agent true) or a
 // person: commands marked for the other audience and hidden commands are left
-// out. version is the tool's version.
-func New(root *schema.Command, version string, agent bool) Manifest {
+// out. version is the tool's version. It fails when a command's declared
+// output schema cannot be built, naming every such command.
+func New(root *schema.Command, version string, agent bool) (Manifest, error) {
 	type listed struct {
 		path string
 		cmd  *schema.Command
@@ -68,6 +70,7 @@ func New(root *schema.Command, version string, agent bool) Manifest {
 	// copied.
 	head, slot := m.head(true)
 	docs := make([]schema.Doc, len(cmds))
+	errs := make([]error, len(cmds))
 	runs := min(runtime.GOMAXPROCS(0), len(cmds)/parallelMin+1)
 	bodies := make([][]byte, runs)
 	var wg sync.WaitGroup
@@ -79,17 +82,20 @@ func New(root *schema.Command, version string, agent bool) Manifest {
 		}
 		wg.Go(func() {
 			for i := lo; i < hi; i++ {
-				docs[i] = cmds[i].cmd.Entry(agent)
+				docs[i], errs[i] = cmds[i].cmd.Entry(agent)
 			}
 			bodies[r] = appendDocs(buf, paths[lo:hi], docs[lo:hi])
 		})
 	}
 	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return Manifest{}, fmt.Errorf("describe: %w", err)
+	}
 	for i, d := range docs {
 		m.Commands[paths[i]] = d
 	}
 	m.raw, m.Etag = m.finish(bodies, len(head)-1, slot, true)
-	return m
+	return m, nil
 }
 
 const (

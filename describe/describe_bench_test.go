@@ -2,6 +2,7 @@ package describe_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -68,20 +69,30 @@ func generatedTree(tb testing.TB, groups, leaves int) *schema.Command {
 	return root
 }
 
+// manifest returns root's manifest for an agent, failing the test on an error.
+func manifest(tb testing.TB, root *schema.Command) describe.Manifest {
+	tb.Helper()
+	m, err := describe.New(root, "1.0", true)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return m
+}
+
 func TestDescribe1000(t *testing.T) {
 	root := generatedTree(t, 20, 50)
-	m := describe.New(root, "1.0", true)
+	m := manifest(t, root)
 	if len(m.Commands) < 1000 {
 		t.Fatalf("manifest has %d commands, want at least 1000", len(m.Commands))
 	}
 	if _, ok := m.Commands["group07.leaf33"]; !ok {
 		t.Errorf("manifest lacks group07.leaf33")
 	}
-	again := describe.New(generatedTree(t, 20, 50), "1.0", true)
+	again := manifest(t, generatedTree(t, 20, 50))
 	if m.Etag == "" || again.Etag != m.Etag {
 		t.Errorf("etag differs between two builds of the same tree: %q, %q", m.Etag, again.Etag)
 	}
-	if again := describe.New(root, "1.0", true); again.Etag != m.Etag {
+	if again := manifest(t, root); again.Etag != m.Etag {
 		t.Errorf("etag differs between two manifests of one tree: %q, %q", m.Etag, again.Etag)
 	}
 }
@@ -92,6 +103,25 @@ func BenchmarkDescribe1000(b *testing.B) {
 	root := generatedTree(b, 20, 50)
 	b.ReportAllocs()
 	for b.Loop() {
-		describe.New(root, "1.0", true)
+		manifest(b, root)
+	}
+}
+
+// TestDescribeBrokenOutput checks that a declared output schema that cannot
+// be built fails the manifest, naming each command that declares it.
+func TestDescribeBrokenOutput(t *testing.T) {
+	root := generatedTree(t, 1, 2)
+	broken := schema.Of[map[string]chan int]()
+	for _, leaf := range root.Commands[0].Commands {
+		leaf.Meta.Output = broken
+	}
+	m, err := describe.New(root, "1.0", true)
+	if err == nil {
+		t.Fatalf("New succeeded with %d commands, want an error", len(m.Commands))
+	}
+	for _, want := range []string{`"group00.leaf00": output schema`, `"group00.leaf01": output schema`, "cannot encode chan int"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not contain %q", err, want)
+		}
 	}
 }

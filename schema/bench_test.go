@@ -18,12 +18,14 @@ type benchItem struct {
 func BenchmarkOf(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
-		Of[benchItem]()
+		if _, err := Of[benchItem]().Schema(); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
 
 func BenchmarkCheck(b *testing.B) {
-	s := Of[[]benchItem]()
+	s := mustSchema(b, Of[[]benchItem]())
 	b.ReportAllocs()
 	for b.Loop() {
 		s.Check()

@@ -25,7 +25,7 @@ func TestCheck(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := Of[testRun]()
+			s := mustSchema(t, Of[testRun]())
 			if tt.doc != "" {
 				s = MustParse(tt.doc)
 			}

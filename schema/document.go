@@ -47,16 +47,21 @@ type FlagEntry struct {
 
 // Document returns c's self-description, as `--schema` prints it. agent
 // selects which subcommands are listed: those visible to an agent, or those
-// visible to a person.
-func (c *Command) Document(agent bool) Doc { return c.document(agent, true) }
+// visible to a person. It fails only when the declared output schema cannot
+// be built (see [Command.OutputSchema]).
+func (c *Command) Document(agent bool) (Doc, error) { return c.document(agent, true) }
 
 // Entry returns c's entry in the describe manifest: its [Command.Document]
 // without the input schema, which restates the flags and arguments the entry
 // already lists. It is a fifth of a typical document, and a manifest has one
 // per command; `<command> --schema` gives the schema.
-func (c *Command) Entry(agent bool) Doc { return c.document(agent, false) }
+func (c *Command) Entry(agent bool) (Doc, error) { return c.document(agent, false) }
 
-func (c *Command) document(agent, input bool) Doc {
+func (c *Command) document(agent, input bool) (Doc, error) {
+	output, err := c.OutputSchema()
+	if err != nil {
+		return Doc{}, err
+	}
 	flags := c.visibleFlags()
 	d := Doc{
 		Command:              c.DotPath(),
@@ -71,7 +76,7 @@ func (c *Command) document(agent, input bool) Doc {
 		Flags:                make(map[string]FlagEntry, len(flags)),
 		Arguments:            c.Args,
 		FlagGroups:           c.Meta.Groups,
-		OutputSchema:         c.Meta.Output,
+		OutputSchema:         output,
 		ExitCodes:            c.ExitCodes(),
 		Examples:             c.Meta.Examples,
 	}
@@ -89,7 +94,7 @@ func (c *Command) document(agent, input bool) Doc {
 			d.Subcommands = append(d.Subcommands, s.DotPath())
 		}
 	}
-	return d
+	return d, nil
 }
 
 func (f *Flag) entry() FlagEntry {

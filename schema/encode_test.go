@@ -52,7 +52,10 @@ func TestDocEncodingMatchesEncodingJSON(t *testing.T) {
 
 	for _, c := range []*Command{root, full, bare} {
 		for _, agent := range []bool{false, true} {
-			d := c.Document(agent)
+			d, err := c.Document(agent)
+			if err != nil {
+				t.Fatalf("%s: %v", c.Name, err)
+			}
 			got, err := d.MarshalJSON()
 			if err != nil {
 				t.Fatalf("%s: %v", c.Name, err)

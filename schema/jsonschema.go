@@ -10,6 +10,16 @@ import (
 // the same declaration always prints the same bytes.
 type Schema map[string]any
 
+// Source is a declared JSON Schema: a [Schema] written by hand is its own
+// source, and [Of] gives one that builds the schema of a Go type the first
+// time it is asked for.
+type Source interface {
+	Schema() (Schema, error)
+}
+
+// Schema returns s itself, so a hand-written document is a [Source].
+func (s Schema) Schema() (Schema, error) { return s, nil }
+
 // Parse reads a JSON Schema document written by hand.
 func Parse(doc string) (Schema, error) {
 	var s Schema

@@ -8,13 +8,14 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 )
 
-// Of returns the JSON Schema of the JSON that encoding/json writes for a T,
-// so a command can declare its output as the Go type it already returns
-// instead of a hand-written document that drifts from it.
+// Of returns the schema of the JSON that encoding/json writes for a T, so a
+// command can declare its output as the Go type it already returns instead of
+// a hand-written document that drifts from it.
 //
 // It follows encoding/json: exported fields under their json tag names,
 // embedded structs flattened, fields without omitempty or omitzero required.
@@ -23,20 +24,44 @@ import (
 // struct tag becomes the field's description. A named type that contains
 // itself is put in "$defs" and referred to with "$ref".
 //
-// Of panics on a type encoding/json cannot encode (channels, functions,
-// complex numbers, maps with unsupported keys): T is fixed at compile time,
-// so this is a programming error, like a malformed [MustParse] document.
-func Of[T any]() Schema {
+// The schema is built on the first call to [Reflected.Schema] (by --schema,
+// describe, --fields, or a test), not here: a process that only runs a
+// command never pays for the reflection.
+func Of[T any]() *Reflected {
+	t := reflect.TypeFor[T]()
+	return &Reflected{typ: t, build: sync.OnceValues(func() (Schema, error) { return generate(t) })}
+}
+
+// Reflected is the schema of a Go type, from [Of]. It is safe for
+// concurrent use, and builds the schema once.
+type Reflected struct {
+	typ   reflect.Type
+	build func() (Schema, error)
+}
+
+// Schema returns the schema of the type, or an error naming a type that
+// encoding/json cannot encode (a channel, a function, a complex number, a map
+// with unsupported keys) — as json.Marshal would fail on a value of it.
+// Every call returns the same Schema value.
+func (r *Reflected) Schema() (Schema, error) { return r.build() }
+
+// Type returns the Go type the schema describes.
+func (r *Reflected) Type() reflect.Type { return r.typ }
+
+func generate(t reflect.Type) (Schema, error) {
 	g := generator{
 		active: map[reflect.Type]bool{},
 		refs:   map[reflect.Type]string{},
 		defs:   map[string]any{},
 	}
-	s := Schema(g.schema(reflect.TypeFor[T]()))
+	s := Schema(g.schema(t))
+	if g.err != nil {
+		return nil, g.err
+	}
 	if len(g.defs) > 0 {
 		s["$defs"] = g.defs
 	}
-	return s
+	return s, nil
 }
 
 // Properties returns the sorted names of the properties of the object s
@@ -110,6 +135,16 @@ type generator struct {
 	active map[reflect.Type]bool   // named types being built, outermost first
 	refs   map[reflect.Type]string // $defs name of each recursive type
 	defs   map[string]any          // the "$defs" of the document
+	err    error                   // the first type encoding/json cannot encode
+}
+
+// unsupported records that encoding/json cannot encode t, and returns a
+// placeholder so the walk can finish.
+func (g *generator) unsupported(t reflect.Type, why string) map[string]any {
+	if g.err == nil {
+		g.err = fmt.Errorf("schema: Of: %s", why)
+	}
+	return map[string]any{}
 }
 
 // schema returns the schema of t, or a "$ref" to it when t is recursive.
@@ -203,13 +238,13 @@ func (g *generator) build(t reflect.Type) map[string]any {
 		return map[string]any{"type": "array", "items": g.schema(t.Elem())}
 	case reflect.Map:
 		if !validKey(t.Key()) {
-			panic(fmt.Sprintf("schema: Of: %v: encoding/json cannot encode map keys of type %v", t, t.Key()))
+			return g.unsupported(t, fmt.Sprintf("%v: encoding/json cannot encode map keys of type %v", t, t.Key()))
 		}
 		return nullable(map[string]any{"type": "object", "additionalProperties": g.schema(t.Elem())})
 	case reflect.Struct:
 		return g.object(t)
 	}
-	panic(fmt.Sprintf("schema: Of: encoding/json cannot encode %v", t))
+	return g.unsupported(t, fmt.Sprintf("encoding/json cannot encode %v", t))
 }
 
 func encodesItself(t reflect.Type) bool {

@@ -2,6 +2,9 @@ package schema
 
 import (
 	"encoding/json"
+	"reflect"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -67,7 +70,7 @@ type inner struct {
 func TestOf(t *testing.T) {
 	tests := []struct {
 		name string
-		got  Schema
+		got  Source
 		want string
 	}{
 		{"scalar", Of[string](), `{"type": "string"}`},
@@ -188,7 +191,7 @@ func TestOf(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if diff := cmp.Diff(MustParse(tt.want), tt.got); diff != "" {
+			if diff := cmp.Diff(MustParse(tt.want), mustSchema(t, tt.got)); diff != "" {
 				t.Errorf("Of mismatch (-want +got):\n%s", diff)
 			}
 		})
@@ -198,12 +201,12 @@ func TestOf(t *testing.T) {
 // TestOfDeterministic checks that a generated schema prints the same bytes
 // every time, as --schema output is compared and cached.
 func TestOfDeterministic(t *testing.T) {
-	first, err := json.Marshal(Of[testRun]())
+	first, err := json.Marshal(mustSchema(t, Of[testRun]()))
 	if err != nil {
 		t.Fatal(err)
 	}
 	for range 10 {
-		again, err := json.Marshal(Of[testRun]())
+		again, err := json.Marshal(mustSchema(t, Of[testRun]()))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -213,19 +216,68 @@ func TestOfDeterministic(t *testing.T) {
 	}
 }
 
-func TestOfPanics(t *testing.T) {
-	defer func() {
-		if recover() == nil {
-			t.Error("Of[chan int] did not panic")
-		}
-	}()
-	Of[struct{ C chan int }]()
+// TestOfUnsupported checks that a type encoding/json cannot encode is an
+// error from Schema, as it is from json.Marshal, and that Of itself, which
+// builds nothing, accepts it.
+func TestOfUnsupported(t *testing.T) {
+	tests := []struct {
+		name string
+		src  *Reflected
+		want string
+	}{
+		{"channel field", Of[struct{ C chan int }](), "encoding/json cannot encode chan int"},
+		{"function in a slice", Of[[]func()](), "encoding/json cannot encode func()"},
+		{"complex", Of[map[string]complex128](), "encoding/json cannot encode complex128"},
+		{"map key", Of[map[[2]int]string](), "cannot encode map keys of type [2]int"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := tt.src.Schema()
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("Schema() = %v, %v; want an error containing %q", s, err, tt.want)
+			}
+			if s != nil {
+				t.Errorf("Schema() returned a schema with its error: %v", s)
+			}
+		})
+	}
+}
+
+// TestReflectedOnce checks that a Reflected builds its schema once, however
+// many goroutines ask: describe builds documents in parallel, and shared
+// schemas are recognised by identity.
+func TestReflectedOnce(t *testing.T) {
+	src := Of[testRun]()
+	first := mustSchema(t, src)
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			s, err := src.Schema()
+			if err != nil || reflect.ValueOf(s).Pointer() != reflect.ValueOf(first).Pointer() {
+				t.Errorf("Schema() = %p, %v; want the first schema %p", s, err, first)
+			}
+		})
+	}
+	wg.Wait()
+	if got := src.Type(); got != reflect.TypeFor[testRun]() {
+		t.Errorf("Type() = %v, want testRun", got)
+	}
+}
+
+// mustSchema returns src's schema, failing the test on an error.
+func mustSchema(t testing.TB, src Source) Schema {
+	t.Helper()
+	s, err := src.Schema()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }
 
 func TestProperties(t *testing.T) {
 	tests := []struct {
 		name string
-		s    Schema
+		s    Source
 		want []string
 	}{
 		{"struct", Of[testOwner](), []string{"email", "name"}},
@@ -234,11 +286,11 @@ func TestProperties(t *testing.T) {
 		{"pointer to recursive", Of[*testNode](), []string{"children", "next", "value"}},
 		{"hand-written", MustParse(`{"type": "array", "items": {"type": "object", "properties": {"b": {}, "a": {}}}}`), []string{"a", "b"}},
 		{"scalar", Of[int](), []string{}},
-		{"nil", nil, []string{}},
+		{"nil", Schema(nil), []string{}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if diff := cmp.Diff(tt.want, tt.s.Properties()); diff != "" {
+			if diff := cmp.Diff(tt.want, mustSchema(t, tt.s).Properties()); diff != "" {
 				t.Errorf("Properties mismatch (-want +got):\n%s", diff)
 			}
 		})

@@ -10,6 +10,7 @@
 package schema
 
 import (
+	"fmt"
 	"iter"
 	"slices"
 	"strings"
@@ -50,7 +51,7 @@ const DefaultTimeout = 30 * time.Second
 type Meta struct {
 	Danger      Danger
 	List        bool           // returns a list: gets --limit, --cursor and meta.pagination
-	Output      Schema         // the JSON Schema of data on success
+	Output      Source         // the JSON Schema of data on success: Of[T]() or a Schema
 	Examples    []Example      //
 	ExitCodes   exitcode.Table // merged over exitcode.Defaults()
 	Timeout     time.Duration  // 0: DefaultTimeout; NoTimeout: none
@@ -299,6 +300,20 @@ func (c *Command) Timeout() time.Duration {
 // prompt) before it runs.
 func (c *Command) NeedsConfirmation() bool {
 	return c.Danger() == Destructive || c.Meta.Confirm
+}
+
+// OutputSchema returns the declared schema of the command's data on success,
+// or nil when it declares none. An error names what keeps the declared schema
+// from being built (see [Reflected.Schema]).
+func (c *Command) OutputSchema() (Schema, error) {
+	if c.Meta.Output == nil {
+		return nil, nil
+	}
+	s, err := c.Meta.Output.Schema()
+	if err != nil {
+		return nil, fmt.Errorf("command %q: output schema: %w", c.DotPath(), err)
+	}
+	return s, nil
 }
 
 // ExitCodes returns the command's declared table merged over the defaults,

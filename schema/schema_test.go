@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -47,6 +48,29 @@ func TestFlagInheritanceAndShadowing(t *testing.T) {
 		}
 		if who != tt.who {
 			t.Errorf("%s.Flag(%q) found %q, want %q", tt.cmd.Name, tt.name, who, tt.who)
+		}
+	}
+}
+
+// TestDocumentOutputError checks that a declared output schema that cannot be
+// built fails the document with an error naming the command, and that a
+// command without one, or with a nil hand-written one, has no output schema.
+func TestDocumentOutputError(t *testing.T) {
+	root := &Command{Name: "tool"}
+	bad := &Command{Name: "watch", Path: []string{"watch"}, Parent: root, Meta: Meta{Output: Of[chan int]()}}
+	none := &Command{Name: "none", Path: []string{"none"}, Parent: root, Meta: Meta{Output: Schema(nil)}}
+	root.Commands = []*Command{bad, none}
+
+	for _, doc := range []func(bool) (Doc, error){bad.Document, bad.Entry} {
+		_, err := doc(true)
+		if err == nil || !strings.Contains(err.Error(), `command "watch": output schema:`) {
+			t.Errorf("document of watch: error %v, want one naming the command", err)
+		}
+	}
+	for _, c := range []*Command{root, none} {
+		d, err := c.Document(true)
+		if err != nil || d.OutputSchema != nil {
+			t.Errorf("%s: Document() = output %v, error %v; want no output schema", c.Name, d.OutputSchema, err)
 		}
 	}
 }

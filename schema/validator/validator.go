@@ -32,12 +32,19 @@ type Compiled struct {
 	schema *jsonschema.Schema
 }
 
-// Compile checks s against its draft (2020-12 unless it says otherwise) and
-// prepares it for [Compiled.Validate]. A nil Schema declares nothing and so
-// accepts any JSON value. References to other documents are refused: a
-// declared schema must be self-contained, and compiling it must not read
-// files.
-func Compile(s schema.Schema) (*Compiled, error) {
+// Compile builds the schema src declares, checks it against its draft
+// (2020-12 unless it says otherwise) and prepares it for [Compiled.Validate].
+// A nil src or Schema declares nothing and so accepts any JSON value.
+// References to other documents are refused: a declared schema must be
+// self-contained, and compiling it must not read files.
+func Compile(src schema.Source) (*Compiled, error) {
+	var s schema.Schema
+	if src != nil {
+		var err error
+		if s, err = src.Schema(); err != nil {
+			return nil, fmt.Errorf("validator: compile: %w", err)
+		}
+	}
 	if s == nil {
 		s = schema.Schema{}
 	}

@@ -1,0 +1,59 @@
+package adaptertest_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/urfave/cli/v3"
+
+	"github.com/duet-cli/duet/adapters/adaptertest"
+	"github.com/duet-cli/duet/adapters/urfave"
+	"github.com/duet-cli/duet/schema"
+)
+
+// recorder is a testing.TB that keeps the failures reported to it.
+type recorder struct {
+	testing.TB
+	errors []string
+}
+
+func (r *recorder) Helper() {}
+
+func (r *recorder) Errorf(format string, args ...any) {
+	r.errors = append(r.errors, fmt.Sprintf(format, args...))
+}
+
+func TestAssertDeclarations(t *testing.T) {
+	noop := func(context.Context, *cli.Command) error { return nil }
+	command := func(name string, output schema.Source) *cli.Command {
+		return urfave.Annotate(&cli.Command{Name: name, Action: noop}, schema.Meta{Danger: schema.Safe, Output: output})
+	}
+	root := &cli.Command{Name: "tool", Commands: []*cli.Command{
+		command("good", schema.Of[[]struct{ ID string }]()),
+		command("none", nil),
+		// Wrap cannot see these: Of builds on first use, and a negative
+		// minLength passes the structural check but not the meta-schema.
+		command("chan", schema.Of[struct{ C chan int }]()),
+		command("negative", schema.MustParse(`{"type": "string", "minLength": -1}`)),
+	}}
+	app, err := urfave.Wrap(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := &recorder{TB: t}
+	adaptertest.AssertDeclarations(rec, app)
+
+	var got []string
+	for _, e := range rec.errors {
+		got = append(got, strings.SplitN(e, ":", 2)[0])
+	}
+	if diff := cmp.Diff([]string{`"chan"`, `"negative"`}, got); diff != "" {
+		t.Errorf("failed commands mismatch (-want +got):\n%s\nerrors: %q", diff, rec.errors)
+	}
+	if len(rec.errors) == 2 && !strings.Contains(rec.errors[0], "cannot encode chan int") {
+		t.Errorf("error for chan does not say why: %s", rec.errors[0])
+	}
+}
