@@ -24,7 +24,8 @@ type Framework interface {
 	// once, before anything runs.
 	Tree() *schema.Command
 	// Execute lets the framework parse args and run the chosen command. Its
-	// actions must be wrapped with [Invoke].
+	// actions must be wrapped with [Invoke]. args hold none of Duet's
+	// built-in flags (the lifecycle has read them) unless io.Builtins is set.
 	Execute(ctx context.Context, args []string, io Streams) error
 	// Classify turns a framework's own error (usage, unknown flag ...) into a
 	// structured one, or returns nil when it does not recognise err.
@@ -33,11 +34,14 @@ type Framework interface {
 
 // Streams is where the framework writes during Execute: its help and its own
 // messages go to Help, which is stderr for an agent and stdout for a person.
-// Hide tells it which commands to leave out of help.
+// Hide tells it which commands to leave out of help. Builtins is set when the
+// framework renders help: then it must accept Duet's built-in flags (the
+// tree's flags marked Builtin) and list them.
 type Streams struct {
-	Stdin  io.Reader
-	Stdout io.Writer
-	Stderr io.Writer
-	Help   io.Writer
-	Hide   func(*schema.Command) bool
+	Stdin    io.Reader
+	Stdout   io.Writer
+	Stderr   io.Writer
+	Help     io.Writer
+	Hide     func(*schema.Command) bool
+	Builtins bool
 }

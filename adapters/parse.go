@@ -20,6 +20,7 @@ type call struct {
 	node     *schema.Command
 	values   map[string][]string // flag long name → values given on the command line
 	args     []string
+	forward  []string // the command line without Duet's built-in flags, for the framework
 	problems []envelope.FieldError
 	unknown  string // an unknown subcommand, if any
 	help     bool   // -h, --help or the help command
@@ -48,13 +49,17 @@ func (c *call) problem(code, field, format string, args ...any) {
 // parseCall walks args from the root: subcommand names descend, flags are
 // looked up among the flags the current command accepts, everything else is a
 // positional argument.
+//
+// Duet's built-in flags are the lifecycle's alone: they are left out of the
+// command line the framework parses, which then need not know them.
 func parseCall(root *schema.Command, args []string) *call {
-	c := &call{node: root, values: map[string][]string{}}
+	c := &call{node: root, values: map[string][]string{}, forward: make([]string, 0, len(args))}
 	onlyArgs := false
 	for i := 0; i < len(args); i++ {
 		tok := args[i]
 		switch {
 		case onlyArgs || tok == "-" || !strings.HasPrefix(tok, "-"):
+			c.forward = append(c.forward, tok)
 			if !onlyArgs && len(c.args) == 0 && c.descend(tok) {
 				continue
 			}
@@ -63,9 +68,14 @@ func parseCall(root *schema.Command, args []string) *call {
 			}
 			c.args = append(c.args, tok)
 		case tok == "--":
+			c.forward = append(c.forward, tok)
 			onlyArgs = true
 		default:
-			i += c.flag(tok, args[i+1:])
+			f, used := c.flag(tok, args[i+1:])
+			if f == nil || !f.Builtin {
+				c.forward = append(c.forward, args[i:i+1+used]...)
+			}
+			i += used
 		}
 	}
 	return c
@@ -96,13 +106,14 @@ func (c *call) descend(tok string) bool {
 }
 
 // flag reads one flag token and, when it takes a separate value, the next
-// token; it returns how many extra tokens it consumed.
-func (c *call) flag(tok string, rest []string) int {
+// token; it returns the flag, when tok names one, and how many extra tokens
+// it consumed.
+func (c *call) flag(tok string, rest []string) (*schema.Flag, int) {
 	name, value, inline := strings.Cut(strings.TrimLeft(tok, "-"), "=")
 	f := c.node.Flag(name)
 	if f == nil && !strings.HasPrefix(tok, "--") && len(name) > 1 && !inline {
 		if ok := c.shortGroup(name); ok {
-			return 0
+			return nil, 0
 		}
 	}
 	if f == nil {
@@ -117,14 +128,14 @@ func (c *call) flag(tok string, rest []string) int {
 				c.problems[len(c.problems)-1].Suggestion = "did you mean --" + s + "?"
 			}
 		}
-		return 0
+		return nil, 0
 	}
 	used := 0
 	if !inline {
 		if f.TakesValue() {
 			if len(rest) == 0 {
 				c.problem("MISSING_FLAG_VALUE", f.Name, "flag --%s needs a value", f.Name)
-				return 0
+				return f, 0
 			}
 			value, used = rest[0], 1
 		} else {
@@ -132,7 +143,7 @@ func (c *call) flag(tok string, rest []string) int {
 		}
 	}
 	c.set(f, value)
-	return used
+	return f, used
 }
 
 // shortGroup accepts -abc as -a -b -c when every letter is a boolean flag.

@@ -105,7 +105,7 @@ func (inv *invocation) run(ctx context.Context, args []string) int {
 	if err := inv.confirm(args); err != nil {
 		return inv.finish(err)
 	}
-	return inv.execute(ctx, args)
+	return inv.execute(ctx)
 }
 
 func (inv *invocation) settings() envelope.Settings {
@@ -174,6 +174,7 @@ func (inv *invocation) finish(fail *envelope.Error) int {
 func (inv *invocation) help(ctx context.Context, args []string) int {
 	agent := inv.mode.Agent
 	streams := inv.streams()
+	streams.Builtins = true
 	if agent {
 		streams.Help = inv.cfg.stderr
 	}
@@ -261,7 +262,7 @@ type errSignal struct{ sig os.Signal }
 func (e errSignal) Error() string { return "received " + e.sig.String() }
 
 // execute runs the command with its timeout, its signals and its grace period.
-func (inv *invocation) execute(parent context.Context, args []string) int {
+func (inv *invocation) execute(parent context.Context) int {
 	timeout := inv.call.node.Timeout()
 	if inv.call.has(FlagTimeout) {
 		timeout, _ = time.ParseDuration(inv.call.last(FlagTimeout))
@@ -293,7 +294,7 @@ func (inv *invocation) execute(parent context.Context, args []string) int {
 				done <- inv.panicked(r)
 			}
 		}()
-		done <- inv.fw.Execute(ctx, args, inv.streams())
+		done <- inv.fw.Execute(ctx, inv.call.forward, inv.streams())
 	}()
 
 	var got os.Signal

@@ -113,6 +113,13 @@ func (a *App) Execute(ctx context.Context, args []string, s adapters.Streams) er
 		if node.Parent != nil && s.Hide(node) {
 			cmd.Hidden = true
 		}
+		if s.Builtins {
+			for _, f := range node.Flags {
+				if f.Builtin {
+					cmd.Flags = append(cmd.Flags, cliFlag(f))
+				}
+			}
+		}
 	}
 	err := a.root.Run(ctx, append([]string{a.root.Name}, args...))
 	if err == nil && a.notFound != "" {
@@ -299,14 +306,11 @@ func argOf(arg cli.Argument) schema.Arg {
 	return a
 }
 
-// install mirrors the tree onto the urfave app: built-in flags, the describe
-// command, and every action wrapped with the lifecycle.
+// install mirrors the tree onto the urfave app: the describe command, and
+// every action wrapped with the lifecycle. Built-in flags are added only for
+// help (see Execute): the lifecycle reads them and leaves them out of the
+// command line urfave parses.
 func (a *App) install(cmd *cli.Command, n *schema.Command) {
-	for _, f := range n.Flags {
-		if f.Builtin {
-			cmd.Flags = append(cmd.Flags, cliFlag(f))
-		}
-	}
 	for _, sub := range n.Commands {
 		if sub.Builtin {
 			c := &cli.Command{Name: sub.Name, Usage: sub.Usage, Action: builtinAction}
@@ -349,8 +353,8 @@ func setter(c *cli.Command) adapters.Setter {
 	}
 }
 
-// cliFlag makes a urfave flag for one of Duet's built-ins. Their values are
-// read by the lifecycle; urfave only has to accept them.
+// cliFlag makes a urfave flag for one of Duet's built-ins, so that help lists
+// it. Their values are read by the lifecycle; urfave only has to accept them.
 func cliFlag(f schema.Flag) cli.Flag {
 	local := !f.Persistent
 	switch f.Type {

@@ -560,7 +560,7 @@ func TestE2EInvalidUTF8(t *testing.T) {
 func TestE2EHelpPiped(t *testing.T) {
 	t.Parallel()
 	sb := newSandbox(t)
-	for _, args := range [][]string{{"--help"}, {"list", "--help"}, {"help", "list"}, {"-h"}} {
+	for _, args := range [][]string{{"--help"}, {"list", "--help"}, {"help", "list"}, {"-h"}, {"list", "--limit", "3", "--help"}} {
 		r := sb.run(t, args...)
 		env := expectEnvelope(t, fmt.Sprintf("todo %q", args), r, 0)
 		want := map[string]any{"data": nil, "meta.help": true}
@@ -569,6 +569,15 @@ func TestE2EHelpPiped(t *testing.T) {
 		}
 		if !strings.Contains(r.stderr, "USAGE") {
 			t.Errorf("todo %q: help text should be on stderr, got %q", args, r.stderr)
+		}
+		// Duet's built-in flags never reach urfave's parser, but its help
+		// lists them.
+		if args[0] == "list" {
+			for _, flag := range []string{"--status", "--limit", "--cursor", "--timeout", "--output"} {
+				if !strings.Contains(r.stderr, flag) {
+					t.Errorf("todo %q: help does not list %s:\n%s", args, flag, r.stderr)
+				}
+			}
 		}
 	}
 
