@@ -165,8 +165,9 @@ func (a *App) build(cmd *cli.Command, parent *schema.Command) *schema.Command {
 	if m, ok := cmd.Metadata[metaKey].(schema.Meta); ok {
 		n.Meta = m
 	}
+	n.Flags = make([]schema.Flag, 0, len(cmd.Flags))
 	for _, f := range cmd.Flags {
-		n.Flags = append(n.Flags, flagOf(f, parent == nil))
+		n.Flags = append(n.Flags, flagOf(f))
 	}
 	for _, arg := range cmd.Arguments {
 		n.Args = append(n.Args, argOf(arg))
@@ -196,9 +197,14 @@ func (a *App) build(cmd *cli.Command, parent *schema.Command) *schema.Command {
 	return n
 }
 
-func flagOf(f cli.Flag, root bool) schema.Flag {
-	names := f.Names()
-	sf := schema.Flag{Name: names[0], Type: schema.String}
+func flagOf(f cli.Flag) schema.Flag {
+	d, ok := f.(described)
+	if !ok {
+		d = partial{f}
+	}
+	names := d.Names()
+	sf := schema.Flag{Name: names[0], Type: schema.String, Usage: d.GetUsage(), Env: d.GetEnvVars(),
+		Required: d.IsRequired(), Hidden: !d.IsVisible(), Persistent: !d.IsLocal()}
 	for _, alias := range names[1:] {
 		if len(alias) == 1 && sf.Short == "" {
 			sf.Short = alias
@@ -206,61 +212,114 @@ func flagOf(f cli.Flag, root bool) schema.Flag {
 			sf.Aliases = append(sf.Aliases, alias)
 		}
 	}
-	if t, ok := f.(cli.SchemaTyper); ok {
-		switch st := t.SchemaType(); st {
-		case "duration":
-			sf.Type, sf.Format = schema.String, "duration"
-		case "date-time":
-			sf.Type, sf.Format = schema.String, "date-time"
-		case "":
-		default:
-			sf.Type = schema.Type(st)
-		}
+	switch st := d.SchemaType(); st {
+	case "duration":
+		sf.Type, sf.Format = schema.String, "duration"
+	case "date-time":
+		sf.Type, sf.Format = schema.String, "date-time"
+	case "":
+	default:
+		sf.Type = schema.Type(st)
 	}
-	if t, ok := f.(cli.SchemaItemsTyper); ok {
-		sf.Items = schema.Type(t.SchemaItemsType())
-	}
+	sf.Items = schema.Type(d.SchemaItemsType())
 	if sf.Type == schema.Object && sf.Items == "" {
 		sf.Items = schema.String
 	}
-	if r, ok := f.(cli.RequiredFlag); ok {
-		sf.Required = r.IsRequired()
-	}
-	if d, ok := f.(cli.DocGenerationFlag); ok {
-		sf.Usage = d.GetUsage()
-		sf.Env = d.GetEnvVars()
-	}
-	if v, ok := f.(cli.VisibleFlag); ok {
-		sf.Hidden = !v.IsVisible()
-	}
-	sf.Persistent = true
-	if l, ok := f.(cli.LocalFlag); ok && l.IsLocal() {
-		sf.Persistent = false
-	}
 	sf.Default = defaultOf(f, sf)
 	return sf
+}
+
+// described is what flagOf reads from a flag: the methods of urfave's own
+// flag types (cli.FlagBase). Asserting it once per flag type builds one itab
+// where asserting urfave's small interfaces one by one would build seven, at
+// every start of the program.
+type described interface {
+	cli.Flag
+	cli.SchemaTyper
+	cli.SchemaItemsTyper
+	cli.RequiredFlag
+	cli.VisibleFlag
+	cli.LocalFlag
+	GetUsage() string
+	GetEnvVars() []string
+}
+
+// partial reads a flag type of the app's own that has only some of the
+// methods of [described], giving urfave's defaults for the others.
+type partial struct{ cli.Flag }
+
+func (p partial) SchemaType() string {
+	if t, ok := p.Flag.(cli.SchemaTyper); ok {
+		return t.SchemaType()
+	}
+	return ""
+}
+
+func (p partial) SchemaItemsType() string {
+	if t, ok := p.Flag.(cli.SchemaItemsTyper); ok {
+		return t.SchemaItemsType()
+	}
+	return ""
+}
+
+func (p partial) IsRequired() bool {
+	r, ok := p.Flag.(cli.RequiredFlag)
+	return ok && r.IsRequired()
+}
+
+func (p partial) IsVisible() bool {
+	v, ok := p.Flag.(cli.VisibleFlag)
+	return !ok || v.IsVisible()
+}
+
+func (p partial) IsLocal() bool {
+	l, ok := p.Flag.(cli.LocalFlag)
+	return ok && l.IsLocal()
+}
+
+func (p partial) GetUsage() string {
+	if d, ok := p.Flag.(cli.DocGenerationFlag); ok {
+		return d.GetUsage()
+	}
+	return ""
+}
+
+func (p partial) GetEnvVars() []string {
+	if d, ok := p.Flag.(cli.DocGenerationFlag); ok {
+		return d.GetEnvVars()
+	}
+	return nil
 }
 
 // defaultOf returns a flag's default as JSON would carry it, or nil when the
 // flag has none worth stating.
 func defaultOf(f cli.Flag, sf schema.Flag) any {
 	v := f.Get()
-	rv := reflect.ValueOf(v)
-	if !rv.IsValid() {
+	switch x := v.(type) { // urfave's own value types first, without reflection
+	case nil:
 		return nil
-	}
-	switch rv.Kind() {
-	case reflect.Slice, reflect.Map:
-		if rv.Len() == 0 {
+	case string:
+		if x == "" {
 			return nil
 		}
-	case reflect.String:
-		if rv.Len() == 0 {
+	case []string:
+		if len(x) == 0 {
 			return nil
 		}
+	case bool, int, int64, uint, uint64, float64:
+	default:
+		rv := reflect.ValueOf(v)
+		switch rv.Kind() {
+		case reflect.Slice, reflect.Map, reflect.String:
+			if rv.Len() == 0 {
+				return nil
+			}
+		}
 	}
-	if s, ok := v.(fmt.Stringer); ok && sf.Format != "" {
-		return s.String()
+	if sf.Format != "" {
+		if s, ok := v.(fmt.Stringer); ok {
+			return s.String()
+		}
 	}
 	return v
 }

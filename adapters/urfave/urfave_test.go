@@ -44,6 +44,7 @@ func TestTree(t *testing.T) {
 			&cli.DurationFlag{Name: "wait", Value: 5 * time.Second},
 			&cli.StringSliceFlag{Name: "tag"},
 			&cli.FloatFlag{Name: "ratio", Hidden: true},
+			&ownFlag{},
 		},
 	}
 	urfave.Annotate(list, schema.Meta{Danger: schema.Safe, List: true, Flags: map[string]schema.FlagMeta{"status": {Enum: []string{"open", "done"}}}})
@@ -75,6 +76,7 @@ func TestTree(t *testing.T) {
 		{Name: "wait", Type: schema.String, Format: "duration", Default: "5s", Persistent: true},
 		{Name: "tag", Type: schema.Array, Items: schema.String, Persistent: true},
 		{Name: "ratio", Type: schema.Number, Hidden: true, Default: float64(0), Persistent: true},
+		{Name: "own", Short: "o", Type: schema.String, Required: true},
 	}
 	var own []schema.Flag
 	for _, f := range node.Flags {
@@ -94,6 +96,20 @@ func TestTree(t *testing.T) {
 		t.Error("a safe command got --yes")
 	}
 }
+
+// ownFlag is an app's own flag type: urfave's Flag interface, required and
+// local, and none of urfave's other optional interfaces.
+type ownFlag struct{ value string }
+
+func (f *ownFlag) String() string        { return "--own" }
+func (f *ownFlag) Get() any              { return f.value }
+func (f *ownFlag) PreParse() error       { return nil }
+func (f *ownFlag) PostParse() error      { return nil }
+func (f *ownFlag) Set(_, v string) error { f.value = v; return nil }
+func (f *ownFlag) Names() []string       { return []string{"own", "o"} }
+func (f *ownFlag) IsSet() bool           { return f.value != "" }
+func (f *ownFlag) IsRequired() bool      { return true }
+func (f *ownFlag) IsLocal() bool         { return true }
 
 func TestClassify(t *testing.T) {
 	app, err := urfave.Wrap(&cli.Command{Name: "app", Action: noop})
