@@ -80,10 +80,10 @@ var framework = [...]Entry{
 	Redirected:       {"REDIRECTED", "The command or flag moved; error.redirect names the replacement.", false, None},
 }
 
-var signals = map[Code]Entry{
-	Interrupted: {"CANCELLED", "Interrupted by SIGINT; state may be partially modified.", false, Partial},
-	Terminated:  {"CANCELLED", "Terminated by SIGTERM; state may be partially modified.", false, Partial},
-}
+var (
+	interrupted = Entry{"CANCELLED", "Interrupted by SIGINT; state may be partially modified.", false, Partial}
+	terminated  = Entry{"CANCELLED", "Terminated by SIGTERM; state may be partially modified.", false, Partial}
+)
 
 // Framework reports whether c is one of the spec's codes 0–13.
 func (c Code) Framework() bool { return c >= Success && c <= Redirected }
@@ -94,11 +94,15 @@ func (c Code) Custom() bool { return c >= CustomMin && c <= CustomMax }
 // Entry returns the default entry of a framework or signal code, and false for
 // any other code.
 func (c Code) Entry() (Entry, bool) {
-	if c.Framework() {
+	switch {
+	case c.Framework():
 		return framework[c], true
+	case c == Interrupted:
+		return interrupted, true
+	case c == Terminated:
+		return terminated, true
 	}
-	e, ok := signals[c]
-	return e, ok
+	return Entry{}, false
 }
 
 // String returns the code's name, such as "NOT_FOUND", or "EXIT_<n>" for a code

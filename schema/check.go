@@ -27,28 +27,42 @@ func (s Schema) Check() error {
 	return errors.Join(errs...)
 }
 
-var typeNames = map[string]bool{"string": true, "integer": true, "number": true, "boolean": true, "array": true, "object": true, "null": true}
+// typeName reports whether s names a JSON Schema type.
+func typeName(s string) bool {
+	switch s {
+	case "string", "integer", "number", "boolean", "array", "object", "null":
+		return true
+	}
+	return false
+}
 
 // keyword says how Check reads the value of a JSON Schema keyword.
 type keyword int
 
 const (
-	oneSchema  keyword = iota + 1 // a schema
-	schemaMap                     // an object of schemas
-	schemaList                    // a list of schemas
-	number                        // a number
+	other      keyword = iota // read by checkNode itself, or not checked
+	oneSchema                 // a schema
+	schemaMap                 // an object of schemas
+	schemaList                // a list of schemas
+	number                    // a number
 )
 
-var keywords = map[string]keyword{
-	"items": oneSchema, "additionalProperties": oneSchema, "not": oneSchema, "contains": oneSchema,
-	"propertyNames": oneSchema, "if": oneSchema, "then": oneSchema, "else": oneSchema,
-	"unevaluatedItems": oneSchema, "unevaluatedProperties": oneSchema, "additionalItems": oneSchema,
-	"properties": schemaMap, "patternProperties": schemaMap, "$defs": schemaMap, "definitions": schemaMap,
-	"dependentSchemas": schemaMap,
-	"allOf":            schemaList, "anyOf": schemaList, "oneOf": schemaList, "prefixItems": schemaList,
-	"minimum": number, "maximum": number, "exclusiveMinimum": number, "exclusiveMaximum": number,
-	"multipleOf": number, "minLength": number, "maxLength": number, "minItems": number,
-	"maxItems": number, "minProperties": number, "maxProperties": number,
+// keywordOf says how to read the value of keyword k. (A switch, not a map: a
+// package-level map is built at every start of every wrapped binary.)
+func keywordOf(k string) keyword {
+	switch k {
+	case "items", "additionalProperties", "not", "contains", "propertyNames", "if", "then", "else",
+		"unevaluatedItems", "unevaluatedProperties", "additionalItems":
+		return oneSchema
+	case "properties", "patternProperties", "$defs", "definitions", "dependentSchemas":
+		return schemaMap
+	case "allOf", "anyOf", "oneOf", "prefixItems":
+		return schemaList
+	case "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "minLength",
+		"maxLength", "minItems", "maxItems", "minProperties", "maxProperties":
+		return number
+	}
+	return other
 }
 
 // checkNode checks one schema and the schemas inside it, visiting the keys
@@ -101,7 +115,7 @@ func checkNode(v any, at string, root map[string]any, errs *[]error) {
 			}
 			continue
 		}
-		switch keywords[k] {
+		switch keywordOf(k) {
 		case number:
 			if !isNumber(val) {
 				fail("%s must be a number", k)
@@ -133,18 +147,18 @@ func checkNode(v any, at string, root map[string]any, errs *[]error) {
 func checkType(t any, fail func(string, ...any)) {
 	switch t := t.(type) {
 	case string:
-		if !typeNames[t] {
+		if !typeName(t) {
 			fail("type %q is not a JSON Schema type", t)
 		}
 	case []any:
 		for _, x := range t {
-			if s, ok := x.(string); !ok || !typeNames[s] {
+			if s, ok := x.(string); !ok || !typeName(s) {
 				fail("type %v is not a JSON Schema type", x)
 			}
 		}
 	case []string:
 		for _, s := range t {
-			if !typeNames[s] {
+			if !typeName(s) {
 				fail("type %q is not a JSON Schema type", s)
 			}
 		}
