@@ -34,7 +34,7 @@ func SecretName(name string) bool {
 // Debug with --verbose, Error with --quiet), and redacts secrets: values of
 // attributes whose names look secret, and the values of flags marked sensitive
 // wherever they appear.
-func (o *Output) Logger() *slog.Logger { return o.logger }
+func (o *Output) Logger() *slog.Logger { return o.logger() }
 
 func (o *Output) logHandler() slog.Handler {
 	level := slog.LevelInfo

@@ -56,7 +56,7 @@ type Output struct {
 	effect    Effect
 	text      func(io.Writer) error
 	progress  progress
-	logger    *slog.Logger
+	logger    func() *slog.Logger // built on first use: most commands never log
 	writeErr  error
 	closed    bool // Finish has run: later writes from an abandoned handler are dropped
 }
@@ -76,7 +76,7 @@ func New(s Settings) *Output {
 	}
 	o := &Output{s: s}
 	o.progress.out = o
-	o.logger = slog.New(newRedactor(o.logHandler(), s.Secrets))
+	o.logger = sync.OnceValue(func() *slog.Logger { return slog.New(newRedactor(o.logHandler(), s.Secrets)) })
 	return o
 }
 
