@@ -13,6 +13,27 @@ type payload struct {
 	list  bool
 	items []json.RawMessage
 	one   json.RawMessage // object or null, when !list
+	total int             // a list's length before a window cut it
+	start int             // the index in the whole list of items[0]
+}
+
+// span returns the items [start, end) of a list of total items that w selects.
+func (w Window) span(total int) (start, end int) {
+	start, end = min(w.Offset, total), total
+	if w.Limit > 0 {
+		end = min(start+w.Limit, total)
+	}
+	return start, end
+}
+
+// cut keeps the items a window selects; with no window, all of them.
+func (p payload) cut(w *Window) payload {
+	p.total = len(p.items)
+	if w != nil {
+		start, end := w.span(len(p.items))
+		p.items, p.start = p.items[start:end], start
+	}
+	return p
 }
 
 // marshal encodes v without HTML escaping: agents read '<' and '&' literally.
@@ -30,36 +51,44 @@ func marshal(v any) (json.RawMessage, error) {
 
 // encodePayload turns a result into a payload. Slices and arrays are lists (a
 // nil slice is an empty list, never null); scalars are wrapped as
-// {"value": v} because data is always an object, an array or null.
-func encodePayload(v any) (payload, error) {
+// {"value": v} because data is always an object, an array or null. Of a list,
+// only the items window selects are encoded (all of them when window is nil):
+// a command may return a whole collection and answer with one page of it.
+func encodePayload(v any, window *Window) (payload, error) {
 	if v == nil {
 		return payload{one: json.RawMessage("null")}, nil
 	}
 	if raw, ok := v.(json.RawMessage); ok {
-		return splitRaw(raw)
+		p, err := splitRaw(raw)
+		return p.cut(window), err
 	}
 	rv := reflect.ValueOf(v)
 	for rv.Kind() == reflect.Pointer && !rv.IsNil() && !implementsMarshaler(rv) {
 		rv = rv.Elem()
 	}
 	if (rv.Kind() == reflect.Slice || rv.Kind() == reflect.Array) && rv.Type().Elem().Kind() != reflect.Uint8 && !implementsMarshaler(rv) {
+		total := rv.Len()
+		start, end := 0, total
+		if window != nil {
+			start, end = window.span(total)
+		}
 		// One encoder writes every item into one buffer; the items are
 		// cut from it afterwards, since the buffer moves as it grows.
 		var buf bytes.Buffer
 		enc := json.NewEncoder(&buf)
 		enc.SetEscapeHTML(false)
-		ends := make([]int, rv.Len())
+		ends := make([]int, end-start)
 		for i := range ends {
-			if err := enc.Encode(rv.Index(i).Interface()); err != nil {
-				return payload{}, fmt.Errorf("encode item %d: %w", i, err)
+			if err := enc.Encode(rv.Index(start + i).Interface()); err != nil {
+				return payload{}, fmt.Errorf("encode item %d: %w", start+i, err)
 			}
 			ends[i] = buf.Len() - 1 // before Encode's newline
 		}
-		p := payload{list: true, items: make([]json.RawMessage, len(ends))}
-		all, start := buf.Bytes(), 0
+		p := payload{list: true, items: make([]json.RawMessage, len(ends)), total: total, start: start}
+		all, from := buf.Bytes(), 0
 		for i, end := range ends {
-			p.items[i] = all[start:end:end]
-			start = end + 1
+			p.items[i] = all[from:end:end]
+			from = end + 1
 		}
 		return p, nil
 	}
@@ -67,7 +96,8 @@ func encodePayload(v any) (payload, error) {
 	if err != nil {
 		return payload{}, fmt.Errorf("encode result: %w", err)
 	}
-	return splitRaw(raw)
+	p, err := splitRaw(raw)
+	return p.cut(window), err
 }
 
 func implementsMarshaler(rv reflect.Value) bool {

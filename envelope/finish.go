@@ -64,9 +64,16 @@ func (o *Output) payloadLocked(meta *Meta) (payload, error) {
 	var p payload
 	switch {
 	case o.hasResult:
+		window := o.s.Window
+		if meta.Pagination != nil {
+			window = nil // the command paged its result itself
+		}
 		var err error
-		if p, err = encodePayload(o.result); err != nil {
+		if p, err = encodePayload(o.result, window); err != nil {
 			return payload{}, err
+		}
+		if p.list && window != nil {
+			meta.Pagination = paginationFor(p.total, p.start, len(p.items))
 		}
 	case o.streamed > 0:
 		meta.Stream = &Stream{Items: o.streamed}
@@ -77,24 +84,7 @@ func (o *Output) payloadLocked(meta *Meta) (payload, error) {
 	default:
 		return payload{one: json.RawMessage("null")}, nil
 	}
-	if p.list && o.s.Window != nil && meta.Pagination == nil {
-		p = o.page(p, meta)
-	}
 	return p.project(o.s.Fields)
-}
-
-// page cuts a list to the requested window and describes it in meta.
-func (o *Output) page(p payload, meta *Meta) payload {
-	w := *o.s.Window
-	total := len(p.items)
-	start := min(w.Offset, total)
-	end := total
-	if w.Limit > 0 {
-		end = min(start+w.Limit, total)
-	}
-	p.items = p.items[start:end]
-	meta.Pagination = paginationFor(total, start, len(p.items))
-	return p
 }
 
 func paginationFor(total, start, returned int) *Pagination {

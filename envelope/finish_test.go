@@ -206,6 +206,64 @@ func TestPagination(t *testing.T) {
 	}
 }
 
+// marshalCounter is an item that counts how often it is encoded.
+type marshalCounter struct {
+	id    string
+	calls *int
+}
+
+func (m marshalCounter) MarshalJSON() ([]byte, error) {
+	*m.calls++
+	return json.Marshal(map[string]string{"id": m.id})
+}
+
+// TestPaginationEncodesOnlyThePage checks that a command may return a whole
+// collection: only the items of the page are encoded, and the list's length
+// is still the total. A list the command encoded itself is cut alike.
+func TestPaginationEncodesOnlyThePage(t *testing.T) {
+	calls := 0
+	items := make([]marshalCounter, 100)
+	for i := range items {
+		items[i] = marshalCounter{id: fmt.Sprintf("r%d", i), calls: &calls}
+	}
+	raw := json.RawMessage(`[{"id":"r0"}, {"id":"r1"}, {"id":"r2"}, {"id":"r3"}]`)
+	tests := []struct {
+		name    string
+		result  any
+		window  envelope.Window
+		want    []string
+		total   float64
+		encoded int
+	}{
+		{"values", items, envelope.Window{Offset: 40, Limit: 2}, []string{"r40", "r41"}, 100, 2},
+		{"pointer to values", &items, envelope.Window{Offset: 99, Limit: 20}, []string{"r99"}, 100, 1},
+		{"raw JSON", raw, envelope.Window{Offset: 1, Limit: 2}, []string{"r1", "r2"}, 4, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			calls = 0
+			w := tt.window
+			out, stdout, _ := newOutput(envelope.Settings{Mode: agentMode(envelope.JSON), Window: &w})
+			out.Result(tt.result)
+			out.Finish(fixedMeta(), nil)
+			env := decodeOne(t, stdout.Bytes())
+			ids := []string{}
+			for _, it := range dataList(t, env) {
+				ids = append(ids, it["id"].(string))
+			}
+			if diff := cmp.Diff(tt.want, ids); diff != "" {
+				t.Errorf("page (-want +got):\n%s", diff)
+			}
+			if pg, _ := env.Meta["pagination"].(map[string]any); pg["total"] != tt.total {
+				t.Errorf("pagination = %v, want total %v", pg, tt.total)
+			}
+			if calls != tt.encoded {
+				t.Errorf("%d items encoded, want %d", calls, tt.encoded)
+			}
+		})
+	}
+}
+
 func TestFieldsProjection(t *testing.T) {
 	tests := []struct {
 		name   string

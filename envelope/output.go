@@ -105,7 +105,8 @@ func (o *Output) DryRun() bool { return o.s.DryRun }
 
 // Window returns the page a list command was asked for, and false for a
 // command that is not a list. A command that pages in its own storage reads
-// it; otherwise the lifecycle pages the list the command returns.
+// it; otherwise the lifecycle pages the list the command returns, and
+// encodes only the items of the page.
 func (o *Output) Window() (Window, bool) {
 	if o.s.Window == nil {
 		return Window{}, false
