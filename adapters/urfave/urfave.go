@@ -5,8 +5,12 @@
 //	urfave.Main(root, urfave.WithVersion(version))
 //
 // Commands stay ordinary *cli.Command values; their actions find the result
-// handle with envelope.From(ctx). The lifecycle itself lives in package
-// adapters and is shared with the cobra adapter.
+// handle with envelope.From(ctx). Duet's built-in flags (--output, --dry-run,
+// --yes, --limit, --cursor, --timeout ...) are the lifecycle's: urfave never
+// parses them, so an action reads them through that handle (DryRun, Window)
+// rather than with cmd.Bool. An app flag of the same name is the app's own.
+// The lifecycle itself lives in package adapters and is shared with the cobra
+// adapter.
 package urfave
 
 import (
