@@ -25,7 +25,7 @@ type Framework interface {
 	Tree() *schema.Command
 	// Execute lets the framework parse args and run the chosen command. Its
 	// actions must be wrapped with [Invoke]. args hold none of Duet's
-	// built-in flags (the lifecycle has read them) unless io.Builtins is set.
+	// built-in flags (the lifecycle has read them) unless io.HelpFor is set.
 	Execute(ctx context.Context, args []string, io Streams) error
 	// Classify turns a framework's own error (usage, unknown flag ...) into a
 	// structured one, or returns nil when it does not recognise err.
@@ -34,14 +34,15 @@ type Framework interface {
 
 // Streams is where the framework writes during Execute: its help and its own
 // messages go to Help, which is stderr for an agent and stdout for a person.
-// Hide tells it which commands to leave out of help. Builtins is set when the
-// framework renders help: then it must accept Duet's built-in flags (the
-// tree's flags marked Builtin) and list them.
+// Hide tells it which commands to leave out of help. HelpFor is set when the
+// framework renders help, to the command it is for: then it must accept and
+// list Duet's built-in flags (flags marked Builtin) of that command and its
+// ancestors.
 type Streams struct {
-	Stdin    io.Reader
-	Stdout   io.Writer
-	Stderr   io.Writer
-	Help     io.Writer
-	Hide     func(*schema.Command) bool
-	Builtins bool
+	Stdin   io.Reader
+	Stdout  io.Writer
+	Stderr  io.Writer
+	Help    io.Writer
+	Hide    func(*schema.Command) bool
+	HelpFor *schema.Command
 }

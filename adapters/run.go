@@ -174,7 +174,7 @@ func (inv *invocation) finish(fail *envelope.Error) int {
 func (inv *invocation) help(ctx context.Context, args []string) int {
 	agent := inv.mode.Agent
 	streams := inv.streams()
-	streams.Builtins = true
+	streams.HelpFor = inv.call.node
 	if agent {
 		streams.Help = inv.cfg.stderr
 	}
