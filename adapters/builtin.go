@@ -121,6 +121,11 @@ func complete(c *schema.Command, checked map[uintptr]error) error {
 		f.Pattern = cmp.Or(fm.Pattern, f.Pattern)
 		f.ID = fm.ID || f.ID
 		f.Sensitive = fm.Sensitive || f.Sensitive
+		for _, e := range fm.Env {
+			if !slices.Contains(f.Env, e) {
+				f.Env = append(slices.Clip(f.Env), e) // never into the framework's slice
+			}
+		}
 	}
 	if len(c.Args) == 0 && len(c.Meta.Args) > 0 {
 		c.Args = c.Meta.Args

@@ -61,6 +61,10 @@ func parseCall(root *schema.Command, args []string) *call {
 		case onlyArgs || tok == "-" || !strings.HasPrefix(tok, "-"):
 			c.forward = append(c.forward, tok)
 			if !onlyArgs && len(c.args) == 0 && c.descend(tok) {
+				if c.node.Passthrough { // the rest is the framework's alone
+					c.forward = append(c.forward, args[i+1:]...)
+					return c
+				}
 				continue
 			}
 			if c.unknown != "" || c.help {
@@ -139,11 +143,20 @@ func (c *call) flag(tok string, rest []string) (*schema.Flag, int) {
 			}
 			value, used = rest[0], 1
 		} else {
-			value = "true"
+			value = presence(f)
 		}
 	}
 	c.set(f, value)
 	return f, used
+}
+
+// presence is the value of a flag given without one: true, or one more for a
+// counting flag (-vvv).
+func presence(f *schema.Flag) string {
+	if f.Count {
+		return "1"
+	}
+	return "true"
 }
 
 // shortGroup accepts -abc as -a -b -c when every letter is a boolean flag.
@@ -157,7 +170,7 @@ func (c *call) shortGroup(name string) bool {
 		flags = append(flags, f)
 	}
 	for _, f := range flags {
-		c.set(f, "true")
+		c.set(f, presence(f))
 	}
 	return true
 }

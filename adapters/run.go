@@ -55,6 +55,9 @@ func (inv *invocation) run(ctx context.Context, args []string) int {
 	cfg := inv.cfg
 	c := parseCall(inv.root, args)
 	inv.call = c
+	if c.node.Passthrough {
+		return inv.passthrough(ctx)
+	}
 	inv.human = c.bool(FlagHuman)
 	mode, modeErr := envelope.Detect(envelope.Signals{
 		Tool:      inv.root.Name,
@@ -392,6 +395,23 @@ func (inv *invocation) panicked(r any) error {
 	inv.ran.Store(true)
 	return envelope.Errorf(exitcode.GeneralError, "INTERNAL_ERROR", "internal error: %v", r).
 		WithSuggestion("this is a bug in the tool; rerun with --verbose for a stack trace on stderr and report it")
+}
+
+// passthrough lets the framework answer a command outside the contract (see
+// schema.Command.Passthrough): its output goes to stdout as the framework
+// writes it, an error to stderr with exit code 1.
+func (inv *invocation) passthrough(ctx context.Context) int {
+	cfg := inv.cfg
+	inv.awaitSignals()
+	err := inv.fw.Execute(ctx, inv.call.forward, Streams{
+		Stdin: cfg.stdin, Stdout: cfg.stdout, Stderr: cfg.stderr, Help: cfg.stdout,
+		Hide: func(*schema.Command) bool { return false },
+	})
+	if err != nil {
+		fmt.Fprintf(cfg.stderr, "%s: %v\n", inv.root.Name, err)
+		return int(exitcode.GeneralError)
+	}
+	return int(exitcode.Success)
 }
 
 // brokenDeclaration is the answer when the app's own declarations fail where

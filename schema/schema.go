@@ -67,8 +67,9 @@ type Meta struct {
 type FlagMeta struct {
 	Enum      []string
 	Pattern   string
-	ID        bool // a resource id: hallucinated values such as "<id>" or "../x" are refused
-	Sensitive bool // never printed, logged or saved
+	ID        bool     // a resource id: hallucinated values such as "<id>" or "../x" are refused
+	Sensitive bool     // never printed, logged or saved
+	Env       []string // environment variables that supply the value when the command line does not
 }
 
 // Example is one invocation shown in help, --schema and describe.
@@ -129,7 +130,7 @@ type Flag struct {
 }
 
 // TakesValue reports whether the flag consumes a value on the command line.
-func (f *Flag) TakesValue() bool { return f.Type != Boolean }
+func (f *Flag) TakesValue() bool { return f.Type != Boolean && !f.Count }
 
 // Names returns the flag's long name and aliases.
 func (f *Flag) Names() []string { return append([]string{f.Name}, f.Aliases...) }
@@ -161,6 +162,11 @@ type Command struct {
 	Hidden      bool
 	Runnable    bool // has an action of its own; a group without one shows help
 	Builtin     bool // added by Duet (describe)
+	// Passthrough marks a command the framework answers itself, outside the
+	// contract: shell completion, whose caller is a shell reading the
+	// framework's own output. The lifecycle hands it the command line as it
+	// came, unvalidated, and writes no envelope.
+	Passthrough bool
 	Version     string
 }
 
