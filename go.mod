@@ -7,8 +7,13 @@ require (
 	github.com/google/go-cmp v0.7.0
 	github.com/mattn/go-isatty v0.0.24
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
+	github.com/spf13/cobra v1.10.2
+	github.com/spf13/pflag v1.0.9
 	github.com/urfave/cli/v3 v3.14.0
 	golang.org/x/text v0.14.0
 )
 
-require golang.org/x/sys v0.47.0 // indirect
+require (
+	github.com/inconshreveable/mousetrap v1.1.0 // indirect
+	golang.org/x/sys v0.47.0 // indirect
+)

@@ -83,6 +83,7 @@ func commandFlags(c *schema.Command) []schema.Flag {
 // flags and the describe command, and checks every declaration. It fails with
 // every problem found, each naming its command, so a broken declaration is
 // caught when the app is wrapped rather than when an agent first calls it.
+// Subcommands are put in name order.
 func Prepare(root *schema.Command) error {
 	root.Flags = appendMissing(root.Flags, globalFlags(), true)
 	if root.Sub(DescribeCommand) == nil {
@@ -99,6 +100,9 @@ func Prepare(root *schema.Command) error {
 		if err := complete(c, checked); err != nil {
 			errs = append(errs, fmt.Errorf("command %q: %w", c.DotPath(), err))
 		}
+		// By name, whatever order the framework keeps them in (cobra
+		// sorts, urfave does not): documents list them alike.
+		slices.SortStableFunc(c.Commands, func(a, b *schema.Command) int { return strings.Compare(a.Name, b.Name) })
 		for _, s := range c.Commands {
 			walk(s, c)
 		}

@@ -112,7 +112,7 @@ func BenchmarkDescribe1000(b *testing.B) {
 func TestDescribeBrokenOutput(t *testing.T) {
 	root := generatedTree(t, 1, 2)
 	broken := schema.Of[map[string]chan int]()
-	for _, leaf := range root.Commands[0].Commands {
+	for _, leaf := range root.Sub("group00").Commands {
 		leaf.Meta.Output = broken
 	}
 	m, err := describe.New(root, "1.0", true)
