@@ -1,9 +1,11 @@
 //go:build linux
 
-package main
+package e2e
 
-// End-to-end tests: the todo binary is built once and driven the way an agent
-// (pipes) or a person (a pseudo-terminal) drives it. Each test states which
+// End-to-end tests: both todo binaries — on urfave/cli (cmd/todo) and on
+// cobra (cmd/todo-cobra) — are built once, and every test runs against each,
+// driving it the way an agent (pipes) or a person (a pseudo-terminal) does;
+// parity_test.go then holds the two to byte-identical answers. Each test states which
 // requirement of issue 2 it proves. Every run gets its own HOME,
 // XDG_DATA_HOME and TODO_FILE, and CI, NO_COLOR, TERM and TODO_* are removed
 // from the inherited environment, so the machine running the tests cannot
@@ -42,8 +44,11 @@ import (
 	"github.com/duet-cli/duet/schema/validator"
 )
 
-// todoBin is the binary under test, built once by TestMain.
-var todoBin string
+// binaries are the builds under test, by framework, built once by TestMain.
+var binaries = []struct{ framework, pkg, path string }{
+	{framework: "urfave", pkg: "github.com/duet-cli/duet/examples/todo/cmd/todo"},
+	{framework: "cobra", pkg: "github.com/duet-cli/duet/examples/todo/cmd/todo-cobra"},
+}
 
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "todo-e2e-")
@@ -51,25 +56,39 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, "e2e:", err)
 		os.Exit(1)
 	}
-	todoBin = filepath.Join(dir, "todo")
-	build := exec.Command("go", "build", "-o", todoBin, "github.com/duet-cli/duet/examples/todo/cmd/todo")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "e2e: building todo:", err)
-		os.RemoveAll(dir)
-		os.Exit(1)
+	for i := range binaries {
+		b := &binaries[i]
+		b.path = filepath.Join(dir, "todo-"+b.framework)
+		build := exec.Command("go", "build", "-o", b.path, b.pkg)
+		build.Stdout, build.Stderr = os.Stderr, os.Stderr
+		if err := build.Run(); err != nil {
+			fmt.Fprintf(os.Stderr, "e2e: building %s: %v\n", b.pkg, err)
+			os.RemoveAll(dir)
+			os.Exit(1)
+		}
 	}
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
 }
 
+// onEach runs test once per binary, as a subtest named after its framework.
+// test calls t.Parallel itself.
+func onEach(t *testing.T, test func(t *testing.T, bin string)) {
+	t.Parallel()
+	for _, b := range binaries {
+		t.Run(b.framework, func(t *testing.T) { test(t, b.path) })
+	}
+}
+
 // ---------------------------------------------------------------------------
 // 1. Piped: add, list, show and done each answer with one envelope.
 
-func TestE2EPipedLifecycle(t *testing.T) {
+func TestE2EPipedLifecycle(t *testing.T) { onEach(t, testPipedLifecycle) }
+
+func testPipedLifecycle(t *testing.T, bin string) {
 	t.Parallel()
-	sb := newSandbox(t)
+	sb := newSandbox(t, bin)
 	// The steps share one store and run in order: each depends on the last.
 	steps := []struct {
 		name string
@@ -109,7 +128,9 @@ func TestE2EPipedLifecycle(t *testing.T) {
 // ---------------------------------------------------------------------------
 // 2. Validation: every failure at once, exit 2, and nothing changed.
 
-func TestE2EValidation(t *testing.T) {
+func TestE2EValidation(t *testing.T) { onEach(t, testValidation) }
+
+func testValidation(t *testing.T, bin string) {
 	t.Parallel()
 	tests := []struct {
 		name  string
@@ -187,7 +208,7 @@ func TestE2EValidation(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			sb := newSandbox(t)
+			sb := newSandbox(t, bin)
 			sb.seed(t, item("t1", "keep me", false))
 			before := sb.storeBytes(t)
 
@@ -212,7 +233,7 @@ func TestE2EValidation(t *testing.T) {
 
 	t.Run("validate-only stops before the handler", func(t *testing.T) {
 		t.Parallel()
-		sb := newSandbox(t)
+		sb := newSandbox(t, bin)
 		sb.seed(t, item("t1", "keep me", false))
 		before := sb.storeBytes(t)
 		env := expectEnvelope(t, "add --validate-only", sb.run(t, "add", "new item", "--validate-only"), 0)
@@ -232,9 +253,11 @@ func TestE2EValidation(t *testing.T) {
 // ---------------------------------------------------------------------------
 // 3. Output formats, projection and pagination.
 
-func TestE2EOutputFormats(t *testing.T) {
+func TestE2EOutputFormats(t *testing.T) { onEach(t, testOutputFormats) }
+
+func testOutputFormats(t *testing.T, bin string) {
 	t.Parallel()
-	sb := newSandbox(t)
+	sb := newSandbox(t, bin)
 	sb.seed(t, item("t1", "first", false), item("t2", "second", false))
 
 	t.Run("jsonl streams items then a summary envelope", func(t *testing.T) {
@@ -326,9 +349,11 @@ func TestE2EOutputFormats(t *testing.T) {
 // ---------------------------------------------------------------------------
 // 4. Safety: a destructive command is refused where nobody can be asked.
 
-func TestE2EPurgeSafety(t *testing.T) {
+func TestE2EPurgeSafety(t *testing.T) { onEach(t, testPurgeSafety) }
+
+func testPurgeSafety(t *testing.T, bin string) {
 	t.Parallel()
-	sb := newSandbox(t)
+	sb := newSandbox(t, bin)
 	sb.seed(t, item("t1", "finished", true), item("t2", "still open", false))
 
 	env := expectEnvelope(t, "purge", sb.run(t, "purge"), 2)
@@ -371,9 +396,11 @@ func TestE2EPurgeSafety(t *testing.T) {
 // ---------------------------------------------------------------------------
 // 5. Timeout: exit 10, TIMEOUT, meta.timeout_ms, one envelope.
 
-func TestE2ETimeout(t *testing.T) {
+func TestE2ETimeout(t *testing.T) { onEach(t, testTimeout) }
+
+func testTimeout(t *testing.T, bin string) {
 	t.Parallel()
-	sb := newSandbox(t)
+	sb := newSandbox(t, bin)
 	r := sb.run(t, "watch", "--timeout", "1s")
 	env := expectEnvelope(t, "watch --timeout 1s", r, 10)
 	want := map[string]any{"error.code": "TIMEOUT", "meta.timeout_ms": 1000.0, "data": nil}
@@ -385,7 +412,9 @@ func TestE2ETimeout(t *testing.T) {
 // ---------------------------------------------------------------------------
 // 6. Signals: SIGINT → 130, SIGTERM → 143, one CANCELLED envelope.
 
-func TestE2ESignals(t *testing.T) {
+func TestE2ESignals(t *testing.T) { onEach(t, testSignals) }
+
+func testSignals(t *testing.T, bin string) {
 	t.Parallel()
 	tests := []struct {
 		sig  syscall.Signal
@@ -397,10 +426,10 @@ func TestE2ESignals(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.sig.String(), func(t *testing.T) {
 			t.Parallel()
-			sb := newSandbox(t)
+			sb := newSandbox(t, bin)
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
-			cmd := exec.CommandContext(ctx, todoBin, "watch")
+			cmd := exec.CommandContext(ctx, sb.bin, "watch")
 			cmd.Env = sb.env
 			var stdout bytes.Buffer
 			cmd.Stdout = &stdout
@@ -435,9 +464,11 @@ func TestE2ESignals(t *testing.T) {
 // ---------------------------------------------------------------------------
 // 7. A reader that closes the pipe early: exit 0, nothing on stderr.
 
-func TestE2EClosedPipe(t *testing.T) {
+func TestE2EClosedPipe(t *testing.T) { onEach(t, testClosedPipe) }
+
+func testClosedPipe(t *testing.T, bin string) {
 	t.Parallel()
-	sb := newSandbox(t)
+	sb := newSandbox(t, bin)
 	// 2,000 items make the answer far larger than a pipe's 64 KiB buffer, so
 	// the binary is still writing when the reader goes away.
 	items := make([]map[string]any, 2000)
@@ -454,7 +485,7 @@ func TestE2EClosedPipe(t *testing.T) {
 		t.Fatal(err)
 	}
 	var stderr bytes.Buffer
-	cmd := exec.Command(todoBin, "list", "--limit", "0")
+	cmd := exec.Command(sb.bin, "list", "--limit", "0")
 	cmd.Env, cmd.Stdout, cmd.Stderr = sb.env, w, &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -477,9 +508,11 @@ func TestE2EClosedPipe(t *testing.T) {
 // ---------------------------------------------------------------------------
 // 8. The size cap cuts a list to a valid envelope that says so.
 
-func TestE2ESizeCap(t *testing.T) {
+func TestE2ESizeCap(t *testing.T) { onEach(t, testSizeCap) }
+
+func testSizeCap(t *testing.T, bin string) {
 	t.Parallel()
-	sb := newSandbox(t)
+	sb := newSandbox(t, bin)
 	items := make([]map[string]any, 200)
 	for i := range items {
 		items[i] = item("t"+strconv.Itoa(i+1), "item "+strconv.Itoa(i+1), false)
@@ -512,9 +545,11 @@ func TestE2ESizeCap(t *testing.T) {
 // ---------------------------------------------------------------------------
 // 9. Invalid UTF-8 in data never breaks the JSON.
 
-func TestE2EInvalidUTF8(t *testing.T) {
+func TestE2EInvalidUTF8(t *testing.T) { onEach(t, testInvalidUTF8) }
+
+func testInvalidUTF8(t *testing.T, bin string) {
 	t.Parallel()
-	sb := newSandbox(t)
+	sb := newSandbox(t, bin)
 	// Written by hand: json.Marshal would have repaired the bytes already.
 	raw := "{\"version\":1,\"next\":1,\"items\":[{\"id\":\"t1\",\"title\":\"bad\xff\xfe\\u001b[31m\",\"priority\":\"normal\",\"done\":false,\"created\":\"2026-01-02T03:04:05Z\"}]}\n"
 	if err := os.WriteFile(sb.file, []byte(raw), 0o644); err != nil {
@@ -557,9 +592,11 @@ func TestE2EInvalidUTF8(t *testing.T) {
 // ---------------------------------------------------------------------------
 // 10. Help and version in a pipe.
 
-func TestE2EHelpPiped(t *testing.T) {
+func TestE2EHelpPiped(t *testing.T) { onEach(t, testHelpPiped) }
+
+func testHelpPiped(t *testing.T, bin string) {
 	t.Parallel()
-	sb := newSandbox(t)
+	sb := newSandbox(t, bin)
 	for _, args := range [][]string{{"--help"}, {"list", "--help"}, {"help", "list"}, {"-h"}, {"list", "--limit", "3", "--help"}} {
 		r := sb.run(t, args...)
 		env := expectEnvelope(t, fmt.Sprintf("todo %q", args), r, 0)
@@ -567,7 +604,7 @@ func TestE2EHelpPiped(t *testing.T) {
 		if diff := cmp.Diff(want, pick(env, want)); diff != "" {
 			t.Errorf("todo %q (-want +got):\n%s", args, diff)
 		}
-		if !strings.Contains(r.stderr, "USAGE") {
+		if !strings.Contains(strings.ToUpper(r.stderr), "USAGE") { // urfave: USAGE, cobra: Usage:
 			t.Errorf("todo %q: help text should be on stderr, got %q", args, r.stderr)
 		}
 		// Duet's built-in flags never reach urfave's parser, but its help
@@ -593,7 +630,9 @@ func TestE2EHelpPiped(t *testing.T) {
 // ---------------------------------------------------------------------------
 // 11. A person at a terminal, and an agent that happens to have one.
 
-func TestE2ETerminal(t *testing.T) {
+func TestE2ETerminal(t *testing.T) { onEach(t, testTerminal) }
+
+func testTerminal(t *testing.T, bin string) {
 	t.Parallel()
 	ansi := regexp.MustCompile(`\x1b\[[0-9;?]*[A-Za-z]`)
 	tests := []struct {
@@ -618,7 +657,7 @@ func TestE2ETerminal(t *testing.T) {
 		{name: "object as key: value", env: []string{"NO_COLOR=1"}, args: []string{"show", "t1"}, colour: "off",
 			pattern: `(?m)^id:\s+t1\s*$`},
 		{name: "help on the terminal", args: []string{"--help"},
-			has: []string{"USAGE", "list"}, hasNot: []string{`{"ok"`}},
+			has: []string{"usage", "list"}, hasNot: []string{`{"ok"`}},
 		{name: "error line", args: []string{"show", "t99"}, code: 5,
 			pattern: `ERROR \[TODO_NOT_FOUND\]: no to-do with id t99\. Next: .+`, hasNot: []string{`{"ok"`}},
 		{name: "CI means agent", env: []string{"CI=1"}, args: []string{"list"}, agent: true},
@@ -628,9 +667,9 @@ func TestE2ETerminal(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			sb := newSandbox(t)
+			sb := newSandbox(t, bin)
 			sb.seed(t, item("t1", "first", false))
-			p := startPTY(t, append(sb.env, tt.env...), tt.args...)
+			p := startPTY(t, bin, append(sb.env, tt.env...), tt.args...)
 			out, code := p.wait(t)
 			if code != tt.code {
 				t.Errorf("exit %d, want %d; output %q", code, tt.code, out)
@@ -653,7 +692,7 @@ func TestE2ETerminal(t *testing.T) {
 			}
 			plain := ansi.ReplaceAllString(out, "")
 			for _, s := range tt.has {
-				if !strings.Contains(plain, s) {
+				if !strings.Contains(plain, s) && !strings.Contains(strings.ToLower(plain), s) {
 					t.Errorf("output lacks %q:\n%s", s, plain)
 				}
 			}
@@ -670,7 +709,9 @@ func TestE2ETerminal(t *testing.T) {
 }
 
 // At a terminal a destructive command asks, and only "y" proceeds.
-func TestE2ETerminalConfirmation(t *testing.T) {
+func TestE2ETerminalConfirmation(t *testing.T) { onEach(t, testTerminalConfirmation) }
+
+func testTerminalConfirmation(t *testing.T, bin string) {
 	t.Parallel()
 	tests := []struct {
 		answer string
@@ -684,9 +725,9 @@ func TestE2ETerminalConfirmation(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(strconv.Quote(tt.answer), func(t *testing.T) {
 			t.Parallel()
-			sb := newSandbox(t)
+			sb := newSandbox(t, bin)
 			sb.seed(t, item("t1", "finished", true), item("t2", "still open", false))
-			p := startPTY(t, sb.env, "purge")
+			p := startPTY(t, bin, sb.env, "purge")
 			p.waitFor(t, "[y/N]")
 			p.write(t, tt.answer)
 			out, code := p.wait(t)
@@ -701,9 +742,11 @@ func TestE2ETerminalConfirmation(t *testing.T) {
 // ---------------------------------------------------------------------------
 // 13. describe: the whole tree, its etag and AGENTS.md.
 
-func TestE2EDescribe(t *testing.T) {
+func TestE2EDescribe(t *testing.T) { onEach(t, testDescribe) }
+
+func testDescribe(t *testing.T, bin string) {
 	t.Parallel()
-	sb := newSandbox(t)
+	sb := newSandbox(t, bin)
 	env := expectEnvelope(t, "describe", sb.run(t, "describe"), 0)
 	etag, _ := get(env, "data.etag").(string)
 	if etag == "" {
@@ -741,9 +784,11 @@ func TestE2EDescribe(t *testing.T) {
 // ---------------------------------------------------------------------------
 // 14. --schema on every command describe lists.
 
-func TestE2ESchemaEveryCommand(t *testing.T) {
+func TestE2ESchemaEveryCommand(t *testing.T) { onEach(t, testSchemaEveryCommand) }
+
+func testSchemaEveryCommand(t *testing.T, bin string) {
 	t.Parallel()
-	sb := newSandbox(t)
+	sb := newSandbox(t, bin)
 	env := expectEnvelope(t, "describe", sb.run(t, "describe"), 0)
 	commands, _ := get(env, "data.commands").(map[string]any)
 	tool, _ := get(env, "data.tool").(string)
@@ -779,9 +824,11 @@ func TestE2ESchemaEveryCommand(t *testing.T) {
 // ---------------------------------------------------------------------------
 // 15. Progress: JSON events on stderr for an agent, none under --quiet.
 
-func TestE2EProgress(t *testing.T) {
+func TestE2EProgress(t *testing.T) { onEach(t, testProgress) }
+
+func testProgress(t *testing.T, bin string) {
 	t.Parallel()
-	sb := newSandbox(t)
+	sb := newSandbox(t, bin)
 	r := sb.run(t, "watch", "--count", "2", "--interval", "10ms")
 	env := expectEnvelope(t, "watch --count 2", r, 0)
 	if data, _ := env["data"].([]any); len(data) != 2 {
@@ -813,9 +860,11 @@ func TestE2EProgress(t *testing.T) {
 // ---------------------------------------------------------------------------
 // 16. Real output matches the output schema each command declares.
 
-func TestE2EOutputSchema(t *testing.T) {
+func TestE2EOutputSchema(t *testing.T) { onEach(t, testOutputSchema) }
+
+func testOutputSchema(t *testing.T, bin string) {
 	t.Parallel()
-	sb := newSandbox(t)
+	sb := newSandbox(t, bin)
 	sb.seed(t, item("t1", "first", false))
 	tests := []struct {
 		command string
@@ -872,14 +921,15 @@ type result struct {
 // to-do file, and an environment with nothing inherited that changes the
 // audience.
 type sandbox struct {
+	bin  string // the binary under test
 	file string
 	env  []string
 }
 
-func newSandbox(t *testing.T) *sandbox {
+func newSandbox(t *testing.T, bin string) *sandbox {
 	t.Helper()
 	dir := t.TempDir()
-	sb := &sandbox{file: filepath.Join(dir, "todo.json")}
+	sb := &sandbox{bin: bin, file: filepath.Join(dir, "todo.json")}
 	for _, kv := range os.Environ() {
 		name, _, _ := strings.Cut(kv, "=")
 		switch {
@@ -902,21 +952,21 @@ func newSandbox(t *testing.T) *sandbox {
 // run runs the binary with stdout and stderr on pipes, as an agent would.
 func (sb *sandbox) run(t *testing.T, args ...string) result {
 	t.Helper()
-	return run(t, sb.env, args...)
+	return run(t, sb.bin, sb.env, args...)
 }
 
 // runEnv is run with extra environment; exec uses the last value of a
 // duplicated key, so extra overrides the sandbox.
 func (sb *sandbox) runEnv(t *testing.T, extra []string, args ...string) result {
 	t.Helper()
-	return run(t, append(slices.Clone(sb.env), extra...), args...)
+	return run(t, sb.bin, append(slices.Clone(sb.env), extra...), args...)
 }
 
-func run(t *testing.T, env []string, args ...string) result {
+func run(t *testing.T, bin string, env []string, args ...string) result {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, todoBin, args...)
+	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Env = env
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -1119,7 +1169,7 @@ type ptyRun struct {
 	done   chan struct{} // closed when the terminal has nothing more to read
 }
 
-func startPTY(t *testing.T, env []string, args ...string) *ptyRun {
+func startPTY(t *testing.T, bin string, env []string, args ...string) *ptyRun {
 	t.Helper()
 	master, slave, err := pty.Open()
 	if err != nil {
@@ -1129,7 +1179,7 @@ func startPTY(t *testing.T, env []string, args ...string) *ptyRun {
 		t.Fatalf("size the pty: %v", err)
 	}
 	p := &ptyRun{master: master, done: make(chan struct{})}
-	p.cmd = exec.Command(todoBin, args...)
+	p.cmd = exec.Command(bin, args...)
 	p.cmd.Env = env
 	p.cmd.Stdin, p.cmd.Stdout, p.cmd.Stderr = slave, slave, slave
 	p.cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
