@@ -21,7 +21,8 @@ func TestForward(t *testing.T) {
 		},
 		Meta: schema.Meta{Danger: schema.Safe, List: true},
 	}
-	root := &schema.Command{Name: "tool", Commands: []*schema.Command{list}}
+	complete := &schema.Command{Name: "__complete", Hidden: true, Runnable: true, Passthrough: true, Meta: schema.Meta{Danger: schema.Safe}}
+	root := &schema.Command{Name: "tool", Commands: []*schema.Command{list, complete}}
 	if err := Prepare(root); err != nil {
 		t.Fatal(err)
 	}
@@ -36,10 +37,16 @@ func TestForward(t *testing.T) {
 		{[]string{"list", "--status", "--cursor"}, []string{"list", "--status", "--cursor"}}, // a value that looks like a flag
 		{[]string{"list", "--bogus", "--help"}, []string{"list", "--bogus", "--help"}},
 		{[]string{"describe", "--etag", "abc"}, []string{"describe"}},
+		// A pass-through command gets the rest as it came, unread.
+		{[]string{"--output", "json", "__complete", "list", "--st", "--output", ""}, []string{"__complete", "list", "--st", "--output", ""}},
 	}
 	for _, tt := range tests {
-		if diff := cmp.Diff(tt.want, parseCall(root, tt.args).forward); diff != "" {
+		c := parseCall(root, tt.args)
+		if diff := cmp.Diff(tt.want, c.forward); diff != "" {
 			t.Errorf("forward of %q (-want +got):\n%s", tt.args, diff)
+		}
+		if c.node.Passthrough && len(c.problems) > 0 {
+			t.Errorf("%q: a pass-through command's arguments were validated: %v", tt.args, c.problems)
 		}
 	}
 }
