@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # bench/run.sh — what Duet costs a whole process.
 #
-# Builds the wrapped todo example and the same app on bare urfave/cli
-# (examples/todo/cmd/todo-bare), seeds a store with 100 items, and times
-# `todo list` and `todo --help` (stdout to /dev/null, so the wrapped build is in
-# agent mode) for each binary, interleaved, with bench/cmd/procbench.
+# Builds the wrapped todo example and the same app unwrapped, on urfave/cli
+# (cmd/todo against cmd/todo-bare) and on cobra (cmd/todo-cobra against
+# cmd/todo-cobra-bare), seeds a store with 100 items, and times `todo list` and
+# `todo --help` (stdout to /dev/null, so a wrapped build is in agent mode) for
+# each pair, interleaved, with bench/cmd/procbench.
 #
 #   RUNS=N    runs of each binary per comparison (default 300)
 #   TARGET=R  the highest acceptable ratio of medians wrapped/bare (default 1.10)
@@ -26,6 +27,8 @@ cd "$root"
 echo "building into $tmp/bin"
 go build -o "$tmp/bin/todo" ./examples/todo/cmd/todo
 go build -o "$tmp/bin/todo-bare" ./examples/todo/cmd/todo-bare
+go build -o "$tmp/bin/todo-cobra" ./examples/todo/cmd/todo-cobra
+go build -o "$tmp/bin/todo-cobra-bare" ./examples/todo/cmd/todo-cobra-bare
 go build -o "$tmp/bin/procbench" ./bench/cmd/procbench
 
 # The linker writes its output through a memory mapping, which leaves the
@@ -33,7 +36,7 @@ go build -o "$tmp/bin/procbench" ./bench/cmd/procbench
 # binary, copied, starts about 10% faster than as linked (an A/A comparison
 # on this script's machine). Both binaries are rewritten the same way, so the
 # ratio compares code, not page-cache state.
-for b in todo todo-bare; do
+for b in todo todo-bare todo-cobra todo-cobra-bare; do
 	cp "$tmp/bin/$b" "$tmp/bin/$b.copy"
 	mv "$tmp/bin/$b.copy" "$tmp/bin/$b"
 done
@@ -58,17 +61,19 @@ if [[ $n -ne 100 ]]; then
 	echo "seeded store: todo-bare list returned $n items, want 100" >&2
 	exit 1
 fi
-"$tmp/bin/todo" list >/dev/null
+for b in todo todo-cobra todo-cobra-bare; do
+	"$tmp/bin/$b" list >/dev/null
+done
 
 echo "go: $(go version)   cpus: $(nproc)   runs: $RUNS   target ratio: <= $TARGET"
 echo
 
 over=0
 compare() {
-	local name=$1
-	shift
+	local name=$1 wrapped=$2 bare=$3
+	shift 3
 	local out
-	out=$("$tmp/bin/procbench" -runs "$RUNS" -name "$name" -a "$tmp/bin/todo" -b "$tmp/bin/todo-bare" -- "$@")
+	out=$("$tmp/bin/procbench" -runs "$RUNS" -name "$name" -a "$tmp/bin/$wrapped" -b "$tmp/bin/$bare" -- "$@")
 	echo "$out"
 	local ratio
 	ratio=$(sed -n 's/^RESULT .* ratio=\([0-9.]*\) .*/\1/p' <<<"$out")
@@ -81,8 +86,10 @@ compare() {
 	echo
 }
 
-compare list list
-compare help --help
+compare list todo todo-bare list
+compare help todo todo-bare --help
+compare cobra-list todo-cobra todo-cobra-bare list
+compare cobra-help todo-cobra todo-cobra-bare --help
 
 if [[ $over -ne 0 && $STRICT == 1 ]]; then
 	exit 1
