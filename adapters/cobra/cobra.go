@@ -336,8 +336,16 @@ func defaultOf(f *pflag.Flag, sf schema.Flag) any {
 			return nil
 		}
 		return d.String()
-	case sf.Type == schema.Array:
-		return strings.Split(strings.Trim(v, "[]"), ",")
+	case sf.Type == schema.Array: // pflag writes [a,b]
+		var items []any
+		for _, item := range strings.Split(strings.Trim(v, "[]"), ",") {
+			x := defaultOf(&pflag.Flag{DefValue: item}, schema.Flag{Type: sf.Items})
+			if x == nil {
+				return nil
+			}
+			items = append(items, x)
+		}
+		return items
 	case sf.Type == schema.Object:
 		return nil // pflag prints maps in Go syntax: not worth parsing back
 	}

@@ -78,6 +78,7 @@ func TestTree(t *testing.T) {
 	f.StringSlice("tag", nil, "tags")
 	f.StringArray("name", []string{"a", "b"}, "names")
 	f.IntSlice("id", nil, "ids")
+	f.IntSlice("port", []int{80, 443}, "ports")
 	f.StringToString("label", nil, "labels")
 	f.StringToInt("weight", nil, "weights")
 	f.CountP("verbose", "v", "louder")
@@ -110,7 +111,8 @@ func TestTree(t *testing.T) {
 		{Name: "count", Type: schema.Integer, Usage: "how many", Default: int64(10)},
 		{Name: "id", Type: schema.Array, Items: schema.Integer, Usage: "ids"},
 		{Name: "label", Type: schema.Object, Items: schema.String, Usage: "labels"},
-		{Name: "name", Type: schema.Array, Items: schema.String, Usage: "names", Default: []string{"a", "b"}},
+		{Name: "name", Type: schema.Array, Items: schema.String, Usage: "names", Default: []any{"a", "b"}},
+		{Name: "port", Type: schema.Array, Items: schema.Integer, Usage: "ports", Default: []any{int64(80), int64(443)}},
 		{Name: "ratio", Type: schema.Number, Usage: "a ratio", Default: 0.5},
 		{Name: "secret", Type: schema.String, Usage: "hidden one", Hidden: true},
 		{Name: "small", Type: schema.Integer, Usage: "a byte", Default: int64(0)},
