@@ -170,6 +170,16 @@ type Command struct {
 	Version     string
 }
 
+// Under reports whether c is n or one of its descendants.
+func (c *Command) Under(n *Command) bool {
+	for ; c != nil; c = c.Parent {
+		if c == n {
+			return true
+		}
+	}
+	return false
+}
+
 // DotPath is the command's address in describe and meta.command: "run.spawn"
 // for `tool run spawn`, and the tool's name for the root.
 func (c *Command) DotPath() string {

@@ -155,7 +155,7 @@ func (a *App) Execute(ctx context.Context, args []string, s adapters.Streams) er
 		if node.Parent != nil && s.Hide(node) {
 			cmd.Hidden = true
 		}
-		if s.HelpFor != nil && onPath(node, s.HelpFor) {
+		if s.HelpFor != nil && s.HelpFor.Under(node) {
 			for i := range node.Flags {
 				if f := &node.Flags[i]; f.Builtin {
 					addFlag(cmd, f)
@@ -174,16 +174,6 @@ func (a *App) Execute(ctx context.Context, args []string, s adapters.Streams) er
 	}
 	a.root.SetArgs(args)
 	return a.root.ExecuteContext(ctx)
-}
-
-// onPath reports whether n is c or one of its ancestors.
-func onPath(n, c *schema.Command) bool {
-	for ; c != nil; c = c.Parent {
-		if c == n {
-			return true
-		}
-	}
-	return false
 }
 
 // Classify turns cobra's own errors into ARG_ERRORs. Only pflag's parse

@@ -117,7 +117,7 @@ func (a *App) Execute(ctx context.Context, args []string, s adapters.Streams) er
 		if node.Parent != nil && s.Hide(node) {
 			cmd.Hidden = true
 		}
-		if s.HelpFor != nil && onPath(node, s.HelpFor) {
+		if s.HelpFor != nil && s.HelpFor.Under(node) {
 			for _, f := range node.Flags {
 				if f.Builtin {
 					cmd.Flags = append(cmd.Flags, cliFlag(f))
@@ -130,16 +130,6 @@ func (a *App) Execute(ctx context.Context, args []string, s adapters.Streams) er
 		return fmt.Errorf("unknown command %q", a.notFound)
 	}
 	return err
-}
-
-// onPath reports whether n is c or one of its ancestors.
-func onPath(n, c *schema.Command) bool {
-	for ; c != nil; c = c.Parent {
-		if c == n {
-			return true
-		}
-	}
-	return false
 }
 
 // Classify turns urfave's own errors into ARG_ERRORs. urfave's parse errors
