@@ -232,7 +232,7 @@ func (a *App) build(cmd *cobra.Command, parent *schema.Command) *schema.Command 
 			n.Args = []schema.Arg{{Name: "args", Type: schema.String, Variadic: true, Usage: strings.TrimSpace(rest)}}
 		}
 	}
-	n.Meta.Groups = append(n.Meta.Groups, groupsOf(cmd)...)
+	n.Meta.Groups = append(slices.Clip(n.Meta.Groups), groupsOf(cmd)...) // never into the app's slice
 	a.nodes[cmd] = n
 	for _, sub := range cmd.Commands() {
 		n.Commands = append(n.Commands, a.build(sub, n))
