@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"os"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v3"
@@ -181,6 +182,7 @@ func (a *App) build(cmd *cli.Command, parent *schema.Command) *schema.Command {
 		// accept any number rather than refuse what the app expects.
 		n.Args = []schema.Arg{{Name: "args", Type: schema.String, Variadic: true, Usage: cmd.ArgsUsage}}
 	}
+	n.Meta.Groups = slices.Clip(n.Meta.Groups) // appended to: never into the app's slice
 	for _, g := range cmd.MutuallyExclusiveFlags {
 		var names []string
 		for _, group := range g.Flags {
