@@ -45,7 +45,15 @@ type Meta struct {
 	Help           bool        `json:"help,omitempty"`
 	SchemaRef      string      `json:"schema_ref,omitempty"`
 	NotModified    bool        `json:"not_modified,omitempty"`
-	ConfigSources  []string    `json:"config_sources,omitempty"`
+	ConfigSources  []string    `json:"config_sources"` // absolute paths of the files that supplied values; [] when none
+	Profile        *ProfileUse `json:"profile,omitempty"`
+}
+
+// ProfileUse names the saved profile an invocation applied, and the flags it
+// supplied (those the command line and the environment left to it).
+type ProfileUse struct {
+	Name  string   `json:"name"`
+	Flags []string `json:"flags"`
 }
 
 // Pagination describes the page a list command returned.

@@ -325,7 +325,7 @@ func TestRenderTextOverride(t *testing.T) {
 		want string
 	}{
 		{humanMode(), "custom view\n"},
-		{agentMode(envelope.JSON), `{"ok":true,"data":{"n":1},"error":null,"warnings":[],"meta":{"duration_ms":0,"schema_version":"1.0","tool_version":"1.2.3","command":"item.list","request_id":""}}` + "\n"},
+		{agentMode(envelope.JSON), `{"ok":true,"data":{"n":1},"error":null,"warnings":[],"meta":{"duration_ms":0,"schema_version":"1.0","tool_version":"1.2.3","command":"item.list","request_id":"","config_sources":[]}}` + "\n"},
 		{agentMode(envelope.TSV), "n\n1\n"},
 	}
 	for _, tt := range tests {

@@ -72,9 +72,14 @@ func (m Meta) appendJSON(b []byte) []byte {
 	b = optBool(b, "help", m.Help)
 	b = optString(b, "schema_ref", m.SchemaRef)
 	b = optBool(b, "not_modified", m.NotModified)
-	if len(m.ConfigSources) > 0 {
-		b = append(b, `,"config_sources":`...)
-		b = jsonw.Strings(b, m.ConfigSources)
+	b = append(b, `,"config_sources":`...)
+	b = jsonw.Strings(b, m.ConfigSources) // a nil list is [] too
+	if m.Profile != nil {
+		b = append(b, `,"profile":{"name":`...)
+		b = jsonw.String(b, m.Profile.Name)
+		b = append(b, `,"flags":`...)
+		b = jsonw.Strings(b, m.Profile.Flags)
+		b = append(b, '}')
 	}
 	return append(b, '}')
 }

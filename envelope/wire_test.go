@@ -30,14 +30,16 @@ func TestWireMatchesEncodingJSON(t *testing.T) {
 	fullMeta := Meta{DurationMS: 12, SchemaVersion: "1.0", ToolVersion: "0.1.0", Command: "a <b> & \"c\"",
 		RequestID: "x\u2028y", TimeoutMS: &timeout, Pagination: &Pagination{Returned: 1}, Stream: &Stream{Items: 3},
 		Truncated: true, TruncationHint: "hint\n", Effect: Created, DryRun: true, ValidationOnly: true, Help: true,
-		SchemaRef: "#/x", NotModified: true, ConfigSources: []string{"/a", "/b"}}
+		SchemaRef: "#/x", NotModified: true, ConfigSources: []string{"/a", "/b"},
+		Profile: &ProfileUse{Name: "prod", Flags: []string{"region"}}}
 
 	tests := []struct {
 		name  string
 		value json.Marshaler
 		plain any
 	}{
-		{"meta minimal", Meta{SchemaVersion: SchemaVersion, Command: "todo list"}, plainMeta{SchemaVersion: SchemaVersion, Command: "todo list"}},
+		{"meta minimal", Meta{SchemaVersion: SchemaVersion, Command: "todo list", ConfigSources: []string{}},
+			plainMeta{SchemaVersion: SchemaVersion, Command: "todo list", ConfigSources: []string{}}},
 		{"meta full", fullMeta, plainMeta(fullMeta)},
 		{"pagination empty", Pagination{}, plainPagination{}},
 		{"pagination full", Pagination{Total: &total, Returned: 20, Truncated: true, HasMore: true, NextCursor: &cursor},
@@ -68,9 +70,11 @@ func TestWireMatchesEncodingJSON(t *testing.T) {
 	}
 }
 
-func TestEnvelopeNilWarningsAreAList(t *testing.T) {
+// TestEnvelopeNilListsAreLists: warnings and meta.config_sources are always
+// lists, never null.
+func TestEnvelopeNilListsAreLists(t *testing.T) {
 	got, _ := Envelope{}.MarshalJSON()
-	want := `{"ok":false,"data":null,"error":null,"warnings":[],"meta":{"duration_ms":0,"schema_version":"","tool_version":"","command":"","request_id":""}}`
+	want := `{"ok":false,"data":null,"error":null,"warnings":[],"meta":{"duration_ms":0,"schema_version":"","tool_version":"","command":"","request_id":"","config_sources":[]}}`
 	if string(got) != want {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
