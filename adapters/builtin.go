@@ -48,6 +48,7 @@ func globalFlags() []schema.Flag {
 		{Name: FlagQuiet, Type: schema.Boolean, Usage: "no progress and no diagnostics but errors", Default: false},
 		{Name: FlagVerbose, Type: schema.Boolean, Usage: "debug diagnostics on stderr", Default: false},
 		{Name: FlagHuman, Type: schema.Boolean, Usage: "show every command in help and describe, whatever the audience", Hidden: true, Default: false},
+		{Name: FlagShowConfig, Type: schema.Boolean, Usage: "print the value of every flag of this command and where it comes from, and exit", Default: false},
 	}
 }
 
@@ -108,6 +109,13 @@ func Prepare(root *schema.Command) error {
 		}
 	}
 	walk(root, nil)
+	if saved := profileable(root); len(saved) > 0 && root.Sub(ProfileCommand) == nil {
+		root.Flags = appendMissing(root.Flags, []schema.Flag{profileFlag()}, true)
+		p := profileNode(saved)
+		root.Commands = append(root.Commands, p)
+		walk(p, root)
+		slices.SortStableFunc(root.Commands, func(a, b *schema.Command) int { return strings.Compare(a.Name, b.Name) })
+	}
 	return errors.Join(errs...)
 }
 
@@ -125,6 +133,7 @@ func complete(c *schema.Command, checked map[uintptr]error) error {
 		f.Pattern = cmp.Or(fm.Pattern, f.Pattern)
 		f.ID = fm.ID || f.ID
 		f.Sensitive = fm.Sensitive || f.Sensitive
+		f.Profile = fm.Profile || f.Profile
 		for _, e := range fm.Env {
 			if !slices.Contains(f.Env, e) {
 				f.Env = append(slices.Clip(f.Env), e) // never into the framework's slice

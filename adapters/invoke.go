@@ -62,7 +62,7 @@ func Preset(ctx context.Context, node *schema.Command, set Setter) error {
 type preset struct{ name, value, source string }
 
 // presets are the values of flags the command line left out that the
-// lifecycle's environment supplies.
+// lifecycle's environment, or else the applied profile, supplies.
 func (inv *invocation) presets() []preset {
 	var out []preset
 	for f := range inv.call.node.Accepted() {
@@ -75,6 +75,9 @@ func (inv *invocation) presets() []preset {
 				break
 			}
 		}
+		if v := inv.profiles.valueOf(f); v != "" && !envSet(f, inv.cfg.lookupEnv) {
+			out = append(out, preset{f.Name, v, "profile " + inv.profiles.applied})
+		}
 	}
 	return out
 }
@@ -84,6 +87,8 @@ func (inv *invocation) builtin() func(context.Context) error {
 	switch node := inv.call.node; {
 	case node.Builtin && node.Name == DescribeCommand:
 		return inv.describe
+	case node.Builtin && node.Parent != nil && node.Parent.Name == ProfileCommand && inv.profiles != nil:
+		return inv.profileAction
 	default:
 		return func(context.Context) error {
 			return fmt.Errorf("duet: %q has no action", node.DotPath())
@@ -100,6 +105,9 @@ func (inv *invocation) describe(ctx context.Context) error {
 	if etag := inv.call.last(FlagEtag); etag != "" && etag == m.Etag {
 		inv.meta.NotModified = true
 		return out.Result(nil)
+	}
+	if info := inv.profilesInfo(); info != nil {
+		m.Profiles = info
 	}
 	if inv.call.bool(FlagAgentsMD) {
 		md := describe.AgentsMD(m)

@@ -250,7 +250,9 @@ func describeType(f *schema.Flag) string {
 
 // check finishes phase 1 on a parsed call: required flags and arguments,
 // declared enums, patterns and ids, flag groups and the built-in flags.
-func (c *call) check(lookupEnv func(string) (string, bool)) {
+//
+// fromProfile returns the value a saved profile gives a flag, or "".
+func (c *call) check(lookupEnv func(string) (string, bool), fromProfile func(*schema.Flag) string) {
 	if c.unknown != "" {
 		c.problem("UNKNOWN_COMMAND", "", "unknown command %q for %q", c.unknown, c.node.DotPath())
 		p := &c.problems[len(c.problems)-1]
@@ -278,12 +280,17 @@ func (c *call) check(lookupEnv func(string) (string, bool)) {
 		return false
 	}
 	for f := range c.node.Accepted() {
-		given := c.values[f.Name]
+		given, what := c.values[f.Name], "flag --"+f.Name
+		if len(given) == 0 && !fromEnv(f) {
+			if v := fromProfile(f); v != "" {
+				given, what = splitFor(f, v), what+" (from a saved profile)"
+			}
+		}
 		if f.Required && len(given) == 0 && !fromEnv(f) {
 			c.problem("MISSING_REQUIRED_FLAG", f.Name, "required flag --%s is missing", f.Name)
 		}
 		for _, v := range given {
-			c.constrain(f.Name, "flag --"+f.Name, v, f.Enum, f.Pattern, f.ID)
+			c.constrain(f.Name, what, v, f.Enum, f.Pattern, f.ID)
 		}
 	}
 	c.checkArgs()

@@ -38,6 +38,9 @@ type invocation struct {
 	meta  envelope.Meta
 	start time.Time
 
+	profiles *profiles   // the tool's saved profiles, when it has profileable flags
+	warnings [][3]string // code, message, next: found before the answer was begun
+
 	ran atomic.Bool // an action started; written by the command's goroutine
 }
 
@@ -68,7 +71,8 @@ func (inv *invocation) run(ctx context.Context, args []string) int {
 		Output:    c.last(FlagOutput),
 		Detector:  cfg.detector,
 	})
-	c.check(cfg.lookupEnv)
+	profileErr := inv.applyProfile()
+	c.check(cfg.lookupEnv, inv.profiles.valueOf)
 	if modeErr != nil && !c.has(FlagOutput) {
 		e := envelope.As(modeErr)
 		c.problems = append(c.problems, envelope.FieldError{Code: e.Code, Field: FlagOutput, Message: modeErr.Error(), ValidValues: e.ValidValues})
@@ -84,11 +88,19 @@ func (inv *invocation) run(ctx context.Context, args []string) int {
 		Command:       c.node.DotPath(),
 		RequestID:     cfg.requestID(),
 	}
+	inv.meta.ConfigSources, inv.meta.Profile = inv.profiles.meta()
+	for _, w := range inv.warnings {
+		inv.out.Warn(w[0], w[1], w[2])
+	}
 
 	switch {
 	case c.version:
 		fmt.Fprintf(cfg.stdout, "%s version %s\n", inv.root.Name, cfg.version)
 		return int(exitcode.Success)
+	case profileErr != nil && !c.help:
+		return inv.finish(profileErr)
+	case c.bool(FlagShowConfig) && !c.help:
+		return inv.showConfig()
 	case len(c.problems) > 0 && !c.help:
 		return inv.finish(envelope.Invalid(c.problems))
 	case c.bool(FlagSchema) && !c.help:
@@ -133,7 +145,7 @@ func (inv *invocation) settings() envelope.Settings {
 			}
 		}
 	}
-	if c.node.Meta.List {
+	if c.node.Meta.List && !c.bool(FlagShowConfig) {
 		w := &envelope.Window{Limit: DefaultLimit}
 		if c.has(FlagLimit) {
 			w.Limit, _ = strconv.Atoi(c.last(FlagLimit))

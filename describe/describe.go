@@ -4,6 +4,7 @@
 package describe
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"hash/crc64"
@@ -25,6 +26,10 @@ type Manifest struct {
 	FrameworkVersion string                `json:"framework_version"`
 	Etag             string                `json:"etag"`
 	Commands         map[string]schema.Doc `json:"commands"`
+	// Profiles describes the tool's saved profiles, for a tool that has
+	// profileable flags: local state, so it is written after the commands
+	// and left out of the etag, which describes the tree.
+	Profiles any `json:"profiles,omitempty"`
 
 	raw []byte // the encoding made while computing the etag
 }
@@ -106,6 +111,20 @@ const (
 // MarshalJSON writes the manifest. A manifest from [New] was encoded once,
 // to compute its etag, and is not encoded again.
 func (m Manifest) MarshalJSON() ([]byte, error) {
+	raw, err := m.tree()
+	if err != nil || m.Profiles == nil {
+		return raw, err
+	}
+	profiles, err := json.Marshal(m.Profiles)
+	if err != nil {
+		return nil, fmt.Errorf("describe: profiles: %w", err)
+	}
+	raw = append(raw[:len(raw)-1:len(raw)-1], `,"profiles":`...)
+	return append(append(raw, profiles...), '}'), nil
+}
+
+// tree returns the manifest without profiles.
+func (m Manifest) tree() ([]byte, error) {
 	if m.raw != nil {
 		return m.raw, nil
 	}

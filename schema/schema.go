@@ -70,6 +70,7 @@ type FlagMeta struct {
 	ID        bool     // a resource id: hallucinated values such as "<id>" or "../x" are refused
 	Sensitive bool     // never printed, logged or saved
 	Env       []string // environment variables that supply the value when the command line does not
+	Profile   bool     // may be saved in a profile (see package profile)
 }
 
 // Example is one invocation shown in help, --schema and describe.
@@ -127,6 +128,7 @@ type Flag struct {
 	Builtin    bool // added by Duet, not by the app
 	Persistent bool // also accepted by every subcommand
 	Count      bool // a counting bool flag (-vvv)
+	Profile    bool // may be saved in a profile
 }
 
 // TakesValue reports whether the flag consumes a value on the command line.

@@ -380,11 +380,11 @@ func (a *App) install(cmd *cobra.Command, n *schema.Command) {
 		}
 	}
 	for _, sub := range cmd.Commands() {
-		if node := a.nodes[sub]; node != nil && !node.Builtin {
+		if node := a.nodes[sub]; node != nil {
 			a.install(sub, node)
 		}
 	}
-	if !cmd.Runnable() {
+	if !cmd.Runnable() || n.Builtin {
 		return
 	}
 	run := cmd.RunE

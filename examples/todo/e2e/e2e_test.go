@@ -922,6 +922,7 @@ type result struct {
 // audience.
 type sandbox struct {
 	bin  string // the binary under test
+	dir  string // everything the run writes is under it
 	file string
 	env  []string
 }
@@ -929,7 +930,7 @@ type sandbox struct {
 func newSandbox(t *testing.T, bin string) *sandbox {
 	t.Helper()
 	dir := t.TempDir()
-	sb := &sandbox{bin: bin, file: filepath.Join(dir, "todo.json")}
+	sb := &sandbox{bin: bin, dir: dir, file: filepath.Join(dir, "todo.json")}
 	for _, kv := range os.Environ() {
 		name, _, _ := strings.Cut(kv, "=")
 		switch {

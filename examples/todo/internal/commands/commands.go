@@ -66,7 +66,7 @@ func Declare() Declarations {
 			Danger: schema.Safe,
 			List:   true,
 			Output: schema.Of[[]todo.Item](),
-			Flags:  map[string]schema.FlagMeta{"status": {Enum: []string{"open", "done", "all"}}},
+			Flags:  map[string]schema.FlagMeta{"status": {Enum: []string{"open", "done", "all"}, Profile: true}},
 			Examples: []schema.Example{
 				{Description: "every item, ids only", Command: "list --status all --output id"},
 			},
@@ -78,9 +78,10 @@ func Declare() Declarations {
 	}
 }
 
-// RootMeta declares the root command's --file flag as read from TODO_FILE.
+// RootMeta declares the root command's --file flag as read from TODO_FILE,
+// and, like list's --status, one a saved profile may hold.
 func RootMeta() schema.Meta {
-	return schema.Meta{Flags: map[string]schema.FlagMeta{"file": {Env: []string{FileEnv}}}}
+	return schema.Meta{Flags: map[string]schema.FlagMeta{"file": {Env: []string{FileEnv}, Profile: true}}}
 }
 
 // Store opens the to-do file at path, or at the default path when it is empty.
