@@ -129,7 +129,7 @@ func (inv *invocation) applyProfile() *envelope.Error {
 		target := c.node.Flag(flag)
 		switch {
 		case target == nil:
-			if !inTree(inv.root, flag) {
+			if findFlag(inv.root, flag) == nil {
 				inv.warn("PROFILE_UNKNOWN_FLAG", fmt.Sprintf("profile %q sets --%s, which no command has", name, flag), "delete it with '"+inv.root.Name+" profile save' or edit "+path)
 			}
 			continue // a flag of other commands
@@ -170,14 +170,6 @@ func unreadable(err error, path string) *envelope.Error {
 	}
 	return envelope.Errorf(exitcode.Precondition, "PROFILES_UNREADABLE", "%v", err).
 		WithFix("repair or move "+path+"; nothing in it was changed", "")
-}
-
-func inTree(root *schema.Command, flag string) bool {
-	found := false
-	root.Walk(func(c *schema.Command) {
-		found = found || slices.ContainsFunc(c.Flags, func(f schema.Flag) bool { return f.Name == flag })
-	})
-	return found
 }
 
 func envSet(f *schema.Flag, lookupEnv func(string) (string, bool)) bool {

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,19 +15,35 @@ import (
 // app, wrapping it, and one invocation over a store of 100 items, with the
 // output discarded. bench/run.sh measures whole processes. Every run must
 // succeed: an error path is cheaper and would be timed instead.
+//
+// The sub-benchmarks differ only in the tool's profiles: none saved (the file
+// is looked for and not found), and a default profile that supplies --status.
+// Their difference is what the profile lookup adds to a start.
 func BenchmarkStartList(b *testing.B) {
-	env := []string{"TODO_FILE=" + filepath.Join(b.TempDir(), "todo.json")}
-	run := func(args ...string) {
+	dir := b.TempDir()
+	env := []string{"TODO_FILE=" + filepath.Join(dir, "todo.json"), "TODO_CONFIG_DIR=" + filepath.Join(dir, "config")}
+	run := func(b *testing.B, args ...string) {
 		if code := urfave.Run(context.Background(), newApp(), args,
 			urfave.WithEnv(env), urfave.WithStdio(strings.NewReader(""), io.Discard, io.Discard)); code != 0 {
 			b.Fatalf("todo %s: exit %d", strings.Join(args, " "), code)
 		}
 	}
 	for range 100 {
-		run("add", "benchmark item")
+		run(b, "add", "benchmark item")
 	}
-	b.ReportAllocs()
-	for b.Loop() {
-		run("list")
-	}
+	b.Run("no profiles", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			run(b, "list")
+		}
+	})
+	b.Run("default profile", func(b *testing.B) {
+		run(b, "profile", "save", "work", "--status", "all")
+		run(b, "profile", "use", "work")
+		b.Cleanup(func() { os.RemoveAll(filepath.Join(dir, "config")) })
+		b.ReportAllocs()
+		for b.Loop() {
+			run(b, "list")
+		}
+	})
 }

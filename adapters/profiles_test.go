@@ -1,0 +1,73 @@
+package adapters_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/urfave/cli/v3"
+
+	"github.com/duet-cli/duet/adapters/urfave"
+	"github.com/duet-cli/duet/schema"
+)
+
+// secretApp has a sensitive profileable flag bound to an environment
+// variable, and a plain one.
+func secretApp() *cli.Command {
+	call := &cli.Command{Name: "call", Flags: []cli.Flag{&cli.StringFlag{Name: "token"}, &cli.StringFlag{Name: "region"}},
+		Action: func(context.Context, *cli.Command) error { return nil }}
+	urfave.Annotate(call, schema.Meta{Danger: schema.Safe, Flags: map[string]schema.FlagMeta{
+		"token":  {Sensitive: true, Profile: true, Env: []string{"APP_TOKEN"}},
+		"region": {Profile: true},
+	}})
+	return &cli.Command{Name: "app", Commands: []*cli.Command{call}}
+}
+
+// TestSensitiveFlagsAndProfiles checks that a sensitive flag is never saved
+// in a profile (the refusal says what to do instead, and nothing is written)
+// and that --show-config redacts it wherever its value comes from.
+func TestSensitiveFlagsAndProfiles(t *testing.T) {
+	home := t.TempDir()
+	env := []string{"HOME=" + home, "APP_TOKEN=s3cr3t-value"}
+	path := filepath.Join(home, ".config", "app", "profiles.json")
+	runApp := func(args ...string) (int, string) {
+		var stdout, stderr bytes.Buffer
+		code := urfave.Run(context.Background(), secretApp(), args,
+			urfave.WithStdio(strings.NewReader(""), &stdout, &stderr), urfave.WithEnv(env), urfave.WithTerminal(false, false, false))
+		return code, stdout.String() + stderr.String()
+	}
+
+	code, out := runApp("profile", "save", "p", "--token", "abc", "--region", "eu")
+	if code != 2 || !strings.Contains(out, `"SENSITIVE_FLAG"`) || !strings.Contains(out, "environment variable") {
+		t.Errorf("saving a sensitive flag: exit %d\n%s", code, out)
+	}
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Errorf("a refused save wrote %s (%v)", path, err)
+	}
+	if code, out := runApp("profile", "save", "p", "--region", "eu"); code != 0 {
+		t.Fatalf("save: exit %d\n%s", code, out)
+	}
+
+	code, out = runApp("call", "--show-config", "--profile", "p")
+	if code != 0 || strings.Contains(out, "s3cr3t") {
+		t.Fatalf("--show-config: exit %d, the secret shows or it failed:\n%s", code, out)
+	}
+	var answer struct {
+		Data []map[string]any `json:"data"`
+	}
+	if err := json.Unmarshal([]byte(out[:strings.IndexByte(out, '\n')]), &answer); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	want := []map[string]any{
+		{"flag": "region", "value": "eu", "source": "profile:p"},
+		{"flag": "token", "value": "[REDACTED]", "source": "env:APP_TOKEN"},
+	}
+	if diff := cmp.Diff(want, answer.Data); diff != "" {
+		t.Errorf("--show-config (-want +got):\n%s", diff)
+	}
+}
