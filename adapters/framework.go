@@ -34,15 +34,25 @@ type Framework interface {
 
 // Streams is where the framework writes during Execute: its help and its own
 // messages go to Help, which is stderr for an agent and stdout for a person.
-// Hide tells it which commands to leave out of help. HelpFor is set when the
-// framework renders help, to the command it is for: then it must accept and
-// list Duet's built-in flags (flags marked Builtin) of that command and its
-// ancestors.
+// Hide tells it which commands to leave out of help.
+//
+// Duet's built-in commands and flags (marked Builtin) are run and read by
+// the lifecycle, and the framework is given them only to show them: HelpFor
+// is set when it renders help, to the command help is for — then it must
+// list the built-in commands and accept and list the built-in flags of that
+// command and its ancestors; Complete is set when it answers shell
+// completion — then it must know every built-in command and flag.
 type Streams struct {
-	Stdin   io.Reader
-	Stdout  io.Writer
-	Stderr  io.Writer
-	Help    io.Writer
-	Hide    func(*schema.Command) bool
-	HelpFor *schema.Command
+	Stdin    io.Reader
+	Stdout   io.Writer
+	Stderr   io.Writer
+	Help     io.Writer
+	Hide     func(*schema.Command) bool
+	HelpFor  *schema.Command
+	Complete bool
+}
+
+// Shows reports whether the framework must be given n's built-in flags.
+func (s Streams) Shows(n *schema.Command) bool {
+	return s.Complete || s.HelpFor != nil && s.HelpFor.Under(n)
 }

@@ -88,8 +88,8 @@ type profiles struct {
 // looked for. Apps without profileable flags read nothing.
 func (inv *invocation) applyProfile() *envelope.Error {
 	c, cfg := inv.call, inv.cfg
-	if inv.root.Sub(ProfileCommand) == nil || !inv.root.Sub(ProfileCommand).Builtin {
-		return nil
+	if c.help || c.version || inv.root.Sub(ProfileCommand) == nil || !inv.root.Sub(ProfileCommand).Builtin {
+		return nil // help and --version take no flag values
 	}
 	path, err := profile.Path(inv.root.Name, cfg.getenv)
 	if err != nil {

@@ -309,6 +309,10 @@ func (inv *invocation) execute(parent context.Context) int {
 				done <- inv.panicked(r)
 			}
 		}()
+		if inv.call.node.Builtin { // Duet's own: the framework has no part in it
+			done <- Invoke(ctx, nil)
+			return
+		}
 		done <- inv.fw.Execute(ctx, inv.call.forward, inv.streams())
 	}()
 
@@ -417,7 +421,8 @@ func (inv *invocation) passthrough(ctx context.Context) int {
 	inv.awaitSignals()
 	err := inv.fw.Execute(ctx, inv.call.forward, Streams{
 		Stdin: cfg.stdin, Stdout: cfg.stdout, Stderr: cfg.stderr, Help: cfg.stdout,
-		Hide: func(*schema.Command) bool { return false },
+		Hide:     func(*schema.Command) bool { return false },
+		Complete: true,
 	})
 	if err != nil {
 		fmt.Fprintf(cfg.stderr, "%s: %v\n", inv.root.Name, err)

@@ -151,11 +151,14 @@ func (a *App) Execute(ctx context.Context, args []string, s adapters.Streams) er
 	a.root.SetIn(s.Stdin)
 	a.root.SetOut(s.Help)
 	a.root.SetErr(s.Stderr)
+	if s.HelpFor != nil || s.Complete {
+		a.addBuiltins(a.root, a.tree, s)
+	}
 	for cmd, node := range a.nodes {
 		if node.Parent != nil && s.Hide(node) {
 			cmd.Hidden = true
 		}
-		if s.HelpFor != nil && s.HelpFor.Under(node) {
+		if s.Shows(node) {
 			for i := range node.Flags {
 				if f := &node.Flags[i]; f.Builtin {
 					addFlag(cmd, f)
@@ -368,23 +371,16 @@ func groupsOf(cmd *cobra.Command) []schema.Group {
 	return groups
 }
 
-// install wraps every RunE with the lifecycle and the describe command's
-// action in place; built-in flags are added only for help (see Execute).
+// install wraps every RunE with the lifecycle. Duet's built-in commands and
+// flags are the lifecycle's, which runs them itself: cobra is given them only
+// to render help (see Execute and addBuiltins).
 func (a *App) install(cmd *cobra.Command, n *schema.Command) {
-	for _, sub := range n.Commands {
-		if sub.Builtin {
-			c := &cobra.Command{Use: sub.Name, Short: sub.Usage, Args: cobra.ArbitraryArgs,
-				RunE: func(c *cobra.Command, _ []string) error { return adapters.Invoke(c.Context(), nil) }}
-			cmd.AddCommand(c)
-			a.nodes[c] = sub
-		}
-	}
 	for _, sub := range cmd.Commands() {
 		if node := a.nodes[sub]; node != nil {
 			a.install(sub, node)
 		}
 	}
-	if !cmd.Runnable() || n.Builtin {
+	if !cmd.Runnable() {
 		return
 	}
 	run := cmd.RunE
@@ -398,6 +394,25 @@ func (a *App) install(cmd *cobra.Command, n *schema.Command) {
 			c.SetContext(ctx)
 			return run(c, args)
 		})
+	}
+}
+
+// addBuiltins gives cobra Duet's built-in commands under cmd, so that help
+// lists them — their own subcommands only where help or completion goes;
+// the lifecycle runs them without cobra.
+func (a *App) addBuiltins(cmd *cobra.Command, n *schema.Command, s adapters.Streams) {
+	for _, sub := range n.Commands {
+		if sub.Builtin {
+			c := &cobra.Command{Use: sub.Name, Short: sub.Usage, Hidden: sub.Hidden}
+			if sub.Runnable {
+				c.Run = func(*cobra.Command, []string) {} // listed as a command, not a topic
+			}
+			cmd.AddCommand(c)
+			a.nodes[c] = sub
+			if s.Shows(sub) {
+				a.addBuiltins(c, sub, s)
+			}
+		}
 	}
 }
 

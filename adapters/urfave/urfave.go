@@ -114,11 +114,14 @@ func (a *App) Tree() *schema.Command { return a.tree }
 // Execute lets urfave parse and dispatch.
 func (a *App) Execute(ctx context.Context, args []string, s adapters.Streams) error {
 	a.root.Reader, a.root.Writer, a.root.ErrWriter = s.Stdin, s.Help, s.Stderr
+	if s.HelpFor != nil || s.Complete {
+		a.addBuiltins(a.root, a.tree, s)
+	}
 	for cmd, node := range a.nodes {
 		if node.Parent != nil && s.Hide(node) {
 			cmd.Hidden = true
 		}
-		if s.HelpFor != nil && s.HelpFor.Under(node) {
+		if s.Shows(node) {
 			for _, f := range node.Flags {
 				if f.Builtin {
 					cmd.Flags = append(cmd.Flags, cliFlag(f))
@@ -371,18 +374,10 @@ func argOf(arg cli.Argument) schema.Arg {
 	return a
 }
 
-// install mirrors the tree onto the urfave app: the describe command, and
-// every action wrapped with the lifecycle. Built-in flags are added only for
-// help (see Execute): the lifecycle reads them and leaves them out of the
-// command line urfave parses.
+// install wraps every action of the urfave app with the lifecycle. Duet's
+// built-in commands and flags are the lifecycle's, which runs them itself:
+// urfave is given them only to render help (see Execute and addBuiltins).
 func (a *App) install(cmd *cli.Command, n *schema.Command) {
-	for _, sub := range n.Commands {
-		if sub.Builtin {
-			c := &cli.Command{Name: sub.Name, Usage: sub.Usage, Action: builtinAction}
-			cmd.Commands = append(cmd.Commands, c)
-			a.nodes[c] = sub
-		}
-	}
 	for _, sub := range cmd.Commands {
 		a.install(sub, a.nodes[sub])
 	}
@@ -407,7 +402,21 @@ func (a *App) install(cmd *cli.Command, n *schema.Command) {
 	cmd.CommandNotFound = func(_ context.Context, _ *cli.Command, name string) { a.notFound = name }
 }
 
-func builtinAction(ctx context.Context, _ *cli.Command) error { return adapters.Invoke(ctx, nil) }
+// addBuiltins gives urfave Duet's built-in commands under cmd, so that help
+// lists them — their own subcommands only where help or completion goes;
+// the lifecycle runs them without urfave.
+func (a *App) addBuiltins(cmd *cli.Command, n *schema.Command, s adapters.Streams) {
+	for _, sub := range n.Commands {
+		if sub.Builtin {
+			c := &cli.Command{Name: sub.Name, Usage: sub.Usage, Hidden: sub.Hidden}
+			cmd.Commands = append(cmd.Commands, c)
+			a.nodes[c] = sub
+			if s.Shows(sub) {
+				a.addBuiltins(c, sub, s)
+			}
+		}
+	}
+}
 
 func setter(c *cli.Command) adapters.Setter {
 	return func(name, value string) error {

@@ -1300,6 +1300,7 @@ func TestE2ECobraCompletion(t *testing.T) {
 	}{
 		{"todo li", []string{"list"}},
 		{"todo d", []string{"describe", "done"}},
+		{"todo list --li", []string{"--limit"}}, // a built-in flag
 		{"todo list --st", []string{"--status"}},
 	}
 	for _, tt := range tests {
