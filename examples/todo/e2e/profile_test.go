@@ -62,6 +62,13 @@ func testProfiles(t *testing.T, bin string) {
 	step("the command line wins", []string{"list", "--profile", "work", "--status", "done"}, 0, map[string]any{
 		"meta.pagination.total": 1.0, "meta.profile": nil, "meta.config_sources": []any{},
 	})
+	step("save a --file too", []string{"profile", "save", "both", "--file", "/nowhere/todo.json", "--status", "all"}, 0, map[string]any{
+		"data.flags": map[string]any{"file": "/nowhere/todo.json", "status": "all"},
+	})
+	step("the environment wins over the profile", []string{"list", "--profile", "both"}, 0, map[string]any{
+		"meta.pagination.total": 2.0, "meta.profile.flags": []any{"status"}, // TODO_FILE, not /nowhere
+	})
+	step("delete it", []string{"profile", "delete", "both", "--yes"}, 0, map[string]any{"data.deleted": "both"})
 	step("an unknown profile", []string{"list", "--profile", "nope"}, 2, map[string]any{
 		"error.code": "PROFILE_NOT_FOUND", "error.errors.0.code": "PROFILE_NOT_FOUND", "error.errors.0.valid_values": []any{"work"},
 	})
