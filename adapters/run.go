@@ -136,6 +136,9 @@ func (inv *invocation) settings() envelope.Settings {
 		MaxBytes: maxBytes(cfg.getenv(envelope.EnvName(inv.root.Name, "MAX_OUTPUT_BYTES"))),
 	}
 	for f := range c.node.Accepted() {
+		if len(c.values[f.Name]) == 0 && len(f.Env) == 0 {
+			continue // no value to keep secret
+		}
 		if f.Sensitive || envelope.SecretName(f.Name) {
 			s.Secrets = append(s.Secrets, c.values[f.Name]...)
 			for _, e := range f.Env {
