@@ -1,0 +1,261 @@
+package state
+
+import (
+	"bufio"
+	"bytes"
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+)
+
+// Run statuses.
+const (
+	Running   = "running"
+	Succeeded = "succeeded"
+	Failed    = "failed"
+	Cancelled = "cancelled"
+)
+
+// Event is one line of runs.jsonl. Optional fields are omitted when unknown.
+type Event struct {
+	V                int      `json:"v"`
+	Event            string   `json:"event"` // start, update or finalize
+	ID               string   `json:"id"`
+	SessionID        string   `json:"session_id,omitempty"`
+	Model            string   `json:"model,omitempty"`
+	Agent            string   `json:"agent,omitempty"`
+	Harness          string   `json:"harness,omitempty"`
+	HarnessSessionID string   `json:"harness_session_id,omitempty"`
+	Status           string   `json:"status,omitempty"`
+	StartedAt        string   `json:"started_at,omitempty"`
+	Prompt           string   `json:"prompt,omitempty"`
+	ExitCode         *int     `json:"exit_code,omitempty"`
+	Error            string   `json:"error,omitempty"`
+	DurationSecs     *float64 `json:"duration_secs,omitempty"`
+	TotalCostUSD     *float64 `json:"total_cost_usd,omitempty"`
+	InputTokens      *int64   `json:"input_tokens,omitempty"`
+	OutputTokens     *int64   `json:"output_tokens,omitempty"`
+	CachedTokens     *int64   `json:"cached_tokens,omitempty"`
+	FinishedAt       string   `json:"finished_at,omitempty"`
+}
+
+// Run is a run as its events fold: the start sets who and what, later
+// updates and the finalize overlay what became known.
+type Run struct {
+	ID               string   `json:"id"`
+	SessionID        string   `json:"session_id,omitempty"`
+	Model            string   `json:"model,omitempty"`
+	Agent            string   `json:"agent,omitempty"`
+	Harness          string   `json:"harness,omitempty"`
+	HarnessSessionID string   `json:"harness_session_id,omitempty"`
+	Status           string   `json:"status"`
+	StartedAt        string   `json:"started_at,omitempty"`
+	Prompt           string   `json:"prompt,omitempty"`
+	ExitCode         *int     `json:"exit_code,omitempty"`
+	Error            string   `json:"error,omitempty"`
+	DurationSecs     *float64 `json:"duration_secs,omitempty"`
+	TotalCostUSD     *float64 `json:"total_cost_usd,omitempty"`
+	InputTokens      *int64   `json:"input_tokens,omitempty"`
+	OutputTokens     *int64   `json:"output_tokens,omitempty"`
+	CachedTokens     *int64   `json:"cached_tokens,omitempty"`
+	FinishedAt       string   `json:"finished_at,omitempty"`
+}
+
+// Runs is one space's run log.
+type Runs struct{ Dir string } // the space directory
+
+func (rs Runs) log() string  { return filepath.Join(rs.Dir, "runs.jsonl") }
+func (rs Runs) lock() string { return filepath.Join(rs.Dir, "runs.lock") }
+
+// ArtifactDir is runs/<id>/ of the space.
+func (rs Runs) ArtifactDir(id string) string { return filepath.Join(rs.Dir, "runs", id) }
+
+// Start allocates the next run id (1 + the number of start events), appends
+// the start event and creates the run's artifact directory, all under
+// runs.lock. ev's ID, V and Event are set here.
+func (rs Runs) Start(ctx context.Context, ev Event) (string, error) {
+	var id string
+	err := withLock(ctx, rs.lock(), func() error {
+		n, err := rs.countStarts()
+		if err != nil {
+			return err
+		}
+		id = "r" + strconv.Itoa(n+1)
+		ev.V, ev.Event, ev.ID = 1, "start", id
+		if ev.Status == "" {
+			ev.Status = Running
+		}
+		if err := os.MkdirAll(rs.ArtifactDir(id), 0o755); err != nil {
+			return err
+		}
+		return rs.append(ev)
+	})
+	return id, err
+}
+
+// Update appends an update event (a harness session id seen, ...).
+func (rs Runs) Update(ctx context.Context, ev Event) error {
+	ev.V, ev.Event = 1, "update"
+	return withLock(ctx, rs.lock(), func() error { return rs.append(ev) })
+}
+
+// Finalize appends the finalize event of a run.
+func (rs Runs) Finalize(ctx context.Context, ev Event) error {
+	ev.V, ev.Event = 1, "finalize"
+	return withLock(ctx, rs.lock(), func() error { return rs.append(ev) })
+}
+
+func (rs Runs) append(ev Event) error {
+	line, err := json.Marshal(ev)
+	if err != nil {
+		return err
+	}
+	f, err := os.OpenFile(rs.log(), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return err
+	}
+	// A previous writer that died mid-line left no newline: start afresh so
+	// this record stays parseable.
+	if info, err := f.Stat(); err == nil && info.Size() > 0 && !endsWithNewline(rs.log(), info.Size()) {
+		line = append([]byte{'\n'}, line...)
+	}
+	if _, err := f.Write(append(line, '\n')); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+func endsWithNewline(path string, size int64) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return true
+	}
+	defer f.Close()
+	var last [1]byte
+	if _, err := f.ReadAt(last[:], size-1); err != nil {
+		return true
+	}
+	return last[0] == '\n'
+}
+
+var startMarker = []byte(`"event":"start"`)
+
+func (rs Runs) countStarts() (int, error) {
+	f, err := os.Open(rs.log())
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	n := 0
+	err = eachLine(f, func(line []byte) {
+		if bytes.Contains(line, startMarker) {
+			if ev, ok := parse(line); ok && ev.Event == "start" {
+				n++
+			}
+		}
+	})
+	return n, err
+}
+
+func eachLine(r io.Reader, fn func([]byte)) error {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 64<<20) // a composed prompt can be large
+	for sc.Scan() {
+		fn(sc.Bytes())
+	}
+	return sc.Err()
+}
+
+func parse(line []byte) (Event, bool) {
+	var ev Event
+	if len(bytes.TrimSpace(line)) == 0 || json.Unmarshal(line, &ev) != nil || ev.ID == "" {
+		return Event{}, false
+	}
+	return ev, true
+}
+
+// List folds the log into runs, by id. Lines that do not parse — a partial
+// line left by a crash mid-append — are skipped; skipped counts them.
+func (rs Runs) List() (runs []Run, skipped int, err error) {
+	f, err := os.Open(rs.log())
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, 0, nil
+	}
+	if err != nil {
+		return nil, 0, err
+	}
+	defer f.Close()
+	byID := map[string]*Run{}
+	err = eachLine(f, func(line []byte) {
+		ev, ok := parse(line)
+		if !ok {
+			if len(bytes.TrimSpace(line)) > 0 {
+				skipped++
+			}
+			return
+		}
+		r := byID[ev.ID]
+		if r == nil {
+			if ev.Event != "start" {
+				skipped++ // no start: nothing to overlay
+				return
+			}
+			r = &Run{ID: ev.ID}
+			byID[ev.ID] = r
+		}
+		fold(r, ev)
+	})
+	if err != nil {
+		return nil, skipped, fmt.Errorf("read %s: %w", rs.log(), err)
+	}
+	runs = make([]Run, 0, len(byID))
+	for _, r := range byID {
+		runs = append(runs, *r)
+	}
+	slices.SortFunc(runs, func(a, b Run) int {
+		na, _ := numbered(a.ID, "r")
+		nb, _ := numbered(b.ID, "r")
+		return cmp.Compare(na, nb)
+	})
+	return runs, skipped, nil
+}
+
+func fold(r *Run, ev Event) {
+	set := func(dst *string, v string) {
+		if v != "" {
+			*dst = v
+		}
+	}
+	set(&r.SessionID, ev.SessionID)
+	set(&r.Model, ev.Model)
+	set(&r.Agent, ev.Agent)
+	set(&r.Harness, ev.Harness)
+	set(&r.HarnessSessionID, ev.HarnessSessionID)
+	set(&r.Status, ev.Status)
+	set(&r.StartedAt, ev.StartedAt)
+	set(&r.Prompt, ev.Prompt)
+	set(&r.Error, ev.Error)
+	set(&r.FinishedAt, ev.FinishedAt)
+	r.ExitCode = cmp.Or(ev.ExitCode, r.ExitCode)
+	r.DurationSecs = cmp.Or(ev.DurationSecs, r.DurationSecs)
+	r.TotalCostUSD = cmp.Or(ev.TotalCostUSD, r.TotalCostUSD)
+	r.InputTokens = cmp.Or(ev.InputTokens, r.InputTokens)
+	r.OutputTokens = cmp.Or(ev.OutputTokens, r.OutputTokens)
+	r.CachedTokens = cmp.Or(ev.CachedTokens, r.CachedTokens)
+}
