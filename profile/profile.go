@@ -26,6 +26,8 @@ import (
 	"time"
 
 	"github.com/gofrs/flock"
+
+	"github.com/duet-cli/duet/internal/atomicfile"
 )
 
 // SchemaVersion is the version of the file format this package writes. It
@@ -189,7 +191,7 @@ func (s *Store) Update(ctx context.Context, change func(*File) error) error {
 	if err != nil {
 		return fmt.Errorf("profile: encode: %w", err)
 	}
-	return writeAtomic(s.Path, append(raw, '\n'))
+	return atomicfile.Write(s.Path, append(raw, '\n'), 0o600)
 }
 
 func cmpErr(errs ...error) error {
@@ -199,37 +201,4 @@ func cmpErr(errs ...error) error {
 		}
 	}
 	return errors.New("not acquired")
-}
-
-// writeAtomic replaces path with data: a temporary file in the same
-// directory, synced, renamed over path, and the directory synced.
-func writeAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return fmt.Errorf("profile: %w", err)
-	}
-	defer os.Remove(tmp.Name()) // after the rename, there is nothing to remove
-	if err := tmp.Chmod(0o600); err != nil {
-		tmp.Close()
-		return fmt.Errorf("profile: %w", err)
-	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return fmt.Errorf("profile: write %s: %w", tmp.Name(), err)
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("profile: sync %s: %w", tmp.Name(), err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("profile: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("profile: %w", err)
-	}
-	if d, err := os.Open(filepath.Dir(path)); err == nil {
-		d.Sync() // the rename survives a crash; best effort where directories cannot sync
-		d.Close()
-	}
-	return nil
 }

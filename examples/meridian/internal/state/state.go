@@ -33,6 +33,8 @@ import (
 	"time"
 
 	"github.com/gofrs/flock"
+
+	"github.com/duet-cli/duet/internal/atomicfile"
 )
 
 // SchemaVersion is the version of space.json this package writes.
@@ -156,7 +158,7 @@ func (r Root) ensureGitignore() error {
 	if got, err := os.ReadFile(path); err == nil && string(got) == Gitignore {
 		return nil
 	}
-	return writeAtomic(path, []byte(Gitignore), 0o644)
+	return atomicfile.Write(path, []byte(Gitignore), 0o644)
 }
 
 // numbered parses "<prefix><N>" with N ≥ 1.
@@ -267,37 +269,5 @@ func writeSpace(dir string, sp Space) error {
 	if err != nil {
 		return err
 	}
-	return writeAtomic(filepath.Join(dir, "space.json"), append(raw, '\n'), 0o644)
-}
-
-// writeAtomic replaces path with data: a temporary file in the same
-// directory, synced, renamed over path, the directory synced.
-func writeAtomic(path string, data []byte, mode fs.FileMode) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if err := tmp.Chmod(mode); err == nil {
-		if _, err = tmp.Write(data); err == nil {
-			err = tmp.Sync()
-		}
-		if cerr := tmp.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			return err
-		}
-	} else {
-		tmp.Close()
-		return err
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return err
-	}
-	if d, err := os.Open(filepath.Dir(path)); err == nil {
-		d.Sync()
-		d.Close()
-	}
-	return nil
+	return atomicfile.Write(filepath.Join(dir, "space.json"), append(raw, '\n'), 0o644)
 }

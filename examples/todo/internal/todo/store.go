@@ -14,6 +14,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/duet-cli/duet/internal/atomicfile"
 )
 
 // Priorities an item can have, in order.
@@ -204,27 +206,7 @@ func (s *Store) update(change func(*file) error) error {
 	if err != nil {
 		return err
 	}
-	return writeAtomic(s.Path, append(raw, '\n'))
-}
-
-func writeAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("sync %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return atomicfile.Write(s.Path, append(raw, '\n'), 0o600) // a private list
 }
 
 // NormalizeTags trims, lowercases and sorts tags so data is deterministic.
