@@ -113,18 +113,21 @@ func (rs Runs) Finalize(ctx context.Context, ev Event) error {
 	return withLock(ctx, rs.lock(), func() error { return rs.append(ev) })
 }
 
-func (rs Runs) append(ev Event) error {
-	line, err := json.Marshal(ev)
+func (rs Runs) append(ev Event) error { return appendLine(rs.log(), ev) }
+
+// appendLine appends v as one compact JSON line to path, synced.
+func appendLine(path string, v any) error {
+	line, err := json.Marshal(v)
 	if err != nil {
 		return err
 	}
-	f, err := os.OpenFile(rs.log(), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
 		return err
 	}
 	// A previous writer that died mid-line left no newline: start afresh so
 	// this record stays parseable.
-	if info, err := f.Stat(); err == nil && info.Size() > 0 && !endsWithNewline(rs.log(), info.Size()) {
+	if info, err := f.Stat(); err == nil && info.Size() > 0 && !endsWithNewline(path, info.Size()) {
 		line = append([]byte{'\n'}, line...)
 	}
 	if _, err := f.Write(append(line, '\n')); err != nil {
@@ -154,16 +157,8 @@ func endsWithNewline(path string, size int64) bool {
 var startMarker = []byte(`"event":"start"`)
 
 func (rs Runs) countStarts() (int, error) {
-	f, err := os.Open(rs.log())
-	if errors.Is(err, fs.ErrNotExist) {
-		return 0, nil
-	}
-	if err != nil {
-		return 0, err
-	}
-	defer f.Close()
 	n := 0
-	err = eachLine(f, func(line []byte) {
+	err := eachLog(rs.log(), func(line []byte) {
 		if bytes.Contains(line, startMarker) {
 			if ev, ok := parse(line); ok && ev.Event == "start" {
 				n++

@@ -1,0 +1,131 @@
+package state
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"github.com/gofrs/flock"
+)
+
+// SessionEvent is one line of sessions.jsonl: a chat (a harness process
+// launched by meridian) starting, learning its harness session id, or
+// stopping. Params are the harness flags it was started with, the defaults
+// of a continuation.
+type SessionEvent struct {
+	V                int      `json:"v"`
+	Event            string   `json:"event"` // start, update or stop
+	SessionID        string   `json:"session_id"`
+	Harness          string   `json:"harness,omitempty"`
+	HarnessSessionID string   `json:"harness_session_id,omitempty"`
+	Model            string   `json:"model,omitempty"`
+	Agent            string   `json:"agent,omitempty"`
+	Params           []string `json:"params,omitempty"`
+	StartedAt        string   `json:"started_at,omitempty"`
+	StoppedAt        string   `json:"stopped_at,omitempty"`
+}
+
+// Sessions is one space's chats.
+type Sessions struct{ Dir string } // the space directory
+
+func (ss Sessions) log() string  { return filepath.Join(ss.Dir, "sessions.jsonl") }
+func (ss Sessions) lock() string { return filepath.Join(ss.Dir, "sessions.lock") }
+
+// LockPath is sessions/<id>.lock, held by the chat's process for its life.
+func (ss Sessions) LockPath(id string) string { return filepath.Join(ss.Dir, "sessions", id+".lock") }
+
+// Start allocates the next chat id (c<N>, 1 + the start events) and appends
+// its start event under sessions.lock, then takes the chat's liveness lock,
+// which the caller holds until the chat ends (release it with Hold.Release).
+func (ss Sessions) Start(ctx context.Context, ev SessionEvent) (string, *Hold, error) {
+	var id string
+	err := withLock(ctx, ss.lock(), func() error {
+		n := 0
+		err := eachLog(ss.log(), func(line []byte) {
+			if bytes.Contains(line, startMarker) {
+				var e SessionEvent
+				if json.Unmarshal(line, &e) == nil && e.Event == "start" {
+					n++
+				}
+			}
+		})
+		if err != nil {
+			return err
+		}
+		id = "c" + strconv.Itoa(n+1)
+		ev.V, ev.Event, ev.SessionID = 1, "start", id
+		return appendLine(ss.log(), ev)
+	})
+	if err != nil {
+		return "", nil, err
+	}
+	if err := os.MkdirAll(filepath.Dir(ss.LockPath(id)), 0o755); err != nil {
+		return "", nil, err
+	}
+	lock := flock.New(ss.LockPath(id))
+	if ok, err := lock.TryLock(); err != nil || !ok {
+		return "", nil, fmt.Errorf("lock %s: %v", ss.LockPath(id), err)
+	}
+	return id, &Hold{lock: lock}, nil
+}
+
+// Hold is a chat's liveness lock.
+type Hold struct{ lock *flock.Flock }
+
+// Release ends the chat's liveness.
+func (h *Hold) Release() error { return h.lock.Unlock() }
+
+// Alive reports whether the chat's process still holds its liveness lock: a
+// lock that can be taken belongs to nobody (the process ended, however it
+// ended).
+func (ss Sessions) Alive(id string) (bool, error) {
+	if _, err := os.Stat(ss.LockPath(id)); errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	probe := flock.New(ss.LockPath(id))
+	ok, err := probe.TryLock()
+	if err != nil {
+		return false, err
+	}
+	if ok {
+		probe.Unlock()
+		return false, nil
+	}
+	return true, nil
+}
+
+// Append appends an update or stop event under sessions.lock.
+func (ss Sessions) Append(ctx context.Context, ev SessionEvent) error {
+	ev.V = 1
+	return withLock(ctx, ss.lock(), func() error { return appendLine(ss.log(), ev) })
+}
+
+// Events reads sessions.jsonl, skipping lines that do not parse.
+func (ss Sessions) Events() ([]SessionEvent, error) {
+	var events []SessionEvent
+	err := eachLog(ss.log(), func(line []byte) {
+		var e SessionEvent
+		if json.Unmarshal(line, &e) == nil && e.SessionID != "" {
+			events = append(events, e)
+		}
+	})
+	return events, err
+}
+
+func eachLog(path string, fn func([]byte)) error {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return eachLine(f, fn)
+}
