@@ -476,7 +476,9 @@ func indentedJSON(v any) func(io.Writer) error {
 // enables SIGINT and SIGTERM on a goroutine while it wraps the app, and no
 // app code runs (nor is a prompt shown) before they are in place; help,
 // --schema and usage errors, which run none, do not wait for them.
-func Main(wrap func() (Framework, error), opts ...Option) {
+//
+// wrap is the adapter's Wrap of the app; it runs once.
+func Main[F Framework](wrap func() (F, error), opts ...Option) {
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, syscall.SIGPIPE)
 	ready := make(chan struct{})
@@ -491,6 +493,18 @@ func Main(wrap func() (Framework, error), opts ...Option) {
 	}
 	opts = append([]Option{WithSignals(sigs), func(c *config) { c.signalsReady = ready }}, opts...)
 	os.Exit(Run(context.Background(), fw, os.Args[1:], opts...))
+}
+
+// WrapAndRun wraps the app with wrap and runs one invocation with args,
+// returning its exit code; a declaration that does not hold is reported on
+// stderr with exit code 1. It is each adapter's Run.
+func WrapAndRun[F Framework](ctx context.Context, wrap func() (F, error), args []string, opts ...Option) int {
+	fw, err := wrap()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return int(exitcode.GeneralError)
+	}
+	return Run(ctx, fw, args, opts...)
 }
 
 // awaitSignals waits until Main's SIGINT and SIGTERM handling is in place.

@@ -17,7 +17,6 @@ package cobra
 import (
 	"context"
 	"fmt"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -118,24 +117,13 @@ func Wrap(root *cobra.Command, opts ...Option) (*App, error) {
 // Run wraps root and runs one invocation with args (without the program name),
 // returning the exit code.
 func Run(ctx context.Context, root *cobra.Command, args []string, opts ...Option) int {
-	a, err := Wrap(root, opts...)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	return a.Run(ctx, args)
+	return adapters.WrapAndRun(ctx, func() (*App, error) { return Wrap(root, opts...) }, args, opts...)
 }
 
 // Main runs the app with the process's arguments and exits with its code. A
 // declaration that does not hold is reported on stderr with exit code 1.
 func Main(root *cobra.Command, opts ...Option) {
-	adapters.Main(func() (adapters.Framework, error) {
-		a, err := Wrap(root, opts...)
-		if err != nil {
-			return nil, err
-		}
-		return a, nil
-	}, opts...)
+	adapters.Main(func() (*App, error) { return Wrap(root, opts...) }, opts...)
 }
 
 // Run runs one invocation and returns its exit code.
