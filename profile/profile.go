@@ -25,9 +25,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gofrs/flock"
-
 	"github.com/duet-cli/duet/internal/atomicfile"
+	"github.com/duet-cli/duet/internal/filelock"
 )
 
 // SchemaVersion is the version of the file format this package writes. It
@@ -172,33 +171,19 @@ func (s *Store) Update(ctx context.Context, change func(*File) error) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, lockWait)
 	defer cancel()
-	lock := flock.New(s.Path+".lock", flock.SetPermissions(0o600))
-	locked, err := lock.TryLockContext(ctx, 5*time.Millisecond)
-	if err != nil || !locked {
-		return fmt.Errorf("profile: lock %s: %w", lock.Path(), cmpErr(err, ctx.Err()))
-	}
-	defer lock.Unlock()
-
-	f, err := s.Load()
-	if err != nil {
-		return err
-	}
-	if err := change(f); err != nil {
-		return err
-	}
-	f.SchemaVersion = SchemaVersion
-	raw, err := json.MarshalIndent(f, "", "  ")
-	if err != nil {
-		return fmt.Errorf("profile: encode: %w", err)
-	}
-	return atomicfile.Write(s.Path, append(raw, '\n'), 0o600)
-}
-
-func cmpErr(errs ...error) error {
-	for _, err := range errs {
+	return filelock.With(ctx, s.Path+".lock", func() error {
+		f, err := s.Load()
 		if err != nil {
 			return err
 		}
-	}
-	return errors.New("not acquired")
+		if err := change(f); err != nil {
+			return err
+		}
+		f.SchemaVersion = SchemaVersion
+		raw, err := json.MarshalIndent(f, "", "  ")
+		if err != nil {
+			return fmt.Errorf("profile: encode: %w", err)
+		}
+		return atomicfile.Write(s.Path, append(raw, '\n'), 0o600)
+	})
 }

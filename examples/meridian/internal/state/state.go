@@ -32,9 +32,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gofrs/flock"
-
 	"github.com/duet-cli/duet/internal/atomicfile"
+	"github.com/duet-cli/duet/internal/filelock"
 )
 
 // SchemaVersion is the version of space.json this package writes.
@@ -96,20 +95,11 @@ func (e *CorruptError) Unwrap() error { return e.Err }
 // lockWait bounds every wait for a lock: a hung holder is reported, not waited on forever.
 const lockWait = 30 * time.Second
 
-// withLock runs fn holding an exclusive flock on path.
+// withLock runs fn holding the lock file path, waiting at most lockWait.
 func withLock(ctx context.Context, path string, fn func() error) error {
 	ctx, cancel := context.WithTimeout(ctx, lockWait)
 	defer cancel()
-	lock := flock.New(path)
-	ok, err := lock.TryLockContext(ctx, 2*time.Millisecond)
-	if err != nil || !ok {
-		if err == nil {
-			err = ctx.Err()
-		}
-		return fmt.Errorf("lock %s: %w", path, err)
-	}
-	defer lock.Unlock()
-	return fn()
+	return filelock.With(ctx, path, fn)
 }
 
 // Timestamp formats t as the state files do: UTC, seconds, Z.
