@@ -24,10 +24,11 @@ const (
 	Cancelled = "cancelled"
 )
 
-// Event is one line of runs.jsonl. Optional fields are omitted when unknown.
-type Event struct {
-	V                int      `json:"v"`
-	Event            string   `json:"event"` // start, update or finalize
+// Run is what is known of a run: each event of runs.jsonl carries part of
+// it, and List folds them — the start sets who and what, later updates and
+// the finalize overlay what became known. Optional fields are omitted when
+// unknown.
+type Run struct {
 	ID               string   `json:"id"`
 	SessionID        string   `json:"session_id,omitempty"`
 	Model            string   `json:"model,omitempty"`
@@ -47,26 +48,12 @@ type Event struct {
 	FinishedAt       string   `json:"finished_at,omitempty"`
 }
 
-// Run is a run as its events fold: the start sets who and what, later
-// updates and the finalize overlay what became known.
-type Run struct {
-	ID               string   `json:"id"`
-	SessionID        string   `json:"session_id,omitempty"`
-	Model            string   `json:"model,omitempty"`
-	Agent            string   `json:"agent,omitempty"`
-	Harness          string   `json:"harness,omitempty"`
-	HarnessSessionID string   `json:"harness_session_id,omitempty"`
-	Status           string   `json:"status"`
-	StartedAt        string   `json:"started_at,omitempty"`
-	Prompt           string   `json:"prompt,omitempty"`
-	ExitCode         *int     `json:"exit_code,omitempty"`
-	Error            string   `json:"error,omitempty"`
-	DurationSecs     *float64 `json:"duration_secs,omitempty"`
-	TotalCostUSD     *float64 `json:"total_cost_usd,omitempty"`
-	InputTokens      *int64   `json:"input_tokens,omitempty"`
-	OutputTokens     *int64   `json:"output_tokens,omitempty"`
-	CachedTokens     *int64   `json:"cached_tokens,omitempty"`
-	FinishedAt       string   `json:"finished_at,omitempty"`
+// Event is one line of runs.jsonl: its version, its kind, and the part of
+// the run it records.
+type Event struct {
+	V     int    `json:"v"`
+	Event string `json:"event"` // start, update or finalize
+	Run
 }
 
 // Runs is one space's run log.
@@ -79,41 +66,34 @@ func (rs Runs) lock() string { return filepath.Join(rs.Dir, "runs.lock") }
 func (rs Runs) ArtifactDir(id string) string { return filepath.Join(rs.Dir, "runs", id) }
 
 // Start allocates the next run id (1 + the number of start events), appends
-// the start event and creates the run's artifact directory, all under
-// runs.lock. ev's ID, V and Event are set here.
-func (rs Runs) Start(ctx context.Context, ev Event) (string, error) {
-	var id string
+// the start event recording r (status running unless r says otherwise) and
+// creates the run's artifact directory, all under runs.lock.
+func (rs Runs) Start(ctx context.Context, r Run) (string, error) {
 	err := withLock(ctx, rs.lock(), func() error {
 		n, err := rs.countStarts()
 		if err != nil {
 			return err
 		}
-		id = "r" + strconv.Itoa(n+1)
-		ev.V, ev.Event, ev.ID = 1, "start", id
-		if ev.Status == "" {
-			ev.Status = Running
-		}
-		if err := os.MkdirAll(rs.ArtifactDir(id), 0o755); err != nil {
+		r.ID = "r" + strconv.Itoa(n+1)
+		r.Status = cmp.Or(r.Status, Running)
+		if err := os.MkdirAll(rs.ArtifactDir(r.ID), 0o755); err != nil {
 			return err
 		}
-		return rs.append(ev)
+		return appendLine(rs.log(), Event{V: 1, Event: "start", Run: r})
 	})
-	return id, err
+	return r.ID, err
 }
 
-// Update appends an update event (a harness session id seen, ...).
-func (rs Runs) Update(ctx context.Context, ev Event) error {
-	ev.V, ev.Event = 1, "update"
-	return withLock(ctx, rs.lock(), func() error { return rs.append(ev) })
-}
+// Update appends an update event recording what became known of run r.ID (a
+// harness session id seen, ...).
+func (rs Runs) Update(ctx context.Context, r Run) error { return rs.record(ctx, "update", r) }
 
-// Finalize appends the finalize event of a run.
-func (rs Runs) Finalize(ctx context.Context, ev Event) error {
-	ev.V, ev.Event = 1, "finalize"
-	return withLock(ctx, rs.lock(), func() error { return rs.append(ev) })
-}
+// Finalize appends the finalize event of run r.ID.
+func (rs Runs) Finalize(ctx context.Context, r Run) error { return rs.record(ctx, "finalize", r) }
 
-func (rs Runs) append(ev Event) error { return appendLine(rs.log(), ev) }
+func (rs Runs) record(ctx context.Context, event string, r Run) error {
+	return withLock(ctx, rs.lock(), func() error { return appendLine(rs.log(), Event{V: 1, Event: event, Run: r}) })
+}
 
 // appendLine appends v as one compact JSON line to path, synced.
 func appendLine(path string, v any) error {
@@ -214,7 +194,7 @@ func (rs Runs) List() (runs []Run, skipped int, err error) {
 			r = &Run{ID: ev.ID}
 			byID[ev.ID] = r
 		}
-		fold(r, ev)
+		fold(r, ev.Run)
 	})
 	if err != nil {
 		return nil, skipped, fmt.Errorf("read %s: %w", rs.log(), err)
@@ -231,7 +211,7 @@ func (rs Runs) List() (runs []Run, skipped int, err error) {
 	return runs, skipped, nil
 }
 
-func fold(r *Run, ev Event) {
+func fold(r *Run, ev Run) {
 	set := func(dst *string, v string) {
 		if v != "" {
 			*dst = v

@@ -116,23 +116,23 @@ func TestRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	runs := state.Runs{Dir: root.SpaceDir(sp.ID)}
-	id, err := runs.Start(ctx, state.Event{SessionID: "c0", Model: "gpt-5.3-codex", Agent: "coder", Harness: "codex", StartedAt: state.Timestamp(now), Prompt: "hi"})
+	id, err := runs.Start(ctx, state.Run{SessionID: "c0", Model: "gpt-5.3-codex", Agent: "coder", Harness: "codex", StartedAt: state.Timestamp(now), Prompt: "hi"})
 	if err != nil || id != "r1" {
 		t.Fatalf("Start = %q, %v", id, err)
 	}
 	if fi, err := os.Stat(runs.ArtifactDir(id)); err != nil || !fi.IsDir() {
 		t.Errorf("runs/r1: %v", err)
 	}
-	if err := runs.Update(ctx, state.Event{ID: id, HarnessSessionID: "thread-1"}); err != nil {
+	if err := runs.Update(ctx, state.Run{ID: id, HarnessSessionID: "thread-1"}); err != nil {
 		t.Fatal(err)
 	}
 	code, dur, cost := 0, 128.0, 0.042
 	in, out := int64(4200), int64(1800)
-	if err := runs.Finalize(ctx, state.Event{ID: id, Status: state.Succeeded, ExitCode: &code, DurationSecs: &dur,
+	if err := runs.Finalize(ctx, state.Run{ID: id, Status: state.Succeeded, ExitCode: &code, DurationSecs: &dur,
 		TotalCostUSD: &cost, InputTokens: &in, OutputTokens: &out, FinishedAt: state.Timestamp(now.Add(128 * time.Second))}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := runs.Start(ctx, state.Event{SessionID: "c0", Model: "m", Harness: "claude", StartedAt: state.Timestamp(now)}); err != nil {
+	if _, err := runs.Start(ctx, state.Run{SessionID: "c0", Model: "m", Harness: "claude", StartedAt: state.Timestamp(now)}); err != nil {
 		t.Fatal(err)
 	}
 	raw, _ := os.ReadFile(filepath.Join(runs.Dir, "runs.jsonl"))
@@ -162,7 +162,7 @@ func TestRuns(t *testing.T) {
 	if r := list[1]; r.Status != state.Running {
 		t.Errorf("r2 = %+v, want running", r)
 	}
-	if id, err := runs.Start(ctx, state.Event{Model: "m"}); err != nil || id != "r3" {
+	if id, err := runs.Start(ctx, state.Run{Model: "m"}); err != nil || id != "r3" {
 		t.Errorf("Start after a torn line = %q, %v; want r3", id, err)
 	}
 	if list, skipped, _ := runs.List(); len(list) != 3 || skipped != 1 {
@@ -226,10 +226,10 @@ func TestHelperRun(t *testing.T) {
 	}
 	runs := state.Runs{Dir: dir}
 	ctx := context.Background()
-	id, err := runs.Start(ctx, state.Event{Model: "m" + os.Getenv("STATE_HELPER_N")})
+	id, err := runs.Start(ctx, state.Run{Model: "m" + os.Getenv("STATE_HELPER_N")})
 	if err == nil {
 		code := 0
-		err = runs.Finalize(ctx, state.Event{ID: id, Status: state.Succeeded, ExitCode: &code})
+		err = runs.Finalize(ctx, state.Run{ID: id, Status: state.Succeeded, ExitCode: &code})
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
