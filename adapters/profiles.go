@@ -221,9 +221,6 @@ func (inv *invocation) profileAction(ctx context.Context) error {
 		}
 		return out.Result(inv.profileView(name, p))
 	case "use":
-		if _, ok := ps.file.Profiles[name]; !ok {
-			return notFoundProfile(name, ps.file)
-		}
 		err := ps.store.Update(ctx, func(f *profile.File) error {
 			if _, ok := f.Profiles[name]; !ok {
 				return notFoundProfile(name, f)
@@ -292,6 +289,7 @@ func (inv *invocation) saveProfile(ctx context.Context, name string) error {
 		e.ValidValues = saveable
 		return e.WithSuggestion("run '%s profile save %s %s <value>'", inv.root.Name, name, saveable[0])
 	}
+	var saved profile.Profile
 	created := false
 	err := ps.store.Update(ctx, func(f *profile.File) error {
 		p, ok := f.Profiles[name]
@@ -303,7 +301,7 @@ func (inv *invocation) saveProfile(ctx context.Context, name string) error {
 			p.Flags[k] = v
 		}
 		p.Updated = time.Now().UTC().Truncate(time.Second)
-		f.Profiles[name] = p
+		f.Profiles[name], saved = p, p
 		return nil
 	})
 	if err != nil {
@@ -313,11 +311,7 @@ func (inv *invocation) saveProfile(ctx context.Context, name string) error {
 	if created {
 		out.Effect(envelope.Created)
 	}
-	f, err := ps.store.Load()
-	if err != nil {
-		return inv.storeError(err)
-	}
-	return out.Result(inv.profileView(name, f.Profiles[name]))
+	return out.Result(inv.profileView(name, saved))
 }
 
 // profileView is a profile as the profile commands show it, secrets redacted.

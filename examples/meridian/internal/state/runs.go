@@ -101,14 +101,17 @@ func appendLine(path string, v any) error {
 	if err != nil {
 		return err
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
 		return err
 	}
 	// A previous writer that died mid-line left no newline: start afresh so
 	// this record stays parseable.
-	if info, err := f.Stat(); err == nil && info.Size() > 0 && !endsWithNewline(path, info.Size()) {
-		line = append([]byte{'\n'}, line...)
+	var last [1]byte
+	if info, err := f.Stat(); err == nil && info.Size() > 0 {
+		if _, err := f.ReadAt(last[:], info.Size()-1); err == nil && last[0] != '\n' {
+			line = append([]byte{'\n'}, line...)
+		}
 	}
 	if _, err := f.Write(append(line, '\n')); err != nil {
 		f.Close()
@@ -119,19 +122,6 @@ func appendLine(path string, v any) error {
 		return err
 	}
 	return f.Close()
-}
-
-func endsWithNewline(path string, size int64) bool {
-	f, err := os.Open(path)
-	if err != nil {
-		return true
-	}
-	defer f.Close()
-	var last [1]byte
-	if _, err := f.ReadAt(last[:], size-1); err != nil {
-		return true
-	}
-	return last[0] == '\n'
 }
 
 var startMarker = []byte(`"event":"start"`)
