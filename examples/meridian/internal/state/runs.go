@@ -65,12 +65,20 @@ func (rs Runs) lock() string { return filepath.Join(rs.Dir, "runs.lock") }
 // ArtifactDir is runs/<id>/ of the space.
 func (rs Runs) ArtifactDir(id string) string { return filepath.Join(rs.Dir, "runs", id) }
 
-// Start allocates the next run id (1 + the number of start events), appends
-// the start event recording r (status running unless r says otherwise) and
-// creates the run's artifact directory, all under runs.lock.
-func (rs Runs) Start(ctx context.Context, r Run) (string, error) {
+// LockPath is runs/<id>/run.lock, the run's liveness lock: held by the
+// process that supervises the run until it has recorded how the run ended.
+func (rs Runs) LockPath(id string) string { return filepath.Join(rs.ArtifactDir(id), "run.lock") }
+
+// Start allocates the next run id, creates the run's artifact directory,
+// takes the run's liveness lock and appends the start event recording r
+// (status running unless r says otherwise), all under runs.lock: no reader
+// ever sees a running run whose lock nobody holds, unless its supervisor
+// died. The caller holds the lock until the run is finalized, or hands it to
+// the process that will.
+func (rs Runs) Start(ctx context.Context, r Run) (string, *Hold, error) {
+	var hold *Hold
 	err := withLock(ctx, rs.lock(), func() error {
-		n, err := rs.countStarts()
+		n, err := rs.lastID()
 		if err != nil {
 			return err
 		}
@@ -79,10 +87,23 @@ func (rs Runs) Start(ctx context.Context, r Run) (string, error) {
 		if err := os.MkdirAll(rs.ArtifactDir(r.ID), 0o755); err != nil {
 			return err
 		}
-		return appendLine(rs.log(), Event{V: 1, Event: "start", Run: r})
+		if hold, err = Acquire(rs.LockPath(r.ID)); err != nil {
+			return err
+		}
+		if err := appendLine(rs.log(), Event{V: 1, Event: "start", Run: r}); err != nil {
+			hold.Release()
+			return err
+		}
+		return nil
 	})
-	return r.ID, err
+	if err != nil {
+		return "", nil, err
+	}
+	return r.ID, hold, nil
 }
+
+// Alive reports whether the run's supervisor is still at work.
+func (rs Runs) Alive(id string) (bool, error) { return Alive(rs.LockPath(id)) }
 
 // Update appends an update event recording what became known of run r.ID (a
 // harness session id seen, ...).
@@ -126,17 +147,31 @@ func appendLine(path string, v any) error {
 
 var startMarker = []byte(`"event":"start"`)
 
-func (rs Runs) countStarts() (int, error) {
-	n := 0
+// lastID returns the highest N among the start events' ids r<N>, and at least
+// their number. It reads the raw lines without decoding them, for the log is
+// scanned at every start: a quote inside a JSON string is always escaped, so
+// the bare marker can only be the event key itself. A torn last line may
+// count too, which skips an id but never reuses one.
+func (rs Runs) lastID() (int, error) {
+	n, count := 0, 0
 	err := eachLog(rs.log(), func(line []byte) {
-		if bytes.Contains(line, startMarker) {
-			if ev, ok := parse(line); ok && ev.Event == "start" {
-				n++
+		if !bytes.Contains(line, startMarker) {
+			return
+		}
+		count++
+		if i := bytes.Index(line, idMarker); i >= 0 {
+			rest := line[i+len(idMarker):]
+			if j := bytes.IndexByte(rest, '"'); j > 0 {
+				if id, ok := numbered(string(rest[:j]), "r"); ok && id > n {
+					n = id
+				}
 			}
 		}
 	})
-	return n, err
+	return max(n, count), err
 }
+
+var idMarker = []byte(`"id":"`)
 
 func eachLine(r io.Reader, fn func([]byte)) error {
 	sc := bufio.NewScanner(r)

@@ -5,13 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
 
-	"github.com/gofrs/flock"
 )
 
 // SessionEvent is one line of sessions.jsonl: a chat (a harness process
@@ -65,40 +63,15 @@ func (ss Sessions) Start(ctx context.Context, ev SessionEvent) (string, *Hold, e
 	if err != nil {
 		return "", nil, err
 	}
-	if err := os.MkdirAll(filepath.Dir(ss.LockPath(id)), 0o755); err != nil {
+	hold, err := Acquire(ss.LockPath(id))
+	if err != nil {
 		return "", nil, err
 	}
-	lock := flock.New(ss.LockPath(id))
-	if ok, err := lock.TryLock(); err != nil || !ok {
-		return "", nil, fmt.Errorf("lock %s: %v", ss.LockPath(id), err)
-	}
-	return id, &Hold{lock: lock}, nil
+	return id, hold, nil
 }
 
-// Hold is a chat's liveness lock.
-type Hold struct{ lock *flock.Flock }
-
-// Release ends the chat's liveness.
-func (h *Hold) Release() error { return h.lock.Unlock() }
-
-// Alive reports whether the chat's process still holds its liveness lock: a
-// lock that can be taken belongs to nobody (the process ended, however it
-// ended).
-func (ss Sessions) Alive(id string) (bool, error) {
-	if _, err := os.Stat(ss.LockPath(id)); errors.Is(err, fs.ErrNotExist) {
-		return false, nil
-	}
-	probe := flock.New(ss.LockPath(id))
-	ok, err := probe.TryLock()
-	if err != nil {
-		return false, err
-	}
-	if ok {
-		probe.Unlock()
-		return false, nil
-	}
-	return true, nil
-}
+// Alive reports whether the chat's process still holds its liveness lock.
+func (ss Sessions) Alive(id string) (bool, error) { return Alive(ss.LockPath(id)) }
 
 // Append appends an update or stop event under sessions.lock.
 func (ss Sessions) Append(ctx context.Context, ev SessionEvent) error {

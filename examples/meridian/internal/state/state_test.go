@@ -116,9 +116,16 @@ func TestRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	runs := state.Runs{Dir: root.SpaceDir(sp.ID)}
-	id, err := runs.Start(ctx, state.Run{SessionID: "c0", Model: "gpt-5.3-codex", Agent: "coder", Harness: "codex", StartedAt: state.Timestamp(now), Prompt: "hi"})
+	id, hold, err := runs.Start(ctx, state.Run{SessionID: "c0", Model: "gpt-5.3-codex", Agent: "coder", Harness: "codex", StartedAt: state.Timestamp(now), Prompt: "hi"})
 	if err != nil || id != "r1" {
 		t.Fatalf("Start = %q, %v", id, err)
+	}
+	if alive, err := runs.Alive(id); err != nil || !alive {
+		t.Errorf("Alive(r1) while its lock is held = %v, %v", alive, err)
+	}
+	hold.Release()
+	if alive, err := runs.Alive(id); err != nil || alive {
+		t.Errorf("Alive(r1) after release = %v, %v", alive, err)
 	}
 	if fi, err := os.Stat(runs.ArtifactDir(id)); err != nil || !fi.IsDir() {
 		t.Errorf("runs/r1: %v", err)
@@ -132,8 +139,10 @@ func TestRuns(t *testing.T) {
 		TotalCostUSD: &cost, InputTokens: &in, OutputTokens: &out, FinishedAt: state.Timestamp(now.Add(128 * time.Second))}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := runs.Start(ctx, state.Run{SessionID: "c0", Model: "m", Harness: "claude", StartedAt: state.Timestamp(now)}); err != nil {
+	if _, h, err := runs.Start(ctx, state.Run{SessionID: "c0", Model: "m", Harness: "claude", StartedAt: state.Timestamp(now)}); err != nil {
 		t.Fatal(err)
+	} else {
+		h.Release()
 	}
 	raw, _ := os.ReadFile(filepath.Join(runs.Dir, "runs.jsonl"))
 	lines := strings.Split(strings.TrimSuffix(string(raw), "\n"), "\n")
@@ -162,8 +171,10 @@ func TestRuns(t *testing.T) {
 	if r := list[1]; r.Status != state.Running {
 		t.Errorf("r2 = %+v, want running", r)
 	}
-	if id, err := runs.Start(ctx, state.Run{Model: "m"}); err != nil || id != "r3" {
+	if id, h, err := runs.Start(ctx, state.Run{Model: "m"}); err != nil || id != "r3" {
 		t.Errorf("Start after a torn line = %q, %v; want r3", id, err)
+	} else {
+		h.Release()
 	}
 	if list, skipped, _ := runs.List(); len(list) != 3 || skipped != 1 {
 		t.Errorf("after the next start: %d runs, %d skipped; want 3, 1", len(list), skipped)
@@ -226,8 +237,9 @@ func TestHelperRun(t *testing.T) {
 	}
 	runs := state.Runs{Dir: dir}
 	ctx := context.Background()
-	id, err := runs.Start(ctx, state.Run{Model: "m" + os.Getenv("STATE_HELPER_N")})
+	id, hold, err := runs.Start(ctx, state.Run{Model: "m" + os.Getenv("STATE_HELPER_N")})
 	if err == nil {
+		defer hold.Release()
 		code := 0
 		err = runs.Finalize(ctx, state.Run{ID: id, Status: state.Succeeded, ExitCode: &code})
 	}
