@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-
 )
 
 // SessionEvent is one line of sessions.jsonl: a chat (a harness process
