@@ -1,19 +1,20 @@
 package state
 
 import (
-	"bufio"
 	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
+
+	"github.com/duet-cli/duet/examples/meridian/internal/lines"
 )
 
 // Run statuses.
@@ -33,8 +34,10 @@ type Run struct {
 	SessionID        string   `json:"session_id,omitempty"`
 	Model            string   `json:"model,omitempty"`
 	Agent            string   `json:"agent,omitempty"`
+	Skills           []string `json:"skills,omitempty"`
 	Harness          string   `json:"harness,omitempty"`
 	HarnessSessionID string   `json:"harness_session_id,omitempty"`
+	Continues        string   `json:"continues,omitempty"` // the run whose conversation this one continues
 	Status           string   `json:"status,omitempty"`
 	StartedAt        string   `json:"started_at,omitempty"`
 	Prompt           string   `json:"prompt,omitempty"`
@@ -112,6 +115,40 @@ func (rs Runs) Update(ctx context.Context, r Run) error { return rs.record(ctx, 
 // Finalize appends the finalize event of run r.ID.
 func (rs Runs) Finalize(ctx context.Context, r Run) error { return rs.record(ctx, "finalize", r) }
 
+// FinalizeOrphan appends r, the finalize event of run r.ID, if the run is
+// still running and nobody holds its liveness lock — both checked under
+// runs.lock, where every finalize is written, so a supervisor finishing at
+// that moment is never overwritten. It reports whether it appended.
+func (rs Runs) FinalizeOrphan(ctx context.Context, r Run) (bool, error) {
+	done := false
+	err := withLock(ctx, rs.lock(), func() error {
+		if alive, err := rs.Alive(r.ID); err != nil || alive {
+			return err
+		}
+		status, err := rs.status(r.ID)
+		if err != nil || status != Running {
+			return err
+		}
+		done = true
+		return appendLine(rs.log(), Event{V: 1, Event: "finalize", Run: r})
+	})
+	return done, err
+}
+
+// status folds the status of one run from the raw log.
+func (rs Runs) status(id string) (string, error) {
+	marker := []byte(`"id":"` + id + `"`)
+	status := ""
+	err := eachLog(rs.log(), func(line []byte) {
+		if bytes.Contains(line, marker) {
+			if ev, ok := parse(line); ok && ev.ID == id && ev.Status != "" {
+				status = ev.Status
+			}
+		}
+	})
+	return status, err
+}
+
 func (rs Runs) record(ctx context.Context, event string, r Run) error {
 	return withLock(ctx, rs.lock(), func() error { return appendLine(rs.log(), Event{V: 1, Event: event, Run: r}) })
 }
@@ -173,25 +210,22 @@ func (rs Runs) lastID() (int, error) {
 
 var idMarker = []byte(`"id":"`)
 
-func eachLine(r io.Reader, fn func([]byte)) error {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), 64<<20) // a composed prompt can be large
-	for sc.Scan() {
-		fn(sc.Bytes())
-	}
-	return sc.Err()
-}
+// maxLine is the longest log line read; a longer one (a composed prompt of
+// tens of megabytes) is skipped like a malformed one.
+const maxLine = 64 << 20
 
 func parse(line []byte) (Event, bool) {
 	var ev Event
-	if len(bytes.TrimSpace(line)) == 0 || json.Unmarshal(line, &ev) != nil || ev.ID == "" {
+	if !decodeEvent(line, &ev, true) || ev.ID == "" {
 		return Event{}, false
 	}
 	return ev, true
 }
 
-// List folds the log into runs, by id. Lines that do not parse — a partial
-// line left by a crash mid-append — are skipped; skipped counts them.
+// List folds the log into runs, in id order. Lines that do not parse — a
+// partial line left by a crash mid-append — are skipped; skipped counts
+// them. Prompts are not kept: they are in each run's input.md, and a list
+// of many runs would hold them all.
 func (rs Runs) List() (runs []Run, skipped int, err error) {
 	f, err := os.Open(rs.log())
 	if errors.Is(err, fs.ErrNotExist) {
@@ -201,40 +235,63 @@ func (rs Runs) List() (runs []Run, skipped int, err error) {
 		return nil, 0, err
 	}
 	defer f.Close()
-	byID := map[string]*Run{}
-	err = eachLine(f, func(line []byte) {
-		ev, ok := parse(line)
-		if !ok {
-			if len(bytes.TrimSpace(line)) > 0 {
-				skipped++
-			}
+	// Ids are r1, r2 ...: run rN folds into slot N-1 of fixed-size blocks,
+	// in order, with no map, no sorting and no copying as the log grows.
+	// Anything else (which Meridian never writes) goes to other.
+	var blocks []*[blockSize]Run
+	other := map[string]*Run{}
+	var ev Event
+	d := decoder{intern: map[string]string{}}
+	count := 0
+	long, err := lines.Each(f, maxLine, func(line []byte) {
+		if !d.decode(line, &ev) || ev.ID == "" {
+			skipped++
 			return
 		}
-		r := byID[ev.ID]
-		if r == nil {
+		var r *Run
+		if n, ok := numbered(ev.ID, "r"); ok && n <= maxSlot {
+			for len(blocks) < (n+blockSize-1)/blockSize {
+				blocks = append(blocks, new([blockSize]Run))
+			}
+			r = &blocks[(n-1)/blockSize][(n-1)%blockSize]
+		} else if r = other[ev.ID]; r == nil {
+			r = &Run{}
+			other[ev.ID] = r
+		}
+		if r.ID == "" {
 			if ev.Event != "start" {
 				skipped++ // no start: nothing to overlay
 				return
 			}
-			r = &Run{ID: ev.ID}
-			byID[ev.ID] = r
+			r.ID = ev.ID
+			count++
 		}
 		fold(r, ev.Run)
 	})
+	skipped += long
 	if err != nil {
 		return nil, skipped, fmt.Errorf("read %s: %w", rs.log(), err)
 	}
-	runs = make([]Run, 0, len(byID))
-	for _, r := range byID {
-		runs = append(runs, *r)
+	runs = make([]Run, 0, count)
+	for _, id := range slices.Sorted(maps.Keys(other)) {
+		if r := other[id]; r.ID != "" {
+			runs = append(runs, *r)
+		}
 	}
-	slices.SortFunc(runs, func(a, b Run) int {
-		na, _ := numbered(a.ID, "r")
-		nb, _ := numbered(b.ID, "r")
-		return cmp.Compare(na, nb)
-	})
+	for _, b := range blocks {
+		for i := range b {
+			if b[i].ID != "" {
+				runs = append(runs, b[i])
+			}
+		}
+	}
 	return runs, skipped, nil
 }
+
+const blockSize = 1024
+
+// maxSlot bounds the slice List folds into, against an id such as r999999999.
+const maxSlot = 1 << 22
 
 func fold(r *Run, ev Run) {
 	set := func(dst *string, v string) {
@@ -247,6 +304,10 @@ func fold(r *Run, ev Run) {
 	set(&r.Agent, ev.Agent)
 	set(&r.Harness, ev.Harness)
 	set(&r.HarnessSessionID, ev.HarnessSessionID)
+	set(&r.Continues, ev.Continues)
+	if ev.Skills != nil {
+		r.Skills = ev.Skills
+	}
 	set(&r.Status, ev.Status)
 	set(&r.StartedAt, ev.StartedAt)
 	set(&r.Prompt, ev.Prompt)

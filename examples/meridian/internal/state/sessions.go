@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+
+	"github.com/duet-cli/duet/examples/meridian/internal/lines"
 )
 
 // SessionEvent is one line of sessions.jsonl: a chat (a harness process
@@ -99,5 +101,6 @@ func eachLog(path string, fn func([]byte)) error {
 		return err
 	}
 	defer f.Close()
-	return eachLine(f, fn)
+	_, err = lines.Each(f, maxLine, fn)
+	return err
 }
