@@ -30,16 +30,15 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 	"unicode/utf8"
 
-	"github.com/creack/pty"
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/duet-cli/duet/internal/jsontest"
+	"github.com/duet-cli/duet/internal/ptytest"
 	"github.com/duet-cli/duet/schema"
 	"github.com/duet-cli/duet/schema/validator"
 )
@@ -670,7 +669,7 @@ func testTerminal(t *testing.T, bin string) {
 			sb := newSandbox(t, bin)
 			sb.seed(t, item("t1", "first", false))
 			p := startPTY(t, bin, append(sb.env, tt.env...), tt.args...)
-			out, code := p.wait(t)
+			out, code := p.Wait(t)
 			if code != tt.code {
 				t.Errorf("exit %d, want %d; output %q", code, tt.code, out)
 			}
@@ -728,9 +727,9 @@ func testTerminalConfirmation(t *testing.T, bin string) {
 			sb := newSandbox(t, bin)
 			sb.seed(t, item("t1", "finished", true), item("t2", "still open", false))
 			p := startPTY(t, bin, sb.env, "purge")
-			p.waitFor(t, "[y/N]")
-			p.write(t, tt.answer)
-			out, code := p.wait(t)
+			p.WaitFor(t, "[y/N]")
+			p.Write(t, tt.answer)
+			out, code := p.Wait(t)
 			if (code == 0) != tt.ok {
 				t.Errorf("answer %q: exit %d; output %q", tt.answer, code, out)
 			}
@@ -1160,108 +1159,12 @@ func keys(m map[string]any) []string {
 	return out
 }
 
-// ptyRun is the binary running with a pseudo-terminal as its stdin, stdout
-// and stderr, and as its controlling terminal: what a person's shell gives it.
-type ptyRun struct {
-	cmd    *exec.Cmd
-	master *os.File
-	mu     sync.Mutex
-	out    bytes.Buffer
-	done   chan struct{} // closed when the terminal has nothing more to read
-}
-
-func startPTY(t *testing.T, bin string, env []string, args ...string) *ptyRun {
+// startPTY runs the binary on a pseudo-terminal, as a person's shell does.
+func startPTY(t *testing.T, bin string, env []string, args ...string) *ptytest.Session {
 	t.Helper()
-	master, slave, err := pty.Open()
-	if err != nil {
-		t.Fatalf("open a pty: %v", err)
-	}
-	if err := pty.Setsize(master, &pty.Winsize{Cols: 120, Rows: 40}); err != nil {
-		t.Fatalf("size the pty: %v", err)
-	}
-	p := &ptyRun{master: master, done: make(chan struct{})}
-	p.cmd = exec.Command(bin, args...)
-	p.cmd.Env = env
-	p.cmd.Stdin, p.cmd.Stdout, p.cmd.Stderr = slave, slave, slave
-	p.cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
-	if err := p.cmd.Start(); err != nil {
-		master.Close()
-		slave.Close()
-		t.Fatal(err)
-	}
-	slave.Close() // the child holds it now; EOF (EIO) comes when it exits
-	go func() {
-		defer close(p.done)
-		buf := make([]byte, 4096)
-		for {
-			n, err := master.Read(buf)
-			p.mu.Lock()
-			p.out.Write(buf[:n])
-			p.mu.Unlock()
-			if err != nil {
-				return
-			}
-		}
-	}()
-	t.Cleanup(func() {
-		if p.cmd.ProcessState == nil {
-			p.cmd.Process.Kill()
-			p.cmd.Wait()
-		}
-		master.Close()
-	})
-	return p
-}
-
-func (p *ptyRun) output() string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.out.String()
-}
-
-// waitFor waits until the terminal shows s.
-func (p *ptyRun) waitFor(t *testing.T, s string) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !strings.Contains(p.output(), s) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the terminal never showed %q; it shows %q", s, p.output())
-		}
-		select {
-		case <-p.done:
-			if !strings.Contains(p.output(), s) {
-				t.Fatalf("the program ended without showing %q; it showed %q", s, p.output())
-			}
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
-}
-
-func (p *ptyRun) write(t *testing.T, s string) {
-	t.Helper()
-	if _, err := p.master.WriteString(s); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// wait waits for the program to exit and returns everything the terminal showed.
-func (p *ptyRun) wait(t *testing.T) (string, int) {
-	t.Helper()
-	exited := make(chan error, 1)
-	go func() { exited <- p.cmd.Wait() }()
-	var err error
-	select {
-	case err = <-exited:
-	case <-time.After(30 * time.Second):
-		p.cmd.Process.Kill()
-		t.Fatalf("the program did not exit; the terminal shows %q", p.output())
-	}
-	select {
-	case <-p.done:
-	case <-time.After(5 * time.Second):
-		t.Errorf("the terminal did not drain")
-	}
-	return p.output(), exitCode(err)
+	cmd := exec.Command(bin, args...)
+	cmd.Env = env
+	return ptytest.Start(t, cmd)
 }
 
 // ---------------------------------------------------------------------------
