@@ -1,0 +1,126 @@
+// Package commands is Meridian's command tree on urfave/cli v3, wrapped by
+// Duet: each command reads its flags, calls the package that does the work
+// (space, run, doctor, catalog, config) and hands the result to
+// envelope.From(ctx). Audience, output format, validation, --schema and the
+// one envelope are Duet's; nothing here decides how to talk to whom.
+package commands
+
+import (
+	"context"
+	"os"
+	"time"
+
+	"github.com/urfave/cli/v3"
+
+	"github.com/duet-cli/duet/adapters/urfave"
+	"github.com/duet-cli/duet/envelope"
+	"github.com/duet-cli/duet/examples/meridian/internal/config"
+	"github.com/duet-cli/duet/examples/meridian/internal/project"
+	"github.com/duet-cli/duet/examples/meridian/internal/run"
+	"github.com/duet-cli/duet/examples/meridian/internal/space"
+	"github.com/duet-cli/duet/schema"
+)
+
+// Tool is the program's name.
+const Tool = "meridian"
+
+// Env is what the commands take from the process. Tests give their own.
+type Env struct {
+	Getenv  func(string) string
+	Environ func() []string
+	Dir     string // the working directory
+	Exe     string // the meridian executable, which supervises runs
+	Now     func() time.Time
+}
+
+// ProcessEnv is the running process's Env.
+func ProcessEnv() (Env, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return Env{}, err
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return Env{}, err
+	}
+	return Env{Getenv: os.Getenv, Environ: os.Environ, Dir: dir, Exe: exe, Now: time.Now}, nil
+}
+
+// AgentMode is Meridian's audience rule: an agent works inside a space, so
+// MERIDIAN_SPACE_ID marks one. Duet adds its own signals (a pipe, --output,
+// CI); this one makes JSON the default even at a terminal.
+func AgentMode(getenv func(string) string) bool { return getenv(space.EnvID) != "" }
+
+// Options are the Duet options every meridian invocation runs with.
+func Options(version string) []urfave.Option {
+	return []urfave.Option{urfave.WithVersion(version), urfave.WithAgentDetector(AgentMode)}
+}
+
+// humanTip is the root help's last word for a person. An agent is never
+// told of --human: it is an escape hatch, not a feature.
+const humanTip = "Tip: when MERIDIAN_SPACE_ID is set (e.g. via meridian start), only agent-relevant\n" +
+	"commands are shown. Use --human for full help."
+
+// Help categories, as the spec groups commands.
+const (
+	catSpaces    = "Space management"
+	catRuns      = "Runs"
+	catDiscovery = "Discovery"
+	catConfig    = "Configuration"
+	catUtilities = "Utilities"
+	catHealth    = "Health"
+)
+
+// New builds the command tree.
+func New(env Env) *cli.Command {
+	var tip string
+	if !AgentMode(env.Getenv) {
+		tip = humanTip
+	}
+	return urfave.Annotate(&cli.Command{
+		Name:        Tool,
+		Usage:       "Run coding agents in spaces, for people and for agents",
+		Description: tip,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "config", Usage: "a config file merged over .meridian/config.toml", Sources: cli.EnvVars("MERIDIAN_CONFIG")},
+		},
+		Commands: []*cli.Command{
+			env.initCommand(),
+			env.configCommand(),
+			env.spaceCommand(),
+			env.runCommand(),
+			env.skillsCommand(),
+			env.modelsCommand(),
+			env.doctorCommand(),
+		},
+	}, schema.Meta{Flags: map[string]schema.FlagMeta{"config": {Env: []string{"MERIDIAN_CONFIG"}}}})
+}
+
+// project is the project of this invocation.
+func (e Env) project(cmd *cli.Command) project.Project {
+	return project.Find(e.Dir, e.Getenv("MERIDIAN_REPO_ROOT"), e.Getenv("HOME"), cmd.String("config"))
+}
+
+// loaded is the project with its configuration.
+func (e Env) loaded(cmd *cli.Command) (project.Project, *config.Loaded, error) {
+	p := e.project(cmd)
+	cfg, err := p.Config()
+	return p, cfg, err
+}
+
+func (e Env) runner(cmd *cli.Command) (*run.Runner, error) {
+	p, cfg, err := e.loaded(cmd)
+	if err != nil {
+		return nil, err
+	}
+	return &run.Runner{Project: p, Config: cfg, Now: e.Now, Exe: e.Exe, Env: e.Environ(),
+		Chat: e.Getenv(run.EnvChat), Dir: e.Dir}, nil
+}
+
+// result is the usual end of an action: the value, or the error.
+func result[T any](ctx context.Context, v T, err error) error {
+	if err != nil {
+		return err
+	}
+	return envelope.From(ctx).Result(v)
+}

@@ -1,0 +1,245 @@
+package commands
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/urfave/cli/v3"
+
+	"github.com/duet-cli/duet/adapters/urfave"
+	"github.com/duet-cli/duet/envelope"
+	"github.com/duet-cli/duet/examples/meridian/internal/run"
+	"github.com/duet-cli/duet/examples/meridian/internal/space"
+	"github.com/duet-cli/duet/exitcode"
+	"github.com/duet-cli/duet/schema"
+)
+
+// Patterns of the ids an agent passes: checked before anything runs, so a
+// made-up "<run-id>" is refused as input, not looked for.
+const (
+	spaceIDPattern = `^s[1-9][0-9]*$`
+	runIDPattern   = `^r[1-9][0-9]*$`
+)
+
+var (
+	sandboxes = []string{"read-only", "workspace-write", "full-access"}
+	statuses  = []string{"running", "succeeded", "failed", "cancelled"}
+)
+
+func (e Env) runCommand() *cli.Command {
+	detail := schema.Of[run.Detail]()
+	runArg := schema.Arg{Name: "run-id", Type: schema.String, ID: true, Pattern: runIDPattern, Usage: "a run of the space, such as r3"}
+	codes := run.Codes.Merge(space.Codes)
+	return urfave.Annotate(&cli.Command{
+		Name:     "run",
+		Category: catRuns,
+		Usage:    "Spawn, continue and inspect agent runs",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "space", Usage: "the space to work in (default: $MERIDIAN_SPACE_ID)", Sources: cli.EnvVars(space.EnvID)},
+		},
+		Commands: []*cli.Command{
+			urfave.Annotate(&cli.Command{
+				Name:  "spawn",
+				Usage: "Start a new agent run (new conversation)",
+				Flags: append([]cli.Flag{
+					&cli.StringFlag{Name: "prompt", Aliases: []string{"p"}, Required: true, Usage: "what the agent is asked to do"},
+					&cli.StringFlag{Name: "agent", Aliases: []string{"a"}, Usage: "an agent profile of .meridian/agents or ~/.meridian/agents"},
+					&cli.StringSliceFlag{Name: "skills", Aliases: []string{"s"}, Usage: "skills to load, by name; repeat or separate with commas"},
+					&cli.StringFlag{Name: "sandbox", Usage: "what the agent may touch: read-only, workspace-write or full-access (default: the profile's)"},
+				}, turnFlags()...),
+				Action: func(ctx context.Context, cmd *cli.Command) error {
+					r, err := e.runner(cmd)
+					if err != nil {
+						return err
+					}
+					d, err := r.Spawn(ctx, run.SpawnRequest{Space: cmd.String("space"), Prompt: cmd.String("prompt"),
+						Model: cmd.String("model"), Agent: cmd.String("agent"), Skills: cmd.StringSlice("skills"),
+						Files: cmd.StringSlice("file"), AppendSystemPrompt: cmd.String("append-system-prompt"),
+						Sandbox: cmd.String("sandbox"), Timeout: cmd.Duration("run-timeout"), Wait: cmd.Bool("wait")})
+					return started(ctx, d, err)
+				},
+			}, schema.Meta{Danger: schema.Mutating, Output: detail, Timeout: schema.NoTimeout, ExitCodes: codes,
+				Flags: map[string]schema.FlagMeta{"sandbox": {Enum: sandboxes}},
+				Examples: []schema.Example{
+					{Description: "start a run and go on", Command: `run spawn -p "review the auth module" -m opus`},
+					{Description: "start a run with a profile and wait for its report", Command: `run spawn -a reviewer -p "review src/auth" --wait`},
+				}}),
+			urfave.Annotate(&cli.Command{
+				Name:      "continue",
+				Usage:     "Continue a previous run's conversation",
+				ArgsUsage: "[run-id]",
+				Flags: append([]cli.Flag{
+					&cli.StringFlag{Name: "prompt", Aliases: []string{"p"}, Required: true, Usage: "the next message of the conversation"},
+					&cli.BoolFlag{Name: "fork", Usage: "continue in a fork of the conversation, leaving the original as it was"},
+				}, turnFlags()...),
+				Action: func(ctx context.Context, cmd *cli.Command) error {
+					r, err := e.runner(cmd)
+					if err != nil {
+						return err
+					}
+					d, err := r.Continue(ctx, run.ContinueRequest{Space: cmd.String("space"), Run: cmd.Args().First(),
+						Prompt: cmd.String("prompt"), Model: cmd.String("model"), Files: cmd.StringSlice("file"),
+						AppendSystemPrompt: cmd.String("append-system-prompt"), Fork: cmd.Bool("fork"),
+						Timeout: cmd.Duration("run-timeout"), Wait: cmd.Bool("wait")})
+					return started(ctx, d, err)
+				},
+			}, schema.Meta{Danger: schema.Mutating, Output: detail, Timeout: schema.NoTimeout, ExitCodes: codes.Merge(exitcode.Table{
+				exitcode.Conflict: {Description: "The run is still running: wait for it first.", Retryable: true, SideEffects: exitcode.None},
+			}),
+				Args: []schema.Arg{{Name: "run-id", Type: schema.String, ID: true, Pattern: runIDPattern, Usage: "the run to continue (default: the last run of the current chat)"}},
+				Examples: []schema.Example{
+					{Description: "ask a finished run a follow-up", Command: `run continue r3 -p "now add tests" --wait`},
+				}}),
+			urfave.Annotate(&cli.Command{
+				Name:  "list",
+				Usage: "List runs",
+				Flags: []cli.Flag{
+					&cli.StringFlag{Name: "status", Usage: "only runs in this status"},
+					&cli.StringFlag{Name: "model", Aliases: []string{"m"}, Usage: "only runs of this model"},
+					&cli.StringFlag{Name: "agent", Aliases: []string{"a"}, Usage: "only runs of this agent profile"},
+				},
+				Action: func(ctx context.Context, cmd *cli.Command) error {
+					r, err := e.runner(cmd)
+					if err != nil {
+						return err
+					}
+					runs, err := r.List(ctx, cmd.String("space"), filter(cmd))
+					return result(ctx, runs, err)
+				},
+			}, schema.Meta{Danger: schema.Safe, List: true, Output: schema.Of[[]run.Summary](), ExitCodes: codes,
+				Flags: map[string]schema.FlagMeta{"status": {Enum: statuses}},
+				Examples: []schema.Example{
+					{Description: "the failed runs, ids only", Command: "run list --status failed --output id"},
+				}}),
+			urfave.Annotate(&cli.Command{
+				Name:      "show",
+				Usage:     "Show run details",
+				ArgsUsage: "<run-id>",
+				Action: func(ctx context.Context, cmd *cli.Command) error {
+					r, err := e.runner(cmd)
+					if err != nil {
+						return err
+					}
+					d, err := r.Show(ctx, cmd.String("space"), cmd.Args().First())
+					if err == nil {
+						renderDetail(ctx, d)
+					}
+					return result(ctx, d, err)
+				},
+			}, schema.Meta{Danger: schema.Safe, Output: detail, ExitCodes: codes, Args: []schema.Arg{withRequired(runArg)}}),
+			urfave.Annotate(&cli.Command{
+				Name:  "stats",
+				Usage: "Aggregate run statistics",
+				Flags: []cli.Flag{
+					&cli.StringFlag{Name: "model", Aliases: []string{"m"}, Usage: "only runs of this model"},
+					&cli.StringFlag{Name: "agent", Aliases: []string{"a"}, Usage: "only runs of this agent profile"},
+					&cli.StringFlag{Name: "chat", Usage: "only runs started in this chat (c1, c2 ...)"},
+				},
+				Action: func(ctx context.Context, cmd *cli.Command) error {
+					r, err := e.runner(cmd)
+					if err != nil {
+						return err
+					}
+					st, err := r.Stats(ctx, cmd.String("space"), filter(cmd))
+					return result(ctx, st, err)
+				},
+			}, schema.Meta{Danger: schema.Safe, Output: schema.Of[run.Stats](), ExitCodes: codes}),
+			urfave.Annotate(&cli.Command{
+				Name:      "wait",
+				Usage:     "Wait for running runs",
+				ArgsUsage: "[run-id...]",
+				Action: func(ctx context.Context, cmd *cli.Command) error {
+					r, err := e.runner(cmd)
+					if err != nil {
+						return err
+					}
+					w, err := r.Wait(ctx, cmd.String("space"), cmd.Args().Slice())
+					return result(ctx, w, err)
+				},
+			}, schema.Meta{Danger: schema.Safe, Output: schema.Of[run.Waited](), Timeout: schema.NoTimeout,
+				ExitCodes: codes.Merge(exitcode.Table{exitcode.Timeout: {Description: "The runs did not end in time; they go on.", Retryable: true, SideEffects: exitcode.None}}),
+				Args: []schema.Arg{{Name: "run-id", Type: schema.String, ID: true, Pattern: runIDPattern, Variadic: true,
+					Usage: "runs to wait for (default: every running run of the space)"}},
+				Examples: []schema.Example{
+					{Description: "wait at most five minutes for two runs", Command: "run wait r3 r4 --timeout 5m"},
+				}}),
+		},
+	}, schema.Meta{Flags: map[string]schema.FlagMeta{"space": spaceFlag()}})
+}
+
+// turnFlags are the flags of a run's turn, spawned or continued.
+func turnFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "model", Aliases: []string{"m"}, Usage: "a model id or alias of the catalog (see 'meridian models list'); it picks the harness"},
+		&cli.StringSliceFlag{Name: "file", Aliases: []string{"f"}, Usage: "a file given to the agent as reference; repeat for more"},
+		&cli.StringFlag{Name: "append-system-prompt", Usage: "text added to the harness's system prompt, where the harness has one"},
+		&cli.DurationFlag{Name: "run-timeout", Usage: "stop the run, with everything it started, after this long (default: [timeouts] run, 30m)"},
+		&cli.BoolFlag{Name: "wait", Usage: "wait for the run to end and answer with its report"},
+	}
+}
+
+func spaceFlag() schema.FlagMeta {
+	return schema.FlagMeta{ID: true, Pattern: spaceIDPattern, Env: []string{space.EnvID}}
+}
+
+func withRequired(a schema.Arg) schema.Arg {
+	a.Required = true
+	return a
+}
+
+func filter(cmd *cli.Command) run.Filter {
+	return run.Filter{Status: cmd.String("status"), Model: cmd.String("model"), Agent: cmd.String("agent"), Chat: cmd.String("chat")}
+}
+
+// started answers spawn and continue. A person is told the run's id and how
+// to follow it; an agent gets the run.
+func started(ctx context.Context, d run.Detail, err error) error {
+	if err != nil {
+		return err
+	}
+	if d.Status == "running" {
+		envelope.From(ctx).RenderText(func(w io.Writer) error {
+			_, err := fmt.Fprintf(w, "Started %s in space %s: %s on %s.\nFollow it with 'meridian run wait %s --space %s'; its files are in %s\n",
+				d.ID, d.Space, d.Model, d.Harness, d.ID, d.Space, d.Dir)
+			return err
+		})
+	} else {
+		renderDetail(ctx, d)
+	}
+	return envelope.From(ctx).Result(d)
+}
+
+// renderDetail shows a person a run: its facts, then its report.
+func renderDetail(ctx context.Context, d run.Detail) {
+	envelope.From(ctx).RenderText(func(w io.Writer) error {
+		var b strings.Builder
+		fmt.Fprintf(&b, "%s  %s  %s on %s", d.ID, d.Status, d.Model, d.Harness)
+		if d.Agent != "" {
+			fmt.Fprintf(&b, "  agent %s", d.Agent)
+		}
+		b.WriteString("\n")
+		if d.DurationSecs != nil {
+			fmt.Fprintf(&b, "duration %.1fs", *d.DurationSecs)
+		}
+		if d.CostUSD != nil {
+			fmt.Fprintf(&b, "  cost $%.4f", *d.CostUSD)
+		}
+		if d.InputTokens != nil && d.OutputTokens != nil {
+			fmt.Fprintf(&b, "  tokens %d in / %d out", *d.InputTokens, *d.OutputTokens)
+		}
+		if d.DurationSecs != nil || d.CostUSD != nil {
+			b.WriteString("\n")
+		}
+		if d.Error != "" {
+			fmt.Fprintf(&b, "error: %s\n", d.Error)
+		}
+		fmt.Fprintf(&b, "files: %s\n", d.Dir)
+		if d.Report != "" {
+			fmt.Fprintf(&b, "\n%s\n", strings.TrimRight(d.Report, "\n"))
+		}
+		_, err := io.WriteString(w, b.String())
+		return err
+	})
+}

@@ -1,0 +1,211 @@
+// Package doctor checks and repairs the health of a project's spaces — the
+// four jobs of the Meridian spec — and says which harnesses are installed:
+//
+//  1. chats whose process is gone get their stop event and lose their lock file;
+//  2. running runs whose supervisor is gone get a synthetic finalize (orphan_run);
+//  3. a space's status is reconciled with what goes on in it (a person's
+//     doctor only: an agent's doctor never closes the space it works in);
+//  4. a space whose space.json is missing or corrupt is reported and skipped,
+//     never recreated.
+//
+// Every repair is recorded in the report; nothing is repaired twice, for each
+// repair removes the condition that called for it.
+package doctor
+
+import (
+	"context"
+	"fmt"
+	"os/exec"
+	"time"
+
+	"github.com/duet-cli/duet/envelope"
+	"github.com/duet-cli/duet/examples/meridian/internal/config"
+	"github.com/duet-cli/duet/examples/meridian/internal/harness"
+	"github.com/duet-cli/duet/examples/meridian/internal/project"
+	"github.com/duet-cli/duet/examples/meridian/internal/space"
+	"github.com/duet-cli/duet/examples/meridian/internal/state"
+)
+
+// Report is what doctor found and did.
+type Report struct {
+	OK            bool      `json:"ok"` // no problem is left that needs a person
+	Root          string    `json:"root"`
+	SpacesChecked int       `json:"spaces_checked"`
+	RunsChecked   int       `json:"runs_checked"`
+	Repaired      []Repair  `json:"repaired"`
+	Problems      []Problem `json:"problems"`
+	Skipped       []string  `json:"skipped"` // jobs not run, and why
+	Harnesses     []Harness `json:"harnesses"`
+}
+
+// Repair is one thing doctor fixed.
+type Repair struct {
+	Kind   string `json:"kind"` // stale_session_lock, orphan_run, stale_space_status
+	Space  string `json:"space"`
+	ID     string `json:"id,omitempty"` // the chat or run
+	Detail string `json:"detail"`
+}
+
+// Problem is one thing doctor cannot fix.
+type Problem struct {
+	Kind    string `json:"kind"` // corrupt_space, harness_not_installed
+	Space   string `json:"space,omitempty"`
+	Message string `json:"message"`
+}
+
+// Harness is whether one harness can be launched.
+type Harness struct {
+	Name      string `json:"name"`
+	Command   string `json:"command"`
+	Path      string `json:"path,omitempty"`
+	Installed bool   `json:"installed"`
+	Install   string `json:"install"`
+}
+
+// Options are how doctor runs.
+type Options struct {
+	Agent bool // called by an agent (MERIDIAN_SPACE_ID set): job 3 is skipped
+	Now   time.Time
+}
+
+// Run checks every space of the project and repairs what it can.
+func Run(ctx context.Context, p project.Project, cfg *config.Loaded, o Options) (Report, error) {
+	rep := Report{Root: p.Root, Repaired: []Repair{}, Problems: []Problem{}, Skipped: []string{}}
+	spaces, corrupt, err := p.State.Spaces()
+	if err != nil {
+		return rep, fmt.Errorf("read spaces: %w", err)
+	}
+	for _, c := range corrupt {
+		rep.Problems = append(rep.Problems, Problem{Kind: "corrupt_space", Message: c.Error() + "; the space is skipped"})
+	}
+	if o.Agent {
+		rep.Skipped = append(rep.Skipped, "stale_space_status: an agent's doctor does not change the status of spaces")
+	}
+	for _, sp := range spaces {
+		if err := check(ctx, p, sp, o, &rep); err != nil {
+			return rep, fmt.Errorf("space %s: %w", sp.ID, err)
+		}
+	}
+	rep.Harnesses = harnesses(cfg)
+	for _, h := range rep.Harnesses {
+		if !h.Installed && h.Name == cfg.Harness.Default {
+			rep.Problems = append(rep.Problems, Problem{Kind: "harness_not_installed",
+				Message: fmt.Sprintf("the default harness %s is not installed (%q is not on PATH); install it with '%s'", h.Name, h.Command, h.Install)})
+		}
+	}
+	rep.OK = len(rep.Problems) == 0
+	out := envelope.From(ctx)
+	for _, pr := range rep.Problems {
+		out.Warn(upper(pr.Kind), pr.Message, nextStep(pr.Kind))
+	}
+	switch {
+	case len(rep.Repaired) > 0:
+		out.Effect(envelope.Updated)
+	default:
+		out.Effect(envelope.Noop)
+	}
+	return rep, nil
+}
+
+func check(ctx context.Context, p project.Project, sp state.Space, o Options, rep *Report) error {
+	rep.SpacesChecked++
+	dir := p.State.SpaceDir(sp.ID)
+	chats, err := space.Chats(dir)
+	if err != nil {
+		return err
+	}
+	live := 0
+	for _, c := range chats { // job 1
+		if c.Alive {
+			live++
+			continue
+		}
+		cleaned, err := space.StopDead(ctx, dir, c, o.Now)
+		if err != nil {
+			return err
+		}
+		if cleaned {
+			rep.Repaired = append(rep.Repaired, Repair{Kind: "stale_session_lock", Space: sp.ID, ID: c.ID,
+				Detail: "the chat's process is gone: recorded its stop and removed its lock"})
+		}
+	}
+	runs := state.Runs{Dir: dir}
+	all, _, err := runs.List()
+	if err != nil {
+		return err
+	}
+	rep.RunsChecked += len(all)
+	running := 0
+	for _, r := range all { // job 2
+		if r.Status != state.Running {
+			continue
+		}
+		exit := 1
+		done, err := runs.FinalizeOrphan(ctx, state.Run{ID: r.ID, Status: state.Failed, ExitCode: &exit,
+			Error: "orphan_run: the run's supervisor ended without recording how the run ended", FinishedAt: state.Timestamp(o.Now)})
+		if err != nil {
+			return err
+		}
+		if !done {
+			running++
+			continue
+		}
+		rep.Repaired = append(rep.Repaired, Repair{Kind: "orphan_run", Space: sp.ID, ID: r.ID,
+			Detail: "finalized as failed (orphan_run)"})
+	}
+	if o.Agent { // job 3
+		return nil
+	}
+	want := state.Closed
+	if live > 0 || running > 0 {
+		want = state.Active
+	}
+	if sp.Status == want {
+		return nil
+	}
+	if _, err := p.State.UpdateSpace(ctx, sp.ID, func(s *state.Space) error {
+		s.Status = want
+		if want == state.Closed {
+			ts := state.Timestamp(o.Now)
+			s.FinishedAt = &ts
+		} else {
+			s.FinishedAt = nil
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	rep.Repaired = append(rep.Repaired, Repair{Kind: "stale_space_status", Space: sp.ID,
+		Detail: fmt.Sprintf("marked %s: %d live chat(s), %d running run(s)", want, live, running)})
+	return nil
+}
+
+func harnesses(cfg *config.Loaded) []Harness {
+	var out []Harness
+	for _, h := range harness.All() {
+		cmd, _ := cfg.Harness.Command(h.Name())
+		st := Harness{Name: h.Name(), Command: cmd, Install: h.Install()}
+		if path, err := exec.LookPath(cmd); err == nil {
+			st.Path, st.Installed = path, true
+		}
+		out = append(out, st)
+	}
+	return out
+}
+
+func upper(kind string) string {
+	b := []byte(kind)
+	for i, c := range b {
+		if 'a' <= c && c <= 'z' {
+			b[i] = c - 'a' + 'A'
+		}
+	}
+	return string(b)
+}
+
+func nextStep(kind string) string {
+	if kind == "harness_not_installed" {
+		return "install it, or set [harness] default in .meridian/config.toml to one that is installed"
+	}
+	return "inspect the file and repair or remove the space by hand; doctor never rewrites it"
+}

@@ -1,0 +1,91 @@
+package run
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/duet-cli/duet/envelope"
+	"github.com/duet-cli/duet/examples/meridian/internal/harness"
+	"github.com/duet-cli/duet/examples/meridian/internal/space"
+	"github.com/duet-cli/duet/examples/meridian/internal/state"
+	"github.com/duet-cli/duet/exitcode"
+)
+
+// Continue starts a run that resumes another run's harness conversation —
+// the run named, or the last run of the current chat. Continuation is locked
+// to the harness the conversation lives in: a model of another harness is
+// refused (HARNESS_MISMATCH).
+func (r *Runner) Continue(ctx context.Context, req ContinueRequest) (Detail, error) {
+	sp, err := space.Resolve(r.Project, req.Space)
+	if err != nil {
+		return Detail{}, err
+	}
+	all, _, err := r.runs(sp).List()
+	if err != nil {
+		return Detail{}, err
+	}
+	src, err := r.source(sp.ID, all, req.Run)
+	if err != nil {
+		return Detail{}, err
+	}
+	h, ok := harness.Lookup(src.Harness)
+	if !ok {
+		return Detail{}, fmt.Errorf("run %s: unknown harness %q", src.ID, src.Harness)
+	}
+	switch {
+	case src.Status == state.Running:
+		return Detail{}, envelope.Errorf(exitcode.Conflict, "RUN_STILL_RUNNING", "Run %s is still running; its conversation cannot take a second turn yet", src.ID).
+			WithSuggestion("run 'meridian run wait %s', then continue it", src.ID).
+			WithRetry(true, 0, envelope.RetryLinear)
+	case src.HarnessSessionID == "":
+		return Detail{}, envelope.Errorf(exitcode.Precondition, "NO_HARNESS_SESSION", "Run %s has no harness session to continue: %s never reported one", src.ID, h.Display()).
+			WithSuggestion("start a new conversation with 'meridian run spawn'").
+			WithFix("see how the run ended", "meridian run show "+src.ID)
+	}
+	model := src.Model
+	if req.Model != "" {
+		m, mh, err := r.resolveModel(ctx, req.Model, nil)
+		if err != nil {
+			return Detail{}, err
+		}
+		if mh.Name() != h.Name() {
+			return Detail{}, envelope.Validationf("HARNESS_MISMATCH", "Run %s was started with %s. Cannot continue with a %s model (%s)", src.ID, h.Display(), mh.Display(), m).
+				WithSuggestion("pick a model on %s or omit -m", h.Display()).
+				WithField("model")
+		}
+		model = m
+	}
+	files, err := r.readFiles(req.Files)
+	if err != nil {
+		return Detail{}, err
+	}
+	p := &plan{space: sp.ID, model: model, harness: h, agent: src.Agent, continues: src.ID, timeout: r.runTimeout(req.Timeout)}
+	if p.exe, err = r.executable(h); err != nil {
+		return Detail{}, err
+	}
+	p.prompt = Compose(Parts{Files: files, Prompt: req.Prompt})
+	p.request = harness.Request{Model: model, Prompt: p.prompt, AppendSystemPrompt: req.AppendSystemPrompt,
+		ResumeID: src.HarnessSessionID, Fork: req.Fork}
+	return r.start(ctx, p, req.Wait)
+}
+
+// source finds the run to continue: the one named, or else the last run of
+// the current chat.
+func (r *Runner) source(spaceID string, all []state.Run, id string) (state.Run, error) {
+	if id != "" {
+		return find(spaceID, all, id)
+	}
+	if r.Chat == "" {
+		return state.Run{}, envelope.Validationf("RUN_ID_REQUIRED", "No run id given, and no %s names a chat whose last run to continue", EnvChat).
+			WithSuggestion("pass the run id; 'meridian run list' shows them").
+			WithFix("name the run to continue", "meridian run list").WithField("run-id")
+	}
+	for i := len(all) - 1; i >= 0; i-- {
+		if all[i].SessionID == r.Chat {
+			return all[i], nil
+		}
+	}
+	return state.Run{}, envelope.Errorf(exitcode.NotFound, "RUN_NOT_FOUND", "Chat %s has no runs in space %s", r.Chat, spaceID).
+		WithSuggestion("pass the run id; 'meridian run list' shows them").
+		WithFix("name the run to continue", "meridian run list")
+}

@@ -1,0 +1,371 @@
+package run
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/duet-cli/duet/envelope"
+	"github.com/duet-cli/duet/examples/meridian/internal/space"
+	"github.com/duet-cli/duet/examples/meridian/internal/state"
+	"github.com/duet-cli/duet/exitcode"
+)
+
+// Summary is one run in `run list`.
+type Summary struct {
+	ID           string   `json:"id"`
+	Status       string   `json:"status"`
+	Model        string   `json:"model,omitempty"`
+	Agent        string   `json:"agent,omitempty"`
+	Harness      string   `json:"harness,omitempty"`
+	StartedAt    string   `json:"started_at,omitempty"`
+	DurationSecs *float64 `json:"duration_secs,omitempty"`
+	CostUSD      *float64 `json:"cost_usd,omitempty"`
+}
+
+// Filter selects runs; an empty field matches all.
+type Filter struct{ Status, Model, Agent, Chat string }
+
+func (f Filter) match(r *state.Run) bool {
+	return (f.Status == "" || r.Status == f.Status) && (f.Model == "" || r.Model == f.Model) &&
+		(f.Agent == "" || r.Agent == f.Agent) && (f.Chat == "" || r.SessionID == f.Chat)
+}
+
+// List returns the space's runs that match f, newest first.
+func (r *Runner) List(ctx context.Context, spaceID string, f Filter) ([]Summary, error) {
+	all, err := r.load(ctx, spaceID)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Summary, 0, len(all))
+	for i := len(all) - 1; i >= 0; i-- {
+		if run := &all[i]; f.match(run) {
+			out = append(out, Summary{ID: run.ID, Status: run.Status, Model: run.Model, Agent: run.Agent, Harness: run.Harness,
+				StartedAt: run.StartedAt, DurationSecs: run.DurationSecs, CostUSD: run.TotalCostUSD})
+		}
+	}
+	return out, nil
+}
+
+// load reads the runs of the space named by --space or MERIDIAN_SPACE_ID.
+func (r *Runner) load(ctx context.Context, spaceID string) ([]state.Run, error) {
+	sp, err := space.Resolve(r.Project, spaceID)
+	if err != nil {
+		return nil, err
+	}
+	all, skipped, err := r.runs(sp).List()
+	if err != nil {
+		return nil, err
+	}
+	if skipped > 0 {
+		warn(ctx, "RUNS_LOG_DAMAGED", fmt.Sprintf("%d line(s) of %s/runs.jsonl could not be read and were skipped", skipped, sp.ID),
+			"a crash can leave a torn last line, which is harmless; 'meridian doctor' finalizes runs it left unfinished")
+	}
+	return all, nil
+}
+
+// Detail is `run show`: everything recorded of a run, and its report.
+type Detail struct {
+	ID               string   `json:"id"`
+	Space            string   `json:"space"`
+	Status           string   `json:"status"`
+	Model            string   `json:"model,omitempty"`
+	Agent            string   `json:"agent,omitempty"`
+	Skills           []string `json:"skills,omitempty"`
+	Harness          string   `json:"harness,omitempty"`
+	Chat             string   `json:"chat,omitempty"`
+	HarnessSessionID string   `json:"harness_session_id,omitempty"`
+	Continues        string   `json:"continues,omitempty"`
+	StartedAt        string   `json:"started_at,omitempty"`
+	FinishedAt       string   `json:"finished_at,omitempty"`
+	ExitCode         *int     `json:"exit_code,omitempty"`
+	Error            string   `json:"error,omitempty"`
+	DurationSecs     *float64 `json:"duration_secs,omitempty"`
+	CostUSD          *float64 `json:"cost_usd,omitempty"`
+	InputTokens      *int64   `json:"input_tokens,omitempty"`
+	OutputTokens     *int64   `json:"output_tokens,omitempty"`
+	CachedTokens     *int64   `json:"cached_tokens,omitempty"`
+	Report           string   `json:"report"`
+	ReportTruncated  bool     `json:"report_truncated,omitempty"`
+	Dir              string   `json:"dir"`
+	Artifacts        []string `json:"artifacts"` // files of Dir, relative to it
+}
+
+// maxReport is the most of a report `run show` carries; the whole of it is
+// in the run's output/report.md.
+const maxReport = 64 << 10
+
+// Show returns one run of the space.
+func (r *Runner) Show(ctx context.Context, spaceID, id string) (Detail, error) {
+	all, err := r.load(ctx, spaceID)
+	if err != nil {
+		return Detail{}, err
+	}
+	sp, _ := space.Resolve(r.Project, spaceID)
+	run, err := find(sp.ID, all, id)
+	if err != nil {
+		return Detail{}, err
+	}
+	return r.detail(sp.ID, run), nil
+}
+
+var runID = regexp.MustCompile(`^r[1-9][0-9]*$`)
+
+// find returns the run with id, checking the id's form first so that a
+// hallucinated "<run-id>" or "../x" is told apart from a run that is not there.
+func find(spaceID string, all []state.Run, id string) (state.Run, error) {
+	if !runID.MatchString(id) {
+		return state.Run{}, envelope.Validationf("INVALID_RUN_ID", "%q is not a run id (r1, r2, ...)", id).WithField("run-id")
+	}
+	i := slices.IndexFunc(all, func(r state.Run) bool { return r.ID == id })
+	if i < 0 {
+		return state.Run{}, envelope.Errorf(exitcode.NotFound, "RUN_NOT_FOUND", "Run %s does not exist in space %s", id, spaceID).
+			WithSuggestion("run 'meridian run list' to see the space's runs").
+			WithFix("name an existing run", "meridian run list")
+	}
+	return all[i], nil
+}
+
+func (r *Runner) detail(spaceID string, run state.Run) Detail {
+	dir := state.Runs{Dir: r.Project.State.SpaceDir(spaceID)}.ArtifactDir(run.ID)
+	d := Detail{ID: run.ID, Space: spaceID, Status: run.Status, Model: run.Model, Agent: run.Agent, Skills: run.Skills, Harness: run.Harness,
+		Chat: run.SessionID, HarnessSessionID: run.HarnessSessionID, Continues: run.Continues,
+		StartedAt: run.StartedAt, FinishedAt: run.FinishedAt, ExitCode: run.ExitCode, Error: run.Error,
+		DurationSecs: run.DurationSecs, CostUSD: run.TotalCostUSD,
+		InputTokens: run.InputTokens, OutputTokens: run.OutputTokens, CachedTokens: run.CachedTokens,
+		Dir: dir, Artifacts: []string{}}
+	if f, err := os.Open(filepath.Join(dir, outputDir, reportFile)); err == nil {
+		buf := make([]byte, maxReport+1)
+		n, _ := f.Read(buf)
+		f.Close()
+		d.Report, d.ReportTruncated = string(buf[:min(n, maxReport)]), n > maxReport
+	}
+	filepath.WalkDir(dir, func(path string, e fs.DirEntry, err error) error {
+		if err == nil && !e.IsDir() {
+			rel, _ := filepath.Rel(dir, path)
+			d.Artifacts = append(d.Artifacts, rel)
+		}
+		return nil
+	})
+	return d
+}
+
+// Stats aggregates the runs of a space.
+type Stats struct {
+	Total        int                    `json:"total"`
+	ByStatus     map[string]int         `json:"by_status"`
+	DurationSecs float64                `json:"duration_secs"`
+	CostUSD      float64                `json:"cost_usd"`
+	InputTokens  int64                  `json:"input_tokens"`
+	OutputTokens int64                  `json:"output_tokens"`
+	CachedTokens int64                  `json:"cached_tokens"`
+	Models       map[string]*ModelStats `json:"models"`
+}
+
+// ModelStats is the share of one model.
+type ModelStats struct {
+	Runs         int            `json:"runs"`
+	ByStatus     map[string]int `json:"by_status"`
+	DurationSecs float64        `json:"duration_secs"`
+	CostUSD      float64        `json:"cost_usd"`
+	InputTokens  int64          `json:"input_tokens"`
+	OutputTokens int64          `json:"output_tokens"`
+	CachedTokens int64          `json:"cached_tokens"`
+}
+
+// Stats sums the runs of the space that match f. Durations, costs and tokens
+// a run did not report are left out, not counted as zero.
+func (r *Runner) Stats(ctx context.Context, spaceID string, f Filter) (Stats, error) {
+	all, err := r.load(ctx, spaceID)
+	if err != nil {
+		return Stats{}, err
+	}
+	st := Stats{ByStatus: map[string]int{}, Models: map[string]*ModelStats{}}
+	for i := range all {
+		run := &all[i]
+		if !f.match(run) {
+			continue
+		}
+		m := st.Models[run.Model]
+		if m == nil {
+			m = &ModelStats{ByStatus: map[string]int{}}
+			st.Models[run.Model] = m
+		}
+		st.Total++
+		m.Runs++
+		st.ByStatus[run.Status]++
+		m.ByStatus[run.Status]++
+		if v := run.DurationSecs; v != nil {
+			st.DurationSecs += *v
+			m.DurationSecs += *v
+		}
+		if v := run.TotalCostUSD; v != nil {
+			st.CostUSD += *v
+			m.CostUSD += *v
+		}
+		for _, t := range []struct {
+			v        *int64
+			sum, per *int64
+		}{{run.InputTokens, &st.InputTokens, &m.InputTokens}, {run.OutputTokens, &st.OutputTokens, &m.OutputTokens}, {run.CachedTokens, &st.CachedTokens, &m.CachedTokens}} {
+			if t.v != nil {
+				*t.sum += *t.v
+				*t.per += *t.v
+			}
+		}
+	}
+	return st, nil
+}
+
+// Waited is what `run wait` answers.
+type Waited struct {
+	Runs      []Detail `json:"runs"`
+	Succeeded int      `json:"succeeded"`
+	Failed    int      `json:"failed"`
+	Cancelled int      `json:"cancelled"`
+	Running   int      `json:"running"` // orphaned: the supervisor died before finalizing
+	AnyFailed bool     `json:"any_failed"`
+}
+
+// Wait blocks until the runs named (or else every running run of the space)
+// have ended, and returns them. It sleeps on each run's liveness lock, so it
+// wakes when the run's supervisor exits — no polling. Without a deadline on
+// ctx (--timeout) it waits at most the configured [timeouts] wait.
+func (r *Runner) Wait(ctx context.Context, spaceID string, ids []string) (Waited, error) {
+	all, err := r.load(ctx, spaceID)
+	if err != nil {
+		return Waited{}, err
+	}
+	sp, _ := space.Resolve(r.Project, spaceID)
+	var targets []state.Run
+	if len(ids) == 0 {
+		for _, run := range all {
+			if run.Status == state.Running {
+				targets = append(targets, run)
+			}
+		}
+	}
+	var problems []envelope.FieldError
+	for _, id := range ids {
+		run, err := find(sp.ID, all, id)
+		if err != nil {
+			e := envelope.As(err)
+			problems = append(problems, envelope.FieldError{Code: e.Code, Field: "run-id", Message: e.Message})
+			continue
+		}
+		targets = append(targets, run)
+	}
+	if len(problems) > 0 {
+		return Waited{}, waitProblems(problems)
+	}
+	if _, ok := ctx.Deadline(); !ok && r.Config.Timeouts.Wait > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, r.Config.Timeouts.Wait)
+		defer cancel()
+	}
+	runs := r.runs(sp)
+	if err := awaitAll(ctx, runs, targets); err != nil {
+		return Waited{}, err
+	}
+	return r.waited(ctx, sp.ID, runs, targets)
+}
+
+// waitProblems reports ids that name no run: a malformed id is invalid input
+// (exit 2), a well-formed one that is not there is not found (exit 5).
+func waitProblems(problems []envelope.FieldError) error {
+	for _, p := range problems {
+		if p.Code == "INVALID_RUN_ID" {
+			return envelope.Invalid(problems)
+		}
+	}
+	msgs := make([]string, len(problems))
+	for i, p := range problems {
+		msgs[i] = p.Message
+	}
+	e := envelope.Errorf(exitcode.NotFound, "RUN_NOT_FOUND", "%s", strings.Join(msgs, "; ")).
+		WithSuggestion("run 'meridian run list' to see the space's runs").
+		WithFix("name existing runs", "meridian run list")
+	e.Errors = problems
+	return e
+}
+
+func awaitAll(ctx context.Context, runs state.Runs, targets []state.Run) error {
+	errs := make(chan error, len(targets))
+	for _, t := range targets {
+		go func() {
+			if t.Status != state.Running {
+				errs <- nil
+				return
+			}
+			errs <- state.AwaitRelease(ctx, runs.LockPath(t.ID))
+		}()
+	}
+	var first error
+	for range targets {
+		if err := <-errs; err != nil && first == nil {
+			first = err
+		}
+	}
+	if first == nil {
+		return nil
+	}
+	if ctx.Err() != nil {
+		var pending []string
+		for _, t := range targets {
+			if alive, _ := runs.Alive(t.ID); alive {
+				pending = append(pending, t.ID)
+			}
+		}
+		return envelope.Errorf(exitcode.Timeout, "WAIT_TIMEOUT", "Gave up waiting for %s: %w", strings.Join(pending, ", "), ctx.Err()).
+			WithSuggestion("the runs go on; wait again with a longer --timeout").
+			WithRetry(true, 0, envelope.RetryImmediate)
+	}
+	return first
+}
+
+// waited reads the targets back once their supervisors are gone.
+func (r *Runner) waited(ctx context.Context, spaceID string, runs state.Runs, targets []state.Run) (Waited, error) {
+	all, _, err := runs.List()
+	if err != nil {
+		return Waited{}, err
+	}
+	w := Waited{Runs: []Detail{}}
+	for _, t := range targets {
+		run, err := find(spaceID, all, t.ID)
+		if err != nil {
+			return Waited{}, err
+		}
+		switch run.Status {
+		case state.Succeeded:
+			w.Succeeded++
+		case state.Failed:
+			w.Failed++
+		case state.Cancelled:
+			w.Cancelled++
+		default:
+			w.Running++
+			warn(ctx, "RUN_ORPHANED", fmt.Sprintf("The supervisor of run %s ended without recording how the run ended", run.ID),
+				"run 'meridian doctor' to finalize it as orphaned")
+		}
+		w.Runs = append(w.Runs, r.detail(spaceID, run))
+	}
+	w.AnyFailed = w.Failed+w.Cancelled+w.Running > 0
+	return w, nil
+}
+
+// waitOne waits for one run the caller just started and returns it.
+func (r *Runner) waitOne(ctx context.Context, sp state.Space, id string) (Detail, error) {
+	runs := r.runs(sp)
+	if err := awaitAll(ctx, runs, []state.Run{{ID: id, Status: state.Running}}); err != nil {
+		return Detail{}, err
+	}
+	w, err := r.waited(ctx, sp.ID, runs, []state.Run{{ID: id}})
+	if err != nil {
+		return Detail{}, err
+	}
+	return w.Runs[0], nil
+}

@@ -1,0 +1,216 @@
+package space
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/duet-cli/duet/envelope"
+	"github.com/duet-cli/duet/examples/meridian/internal/project"
+	"github.com/duet-cli/duet/examples/meridian/internal/state"
+)
+
+// Summary is one space in `space list`.
+type Summary struct {
+	ID         string  `json:"id"`
+	Name       *string `json:"name"`
+	Status     string  `json:"status"`
+	StartedAt  string  `json:"started_at"`
+	FinishedAt *string `json:"finished_at"`
+}
+
+// List returns every readable space, newest first. Spaces whose space.json
+// is missing or corrupt are reported as warnings and left out.
+func List(ctx context.Context, p project.Project) ([]Summary, error) {
+	spaces, problems, err := p.State.Spaces()
+	if err != nil {
+		return nil, fmt.Errorf("list spaces: %w", err)
+	}
+	warnCorrupt(ctx, problems)
+	out := make([]Summary, len(spaces))
+	for i, sp := range spaces {
+		out[len(spaces)-1-i] = summary(sp)
+	}
+	return out, nil
+}
+
+func summary(sp state.Space) Summary {
+	return Summary{ID: sp.ID, Name: sp.Name, Status: sp.Status, StartedAt: sp.StartedAt, FinishedAt: sp.FinishedAt}
+}
+
+func warnCorrupt(ctx context.Context, problems []error) {
+	for _, p := range problems {
+		envelope.From(ctx).Warn("SPACE_CORRUPT", p.Error(), "inspect the file; 'meridian doctor' lists every space in this state")
+	}
+}
+
+// Detail is `space show`: the space, where its files are, its runs by status
+// and its chats.
+type Detail struct {
+	Summary
+	Dir   string         `json:"dir"`
+	FS    string         `json:"fs"`
+	Runs  map[string]int `json:"runs"` // by status
+	Chats []Chat         `json:"chats"`
+}
+
+// Chat is one harness session meridian launched in the space.
+type Chat struct {
+	ID               string `json:"id"`
+	Harness          string `json:"harness,omitempty"`
+	Model            string `json:"model,omitempty"`
+	HarnessSessionID string `json:"harness_session_id,omitempty"`
+	StartedAt        string `json:"started_at,omitempty"`
+	StoppedAt        string `json:"stopped_at,omitempty"`
+	Alive            bool   `json:"alive"`
+	Continue         string `json:"continue"` // the command that continues it, ready to paste
+}
+
+// Show returns the space with id.
+func Show(p project.Project, id string) (Detail, error) {
+	sp, err := Get(p, id)
+	if err != nil {
+		return Detail{}, err
+	}
+	dir := p.State.SpaceDir(id)
+	d := Detail{Summary: summary(sp), Dir: dir, FS: filepath.Join(dir, "fs"), Runs: map[string]int{}}
+	runs, _, err := state.Runs{Dir: dir}.List()
+	if err != nil {
+		return Detail{}, err
+	}
+	for _, r := range runs {
+		d.Runs[r.Status]++
+	}
+	if d.Chats, err = Chats(dir); err != nil {
+		return Detail{}, err
+	}
+	return d, nil
+}
+
+// Chats folds sessions.jsonl of the space in dir into its chats, in order,
+// each with its liveness.
+func Chats(dir string) ([]Chat, error) {
+	ss := state.Sessions{Dir: dir}
+	events, err := ss.Events()
+	if err != nil {
+		return nil, err
+	}
+	var chats []Chat
+	index := map[string]int{}
+	for _, ev := range events {
+		i, ok := index[ev.SessionID]
+		if !ok {
+			if ev.Event != "start" {
+				continue
+			}
+			i = len(chats)
+			index[ev.SessionID] = i
+			chats = append(chats, Chat{ID: ev.SessionID,
+				Continue: fmt.Sprintf("meridian start --space %s --continue %s", filepath.Base(dir), ev.SessionID)})
+		}
+		c := &chats[i]
+		c.Harness = cmpOr(ev.Harness, c.Harness)
+		c.Model = cmpOr(ev.Model, c.Model)
+		c.HarnessSessionID = cmpOr(ev.HarnessSessionID, c.HarnessSessionID)
+		c.StartedAt = cmpOr(ev.StartedAt, c.StartedAt)
+		c.StoppedAt = cmpOr(ev.StoppedAt, c.StoppedAt)
+	}
+	for i := range chats {
+		if chats[i].Alive, err = ss.Alive(chats[i].ID); err != nil {
+			return nil, err
+		}
+	}
+	return chats, nil
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// Closed is what `space close` did.
+type Closed struct {
+	Summary
+	StaleLocks []string `json:"stale_locks_removed"` // chats whose process was gone
+	LiveChats  []string `json:"live_chats"`          // chats still running: their harness keeps going
+}
+
+// Close marks the space closed and cleans up after its chats: a chat whose
+// process is gone gets its stop event and loses its lock file.
+func Close(ctx context.Context, p project.Project, id string, now time.Time) (Closed, error) {
+	if _, err := Get(p, id); err != nil {
+		return Closed{}, err
+	}
+	out := envelope.From(ctx)
+	if out.DryRun() {
+		sp, _ := Get(p, id)
+		sp.Status = state.Closed
+		return Closed{Summary: summary(sp)}, nil
+	}
+	effect := envelope.Noop
+	sp, err := p.State.UpdateSpace(ctx, id, func(sp *state.Space) error {
+		if sp.Status != state.Closed {
+			effect = envelope.Updated
+			sp.Status = state.Closed
+			ts := state.Timestamp(now)
+			sp.FinishedAt = &ts
+		}
+		return nil
+	})
+	if err != nil {
+		return Closed{}, explain(id, err)
+	}
+	out.Effect(effect)
+	res := Closed{Summary: summary(sp), StaleLocks: []string{}, LiveChats: []string{}}
+	dir := p.State.SpaceDir(id)
+	chats, err := Chats(dir)
+	if err != nil {
+		return res, err
+	}
+	for _, c := range chats {
+		if c.Alive {
+			res.LiveChats = append(res.LiveChats, c.ID)
+			continue
+		}
+		stopped, err := StopDead(ctx, dir, c, now)
+		if err != nil {
+			return res, err
+		}
+		if stopped {
+			res.StaleLocks = append(res.StaleLocks, c.ID)
+		}
+	}
+	if len(res.LiveChats) > 0 {
+		out.Warn("LIVE_CHATS", fmt.Sprintf("Space %s still has running chats: %v", id, res.LiveChats),
+			"end them in their terminals; 'meridian doctor' cleans up after them")
+	}
+	return res, nil
+}
+
+// StopDead records the end of a chat whose process is gone: a stop event if
+// it has none, and its lock file removed. It reports whether there was
+// anything to clean.
+func StopDead(ctx context.Context, dir string, c Chat, now time.Time) (bool, error) {
+	ss := state.Sessions{Dir: dir}
+	lock := ss.LockPath(c.ID)
+	cleaned := false
+	if c.StoppedAt == "" {
+		if err := ss.Append(ctx, state.SessionEvent{Event: "stop", SessionID: c.ID, StoppedAt: state.Timestamp(now)}); err != nil {
+			return false, err
+		}
+		cleaned = true
+	}
+	switch err := os.Remove(lock); {
+	case err == nil:
+		cleaned = true
+	case !errors.Is(err, fs.ErrNotExist):
+		return cleaned, err
+	}
+	return cleaned, nil
+}
