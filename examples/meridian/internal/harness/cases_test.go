@@ -37,7 +37,7 @@ func sampleExtra(h string) []string {
 	case Codex:
 		return []string{"-c", `model_reasoning_effort="low"`}
 	case OpenCode:
-		return []string{"--variant", "high"}
+		return []string{"--agent", "build"}
 	default:
 		return []string{"--include-directories", "/tmp"}
 	}

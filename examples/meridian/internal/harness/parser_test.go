@@ -125,8 +125,8 @@ func TestParsers(t *testing.T) {
 			InputTokens: i64(910), OutputTokens: i64(25), CachedTokens: i64(604), Completed: true,
 		}},
 		{"gemini-api-error.jsonl", Result{
-			SessionID: "617efd84-6c14-4b8e-97d4-10bd0f985b68",
-			Error:     `[API Error: {"error":{"message":"{\"error\":{\"message\":\"nope\"}}\n","code":400,"status":"Bad Request"}}]`,
+			SessionID:   "617efd84-6c14-4b8e-97d4-10bd0f985b68",
+			Error:       `[API Error: {"error":{"message":"{\"error\":{\"message\":\"nope\"}}\n","code":400,"status":"Bad Request"}}]`,
 			InputTokens: i64(0), OutputTokens: i64(0), CachedTokens: i64(0), Completed: true,
 		}},
 		// A warning is not a failure; an error-severity event is, even
