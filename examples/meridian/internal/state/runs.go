@@ -5,16 +5,9 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
-	"errors"
-	"fmt"
-	"io/fs"
-	"maps"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
-
-	"github.com/duet-cli/duet/examples/meridian/internal/lines"
 )
 
 // Run statuses.
@@ -221,77 +214,6 @@ func parse(line []byte) (Event, bool) {
 	}
 	return ev, true
 }
-
-// List folds the log into runs, in id order. Lines that do not parse — a
-// partial line left by a crash mid-append — are skipped; skipped counts
-// them. Prompts are not kept: they are in each run's input.md, and a list
-// of many runs would hold them all.
-func (rs Runs) List() (runs []Run, skipped int, err error) {
-	f, err := os.Open(rs.log())
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, 0, nil
-	}
-	if err != nil {
-		return nil, 0, err
-	}
-	defer f.Close()
-	// Ids are r1, r2 ...: run rN folds into slot N-1 of fixed-size blocks,
-	// in order, with no map, no sorting and no copying as the log grows.
-	// Anything else (which Meridian never writes) goes to other.
-	var blocks []*[blockSize]Run
-	other := map[string]*Run{}
-	var ev Event
-	d := decoder{intern: map[string]string{}}
-	count := 0
-	long, err := lines.Each(f, maxLine, func(line []byte) {
-		if !d.decode(line, &ev) || ev.ID == "" {
-			skipped++
-			return
-		}
-		var r *Run
-		if n, ok := numbered(ev.ID, "r"); ok && n <= maxSlot {
-			for len(blocks) < (n+blockSize-1)/blockSize {
-				blocks = append(blocks, new([blockSize]Run))
-			}
-			r = &blocks[(n-1)/blockSize][(n-1)%blockSize]
-		} else if r = other[ev.ID]; r == nil {
-			r = &Run{}
-			other[ev.ID] = r
-		}
-		if r.ID == "" {
-			if ev.Event != "start" {
-				skipped++ // no start: nothing to overlay
-				return
-			}
-			r.ID = ev.ID
-			count++
-		}
-		fold(r, ev.Run)
-	})
-	skipped += long
-	if err != nil {
-		return nil, skipped, fmt.Errorf("read %s: %w", rs.log(), err)
-	}
-	runs = make([]Run, 0, count)
-	for _, id := range slices.Sorted(maps.Keys(other)) {
-		if r := other[id]; r.ID != "" {
-			runs = append(runs, *r)
-		}
-	}
-	for _, b := range blocks {
-		for i := range b {
-			if b[i].ID != "" {
-				runs = append(runs, b[i])
-			}
-		}
-	}
-	return runs, skipped, nil
-}
-
-const blockSize = 1024
-
-// maxSlot bounds the slice List folds into, against an id such as r999999999.
-const maxSlot = 1 << 22
 
 func fold(r *Run, ev Run) {
 	set := func(dst *string, v string) {
