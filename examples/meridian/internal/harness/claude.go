@@ -33,10 +33,16 @@ func claudeHarness() *Harness {
 // Claude's read-only mode; acceptEdits lets it edit files (other tools still
 // need approval, which print mode denies); bypassPermissions approves
 // everything (claude refuses it when run as root).
-var claudePermissionMode = map[string]string{
-	SandboxReadOnly:       "plan",
-	SandboxWorkspaceWrite: "acceptEdits",
-	SandboxFullAccess:     "bypassPermissions",
+func claudePermissionMode(sandbox string) string {
+	switch sandbox {
+	case SandboxReadOnly:
+		return "plan"
+	case SandboxWorkspaceWrite:
+		return "acceptEdits"
+	case SandboxFullAccess:
+		return "bypassPermissions"
+	}
+	return ""
 }
 
 func claudeArgv(exe string, req Request) Command {
@@ -48,7 +54,7 @@ func claudeArgv(exe string, req Request) Command {
 	if req.Model != "" {
 		args = append(args, "--model", req.Model)
 	}
-	if mode := claudePermissionMode[req.Sandbox]; mode != "" {
+	if mode := claudePermissionMode(req.Sandbox); mode != "" {
 		args = append(args, "--permission-mode", mode)
 	}
 	if req.AppendSystemPrompt != "" {

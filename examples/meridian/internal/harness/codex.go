@@ -31,10 +31,17 @@ func codexHarness() *Harness {
 	}
 }
 
-var codexSandbox = map[string]string{
-	SandboxReadOnly:       "read-only",
-	SandboxWorkspaceWrite: "workspace-write",
-	SandboxFullAccess:     "danger-full-access",
+// codexSandbox maps a Meridian sandbox to codex's --sandbox.
+func codexSandbox(sandbox string) string {
+	switch sandbox {
+	case SandboxReadOnly:
+		return "read-only"
+	case SandboxWorkspaceWrite:
+		return "workspace-write"
+	case SandboxFullAccess:
+		return "danger-full-access"
+	}
+	return ""
 }
 
 func codexArgv(exe string, req Request) Command {
@@ -48,7 +55,7 @@ func codexArgv(exe string, req Request) Command {
 	if req.Model != "" {
 		args = append(args, "--model", req.Model)
 	}
-	if s := codexSandbox[req.Sandbox]; s != "" {
+	if s := codexSandbox(req.Sandbox); s != "" {
 		args = append(args, "--sandbox", s)
 	}
 	if req.ReportPath != "" && !req.Interactive {

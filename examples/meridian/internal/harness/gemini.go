@@ -32,10 +32,16 @@ func geminiHarness() *Harness {
 // geminiApprovalMode maps a Meridian sandbox to --approval-mode (gemini's
 // --sandbox is a container sandbox, another thing): plan is its read-only
 // mode, auto_edit approves edits, yolo approves every tool.
-var geminiApprovalMode = map[string]string{
-	SandboxReadOnly:       "plan",
-	SandboxWorkspaceWrite: "auto_edit",
-	SandboxFullAccess:     "yolo",
+func geminiApprovalMode(sandbox string) string {
+	switch sandbox {
+	case SandboxReadOnly:
+		return "plan"
+	case SandboxWorkspaceWrite:
+		return "auto_edit"
+	case SandboxFullAccess:
+		return "yolo"
+	}
+	return ""
 }
 
 func geminiArgv(exe string, req Request) Command {
@@ -46,7 +52,7 @@ func geminiArgv(exe string, req Request) Command {
 	if req.Model != "" {
 		args = append(args, "--model", req.Model)
 	}
-	if mode := geminiApprovalMode[req.Sandbox]; mode != "" {
+	if mode := geminiApprovalMode(req.Sandbox); mode != "" {
 		args = append(args, "--approval-mode", mode)
 	}
 	if req.ResumeID != "" {
