@@ -30,8 +30,8 @@ import (
 	"time"
 )
 
-// Names are the programs Install provides, one per harness.
-var Names = []string{"claude", "codex", "opencode", "gemini"}
+// names are the programs Install provides, one per harness.
+func names() []string { return []string{"claude", "codex", "opencode", "gemini"} }
 
 const fakePackage = "github.com/duet-cli/duet/examples/meridian/cmd/fakeharness"
 
@@ -84,11 +84,12 @@ func Install(t testing.TB) (binDir string) {
 	if err := os.Mkdir(binDir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	first := filepath.Join(binDir, Names[0])
+	all := names()
+	first := filepath.Join(binDir, all[0])
 	if err := copyFile(first, src); err != nil {
 		t.Fatalf("install fake harness: %v", err)
 	}
-	for _, n := range Names[1:] {
+	for _, n := range all[1:] {
 		if err := os.Link(first, filepath.Join(binDir, n)); err != nil {
 			if err := copyFile(filepath.Join(binDir, n), src); err != nil {
 				t.Fatalf("install fake harness: %v", err)
