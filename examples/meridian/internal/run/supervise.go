@@ -35,7 +35,11 @@ func SupervisorMain(args []string) int {
 		fmt.Fprintf(os.Stderr, "usage: meridian %s <run-dir>\n", SupervisorArg)
 		return 2
 	}
-	lock := os.NewFile(3, "run.lock") // held until this process exits
+	// The run's liveness lock, held until this process exits — by this
+	// process alone: a harness that inherited it (and its children, which
+	// may outlive this process) would keep the run looking alive forever.
+	syscall.CloseOnExec(3)
+	lock := os.NewFile(3, "run.lock")
 	defer lock.Close()
 	if err := Supervise(context.Background(), args[0]); err != nil {
 		fmt.Fprintln(os.Stderr, "supervisor:", err)

@@ -1,0 +1,52 @@
+//go:build linux
+
+package e2e
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/duet-cli/duet/examples/meridian/internal/state"
+	"github.com/duet-cli/duet/examples/meridian/internal/state/statetest"
+)
+
+// BenchmarkLargeSpace times whole meridian processes — start, read 100,000
+// runs (300,000 events of runs.jsonl), answer — as an agent calls them:
+//
+//	go test -run XXX -bench LargeSpace -benchtime 20x ./examples/meridian/e2e
+func BenchmarkLargeSpace(b *testing.B) {
+	const runs = 100_000
+	dir := b.TempDir()
+	root := state.Root{Dir: filepath.Join(dir, ".meridian")}
+	sp, err := root.CreateSpace(context.Background(), "bench", time.Now())
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := statetest.WriteRuns(filepath.Join(root.SpaceDir(sp.ID), "runs.jsonl"), runs); err != nil {
+		b.Fatal(err)
+	}
+	env := append(os.Environ(), "MERIDIAN_SPACE_ID="+sp.ID, "HOME="+dir)
+	for _, tc := range []struct {
+		name string
+		args []string
+	}{
+		{"list", []string{"run", "list"}},
+		{"list-failed", []string{"run", "list", "--status", "failed"}},
+		{"stats", []string{"run", "stats"}},
+		{"show", []string{"run", "show", "r99999"}},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			for b.Loop() {
+				cmd := exec.Command(bin, tc.args...)
+				cmd.Env, cmd.Dir = env, dir
+				if out, err := cmd.CombinedOutput(); err != nil {
+					b.Fatalf("%s: %v\n%s", tc.args, err, out)
+				}
+			}
+		})
+	}
+}
