@@ -65,14 +65,18 @@ func (o *Output) payloadLocked(meta *Meta) (payload, error) {
 	switch {
 	case o.hasResult:
 		window := o.s.Window
-		if meta.Pagination != nil {
+		if meta.Pagination != nil || o.paged {
 			window = nil // the command paged its result itself
 		}
 		var err error
 		if p, err = encodePayload(o.result, window); err != nil {
 			return payload{}, err
 		}
-		if p.list && window != nil {
+		switch {
+		case p.list && o.paged && o.s.Window != nil:
+			p.total, p.start = o.pageTotal, min(o.s.Window.Offset, o.pageTotal)
+			meta.Pagination = paginationFor(p.total, p.start, len(p.items))
+		case p.list && window != nil:
 			meta.Pagination = paginationFor(p.total, p.start, len(p.items))
 		}
 	case o.streamed > 0:

@@ -172,6 +172,17 @@ func TestPagination(t *testing.T) {
 			out, stdout, _ := newOutput(envelope.Settings{Mode: agentMode(envelope.JSON), Window: &w})
 			out.Result(many(tt.n))
 			out.Finish(fixedMeta(), nil)
+			// A command that pages in its own storage answers alike.
+			paged, pagedOut, _ := newOutput(envelope.Settings{Mode: agentMode(envelope.JSON), Window: &w})
+			start, end := min(w.Offset, tt.n), tt.n
+			if w.Limit > 0 {
+				end = min(start+w.Limit, tt.n)
+			}
+			paged.Page(many(tt.n)[start:end], tt.n)
+			paged.Finish(fixedMeta(), nil)
+			if diff := cmp.Diff(stdout.String(), pagedOut.String()); diff != "" {
+				t.Errorf("Page differs from Result of the whole list (-Result +Page):\n%s", diff)
+			}
 			env := decodeOne(t, stdout.Bytes())
 			ids := []string{}
 			for _, it := range dataList(t, env) {

@@ -49,6 +49,8 @@ type Output struct {
 	mu        sync.Mutex
 	result    any
 	hasResult bool
+	paged     bool // result is one page, cut by the command; pageTotal is the whole list's length
+	pageTotal int
 	items     []json.RawMessage // items streamed so far, when not written through
 	streamed  int
 	tsvCols   bool
@@ -105,8 +107,8 @@ func (o *Output) DryRun() bool { return o.s.DryRun }
 
 // Window returns the page a list command was asked for, and false for a
 // command that is not a list. A command that pages in its own storage reads
-// it; otherwise the lifecycle pages the list the command returns, and
-// encodes only the items of the page.
+// it and answers with [Output.Page]; otherwise the lifecycle pages the list
+// the command gives [Output.Result], and encodes only the items of the page.
 func (o *Output) Window() (Window, bool) {
 	if o.s.Window == nil {
 		return Window{}, false
@@ -120,7 +122,21 @@ func (o *Output) Result(v any) error {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if !o.closed {
-		o.result, o.hasResult = v, true
+		o.result, o.hasResult, o.paged = v, true, false
+	}
+	return nil
+}
+
+// Page records the result of a list command that pages in its own storage:
+// items are the page [Offset, Offset+Limit) of [Output.Window], cut by the
+// command, of a list of total items. The envelope is the one Result would
+// give for the whole list — same data, same meta.pagination — without the
+// whole list ever being built. Like Result, it returns nil.
+func (o *Output) Page(items any, total int) error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if !o.closed {
+		o.result, o.hasResult, o.paged, o.pageTotal = items, true, true, total
 	}
 	return nil
 }

@@ -264,6 +264,27 @@ func TestConcurrentSpawns(t *testing.T) {
 	if w.Succeeded != n {
 		t.Errorf("wait: %d succeeded of %d", w.Succeeded, len(w.Runs))
 	}
+	// Paged newest first, page by page, to the end.
+	var seen []string
+	args := []string{"run", "list", "--limit", "10"}
+	for {
+		var page []run.Summary
+		e := sb.ok(t, sb.inSpace("s1"), &page, args...)
+		for _, s := range page {
+			seen = append(seen, s.ID)
+		}
+		pg := e.Meta["pagination"].(map[string]any)
+		if pg["total"] != float64(n+1) {
+			t.Fatalf("pagination %v, want total %d", pg, n+1)
+		}
+		if pg["has_more"] != true {
+			break
+		}
+		args = []string{"run", "list", "--limit", "10", "--cursor", pg["next_cursor"].(string)}
+	}
+	if len(seen) != n+1 || seen[0] != fmt.Sprintf("r%d", n+1) || seen[n] != "r1" {
+		t.Errorf("pages gave %q; want r%d down to r1", seen, n+1)
+	}
 	count := map[string]int{}
 	for _, ev := range sb.events(t, "s1") {
 		count[ev["event"].(string)]++

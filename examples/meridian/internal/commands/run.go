@@ -105,8 +105,7 @@ func (e Env) runCommand() *cli.Command {
 					if err != nil {
 						return err
 					}
-					runs, err := r.List(ctx, cmd.String("space"), filter(cmd))
-					return result(ctx, runs, err)
+					return r.List(ctx, cmd.String("space"), filter(cmd))
 				},
 			}, schema.Meta{Danger: schema.Safe, List: true, Output: schema.Of[[]run.Summary](), ExitCodes: codes,
 				Flags: map[string]schema.FlagMeta{"status": {Enum: statuses}},

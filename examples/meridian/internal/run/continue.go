@@ -71,7 +71,7 @@ func (r *Runner) Continue(ctx context.Context, req ContinueRequest) (Detail, err
 
 // source finds the run to continue: the one named, or else the last run of
 // the current chat.
-func (r *Runner) source(spaceID string, all []state.Run, id string) (state.Run, error) {
+func (r *Runner) source(spaceID string, all []*state.Run, id string) (state.Run, error) {
 	if id != "" {
 		return find(spaceID, all, id)
 	}
@@ -82,7 +82,7 @@ func (r *Runner) source(spaceID string, all []state.Run, id string) (state.Run, 
 	}
 	for i := len(all) - 1; i >= 0; i-- {
 		if all[i].SessionID == r.Chat {
-			return all[i], nil
+			return *all[i], nil
 		}
 	}
 	return state.Run{}, envelope.Errorf(exitcode.NotFound, "RUN_NOT_FOUND", "Chat %s has no runs in space %s", r.Chat, spaceID).

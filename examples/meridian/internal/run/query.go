@@ -36,24 +36,37 @@ func (f Filter) match(r *state.Run) bool {
 		(f.Agent == "" || r.Agent == f.Agent) && (f.Chat == "" || r.SessionID == f.Chat)
 }
 
-// List returns the space's runs that match f, newest first.
-func (r *Runner) List(ctx context.Context, spaceID string, f Filter) ([]Summary, error) {
+// List answers with the space's runs that match f, newest first: one page
+// of them when the command is paged (--limit, --cursor), built from the
+// matching runs of that page alone, however many runs the space has.
+func (r *Runner) List(ctx context.Context, spaceID string, f Filter) error {
 	all, err := r.load(ctx, spaceID)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	out := make([]Summary, 0, len(all))
+	out := envelope.From(ctx)
+	w, paged := out.Window()
+	page := []Summary{}
+	total := 0
 	for i := len(all) - 1; i >= 0; i-- {
-		if run := &all[i]; f.match(run) {
-			out = append(out, Summary{ID: run.ID, Status: run.Status, Model: run.Model, Agent: run.Agent, Harness: run.Harness,
+		run := all[i]
+		if !f.match(run) {
+			continue
+		}
+		if !paged || total >= w.Offset && (w.Limit == 0 || total < w.Offset+w.Limit) {
+			page = append(page, Summary{ID: run.ID, Status: run.Status, Model: run.Model, Agent: run.Agent, Harness: run.Harness,
 				StartedAt: run.StartedAt, DurationSecs: run.DurationSecs, CostUSD: run.TotalCostUSD})
 		}
+		total++
 	}
-	return out, nil
+	if !paged {
+		return out.Result(page)
+	}
+	return out.Page(page, total)
 }
 
 // load reads the runs of the space named by --space or MERIDIAN_SPACE_ID.
-func (r *Runner) load(ctx context.Context, spaceID string) ([]state.Run, error) {
+func (r *Runner) load(ctx context.Context, spaceID string) ([]*state.Run, error) {
 	sp, err := space.Resolve(r.Project, spaceID)
 	if err != nil {
 		return nil, err
@@ -118,17 +131,17 @@ var runID = regexp.MustCompile(`^r[1-9][0-9]*$`)
 
 // find returns the run with id, checking the id's form first so that a
 // hallucinated "<run-id>" or "../x" is told apart from a run that is not there.
-func find(spaceID string, all []state.Run, id string) (state.Run, error) {
+func find(spaceID string, all []*state.Run, id string) (state.Run, error) {
 	if !runID.MatchString(id) {
 		return state.Run{}, envelope.Validationf("INVALID_RUN_ID", "%q is not a run id (r1, r2, ...)", id).WithField("run-id")
 	}
-	i := slices.IndexFunc(all, func(r state.Run) bool { return r.ID == id })
+	i := slices.IndexFunc(all, func(r *state.Run) bool { return r.ID == id })
 	if i < 0 {
 		return state.Run{}, envelope.Errorf(exitcode.NotFound, "RUN_NOT_FOUND", "Run %s does not exist in space %s", id, spaceID).
 			WithSuggestion("run 'meridian run list' to see the space's runs").
 			WithFix("name an existing run", "meridian run list")
 	}
-	return all[i], nil
+	return *all[i], nil
 }
 
 func (r *Runner) detail(spaceID string, run state.Run) Detail {
@@ -186,8 +199,7 @@ func (r *Runner) Stats(ctx context.Context, spaceID string, f Filter) (Stats, er
 		return Stats{}, err
 	}
 	st := Stats{ByStatus: map[string]int{}, Models: map[string]*ModelStats{}}
-	for i := range all {
-		run := &all[i]
+	for _, run := range all {
 		if !f.match(run) {
 			continue
 		}
@@ -245,7 +257,7 @@ func (r *Runner) Wait(ctx context.Context, spaceID string, ids []string) (Waited
 	if len(ids) == 0 {
 		for _, run := range all {
 			if run.Status == state.Running {
-				targets = append(targets, run)
+				targets = append(targets, *run)
 			}
 		}
 	}

@@ -16,7 +16,8 @@ import (
 // List folds the log into runs, in id order. Lines that do not parse — a
 // partial line left by a crash mid-append — are skipped; skipped counts
 // them. Prompts are not kept: they are in each run's input.md, and a list of
-// many runs would hold them all.
+// many runs would hold them all. The runs are the fold's own, not copies:
+// read them, do not keep them longer than the list.
 //
 // A large log is read in parallel, one part per core, split at line
 // boundaries. Folding is "the last non-empty value of each field wins", so
@@ -24,7 +25,7 @@ import (
 // over one another in order — except the events of a run that come before
 // its first start in a part, which count only if an earlier part started
 // the run; they are kept apart (slot.head) until the merge knows.
-func (rs Runs) List() (runs []Run, skipped int, err error) {
+func (rs Runs) List() (runs []*Run, skipped int, err error) {
 	f, err := os.Open(rs.log())
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, 0, nil
@@ -45,7 +46,7 @@ func (rs Runs) List() (runs []Run, skipped int, err error) {
 }
 
 // foldFile folds a log of size bytes read in n parts.
-func foldFile(f io.ReaderAt, size int64, n int) ([]Run, int, error) {
+func foldFile(f io.ReaderAt, size int64, n int) ([]*Run, int, error) {
 	parts, err := split(f, size, n)
 	if err != nil {
 		return nil, 0, err
@@ -239,17 +240,17 @@ func (t *table) each(fn func(*slot)) {
 }
 
 // runs returns the started runs: other ids by name, then r1, r2 ...
-func (t *table) runs() []Run {
+func (t *table) runs() []*Run {
 	n := 0
 	t.each(func(s *slot) {
 		if s.body.ID != "" {
 			n++
 		}
 	})
-	out := make([]Run, 0, n)
+	out := make([]*Run, 0, n)
 	for _, id := range slices.Sorted(maps.Keys(t.other)) {
 		if s := t.other[id]; s.body.ID != "" {
-			out = append(out, s.body)
+			out = append(out, &s.body)
 		}
 	}
 	for _, b := range t.blocks {
@@ -258,7 +259,7 @@ func (t *table) runs() []Run {
 		}
 		for i := range b {
 			if b[i].body.ID != "" {
-				out = append(out, b[i].body)
+				out = append(out, &b[i].body)
 			}
 		}
 	}
