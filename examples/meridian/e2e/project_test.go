@@ -246,8 +246,8 @@ func TestHarnessNotInstalled(t *testing.T) {
 	sb := newSandbox(t)
 	env := sb.with("PATH=/usr/bin:/bin")
 	e := sb.fails(t, env, "HARNESS_NOT_INSTALLED", 4, "run", "spawn", "-p", "x", "-m", "codex")
-	if !strings.Contains(e.Suggestion, "npm install -g @openai/codex") {
-		t.Errorf("suggestion %q does not say how to install Codex", e.Suggestion)
+	if !strings.Contains(e.Suggestion, "npm install -g @openai/codex") || e.Phase != "validation" {
+		t.Errorf("suggestion %q does not say how to install Codex, or phase %q is not validation", e.Suggestion, e.Phase)
 	}
 	if _, err := os.Stat(filepath.Join(sb.dir, ".meridian")); err == nil {
 		t.Error("a refused spawn created .meridian")

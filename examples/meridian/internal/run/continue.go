@@ -16,29 +16,37 @@ import (
 // to the harness the conversation lives in: a model of another harness is
 // refused (HARNESS_MISMATCH).
 func (r *Runner) Continue(ctx context.Context, req ContinueRequest) (Detail, error) {
+	p, err := r.planContinue(ctx, req)
+	if err != nil {
+		return Detail{}, planning(err)
+	}
+	return r.start(ctx, p, req.Wait)
+}
+
+func (r *Runner) planContinue(ctx context.Context, req ContinueRequest) (*plan, error) {
 	sp, err := space.Resolve(r.Project, req.Space)
 	if err != nil {
-		return Detail{}, err
+		return nil, err
 	}
 	all, _, err := r.runs(sp).List()
 	if err != nil {
-		return Detail{}, err
+		return nil, err
 	}
 	src, err := r.source(sp.ID, all, req.Run)
 	if err != nil {
-		return Detail{}, err
+		return nil, err
 	}
 	h, ok := harness.Lookup(src.Harness)
 	if !ok {
-		return Detail{}, fmt.Errorf("run %s: unknown harness %q", src.ID, src.Harness)
+		return nil, fmt.Errorf("run %s: unknown harness %q", src.ID, src.Harness)
 	}
 	switch {
 	case src.Status == state.Running:
-		return Detail{}, envelope.Errorf(exitcode.Conflict, "RUN_STILL_RUNNING", "Run %s is still running; its conversation cannot take a second turn yet", src.ID).
+		return nil, envelope.Errorf(exitcode.Conflict, "RUN_STILL_RUNNING", "Run %s is still running; its conversation cannot take a second turn yet", src.ID).
 			WithSuggestion("run 'meridian run wait %s', then continue it", src.ID).
 			WithRetry(true, 0, envelope.RetryLinear)
 	case src.HarnessSessionID == "":
-		return Detail{}, envelope.Errorf(exitcode.Precondition, "NO_HARNESS_SESSION", "Run %s has no harness session to continue: %s never reported one", src.ID, h.Display()).
+		return nil, envelope.Errorf(exitcode.Precondition, "NO_HARNESS_SESSION", "Run %s has no harness session to continue: %s never reported one", src.ID, h.Display()).
 			WithSuggestion("start a new conversation with 'meridian run spawn'").
 			WithFix("see how the run ended", "meridian run show "+src.ID)
 	}
@@ -46,10 +54,10 @@ func (r *Runner) Continue(ctx context.Context, req ContinueRequest) (Detail, err
 	if req.Model != "" {
 		m, mh, err := r.resolveModel(ctx, req.Model, nil)
 		if err != nil {
-			return Detail{}, err
+			return nil, err
 		}
 		if mh.Name() != h.Name() {
-			return Detail{}, envelope.Validationf("HARNESS_MISMATCH", "Run %s was started with %s. Cannot continue with a %s model (%s)", src.ID, h.Display(), mh.Display(), m).
+			return nil, envelope.Validationf("HARNESS_MISMATCH", "Run %s was started with %s. Cannot continue with a %s model (%s)", src.ID, h.Display(), mh.Display(), m).
 				WithSuggestion("pick a model on %s or omit -m", h.Display()).
 				WithField("model")
 		}
@@ -57,16 +65,16 @@ func (r *Runner) Continue(ctx context.Context, req ContinueRequest) (Detail, err
 	}
 	files, err := r.readFiles(req.Files)
 	if err != nil {
-		return Detail{}, err
+		return nil, err
 	}
 	p := &plan{space: sp.ID, model: model, harness: h, agent: src.Agent, continues: src.ID, timeout: r.runTimeout(req.Timeout)}
 	if p.exe, err = r.executable(h); err != nil {
-		return Detail{}, err
+		return nil, err
 	}
 	p.prompt = Compose(Parts{Files: files, Prompt: req.Prompt})
 	p.request = harness.Request{Model: model, Prompt: p.prompt, AppendSystemPrompt: req.AppendSystemPrompt,
 		ResumeID: src.HarnessSessionID, Fork: req.Fork}
-	return r.start(ctx, p, req.Wait)
+	return p, nil
 }
 
 // source finds the run to continue: the one named, or else the last run of

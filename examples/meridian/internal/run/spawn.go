@@ -73,9 +73,19 @@ type plan struct {
 func (r *Runner) Spawn(ctx context.Context, req SpawnRequest) (Detail, error) {
 	p, err := r.planSpawn(ctx, req)
 	if err != nil {
-		return Detail{}, err
+		return Detail{}, planning(err)
 	}
 	return r.start(ctx, p, req.Wait)
+}
+
+// planning marks an error found while a run was planned as one of the
+// validation phase: whatever its exit code, nothing was written.
+func planning(err error) error {
+	var e *envelope.Error
+	if errors.As(err, &e) && e.Phase == "" {
+		e.Phase = envelope.Validation
+	}
+	return err
 }
 
 func (r *Runner) planSpawn(ctx context.Context, req SpawnRequest) (*plan, error) {
