@@ -15,7 +15,6 @@ package doctor
 import (
 	"context"
 	"fmt"
-	"os/exec"
 	"time"
 
 	"github.com/duet-cli/duet/envelope"
@@ -66,6 +65,7 @@ type Harness struct {
 type Options struct {
 	Agent bool // called by an agent (MERIDIAN_SPACE_ID set): job 3 is skipped
 	Now   time.Time
+	Path  string // the PATH harnesses are looked up on
 }
 
 // Run checks every space of the project and repairs what it can.
@@ -86,7 +86,7 @@ func Run(ctx context.Context, p project.Project, cfg *config.Loaded, o Options) 
 			return rep, fmt.Errorf("space %s: %w", sp.ID, err)
 		}
 	}
-	rep.Harnesses = harnesses(cfg)
+	rep.Harnesses = harnesses(cfg, o.Path)
 	for _, h := range rep.Harnesses {
 		if !h.Installed && h.Name == cfg.Harness.Default {
 			rep.Problems = append(rep.Problems, Problem{Kind: "harness_not_installed",
@@ -180,13 +180,13 @@ func check(ctx context.Context, p project.Project, sp state.Space, o Options, re
 	return nil
 }
 
-func harnesses(cfg *config.Loaded) []Harness {
+func harnesses(cfg *config.Loaded, path string) []Harness {
 	var out []Harness
 	for _, h := range harness.All() {
 		cmd, _ := cfg.Harness.Command(h.Name())
 		st := Harness{Name: h.Name(), Command: cmd, Install: h.Install()}
-		if path, err := exec.LookPath(cmd); err == nil {
-			st.Path, st.Installed = path, true
+		if exe, err := harness.Find(cmd, path); err == nil {
+			st.Path, st.Installed = exe, true
 		}
 		out = append(out, st)
 	}

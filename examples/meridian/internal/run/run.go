@@ -19,6 +19,7 @@
 package run
 
 import (
+	"strings"
 	"time"
 
 	"github.com/duet-cli/duet/examples/meridian/internal/config"
@@ -45,6 +46,16 @@ type Runner struct {
 var Codes = exitcode.Table{
 	exitcode.NotFound:     {Description: "The space, run, agent profile, skill or model does not exist."},
 	exitcode.Precondition: {Description: "No space is set, the harness is not installed, or the run has no harness session to continue."},
+}
+
+// getenv reads the environment runs get.
+func (r *Runner) getenv(key string) string {
+	for i := len(r.Env) - 1; i >= 0; i-- { // the last of a duplicated key wins, as in exec
+		if k, v, ok := strings.Cut(r.Env[i], "="); ok && k == key {
+			return v
+		}
+	}
+	return ""
 }
 
 func (r *Runner) now() time.Time {

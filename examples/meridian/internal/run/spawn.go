@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -250,7 +249,7 @@ func unwrapPath(err error) error {
 // on PATH unless it is a path.
 func (r *Runner) executable(h *harness.Harness) (string, error) {
 	name, _ := r.Config.Harness.Command(h.Name())
-	exe, err := exec.LookPath(name)
+	exe, err := harness.Find(name, r.getenv("PATH"))
 	if err == nil {
 		return exe, nil
 	}
