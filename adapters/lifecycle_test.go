@@ -656,6 +656,17 @@ func TestRequiredFlag(t *testing.T) {
 			t.Errorf("handler saw space %q, want from-env", h.space)
 		}
 	})
+	// WithEnv replaces the process environment: the framework must not read
+	// the process's behind the lifecycle's back.
+	t.Run("WithEnv over the process environment", func(t *testing.T) {
+		t.Setenv(spaceEnv, "from-process")
+		h := newHarness(t)
+		wantOK(t, run{env: []string{spaceEnv + "=from-env"}}.do(t, h, "need"))
+		if h.space != "from-env" {
+			t.Errorf("handler saw space %q, want from-env", h.space)
+		}
+		wantError(t, run{env: []string{}}.do(t, newHarness(t), "need"), 2, "MISSING_REQUIRED_FLAG")
+	})
 }
 
 func TestBadIntFlag(t *testing.T) {

@@ -163,7 +163,11 @@ func (a *App) build(cmd *cli.Command, parent *schema.Command) *schema.Command {
 	}
 	n.Flags = make([]schema.Flag, 0, len(cmd.Flags))
 	for _, f := range cmd.Flags {
-		n.Flags = append(n.Flags, flagOf(f))
+		sf := flagOf(f)
+		if len(sf.Env) > 0 {
+			detachEnv(f)
+		}
+		n.Flags = append(n.Flags, sf)
 	}
 	for _, arg := range cmd.Arguments {
 		n.Args = append(n.Args, argOf(arg))
@@ -320,6 +324,39 @@ func defaultOf(f cli.Flag, sf schema.Flag) any {
 	}
 	return v
 }
+
+// detachEnv leaves the environment variables of flag f to the lifecycle,
+// which hands their values to urfave (Preset) from the environment it was
+// given — the process's, or WithEnv's — before urfave checks required flags.
+// urfave would read the process's itself, behind a WithEnv. Each of f's
+// environment sources becomes a lifecycleEnv, which keeps the variable's name
+// for help; other sources (files, maps) stay as they are.
+func detachEnv(f cli.Flag) {
+	rv := reflect.ValueOf(f)
+	if rv.Kind() != reflect.Pointer || rv.Elem().Kind() != reflect.Struct {
+		return
+	}
+	field := rv.Elem().FieldByName("Sources")
+	if !field.IsValid() || !field.CanAddr() || field.Type() != reflect.TypeFor[cli.ValueSourceChain]() {
+		return
+	}
+	chain := field.Addr().Interface().(*cli.ValueSourceChain)
+	for i, src := range chain.Chain {
+		if e, ok := src.(cli.EnvValueSource); ok && e.IsFromEnv() {
+			chain.Chain[i] = lifecycleEnv(e.Key())
+		}
+	}
+}
+
+// lifecycleEnv is an environment variable in a flag's Sources whose value
+// the lifecycle supplies: it names the variable and looks nothing up.
+type lifecycleEnv string
+
+func (e lifecycleEnv) Lookup() (string, bool) { return "", false }
+func (e lifecycleEnv) IsFromEnv() bool        { return true }
+func (e lifecycleEnv) Key() string            { return string(e) }
+func (e lifecycleEnv) String() string         { return fmt.Sprintf("environment variable %q", string(e)) }
+func (e lifecycleEnv) GoString() string       { return fmt.Sprintf("lifecycleEnv(%q)", string(e)) }
 
 // argOf reads a positional argument. urfave keeps Required, Min and Max in
 // unexported interfaces, so they are read from the argument's fields.
