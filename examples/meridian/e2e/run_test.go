@@ -296,7 +296,8 @@ func TestConcurrentSpawns(t *testing.T) {
 
 // TestOrphanedRun: a supervisor killed with SIGKILL takes its harness with
 // it (the kernel's parent-death signal) and leaves the run running; wait
-// wakes at once and says so; doctor finalizes it as orphaned.
+// wakes at once and says so; doctor finalizes it as orphaned and stops the
+// process the harness left in its group.
 func TestOrphanedRun(t *testing.T) {
 	sb := newSandbox(t)
 	sb.ok(t, sb.env, nil, "run", "spawn", "-p", "[fake:hang] forever")
@@ -314,20 +315,25 @@ func TestOrphanedRun(t *testing.T) {
 	if w.Running != 1 || !hasWarning(e.Warnings, "RUN_ORPHANED") {
 		t.Errorf("wait = %+v, warnings %q", w, e.Warnings)
 	}
+	if !alive(rec.ChildPID) {
+		t.Fatal("the harness's child died with the supervisor: nothing left for doctor to stop")
+	}
 	var rep struct {
-		Repaired []struct{ Kind, Space, ID string }
+		Repaired []struct{ Kind, Space, ID, Detail string }
 	}
 	sb.ok(t, sb.env, &rep, "doctor")
-	if len(rep.Repaired) == 0 || rep.Repaired[0].Kind != "orphan_run" || rep.Repaired[0].ID != "r1" {
+	if len(rep.Repaired) == 0 || rep.Repaired[0].Kind != "orphan_run" || rep.Repaired[0].ID != "r1" ||
+		!strings.Contains(rep.Repaired[0].Detail, "stopped 1 process") {
 		t.Errorf("doctor repaired %+v", rep.Repaired)
 	}
+	eventually(t, "the harness's leftover child to be stopped", func() bool { return !alive(rec.ChildPID) })
 	var d run.Detail
 	sb.ok(t, sb.inSpace("s1"), &d, "run", "show", "r1")
 	if d.Status != "failed" || !strings.Contains(d.Error, "orphan_run") {
 		t.Errorf("run after doctor = %+v", d)
 	}
 	sb.ok(t, sb.env, &rep, "doctor")
-	if slices.ContainsFunc(rep.Repaired, func(r struct{ Kind, Space, ID string }) bool { return r.Kind == "orphan_run" }) {
+	if slices.ContainsFunc(rep.Repaired, func(r struct{ Kind, Space, ID, Detail string }) bool { return r.Kind == "orphan_run" }) {
 		t.Errorf("a second doctor repaired again: %+v", rep.Repaired)
 	}
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/duet-cli/duet/examples/meridian/internal/config"
 	"github.com/duet-cli/duet/examples/meridian/internal/harness"
 	"github.com/duet-cli/duet/examples/meridian/internal/project"
+	"github.com/duet-cli/duet/examples/meridian/internal/run"
 	"github.com/duet-cli/duet/examples/meridian/internal/space"
 	"github.com/duet-cli/duet/examples/meridian/internal/state"
 )
@@ -150,8 +151,14 @@ func check(ctx context.Context, p project.Project, sp state.Space, o Options, re
 			running++
 			continue
 		}
-		rep.Repaired = append(rep.Repaired, Repair{Kind: "orphan_run", Space: sp.ID, ID: r.ID,
-			Detail: "finalized as failed (orphan_run)"})
+		detail := "finalized as failed (orphan_run)"
+		switch n, err := run.Reap(runs.ArtifactDir(r.ID)); {
+		case err != nil:
+			detail += "; could not look for processes it left: " + err.Error()
+		case n > 0:
+			detail += fmt.Sprintf("; stopped %d process(es) its harness left running", n)
+		}
+		rep.Repaired = append(rep.Repaired, Repair{Kind: "orphan_run", Space: sp.ID, ID: r.ID, Detail: detail})
 	}
 	if o.Agent { // job 3
 		return nil

@@ -123,6 +123,9 @@ func (s *supervision) run(ctx context.Context, sigs <-chan os.Signal) outcome {
 		return outcome{status: state.Failed, err: fmt.Sprintf("start %s: %v", s.launch.Args[0], err), exit: 127}
 	}
 	pgid := cmd.Process.Pid // Setpgid: the harness leads its own group
+	if err := writeGroup(s.dir, pgid); err != nil {
+		fmt.Fprintln(os.Stderr, "record the harness's process group:", err)
+	}
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
 	read := make(chan error, 1)
@@ -182,9 +185,8 @@ wait:
 	return o
 }
 
-// command prepares the harness process: its own process group (so that it
-// and everything it starts can be stopped at once), killed if the supervisor
-// dies, stdin from the run's input, stdout through a pipe the supervisor
+// command prepares the harness process: its own process group (see
+// harnessAttr), stdin from the run's input, stdout through a pipe the supervisor
 // reads, stderr straight to output/stderr.log. closeAll closes the files the
 // child gets, once it has started.
 func (s *supervision) command(out string) (cmd *exec.Cmd, stdout *os.File, closeAll func(), err error) {
@@ -203,7 +205,7 @@ func (s *supervision) command(out string) (cmd *exec.Cmd, stdout *os.File, close
 	cmd = exec.Command(l.Args[0], l.Args[1:]...)
 	cmd.Dir = l.Dir
 	cmd.Env = append(os.Environ(), l.Env...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = harnessAttr()
 	if l.Stdin != "" {
 		in, err := os.Open(filepath.Join(s.dir, l.Stdin))
 		if err != nil {
