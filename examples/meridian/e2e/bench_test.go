@@ -29,7 +29,7 @@ func BenchmarkLargeSpace(b *testing.B) {
 	if err := statetest.WriteRuns(filepath.Join(root.SpaceDir(sp.ID), "runs.jsonl"), runs); err != nil {
 		b.Fatal(err)
 	}
-	env := append(os.Environ(), "MERIDIAN_SPACE_ID="+sp.ID, "HOME="+dir)
+	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "MERIDIAN_SPACE_ID=" + sp.ID}
 	for _, tc := range []struct {
 		name string
 		args []string

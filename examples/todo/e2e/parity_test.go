@@ -11,11 +11,16 @@ import (
 )
 
 // volatile matches what legitimately differs between two runs: the time a
-// run took, its request id, and the creation time of an item added now.
-var volatile = regexp.MustCompile(`"(duration_ms|request_id|created)":("[^"]*"|[0-9]+)`)
+// run took, its request id, and the creation time of an item added now —
+// which a text table shows too, so any timestamp is blanked, to one of the
+// same width to keep the table's columns.
+var (
+	volatile  = regexp.MustCompile(`"(duration_ms|request_id|created)":("[^"]*"|[0-9]+)`)
+	timestamp = regexp.MustCompile(`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ`)
+)
 
 func normalize(s string) string {
-	return volatile.ReplaceAllString(s, `"$1":"-"`)
+	return timestamp.ReplaceAllString(volatile.ReplaceAllString(s, `"$1":"-"`), "YYYY-MM-DDTHH:MM:SSZ")
 }
 
 // TestParity drives the urfave and the cobra build through the same session,

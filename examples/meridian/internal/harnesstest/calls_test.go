@@ -194,7 +194,7 @@ func TestHangLeavesAChildInItsGroup(t *testing.T) {
 			cmd, _ := h.Build(filepath.Join(bin, h.Name()), harness.Request{Prompt: "[fake:hang] wait"})
 			c := exec.Command(cmd.Args[0], cmd.Args[1:]...)
 			c.Dir = t.TempDir()
-			c.Env = append(os.Environ(), "FAKE_HARNESS_RECORD="+rec)
+			c.Env = append(inherited(), "FAKE_HARNESS_RECORD="+rec)
 			c.Stdin = strings.NewReader(cmd.Stdin)
 			c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 			stdout, err := c.StdoutPipe()

@@ -155,7 +155,7 @@ func TestNonInteractiveWithoutTerminal(t *testing.T) {
 			cmd, _ := h.Build(filepath.Join(bin, name), harness.Request{Interactive: true})
 			c := exec.Command(cmd.Args[0], cmd.Args[1:]...)
 			c.Dir = t.TempDir()
-			c.Env = append(os.Environ(), "GEMINI_CLI_TRUST_WORKSPACE=true")
+			c.Env = append(inherited(), "GEMINI_CLI_TRUST_WORKSPACE=true")
 			c.Stdin = strings.NewReader("hi")
 			var stdout, stderr bytes.Buffer
 			c.Stdout, c.Stderr = &stdout, &stderr

@@ -31,11 +31,24 @@ type ran struct {
 
 // runFake runs cmd (built by harness.Build with a fake's path) in its own
 // process group and parses its stdout with h's parser.
+// inherited is the test process's environment without MERIDIAN_* and
+// FAKE_HARNESS_* variables: each test sets the ones the fake should see and
+// record, whatever the machine running the tests has set.
+func inherited() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "MERIDIAN_") && !strings.HasPrefix(kv, "FAKE_HARNESS_") {
+			env = append(env, kv)
+		}
+	}
+	return env
+}
+
 func runFake(t *testing.T, h *harness.Harness, cmd harness.Command, env ...string) ran {
 	t.Helper()
 	c := exec.Command(cmd.Args[0], cmd.Args[1:]...)
 	c.Dir = t.TempDir()
-	c.Env = append(append(os.Environ(), cmd.Env...), env...)
+	c.Env = append(append(inherited(), cmd.Env...), env...)
 	c.Stdin = strings.NewReader(cmd.Stdin)
 	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	var stdout, stderr bytes.Buffer
