@@ -143,6 +143,11 @@ func TestHarnesses(t *testing.T) {
 			if len(recs) != 2 {
 				t.Fatalf("%d harness calls, want 2", len(recs))
 			}
+			defer func() { // the spawns below must not disturb the records read above
+				if n := len(harnesstest.Records(t, sb.record)); n != 3 {
+					t.Errorf("%d harness calls, want 3", n)
+				}
+			}()
 			for i, req := range []harness.Request{
 				{Model: models[h.Name()], Prompt: recs[0].Stdin},
 				{Model: models[h.Name()], Prompt: recs[1].Stdin, ResumeID: first.HarnessSessionID},
@@ -156,6 +161,11 @@ func TestHarnesses(t *testing.T) {
 				if diff := cmp.Diff(want.Args, got); diff != "" {
 					t.Errorf("run %d argv (-built +seen by the harness):\n%s", i+1, diff)
 				}
+			}
+			// A flag the harness lacks is ignored with a warning, not silently.
+			e0 := sb.ok(t, sb.inSpace("s1"), nil, "run", "spawn", "-p", "x", "-m", models[h.Name()], "--append-system-prompt", "Be terse.", "--wait")
+			if got, want := hasWarning(e0.Warnings, "UNSUPPORTED_FLAG"), !h.Supports(harness.FieldAppendSystemPrompt); got != want {
+				t.Errorf("--append-system-prompt on %s: UNSUPPORTED_FLAG %v, want %v (warnings %q)", h.Name(), got, want, e0.Warnings)
 			}
 			e := sb.fails(t, sb.inSpace("s1"), "HARNESS_MISMATCH", 2, "run", "continue", "r1", "-p", "x", "-m", other[h.Name()])
 			if !strings.Contains(e.Message, h.Display()) {
