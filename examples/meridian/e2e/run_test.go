@@ -44,7 +44,7 @@ func TestSpawnWaitShow(t *testing.T) {
 	}
 	got := w.Runs[0]
 	if got.Status != "succeeded" || !strings.Contains(got.Report, "Say hello") || got.HarnessSessionID == "" ||
-		got.CostUSD == nil || got.InputTokens == nil || got.OutputTokens == nil || got.ExitCode == nil || *got.ExitCode != 0 {
+		got.TotalCostUSD == nil || got.InputTokens == nil || got.OutputTokens == nil || got.ExitCode == nil || *got.ExitCode != 0 {
 		t.Errorf("waited run = %+v", got)
 	}
 	for _, f := range []string{"input.md", "launch.json", "output/stdout.jsonl", "output/stderr.log", "output/report.md", "run.lock"} {

@@ -25,6 +25,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/duet-cli/duet/examples/meridian/internal/fileerror"
 )
 
 // Scopes of agent profiles and skills. On a name clash the project's wins.
@@ -119,31 +121,7 @@ func notFound(kind, name string, available []string) *NotFoundError {
 // FileError is a catalog file whose content cannot be used: models.toml
 // that is not valid TOML or holds an unknown key or a bad value, or an agent
 // profile or skill whose front matter is broken.
-type FileError struct {
-	// Path is the file.
-	Path string
-	// Line is the 1-based line of the problem in the file, or 0 when not
-	// known.
-	Line int
-	// Key is the key at fault ("models.fast.harness", "sandbox"), or "".
-	Key string
-	// Msg says what is wrong.
-	Msg string
-}
-
-func (e *FileError) Error() string {
-	var b strings.Builder
-	b.WriteString(e.Path)
-	if e.Line > 0 {
-		fmt.Fprintf(&b, ":%d", e.Line)
-	}
-	b.WriteString(": ")
-	if e.Key != "" {
-		b.WriteString(e.Key + ": ")
-	}
-	b.WriteString(e.Msg)
-	return b.String()
-}
+type FileError = fileerror.Error
 
 // Problem is a file in a search directory that could not be used: a broken
 // profile or skill, a file whose name is not a valid name, a duplicate name

@@ -8,11 +8,11 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"unicode"
 
+	"github.com/duet-cli/duet/examples/meridian/internal/fileerror"
 	"github.com/pelletier/go-toml/v2"
 )
 
@@ -410,47 +410,5 @@ func decodeTOML(path string, data []byte, shape, v any) error {
 	return nil
 }
 
-// typeMismatch matches go-toml's message for a value of the wrong type, to
-// rewrite it without the Go type names it is full of.
-var typeMismatch = regexp.MustCompile(`^cannot decode TOML (.+?) into .* of type (.+)$`)
-
 // tomlError turns a go-toml error into a [*FileError] for path.
-func tomlError(path string, err error) error {
-	var strict *toml.StrictMissingError
-	if errors.As(err, &strict) && len(strict.Errors) > 0 {
-		first := &strict.Errors[0]
-		line, _ := first.Position()
-		msg := "unknown key"
-		if n := len(strict.Errors) - 1; n > 0 {
-			others := make([]string, n)
-			for i := range others {
-				others[i] = strings.Join(strict.Errors[i+1].Key(), ".")
-			}
-			msg += fmt.Sprintf(" (other unknown keys: %s)", strings.Join(others, ", "))
-		}
-		return &FileError{Path: path, Key: strings.Join(first.Key(), "."), Line: line, Msg: msg}
-	}
-	var de *toml.DecodeError
-	if errors.As(err, &de) {
-		line, _ := de.Position()
-		msg := strings.TrimPrefix(de.Error(), "toml: ")
-		if m := typeMismatch.FindStringSubmatch(msg); m != nil {
-			msg = fmt.Sprintf("wrong type: want %s, got a TOML %s", goTypeName(m[2]), m[1])
-		}
-		return &FileError{Path: path, Key: strings.Join(de.Key(), "."), Line: line, Msg: msg}
-	}
-	return &FileError{Path: path, Msg: err.Error()}
-}
-
-// goTypeName names the Go type of a decoding target in TOML's words.
-func goTypeName(t string) string {
-	switch {
-	case t == "string":
-		return "a string"
-	case strings.HasPrefix(t, "struct") || strings.HasPrefix(t, "map") || strings.HasPrefix(t, "catalog."):
-		return "a table"
-	case strings.HasPrefix(t, "[]"):
-		return "an array"
-	}
-	return t
-}
+func tomlError(path string, err error) error { return fileerror.FromTOML(path, err) }

@@ -222,13 +222,13 @@ func renderDetail(ctx context.Context, d run.Detail) {
 		if d.DurationSecs != nil {
 			fmt.Fprintf(&b, "duration %.1fs", *d.DurationSecs)
 		}
-		if d.CostUSD != nil {
-			fmt.Fprintf(&b, "  cost $%.4f", *d.CostUSD)
+		if d.TotalCostUSD != nil {
+			fmt.Fprintf(&b, "  cost $%.4f", *d.TotalCostUSD)
 		}
 		if d.InputTokens != nil && d.OutputTokens != nil {
 			fmt.Fprintf(&b, "  tokens %d in / %d out", *d.InputTokens, *d.OutputTokens)
 		}
-		if d.DurationSecs != nil || d.CostUSD != nil {
+		if d.DurationSecs != nil || d.TotalCostUSD != nil {
 			b.WriteString("\n")
 		}
 		if d.Error != "" {

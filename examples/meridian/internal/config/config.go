@@ -20,10 +20,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"time"
 
+	"github.com/duet-cli/duet/examples/meridian/internal/fileerror"
 	"github.com/pelletier/go-toml/v2"
 )
 
@@ -166,32 +166,7 @@ func (l *Loaded) Settings() []Setting {
 // FileError is a config file whose content cannot be used: it is not valid
 // TOML, or it holds a key Meridian does not know, a value of the wrong type,
 // or an invalid value. The user has to fix the file.
-type FileError struct {
-	// Path is the file, as given to [Load].
-	Path string
-	// Key is the dotted key at fault, or "" when the problem is not about
-	// one key (a syntax error before any key).
-	Key string
-	// Line is the 1-based line of the problem, or 0 when go-toml does not
-	// report it.
-	Line int
-	// Msg says what is wrong.
-	Msg string
-}
-
-func (e *FileError) Error() string {
-	var b strings.Builder
-	b.WriteString(e.Path)
-	if e.Line > 0 {
-		fmt.Fprintf(&b, ":%d", e.Line)
-	}
-	b.WriteString(": ")
-	if e.Key != "" {
-		b.WriteString(e.Key + ": ")
-	}
-	b.WriteString(e.Msg)
-	return b.String()
-}
+type FileError = fileerror.Error
 
 // Load returns the configuration of the .meridian directory dir: the
 // built-in defaults, overlaid by dir/config.toml when it exists, overlaid by
@@ -444,49 +419,5 @@ func decode(data []byte, v any, strict bool) error {
 	return dec.Decode(v)
 }
 
-// typeMismatch matches go-toml's message for a value of the wrong type, to
-// rewrite it without the Go type names it is full of.
-var typeMismatch = regexp.MustCompile(`^cannot decode TOML (.+?) into .* of type (.+)$`)
-
 // fileError turns a go-toml error into a [*FileError] for path.
-func fileError(path string, err error) error {
-	var strict *toml.StrictMissingError
-	if errors.As(err, &strict) && len(strict.Errors) > 0 {
-		first := &strict.Errors[0]
-		line, _ := first.Position()
-		msg := "unknown key"
-		if n := len(strict.Errors) - 1; n > 0 {
-			others := make([]string, n)
-			for i := range others {
-				others[i] = strings.Join(strict.Errors[i+1].Key(), ".")
-			}
-			msg += fmt.Sprintf(" (other unknown keys: %s)", strings.Join(others, ", "))
-		}
-		return &FileError{Path: path, Key: strings.Join(first.Key(), "."), Line: line, Msg: msg}
-	}
-	var de *toml.DecodeError
-	if errors.As(err, &de) {
-		line, _ := de.Position()
-		msg := strings.TrimPrefix(de.Error(), "toml: ")
-		if m := typeMismatch.FindStringSubmatch(msg); m != nil {
-			msg = fmt.Sprintf("wrong type: want %s, got a TOML %s", goTypeName(m[2]), m[1])
-		}
-		return &FileError{Path: path, Key: strings.Join(de.Key(), "."), Line: line, Msg: msg}
-	}
-	return &FileError{Path: path, Msg: err.Error()}
-}
-
-// goTypeName names the Go type of a decoding target in TOML's words.
-func goTypeName(t string) string {
-	switch {
-	case t == "bool":
-		return "a boolean"
-	case t == "string":
-		return "a string"
-	case strings.HasPrefix(t, "struct") || strings.HasPrefix(t, "map"):
-		return "a table"
-	case strings.HasPrefix(t, "[]"):
-		return "an array"
-	}
-	return t
-}
+func fileError(path string, err error) error { return fileerror.FromTOML(path, err) }

@@ -82,31 +82,15 @@ func (r *Runner) load(ctx context.Context, spaceID string) ([]*state.Run, error)
 	return all, nil
 }
 
-// Detail is `run show`: everything recorded of a run, and its report.
+// Detail is `run show`: everything runs.jsonl records of a run (but its
+// prompt, which is the run's input.md), where its files are, and its report.
 type Detail struct {
-	ID               string   `json:"id"`
-	Space            string   `json:"space"`
-	Status           string   `json:"status"`
-	Model            string   `json:"model,omitempty"`
-	Agent            string   `json:"agent,omitempty"`
-	Skills           []string `json:"skills,omitempty"`
-	Harness          string   `json:"harness,omitempty"`
-	Chat             string   `json:"chat,omitempty"`
-	HarnessSessionID string   `json:"harness_session_id,omitempty"`
-	Continues        string   `json:"continues,omitempty"`
-	StartedAt        string   `json:"started_at,omitempty"`
-	FinishedAt       string   `json:"finished_at,omitempty"`
-	ExitCode         *int     `json:"exit_code,omitempty"`
-	Error            string   `json:"error,omitempty"`
-	DurationSecs     *float64 `json:"duration_secs,omitempty"`
-	CostUSD          *float64 `json:"cost_usd,omitempty"`
-	InputTokens      *int64   `json:"input_tokens,omitempty"`
-	OutputTokens     *int64   `json:"output_tokens,omitempty"`
-	CachedTokens     *int64   `json:"cached_tokens,omitempty"`
-	Report           string   `json:"report"`
-	ReportTruncated  bool     `json:"report_truncated,omitempty"`
-	Dir              string   `json:"dir"`
-	Artifacts        []string `json:"artifacts"` // files of Dir, relative to it
+	state.Run
+	Space           string   `json:"space"`
+	Report          string   `json:"report"`
+	ReportTruncated bool     `json:"report_truncated,omitempty"`
+	Dir             string   `json:"dir"`
+	Artifacts       []string `json:"artifacts"` // files of Dir, relative to it
 }
 
 // maxReport is the most of a report `run show` carries; the whole of it is
@@ -146,12 +130,8 @@ func find(spaceID string, all []*state.Run, id string) (state.Run, error) {
 
 func (r *Runner) detail(spaceID string, run state.Run) Detail {
 	dir := state.Runs{Dir: r.Project.State.SpaceDir(spaceID)}.ArtifactDir(run.ID)
-	d := Detail{ID: run.ID, Space: spaceID, Status: run.Status, Model: run.Model, Agent: run.Agent, Skills: run.Skills, Harness: run.Harness,
-		Chat: run.SessionID, HarnessSessionID: run.HarnessSessionID, Continues: run.Continues,
-		StartedAt: run.StartedAt, FinishedAt: run.FinishedAt, ExitCode: run.ExitCode, Error: run.Error,
-		DurationSecs: run.DurationSecs, CostUSD: run.TotalCostUSD,
-		InputTokens: run.InputTokens, OutputTokens: run.OutputTokens, CachedTokens: run.CachedTokens,
-		Dir: dir, Artifacts: []string{}}
+	run.Prompt = "" // in input.md, which Artifacts lists
+	d := Detail{Run: run, Space: spaceID, Dir: dir, Artifacts: []string{}}
 	if f, err := os.Open(filepath.Join(dir, outputDir, reportFile)); err == nil {
 		buf := make([]byte, maxReport+1)
 		n, _ := f.Read(buf)

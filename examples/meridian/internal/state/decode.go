@@ -36,39 +36,22 @@ type decoder struct {
 	intern     map[string]string
 	// The numbers of many lines are carved out of shared slabs: one
 	// allocation per slab instead of one per number.
-	ints   []int
-	int64s []int64
-	floats []float64
+	ints   slab[int]
+	int64s slab[int64]
+	floats slab[float64]
 }
 
-const slab = 1024
+// slab hands out pointers to values of one slice, allocated slabSize at a time.
+type slab[T any] []T
 
-func (d *decoder) newInt(v int) *int {
-	if len(d.ints) == 0 {
-		d.ints = make([]int, slab)
-	}
-	p := &d.ints[0]
-	d.ints = d.ints[1:]
-	*p = v
-	return p
-}
+const slabSize = 1024
 
-func (d *decoder) newInt64(v int64) *int64 {
-	if len(d.int64s) == 0 {
-		d.int64s = make([]int64, slab)
+func (s *slab[T]) new(v T) *T {
+	if len(*s) == 0 {
+		*s = make([]T, slabSize)
 	}
-	p := &d.int64s[0]
-	d.int64s = d.int64s[1:]
-	*p = v
-	return p
-}
-
-func (d *decoder) newFloat(v float64) *float64 {
-	if len(d.floats) == 0 {
-		d.floats = make([]float64, slab)
-	}
-	p := &d.floats[0]
-	d.floats = d.floats[1:]
+	p := &(*s)[0]
+	*s = (*s)[1:]
 	*p = v
 	return p
 }
@@ -321,7 +304,7 @@ func (d *decoder) intInto(dst **int64) bool {
 	if err != nil {
 		return false
 	}
-	*dst = d.newInt64(v)
+	*dst = d.int64s.new(v)
 	return true
 }
 
@@ -383,7 +366,7 @@ func (d *decoder) field(key []byte) bool {
 		if err != nil {
 			return false
 		}
-		ev.ExitCode = d.newInt(v)
+		ev.ExitCode = d.ints.new(v)
 		return true
 	case "duration_secs", "total_cost_usd":
 		dst := &ev.DurationSecs
@@ -402,7 +385,7 @@ func (d *decoder) field(key []byte) bool {
 		if err != nil {
 			return false
 		}
-		*dst = d.newFloat(v)
+		*dst = d.floats.new(v)
 		return true
 	case "input_tokens":
 		return d.intInto(&ev.InputTokens)
