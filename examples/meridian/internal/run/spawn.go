@@ -1,6 +1,7 @@
 package run
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -96,7 +97,7 @@ func (r *Runner) planSpawn(ctx context.Context, req SpawnRequest) (*plan, error)
 	}
 	dirs := r.Project.Catalog()
 	var agent *catalog.Agent
-	if name := cmpOr(req.Agent, r.Config.Defaults.Agent); name != "" {
+	if name := cmp.Or(req.Agent, r.Config.Defaults.Agent); name != "" {
 		a, err := dirs.Agent(name)
 		if err != nil {
 			return nil, CatalogError("agent", err)
@@ -142,7 +143,7 @@ func (r *Runner) resolveModel(ctx context.Context, name string, agent *catalog.A
 	if name == "" && agent != nil {
 		name = agent.Model
 	}
-	name = cmpOr(name, r.Config.Defaults.Model)
+	name = cmp.Or(name, r.Config.Defaults.Model)
 	if name == "" {
 		m, ok := models.DefaultModel(r.Config.Harness.Default)
 		if !ok {
@@ -350,13 +351,6 @@ func warnAll(ctx context.Context, code string, msgs []string, next string) {
 	for _, m := range msgs {
 		warn(ctx, code, m, next)
 	}
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 // CatalogError explains a failed lookup of an agent profile, skill or model:

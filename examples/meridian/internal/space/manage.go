@@ -1,6 +1,7 @@
 package space
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -113,11 +114,11 @@ func Chats(dir string) ([]Chat, error) {
 				Continue: fmt.Sprintf("meridian start --space %s --continue %s", filepath.Base(dir), ev.SessionID)})
 		}
 		c := &chats[i]
-		c.Harness = cmpOr(ev.Harness, c.Harness)
-		c.Model = cmpOr(ev.Model, c.Model)
-		c.HarnessSessionID = cmpOr(ev.HarnessSessionID, c.HarnessSessionID)
-		c.StartedAt = cmpOr(ev.StartedAt, c.StartedAt)
-		c.StoppedAt = cmpOr(ev.StoppedAt, c.StoppedAt)
+		c.Harness = cmp.Or(ev.Harness, c.Harness)
+		c.Model = cmp.Or(ev.Model, c.Model)
+		c.HarnessSessionID = cmp.Or(ev.HarnessSessionID, c.HarnessSessionID)
+		c.StartedAt = cmp.Or(ev.StartedAt, c.StartedAt)
+		c.StoppedAt = cmp.Or(ev.StoppedAt, c.StoppedAt)
 	}
 	for i := range chats {
 		if chats[i].Alive, err = ss.Alive(chats[i].ID); err != nil {
@@ -125,13 +126,6 @@ func Chats(dir string) ([]Chat, error) {
 		}
 	}
 	return chats, nil
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 // Closed is what `space close` did.
