@@ -66,6 +66,13 @@ const (
 func Supervise(ctx context.Context, dir string) error {
 	runs := state.Runs{Dir: filepath.Dir(filepath.Dir(dir))}
 	id := filepath.Base(dir)
+	// Nothing is written anywhere that is not a run's directory.
+	if !runID.MatchString(id) || filepath.Base(filepath.Dir(dir)) != "runs" {
+		return fmt.Errorf("%s is not a run directory (.meridian/.spaces/<space>/runs/<run>)", dir)
+	}
+	if _, err := os.Stat(runs.LockPath(id)); err != nil {
+		return fmt.Errorf("%s is not a run directory: %w", dir, err)
+	}
 	l, err := readLaunch(dir)
 	if err != nil {
 		return finalize(runs, id, outcome{status: state.Failed, err: "launch: " + err.Error(), exit: -1})
