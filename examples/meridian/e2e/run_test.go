@@ -97,7 +97,7 @@ func TestSpawnWaitShow(t *testing.T) {
 	}
 	var st run.Stats
 	sb.ok(t, sb.inSpace("s1"), &st, "run", "stats")
-	if st.Total != 1 || st.ByStatus["succeeded"] != 1 || st.Models["claude-sonnet-4-6"] == nil || st.CostUSD <= 0 || st.InputTokens <= 0 {
+	if st.Runs != 1 || st.ByStatus["succeeded"] != 1 || st.Models["claude-sonnet-4-6"] == nil || st.CostUSD <= 0 || st.InputTokens <= 0 {
 		t.Errorf("stats = %+v", st)
 	}
 }

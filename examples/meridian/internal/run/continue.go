@@ -6,7 +6,6 @@ import (
 
 	"github.com/duet-cli/duet/envelope"
 	"github.com/duet-cli/duet/examples/meridian/internal/harness"
-	"github.com/duet-cli/duet/examples/meridian/internal/space"
 	"github.com/duet-cli/duet/examples/meridian/internal/state"
 	"github.com/duet-cli/duet/exitcode"
 )
@@ -24,11 +23,7 @@ func (r *Runner) Continue(ctx context.Context, req ContinueRequest) (Detail, err
 }
 
 func (r *Runner) planContinue(ctx context.Context, req ContinueRequest) (*plan, error) {
-	sp, err := space.Resolve(r.Project, req.Space)
-	if err != nil {
-		return nil, err
-	}
-	all, _, err := r.runs(sp).List()
+	sp, all, err := r.load(ctx, req.Space)
 	if err != nil {
 		return nil, err
 	}

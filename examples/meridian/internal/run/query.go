@@ -40,7 +40,7 @@ func (f Filter) match(r *state.Run) bool {
 // of them when the command is paged (--limit, --cursor), built from the
 // matching runs of that page alone, however many runs the space has.
 func (r *Runner) List(ctx context.Context, spaceID string, f Filter) error {
-	all, err := r.load(ctx, spaceID)
+	_, all, err := r.load(ctx, spaceID)
 	if err != nil {
 		return err
 	}
@@ -65,21 +65,21 @@ func (r *Runner) List(ctx context.Context, spaceID string, f Filter) error {
 	return out.Page(page, total)
 }
 
-// load reads the runs of the space named by --space or MERIDIAN_SPACE_ID.
-func (r *Runner) load(ctx context.Context, spaceID string) ([]*state.Run, error) {
+// load reads the space named by --space or MERIDIAN_SPACE_ID, and its runs.
+func (r *Runner) load(ctx context.Context, spaceID string) (state.Space, []*state.Run, error) {
 	sp, err := space.Resolve(r.Project, spaceID)
 	if err != nil {
-		return nil, err
+		return sp, nil, err
 	}
 	all, skipped, err := r.runs(sp).List()
 	if err != nil {
-		return nil, err
+		return sp, nil, err
 	}
 	if skipped > 0 {
 		warn(ctx, "RUNS_LOG_DAMAGED", fmt.Sprintf("%d line(s) of %s/runs.jsonl could not be read and were skipped", skipped, sp.ID),
 			"a crash can leave a torn last line, which is harmless; 'meridian doctor' finalizes runs it left unfinished")
 	}
-	return all, nil
+	return sp, all, nil
 }
 
 // Detail is `run show`: everything runs.jsonl records of a run (but its
@@ -99,11 +99,10 @@ const maxReport = 64 << 10
 
 // Show returns one run of the space.
 func (r *Runner) Show(ctx context.Context, spaceID, id string) (Detail, error) {
-	all, err := r.load(ctx, spaceID)
+	sp, all, err := r.load(ctx, spaceID)
 	if err != nil {
 		return Detail{}, err
 	}
-	sp, _ := space.Resolve(r.Project, spaceID)
 	run, err := find(sp.ID, all, id)
 	if err != nil {
 		return Detail{}, err
@@ -148,20 +147,9 @@ func (r *Runner) detail(spaceID string, run state.Run) Detail {
 	return d
 }
 
-// Stats aggregates the runs of a space.
-type Stats struct {
-	Total        int                    `json:"total"`
-	ByStatus     map[string]int         `json:"by_status"`
-	DurationSecs float64                `json:"duration_secs"`
-	CostUSD      float64                `json:"cost_usd"`
-	InputTokens  int64                  `json:"input_tokens"`
-	OutputTokens int64                  `json:"output_tokens"`
-	CachedTokens int64                  `json:"cached_tokens"`
-	Models       map[string]*ModelStats `json:"models"`
-}
-
-// ModelStats is the share of one model.
-type ModelStats struct {
+// Totals sums runs. Durations, costs and tokens a run did not report are
+// left out, not counted as zero.
+type Totals struct {
 	Runs         int            `json:"runs"`
 	ByStatus     map[string]int `json:"by_status"`
 	DurationSecs float64        `json:"duration_secs"`
@@ -171,44 +159,50 @@ type ModelStats struct {
 	CachedTokens int64          `json:"cached_tokens"`
 }
 
-// Stats sums the runs of the space that match f. Durations, costs and tokens
-// a run did not report are left out, not counted as zero.
+func (t *Totals) add(r *state.Run) {
+	if t.ByStatus == nil {
+		t.ByStatus = map[string]int{}
+	}
+	t.Runs++
+	t.ByStatus[r.Status]++
+	t.DurationSecs += deref(r.DurationSecs)
+	t.CostUSD += deref(r.TotalCostUSD)
+	t.InputTokens += deref(r.InputTokens)
+	t.OutputTokens += deref(r.OutputTokens)
+	t.CachedTokens += deref(r.CachedTokens)
+}
+
+func deref[T int64 | float64](p *T) T {
+	if p == nil {
+		return 0
+	}
+	return *p
+}
+
+// Stats is `run stats`: the runs of a space summed, and summed per model.
+type Stats struct {
+	Totals
+	Models map[string]*Totals `json:"models"`
+}
+
+// Stats sums the runs of the space that match f.
 func (r *Runner) Stats(ctx context.Context, spaceID string, f Filter) (Stats, error) {
-	all, err := r.load(ctx, spaceID)
+	_, all, err := r.load(ctx, spaceID)
 	if err != nil {
 		return Stats{}, err
 	}
-	st := Stats{ByStatus: map[string]int{}, Models: map[string]*ModelStats{}}
+	st := Stats{Totals: Totals{ByStatus: map[string]int{}}, Models: map[string]*Totals{}}
 	for _, run := range all {
 		if !f.match(run) {
 			continue
 		}
 		m := st.Models[run.Model]
 		if m == nil {
-			m = &ModelStats{ByStatus: map[string]int{}}
+			m = &Totals{}
 			st.Models[run.Model] = m
 		}
-		st.Total++
-		m.Runs++
-		st.ByStatus[run.Status]++
-		m.ByStatus[run.Status]++
-		if v := run.DurationSecs; v != nil {
-			st.DurationSecs += *v
-			m.DurationSecs += *v
-		}
-		if v := run.TotalCostUSD; v != nil {
-			st.CostUSD += *v
-			m.CostUSD += *v
-		}
-		for _, t := range []struct {
-			v        *int64
-			sum, per *int64
-		}{{run.InputTokens, &st.InputTokens, &m.InputTokens}, {run.OutputTokens, &st.OutputTokens, &m.OutputTokens}, {run.CachedTokens, &st.CachedTokens, &m.CachedTokens}} {
-			if t.v != nil {
-				*t.sum += *t.v
-				*t.per += *t.v
-			}
-		}
+		st.add(run)
+		m.add(run)
 	}
 	return st, nil
 }
@@ -228,11 +222,10 @@ type Waited struct {
 // wakes when the run's supervisor exits — no polling. Without a deadline on
 // ctx (--timeout) it waits at most the configured [timeouts] wait.
 func (r *Runner) Wait(ctx context.Context, spaceID string, ids []string) (Waited, error) {
-	all, err := r.load(ctx, spaceID)
+	sp, all, err := r.load(ctx, spaceID)
 	if err != nil {
 		return Waited{}, err
 	}
-	sp, _ := space.Resolve(r.Project, spaceID)
 	var targets []state.Run
 	if len(ids) == 0 {
 		for _, run := range all {
