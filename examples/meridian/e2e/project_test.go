@@ -345,3 +345,48 @@ func TestSpacesAndDoctor(t *testing.T) {
 	}
 	sb.ok(t, sb.inSpace("s1"), nil, "run", "wait")
 }
+
+// TestBadInput: input meridian cannot act on is refused with a structured
+// error, before anything is written — no space, no run, no .meridian.
+func TestBadInput(t *testing.T) {
+	sb := newSandbox(t)
+	os.Mkdir(filepath.Join(sb.dir, "adir"), 0o755)
+	tests := []struct {
+		code string // "" for any validation failure
+		exit int
+		args []string
+	}{
+		{"MISSING_REQUIRED_FLAG", 2, []string{"run", "spawn"}},
+		{"EMPTY_PROMPT", 2, []string{"run", "spawn", "-p", ""}},
+		{"EMPTY_PROMPT", 2, []string{"run", "spawn", "-p", " \n\t"}},
+		{"FILE_NOT_REGULAR", 2, []string{"run", "spawn", "-p", "x", "-f", "/dev/zero"}},
+		{"FILE_NOT_REGULAR", 2, []string{"run", "spawn", "-p", "x", "-f", "adir"}},
+		{"", 2, []string{"run", "spawn", "-p", "x", "-f", "nope.txt", "-f", "/dev/null"}},
+		{"INVALID_ENUM_VALUE", 2, []string{"run", "spawn", "-p", "x", "--sandbox", "bogus"}},
+		{"INVALID_FLAG_VALUE", 2, []string{"run", "spawn", "-p", "x", "--run-timeout", "soon"}},
+		{"", 2, []string{"run", "spawn", "-p", "x", "--space", "../s1"}},
+		{"SPACE_NOT_FOUND", 5, []string{"run", "spawn", "-p", "x", "--space", "s4"}},
+		{"INVALID_MODEL_NAME", 2, []string{"run", "spawn", "-p", "x", "-m", "a b"}},
+		{"", 2, []string{"run", "show", "--space", "s1", "../r1"}},
+		{"", 2, []string{"space", "show", "s1/../.."}},
+		{"", 2, []string{"skills", "show", ""}},
+		{"UNKNOWN_FLAG", 2, []string{"run", "list", "--bogus"}},
+		{"", 2, []string{"run", "bogus"}},
+	}
+	for _, tc := range tests {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			var e *errorObject
+			if tc.code == "" {
+				e = sb.invalid(t, sb.env, tc.args...)
+			} else {
+				e = sb.fails(t, sb.env, tc.code, tc.exit, tc.args...)
+			}
+			if e.Phase != "validation" {
+				t.Errorf("phase %q, want validation", e.Phase)
+			}
+		})
+	}
+	if _, err := os.Stat(filepath.Join(sb.dir, ".meridian")); err == nil {
+		t.Error("refused input created .meridian")
+	}
+}

@@ -23,6 +23,9 @@ func (r *Runner) Continue(ctx context.Context, req ContinueRequest) (Detail, err
 }
 
 func (r *Runner) planContinue(ctx context.Context, req ContinueRequest) (*plan, error) {
+	if err := checkPrompt(req.Prompt); err != nil {
+		return nil, err
+	}
 	sp, all, err := r.load(ctx, req.Space)
 	if err != nil {
 		return nil, err

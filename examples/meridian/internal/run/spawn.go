@@ -88,7 +88,19 @@ func planning(err error) error {
 	return err
 }
 
+// checkPrompt refuses a prompt with nothing to do.
+func checkPrompt(prompt string) error {
+	if strings.TrimSpace(prompt) == "" {
+		return envelope.Validationf("EMPTY_PROMPT", "the prompt is empty").WithField("prompt").
+			WithSuggestion("say what the agent should do with -p")
+	}
+	return nil
+}
+
 func (r *Runner) planSpawn(ctx context.Context, req SpawnRequest) (*plan, error) {
+	if err := checkPrompt(req.Prompt); err != nil {
+		return nil, err
+	}
 	p := &plan{space: req.Space, timeout: r.runTimeout(req.Timeout)}
 	if req.Space != "" {
 		if _, err := space.Get(r.Project, req.Space); err != nil {
@@ -214,8 +226,8 @@ func (r *Runner) readFiles(paths []string) ([]Reference, error) {
 		case err != nil:
 			problems = append(problems, envelope.FieldError{Code: "FILE_NOT_FOUND", Field: "file", Message: fmt.Sprintf("--file %s: %v", p, unwrapPath(err))})
 			continue
-		case info.IsDir():
-			problems = append(problems, envelope.FieldError{Code: "FILE_IS_DIRECTORY", Field: "file", Message: fmt.Sprintf("--file %s is a directory", p)})
+		case !info.Mode().IsRegular(): // a directory, a device, a FIFO: nothing to read whole, or never done reading
+			problems = append(problems, envelope.FieldError{Code: "FILE_NOT_REGULAR", Field: "file", Message: fmt.Sprintf("--file %s is not a regular file (%s)", p, info.Mode().Type())})
 			continue
 		case info.Size() > maxFile:
 			problems = append(problems, envelope.FieldError{Code: "FILE_TOO_LARGE", Field: "file", Message: fmt.Sprintf("--file %s is %d bytes; the limit is %d", p, info.Size(), maxFile)})
