@@ -15,6 +15,7 @@ package doctor
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/duet-cli/duet/envelope"
@@ -97,13 +98,11 @@ func Run(ctx context.Context, p project.Project, cfg *config.Loaded, o Options) 
 	rep.OK = len(rep.Problems) == 0
 	out := envelope.From(ctx)
 	for _, pr := range rep.Problems {
-		out.Warn(upper(pr.Kind), pr.Message, nextStep(pr.Kind))
+		out.Warn(strings.ToUpper(pr.Kind), pr.Message, nextStep(pr.Kind))
 	}
-	switch {
-	case len(rep.Repaired) > 0:
+	out.Effect(envelope.Noop)
+	if len(rep.Repaired) > 0 {
 		out.Effect(envelope.Updated)
-	default:
-		out.Effect(envelope.Noop)
 	}
 	return rep, nil
 }
@@ -200,15 +199,6 @@ func harnesses(cfg *config.Loaded, path string) []Harness {
 	return out
 }
 
-func upper(kind string) string {
-	b := []byte(kind)
-	for i, c := range b {
-		if 'a' <= c && c <= 'z' {
-			b[i] = c - 'a' + 'A'
-		}
-	}
-	return string(b)
-}
 
 func nextStep(kind string) string {
 	if kind == "harness_not_installed" {
