@@ -199,7 +199,6 @@ func harnesses(cfg *config.Loaded, path string) []Harness {
 	return out
 }
 
-
 func nextStep(kind string) string {
 	if kind == "harness_not_installed" {
 		return "install it, or set [harness] default in .meridian/config.toml to one that is installed"
