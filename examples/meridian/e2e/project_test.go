@@ -343,6 +343,7 @@ func TestSpacesAndDoctor(t *testing.T) {
 	if sp.Status != "active" || sp.FinishedAt != nil {
 		t.Errorf("space.json after the reopening spawn: %s", raw)
 	}
+	// Let the run end before the test's directory is removed under it.
 	sb.ok(t, sb.inSpace("s1"), nil, "run", "wait")
 }
 

@@ -20,7 +20,6 @@ package catalog
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"unicode"
@@ -45,15 +44,6 @@ type Dirs struct {
 	Project string
 	// User is the user's ~/.meridian directory (see [UserDir]).
 	User string
-}
-
-// UserDir returns the user's .meridian directory, ~/.meridian.
-func UserDir() (string, error) {
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return "", fmt.Errorf("user .meridian directory: %w", err)
-	}
-	return filepath.Join(home, ".meridian"), nil
 }
 
 // scopes returns the directories to search, project first. A user directory

@@ -3,7 +3,6 @@ package catalog_test
 import (
 	"encoding/json"
 	"errors"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -78,14 +77,5 @@ func TestProblemJSON(t *testing.T) {
 	}
 	if want := `{"kind":"agent","path":"/p/a.md","scope":"user","error":"broken"}`; string(got) != want {
 		t.Errorf("json = %s, want %s", got, want)
-	}
-}
-
-func TestUserDir(t *testing.T) {
-	home := t.TempDir()
-	t.Setenv("HOME", home)
-	got, err := catalog.UserDir()
-	if err != nil || got != filepath.Join(home, ".meridian") {
-		t.Errorf("UserDir() = %q, %v; want %q", got, err, filepath.Join(home, ".meridian"))
 	}
 }

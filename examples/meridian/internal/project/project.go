@@ -4,8 +4,6 @@
 package project
 
 import (
-	"errors"
-	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -59,12 +57,6 @@ func nearest(dir, name string) string {
 		}
 		dir = parent
 	}
-}
-
-// Initialized reports whether the project has its .meridian directory.
-func (p Project) Initialized() bool {
-	_, err := os.Stat(p.State.Dir)
-	return !errors.Is(err, fs.ErrNotExist)
 }
 
 // Config loads the merged configuration. A broken file is a CONFIG_INVALID

@@ -65,7 +65,7 @@ func (r *Runner) planContinue(ctx context.Context, req ContinueRequest) (*plan, 
 	if err != nil {
 		return nil, err
 	}
-	p := &plan{space: sp.ID, model: model, harness: h, agent: src.Agent, continues: src.ID, timeout: r.runTimeout(req.Timeout)}
+	p := &plan{space: &sp, model: model, harness: h, agent: src.Agent, continues: src.ID, timeout: r.runTimeout(req.Timeout)}
 	if p.exe, err = r.executable(h); err != nil {
 		return nil, err
 	}

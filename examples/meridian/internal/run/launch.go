@@ -30,12 +30,10 @@ const (
 )
 
 // Launch is launch.json: everything the supervisor needs to run the
-// harness, so that it depends on nothing but the run directory.
+// harness, so that it depends on nothing but the run directory (which says
+// which run of which space it is).
 type Launch struct {
 	V         int      `json:"v"`
-	Space     string   `json:"space"`
-	SpaceDir  string   `json:"space_dir"`
-	Run       string   `json:"run"`
 	Harness   string   `json:"harness"`
 	Args      []string `json:"args"`
 	Env       []string `json:"env"`             // added to the supervisor's environment
@@ -66,8 +64,8 @@ func readLaunch(dir string) (Launch, error) {
 	if err := json.Unmarshal(raw, &l); err != nil {
 		return l, fmt.Errorf("%s: %w", launchFile, err)
 	}
-	if l.V != 1 || len(l.Args) == 0 || l.Run == "" || l.SpaceDir == "" {
-		return l, fmt.Errorf("%s: incomplete (v %d, %d args, run %q)", launchFile, l.V, len(l.Args), l.Run)
+	if l.V != 1 || len(l.Args) == 0 || l.Harness == "" {
+		return l, fmt.Errorf("%s: incomplete (v %d, %d args, harness %q)", launchFile, l.V, len(l.Args), l.Harness)
 	}
 	return l, nil
 }
@@ -90,7 +88,8 @@ func startSupervisor(exe, dir string, env []string, hold *state.Hold) (*os.Proce
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start the supervisor: %w", err)
 	}
-	// Nobody waits for it here: it is reaped by whoever inherits it.
+	// It outlives this process, which reaps it only if it ends first (a
+	// --wait that was interrupted); then init does.
 	go cmd.Wait()
 	return cmd.Process, nil
 }

@@ -55,7 +55,7 @@ type ContinueRequest struct {
 // plan is a run ready to start: everything resolved and checked, nothing
 // written yet.
 type plan struct {
-	space     string // "" creates one
+	space     *state.Space // nil: create one
 	model     string
 	harness   *harness.Harness
 	exe       string
@@ -101,11 +101,13 @@ func (r *Runner) planSpawn(ctx context.Context, req SpawnRequest) (*plan, error)
 	if err := checkPrompt(req.Prompt); err != nil {
 		return nil, err
 	}
-	p := &plan{space: req.Space, timeout: r.runTimeout(req.Timeout)}
+	p := &plan{timeout: r.runTimeout(req.Timeout)}
 	if req.Space != "" {
-		if _, err := space.Get(r.Project, req.Space); err != nil {
+		sp, err := space.Get(r.Project, req.Space)
+		if err != nil {
 			return nil, err
 		}
+		p.space = &sp
 	}
 	dirs := r.Project.Catalog()
 	var agent *catalog.Agent
@@ -298,17 +300,16 @@ func (r *Runner) start(ctx context.Context, p *plan, wait bool) (Detail, error) 
 	if err != nil {
 		return Detail{}, fmt.Errorf("record the run: %w", err)
 	}
-	defer hold.Release()
 	rec.ID, rec.Status = id, state.Running
 	dir := runs.ArtifactDir(id)
-	proc, err := r.launch(ctx, sp, id, dir, p, hold)
+	proc, err := r.launch(ctx, sp, dir, p, hold)
+	// From here the supervisor alone holds the run's lock, if it started.
+	hold.Release()
 	if err != nil {
 		finalize(runs, id, outcome{status: state.Failed, err: err.Error(), exit: -1})
 		return Detail{}, fmt.Errorf("launch run %s: %w", id, err)
 	}
 	envelope.From(ctx).Effect(envelope.Created)
-	// From here the supervisor alone holds the run's lock.
-	hold.Release()
 	if !wait {
 		return r.detail(sp.ID, rec), nil
 	}
@@ -324,7 +325,7 @@ func (r *Runner) start(ctx context.Context, p *plan, wait bool) (Detail, error) 
 }
 
 // launch writes the run's input and launch.json and starts the supervisor.
-func (r *Runner) launch(ctx context.Context, sp state.Space, id, dir string, p *plan, hold *state.Hold) (*os.Process, error) {
+func (r *Runner) launch(ctx context.Context, sp state.Space, dir string, p *plan, hold *state.Hold) (*os.Process, error) {
 	if err := os.WriteFile(filepath.Join(dir, inputFile), []byte(p.prompt), 0o644); err != nil {
 		return nil, err
 	}
@@ -336,12 +337,11 @@ func (r *Runner) launch(ctx context.Context, sp state.Space, id, dir string, p *
 	for _, u := range unsupported {
 		warn(ctx, "UNSUPPORTED_FLAG", u.Message(), "remove this flag or switch to a harness that supports it. Flag ignored")
 	}
-	l := Launch{V: 1, Space: sp.ID, SpaceDir: r.Project.State.SpaceDir(sp.ID), Run: id, Harness: p.harness.Name(),
-		Args: cmd.Args, Dir: r.Project.Root, ResumeID: req.ResumeID,
+	l := Launch{V: 1, Harness: p.harness.Name(), Args: cmd.Args, Dir: r.Project.Root, ResumeID: req.ResumeID,
 		TimeoutMS: p.timeout.Milliseconds(), GraceMS: r.Config.Timeouts.KillGrace.Milliseconds()}
 	l.Env = append(slices.Clip(cmd.Env),
 		space.EnvID+"="+sp.ID,
-		"MERIDIAN_SPACE_FS="+filepath.Join(l.SpaceDir, "fs"))
+		"MERIDIAN_SPACE_FS="+filepath.Join(r.Project.State.SpaceDir(sp.ID), "fs"))
 	if cmd.Stdin != "" {
 		l.Stdin = inputFile
 		if cmd.Stdin != p.prompt {

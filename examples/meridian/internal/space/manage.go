@@ -138,17 +138,17 @@ type Closed struct {
 // Close marks the space closed and cleans up after its chats: a chat whose
 // process is gone gets its stop event and loses its lock file.
 func Close(ctx context.Context, p project.Project, id string, now time.Time) (Closed, error) {
-	if _, err := Get(p, id); err != nil {
+	sp, err := Get(p, id)
+	if err != nil {
 		return Closed{}, err
 	}
 	out := envelope.From(ctx)
 	if out.DryRun() {
-		sp, _ := Get(p, id)
 		sp.Status = state.Closed
 		return Closed{Summary: summary(sp)}, nil
 	}
 	effect := envelope.Noop
-	sp, err := p.State.UpdateSpace(ctx, id, func(sp *state.Space) error {
+	sp, err = p.State.UpdateSpace(ctx, id, func(sp *state.Space) error {
 		if sp.Status != state.Closed {
 			effect = envelope.Updated
 			sp.Status = state.Closed

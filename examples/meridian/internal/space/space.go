@@ -63,14 +63,15 @@ func explain(id string, err error) error {
 	return fmt.Errorf("space %s: %w", id, err)
 }
 
-// ForRun returns the space a run goes to: the one named, or else a new one,
-// created with a SPACE_AUTO_CREATED warning — only `run spawn` creates a
-// space. A closed space named explicitly is reopened, with a warning, for
-// the run is work going on in it. Nothing is created before validate has
-// passed, so a run refused for its input leaves no space behind.
-func ForRun(ctx context.Context, p project.Project, id string, now time.Time) (state.Space, error) {
+// ForRun returns the space a run goes to: sp, the one the run names (as
+// Resolve or Get read it), or else, when sp is nil, a new one created with
+// a SPACE_AUTO_CREATED warning — only `run spawn` creates a space. A closed
+// space is reopened, with a warning, for the run is work going on in it.
+// The caller plans the run first, so a run refused for its input leaves no
+// space behind.
+func ForRun(ctx context.Context, p project.Project, sp *state.Space, now time.Time) (state.Space, error) {
 	out := envelope.From(ctx)
-	if id == "" {
+	if sp == nil {
 		sp, err := p.State.CreateSpace(ctx, "", now)
 		if err != nil {
 			return state.Space{}, fmt.Errorf("create a space: %w", err)
@@ -79,11 +80,11 @@ func ForRun(ctx context.Context, p project.Project, id string, now time.Time) (s
 			fmt.Sprintf("set %s=%s for subsequent commands", EnvID, sp.ID))
 		return sp, nil
 	}
-	sp, err := Get(p, id)
-	if err != nil || sp.Status == state.Active {
-		return sp, err
+	if sp.Status == state.Active {
+		return *sp, nil
 	}
-	sp, err = p.State.UpdateSpace(ctx, id, func(sp *state.Space) error {
+	id := sp.ID
+	reopened, err := p.State.UpdateSpace(ctx, id, func(sp *state.Space) error {
 		sp.Status, sp.FinishedAt = state.Active, nil
 		return nil
 	})
@@ -92,5 +93,5 @@ func ForRun(ctx context.Context, p project.Project, id string, now time.Time) (s
 	}
 	out.Warn("SPACE_REOPENED", fmt.Sprintf("Space %s was closed; reopened it for this run", id),
 		"close it again with 'meridian space close "+id+"' when the work is done")
-	return sp, nil
+	return reopened, nil
 }

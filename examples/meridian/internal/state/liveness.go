@@ -50,8 +50,16 @@ func Acquire(path string) (*Hold, error) {
 // the lock. Closing it in the parent, with Release, leaves the child holding it.
 func (h *Hold) File() *os.File { return h.f }
 
-// Release lets go of this process's hold on the lock.
-func (h *Hold) Release() error { return h.f.Close() }
+// Release lets go of this process's hold on the lock. Releasing again does
+// nothing.
+func (h *Hold) Release() error {
+	if h.f == nil {
+		return nil
+	}
+	err := h.f.Close()
+	h.f = nil
+	return err
+}
 
 // Alive reports whether a process holds the liveness lock at path. A
 // missing lock file holds nothing. The probe takes a shared lock, which never
