@@ -11,15 +11,20 @@ import (
 // TestOutputMatchesDeclaredSchema runs the real handlers in-process and holds
 // their data to the output schemas the commands declare.
 func TestOutputMatchesDeclaredSchema(t *testing.T) {
-	// The app reads TODO_FILE through urfave, from the process environment.
-	t.Setenv("TODO_FILE", filepath.Join(t.TempDir(), "todo.json"))
+	// The file comes from the environment the adapter is given, not the
+	// process's; HOME and XDG_DATA_HOME point into the test's own directory
+	// too, so that if it ever did not, no real to-do file would be touched.
+	dir := t.TempDir()
+	t.Setenv("HOME", dir)
+	t.Setenv("XDG_DATA_HOME", dir)
+	env := []string{"TODO_FILE=" + filepath.Join(dir, "todo.json"), "TODO_CONFIG_DIR=" + filepath.Join(dir, "config")}
 	run := func(args ...string) *adaptertest.Result {
 		t.Helper()
 		app, err := urfave.Wrap(newApp())
 		if err != nil {
 			t.Fatal(err)
 		}
-		return adaptertest.Run(t, app, args)
+		return adaptertest.Run(t, app, args, env...)
 	}
 	for _, args := range [][]string{
 		{"add", "write the docs", "--tag", "docs", "--priority", "high"},
