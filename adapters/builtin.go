@@ -35,6 +35,7 @@ const (
 	DescribeCommand = "describe"
 	FlagEtag        = "etag"
 	FlagAgentsMD    = "agents-md"
+	FlagMCP         = "mcp"
 )
 
 // DefaultLimit is the page size of a list command without --limit.
@@ -43,16 +44,19 @@ const DefaultLimit = 20
 // globalFlags are accepted by every command.
 func globalFlags() []schema.Flag {
 	return []schema.Flag{
-		{Name: FlagOutput, Type: schema.String, Enum: envelope.FormatNames(), Usage: "output format: json, jsonl, tsv, text or id (default: text at a terminal, json otherwise)"},
-		{Name: FlagSchema, Type: schema.Boolean, Usage: "print this command's input and output schema, exit codes and examples, and exit", Default: false},
-		{Name: FlagQuiet, Type: schema.Boolean, Usage: "no progress and no diagnostics but errors", Default: false},
-		{Name: FlagVerbose, Type: schema.Boolean, Usage: "debug diagnostics on stderr", Default: false},
-		{Name: FlagHuman, Type: schema.Boolean, Usage: "show every command in help and describe, whatever the audience", Hidden: true, Default: false},
-		{Name: FlagShowConfig, Type: schema.Boolean, Usage: "print the value of every flag of this command and where it comes from, and exit", Default: false},
+		{Name: FlagOutput, Control: true, Type: schema.String, Enum: envelope.FormatNames(), Usage: "output format: json, jsonl, tsv, text or id (default: text at a terminal, json otherwise)"},
+		{Name: FlagSchema, Control: true, Type: schema.Boolean, Usage: "print this command's input and output schema, exit codes and examples, and exit", Default: false},
+		{Name: FlagQuiet, Control: true, Type: schema.Boolean, Usage: "no progress and no diagnostics but errors", Default: false},
+		{Name: FlagVerbose, Control: true, Type: schema.Boolean, Usage: "debug diagnostics on stderr", Default: false},
+		{Name: FlagHuman, Control: true, Type: schema.Boolean, Usage: "show every command in help and describe, whatever the audience", Hidden: true, Default: false},
+		{Name: FlagShowConfig, Control: true, Type: schema.Boolean, Usage: "print the value of every flag of this command and where it comes from, and exit", Default: false},
 	}
 }
 
-// commandFlags are the built-ins a runnable command gets from its declarations.
+// commandFlags are the built-ins a runnable command gets from its
+// declarations. Those marked Control change the answer's shape (--fields
+// projects it, --validate-only leaves it out), which an MCP tool's declared
+// output cannot follow; the rest are inputs of the command.
 func commandFlags(c *schema.Command) []schema.Flag {
 	if !c.Runnable {
 		return nil
@@ -63,8 +67,8 @@ func commandFlags(c *schema.Command) []schema.Flag {
 	}
 	flags := []schema.Flag{
 		{Name: FlagTimeout, Type: schema.String, Format: "duration", Default: timeout, Usage: "give up after this long, e.g. 90s or 5m; 0 means never"},
-		{Name: FlagValidateOnly, Type: schema.Boolean, Default: false, Usage: "validate the input and exit without running"},
-		{Name: FlagFields, Type: schema.Array, Items: schema.String, Usage: "comma-separated top-level fields to keep in data"},
+		{Name: FlagValidateOnly, Control: true, Type: schema.Boolean, Default: false, Usage: "validate the input and exit without running"},
+		{Name: FlagFields, Control: true, Type: schema.Array, Items: schema.String, Usage: "comma-separated top-level fields to keep in data"},
 	}
 	if c.NeedsConfirmation() {
 		flags = append(flags,
@@ -84,12 +88,18 @@ func commandFlags(c *schema.Command) []schema.Flag {
 // flags and the describe command, and checks every declaration. It fails with
 // every problem found, each naming its command, so a broken declaration is
 // caught when the app is wrapped rather than when an agent first calls it.
-// Subcommands are put in name order.
-func Prepare(root *schema.Command) error {
+// Subcommands are put in name order. Of opts, the same options the adapter's
+// Wrap was given, it reads the extensions (see [WithExtension]).
+func Prepare(root *schema.Command, opts ...Option) error {
 	root.Flags = appendMissing(root.Flags, globalFlags(), true)
 	if root.Sub(DescribeCommand) == nil {
 		root.Commands = append(root.Commands, describeNode())
 	}
+	var cfg config
+	for _, o := range opts {
+		o(&cfg)
+	}
+	extensionNodes(root, cfg.extensions)
 	var errs []error
 	checked := map[uintptr]error{} // commands often share one output schema value
 	var walk func(c *schema.Command, parent *schema.Command)
@@ -224,9 +234,11 @@ func describeNode() *schema.Command {
 		Flags: []schema.Flag{
 			{Name: FlagEtag, Type: schema.String, Builtin: true, Usage: "the etag of a manifest you hold: answer not_modified when it is current"},
 			{Name: FlagAgentsMD, Type: schema.Boolean, Builtin: true, Default: false, Usage: "write an AGENTS.md for this tool instead of JSON"},
+			{Name: FlagMCP, Type: schema.Boolean, Builtin: true, Default: false, Usage: "list the MCP tools this tool serves (see adapters/mcp), with the etag of the agent manifest"},
 		},
-		Meta: schema.Meta{Danger: schema.Safe, Examples: []schema.Example{
+		Meta: schema.Meta{Danger: schema.Safe, Groups: []schema.Group{{Kind: schema.MutuallyExclusive, Flags: []string{FlagAgentsMD, FlagMCP}}}, Examples: []schema.Example{
 			{Description: "the whole command tree", Command: "describe"},
+			{Description: "the MCP tools the commands are served as", Command: "describe --mcp"},
 		}},
 	}
 }

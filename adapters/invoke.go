@@ -98,6 +98,9 @@ func (inv *invocation) builtin() func(context.Context) error {
 
 func (inv *invocation) describe(ctx context.Context) error {
 	out := inv.out
+	if inv.call.bool(FlagMCP) {
+		return inv.describeTools()
+	}
 	m, err := describe.New(inv.root, inv.cfg.version, inv.mode.Agent && !inv.human)
 	if err != nil {
 		return brokenDeclaration(err)
@@ -116,4 +119,19 @@ func (inv *invocation) describe(ctx context.Context) error {
 	}
 	out.RenderText(indentedJSON(m))
 	return out.Result(m)
+}
+
+// describeTools answers describe --mcp. The tools are what agents are
+// served, whoever asks.
+func (inv *invocation) describeTools() error {
+	tools, err := describe.Tools(inv.root, inv.cfg.version)
+	if err != nil {
+		return brokenDeclaration(err)
+	}
+	if etag := inv.call.last(FlagEtag); etag != "" && etag == tools.Etag {
+		inv.meta.NotModified = true
+		return inv.out.Result(nil)
+	}
+	inv.out.RenderText(indentedJSON(tools))
+	return inv.out.Result(tools)
 }

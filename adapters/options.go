@@ -3,6 +3,7 @@ package adapters
 import (
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -14,16 +15,18 @@ import (
 type Option func(*config)
 
 type config struct {
-	version   string
-	stdin     io.Reader
-	stdout    io.Writer
-	stderr    io.Writer
-	lookupEnv func(string) (string, bool)
-	tty       *ttys
-	detector  func(getenv func(string) string) bool
-	grace     time.Duration
-	requestID func() string
-	signals   <-chan os.Signal
+	version    string
+	stdin      io.Reader
+	stdout     io.Writer
+	stderr     io.Writer
+	lookupEnv  func(string) (string, bool)
+	environ    func() []string
+	tty        *ttys
+	detector   func(getenv func(string) string) bool
+	grace      time.Duration
+	requestID  func() string
+	signals    <-chan os.Signal
+	extensions []Extension
 	// signalsReady, set by Main, is closed once SIGINT and SIGTERM are
 	// delivered on signals; until then no app code runs.
 	signalsReady <-chan struct{}
@@ -49,8 +52,10 @@ func WithEnv(env []string) Option {
 			m[k] = v
 		}
 	}
+	env = slices.Clone(env)
 	return func(c *config) {
 		c.lookupEnv = func(k string) (string, bool) { v, ok := m[k]; return v, ok }
+		c.environ = func() []string { return slices.Clone(env) }
 	}
 }
 
@@ -83,6 +88,7 @@ func newConfig(opts []Option) *config {
 		stdout:    os.Stdout,
 		stderr:    os.Stderr,
 		lookupEnv: os.LookupEnv,
+		environ:   os.Environ,
 		grace:     2 * time.Second,
 		requestID: newRequestID,
 	}

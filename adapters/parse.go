@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/duet-cli/duet/envelope"
+	"github.com/duet-cli/duet/internal/suggest"
 	"github.com/duet-cli/duet/schema"
 )
 
@@ -128,7 +129,7 @@ func (c *call) flag(tok string, rest []string) (*schema.Flag, int) {
 			c.version = true
 		default:
 			c.problem("UNKNOWN_FLAG", name, "unknown flag %s for %q", tok, c.node.DotPath())
-			if s := closest(name, flagNames(c.node)); s != "" {
+			if s := suggest.Closest(name, flagNames(c.node)); s != "" {
 				c.problems[len(c.problems)-1].Suggestion = "did you mean --" + s + "?"
 			}
 		}
@@ -263,7 +264,7 @@ func (c *call) check(lookupEnv func(string) (string, bool), fromProfile func(*sc
 			}
 		}
 		p.ValidValues = names
-		if s := closest(c.unknown, names); s != "" {
+		if s := suggest.Closest(c.unknown, names); s != "" {
 			p.Suggestion = "did you mean " + strings.TrimSpace(strings.Join(append(c.node.Path, s), " ")) + "?"
 		}
 		return
@@ -427,37 +428,6 @@ func flagNames(c *schema.Command) []string {
 		}
 	}
 	return names
-}
-
-// closest returns the candidate within edit distance 2 of s, if any.
-func closest(s string, candidates []string) string {
-	best, bestD := "", 3
-	for _, c := range candidates {
-		if d := distance(s, c); d < bestD {
-			best, bestD = c, d
-		}
-	}
-	return best
-}
-
-func distance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur := make([]int, len(b)+1)
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev = cur
-	}
-	return prev[len(b)]
 }
 
 func argCount(n int) string {

@@ -29,6 +29,7 @@ import (
 // context through [Invoke].
 type invocation struct {
 	cfg   *config
+	opts  []Option // what cfg was made from, for an extension
 	fw    Framework
 	root  *schema.Command
 	call  *call
@@ -50,7 +51,7 @@ type invocationKey struct{}
 // calls os.Exit and never panics: whatever the command does, the caller gets
 // one answer on stdout and an exit code.
 func Run(ctx context.Context, fw Framework, args []string, opts ...Option) int {
-	inv := &invocation{cfg: newConfig(opts), fw: fw, root: fw.Tree(), start: time.Now()}
+	inv := &invocation{cfg: newConfig(opts), opts: opts, fw: fw, root: fw.Tree(), start: time.Now()}
 	return inv.run(ctx, args)
 }
 
@@ -116,6 +117,9 @@ func (inv *invocation) run(ctx context.Context, args []string) int {
 	case c.bool(FlagValidateOnly):
 		inv.meta.ValidationOnly = true
 		return inv.finish(nil)
+	}
+	if e := inv.extension(); e != nil {
+		return inv.extend(ctx, e)
 	}
 	if err := inv.confirm(args); err != nil {
 		return inv.finish(err)

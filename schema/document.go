@@ -120,6 +120,32 @@ func (f *Flag) entry() FlagEntry {
 // property per visible flag, by long name, and one per positional argument.
 func (c *Command) InputSchema() Schema { return c.inputSchema(c.visibleFlags()) }
 
+// ToolInputSchema returns the JSON Schema of c's input as an MCP tool: the
+// [Command.InputSchema] without the flags marked Control, property for
+// property the same.
+func (c *Command) ToolInputSchema() Schema {
+	flags := c.visibleFlags()
+	inputs := flags[:0]
+	for _, f := range flags {
+		if !f.Control {
+			inputs = append(inputs, f)
+		}
+	}
+	return c.inputSchema(inputs)
+}
+
+// ToolFlags returns the flags an MCP tool of c takes: those of its
+// [Command.ToolInputSchema].
+func (c *Command) ToolFlags() []*Flag {
+	var flags []*Flag
+	for _, f := range c.visibleFlags() {
+		if !f.Control {
+			flags = append(flags, f)
+		}
+	}
+	return flags
+}
+
 // visibleFlags returns the accepted flags that are not hidden.
 func (c *Command) visibleFlags() []*Flag {
 	var flags []*Flag
@@ -191,12 +217,17 @@ type property struct {
 }
 
 func (f *Flag) property() *property {
-	p := &property{Type: f.Type, Description: f.Usage, Format: f.Format, Enum: f.Enum, Pattern: f.Pattern, WriteOnly: f.Sensitive}
+	p := &property{Type: f.Type, Description: f.Usage, Format: f.Format, WriteOnly: f.Sensitive}
+	// An enum or pattern constrains each value of a repeated flag, not the
+	// list: in the schema it belongs to the items.
+	each := &property{Type: orString(f.Items), Enum: f.Enum, Pattern: f.Pattern}
 	switch f.Type {
 	case Array:
-		p.Items = &property{Type: orString(f.Items)}
+		p.Items = each
 	case Object:
-		p.AdditionalProperties = &property{Type: orString(f.Items)}
+		p.AdditionalProperties = each
+	default:
+		p.Enum, p.Pattern = f.Enum, f.Pattern
 	}
 	if !f.Sensitive {
 		p.Default = f.Default

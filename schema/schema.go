@@ -57,11 +57,24 @@ type Meta struct {
 	Timeout     time.Duration  // 0: DefaultTimeout; NoTimeout: none
 	Audience    Audience       //
 	Confirm     bool           // ask before running even if not destructive
-	Interactive bool           // reads from a person; never exposed as a tool
+	Interactive bool           // reads from a person; not a tool unless Tool says so
+	Tool        ToolMode       // whether it is served as an MCP tool
 	Flags       map[string]FlagMeta
 	Args        []Arg // positional arguments, when the framework declares none
 	Groups      []Group
 }
+
+// ToolMode says whether a command is served as an MCP tool (see adapters/mcp).
+type ToolMode int
+
+// The ways a command can be served over MCP.
+const (
+	// ToolAuto serves a runnable command that agents see and that is not
+	// interactive; Duet's own commands never are tools.
+	ToolAuto   ToolMode = iota
+	ToolAlways          // a tool even if it is for people only or interactive
+	ToolNever           // never a tool
+)
 
 // FlagMeta adds constraints to a framework flag, by name.
 type FlagMeta struct {
@@ -128,7 +141,11 @@ type Flag struct {
 	Builtin    bool // added by Duet, not by the app
 	Persistent bool // also accepted by every subcommand
 	Count      bool // a counting bool flag (-vvv)
-	Profile    bool // may be saved in a profile
+	// Control marks a switch of the CLI itself rather than an input of the
+	// command (--output, --schema, --quiet): an MCP tool, whose answer has
+	// one shape, does not take it.
+	Control bool
+	Profile bool // may be saved in a profile
 }
 
 // TakesValue reports whether the flag consumes a value on the command line.
@@ -312,6 +329,23 @@ func (c *Command) Timeout() time.Duration {
 	default:
 		return t
 	}
+}
+
+// IsTool reports whether c is served as an MCP tool: by default a runnable
+// command of the app (not one of Duet's) that agents see, that is not hidden
+// and not interactive. Meta.Tool overrides the default either way, except
+// for Duet's own commands and those that cannot run.
+func (c *Command) IsTool() bool {
+	if !c.Runnable || c.Builtin || c.Passthrough {
+		return false
+	}
+	switch c.Meta.Tool {
+	case ToolAlways:
+		return true
+	case ToolNever:
+		return false
+	}
+	return !c.Hidden && c.VisibleTo(true) && !c.Meta.Interactive
 }
 
 // NeedsConfirmation reports whether c must be confirmed with --yes (or at a

@@ -105,7 +105,7 @@ func Wrap(root *cobra.Command, opts ...Option) (*App, error) {
 	a := &App{root: root, nodes: map[*cobra.Command]*schema.Command{}, opts: opts}
 	a.tree = a.build(root, nil)
 	a.addCobraCommands()
-	if err := adapters.Prepare(a.tree); err != nil {
+	if err := adapters.Prepare(a.tree, opts...); err != nil {
 		return nil, fmt.Errorf("duet: %s: %w", root.Name(), err)
 	}
 	a.install(root, a.tree)

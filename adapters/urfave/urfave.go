@@ -71,7 +71,7 @@ type App struct {
 func Wrap(root *cli.Command, opts ...Option) (*App, error) {
 	a := &App{root: root, nodes: map[*cli.Command]*schema.Command{}, opts: opts}
 	a.tree = a.build(root, nil)
-	if err := adapters.Prepare(a.tree); err != nil {
+	if err := adapters.Prepare(a.tree, opts...); err != nil {
 		return nil, fmt.Errorf("duet: %s: %w", root.Name, err)
 	}
 	a.install(root, a.tree)

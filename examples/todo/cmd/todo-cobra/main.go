@@ -16,7 +16,7 @@ import (
 var version = "0.1.0"
 
 func main() {
-	duetcobra.Main(newApp(), duetcobra.WithVersion(version))
+	duetcobra.Main(newApp(), append(serveMCP(), duetcobra.WithVersion(version))...)
 }
 
 func newApp() *cobra.Command {

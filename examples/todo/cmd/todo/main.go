@@ -23,7 +23,7 @@ import (
 var version = "0.1.0"
 
 func main() {
-	urfave.Main(newApp(), urfave.WithVersion(version))
+	urfave.Main(newApp(), append(serveMCP(), urfave.WithVersion(version))...)
 }
 
 func store(cmd *cli.Command) *todo.Store { return commands.Store(cmd.String("file")) }

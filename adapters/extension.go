@@ -1,0 +1,138 @@
+package adapters
+
+import (
+	"context"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/duet-cli/duet/schema"
+)
+
+// An Extension is a built-in command that a package outside this one adds to
+// a wrapped app, as adapters/mcp adds `serve`. Give it to the adapter's Wrap
+// (or Run, or Main) with [WithExtension].
+//
+// The lifecycle treats its command like any other up to the point of running
+// it: it is listed in help and describe, its flags are parsed and validated,
+// and --help and --schema answer for it. Running it is the extension's alone:
+// it owns the standard streams, and the lifecycle writes no envelope after it
+// — an MCP server's stdout is the protocol, not a place for one more answer.
+type Extension struct {
+	// Command declares the command: its name, usage and flags. It is added
+	// under the root, marked built-in, unless the app has a command of that
+	// name already.
+	Command schema.Command
+	// Run runs the command and returns the process's exit code. Its context
+	// is cancelled on SIGINT or SIGTERM; when it then returns 0, the exit
+	// code is the signal's (130 or 143), as for any command.
+	Run func(ctx context.Context, h *Host) int
+}
+
+// WithExtension adds e's command to the app.
+func WithExtension(e Extension) Option {
+	return func(c *config) { c.extensions = append(c.extensions, e) }
+}
+
+// Host is what an extension's command runs with: the app it extends, and the
+// invocation it answers.
+type Host struct {
+	App     Framework
+	Version string // the tool's version (see WithVersion)
+	Stdin   io.Reader
+	Stdout  io.Writer
+	Stderr  io.Writer
+	// Options are the options the invocation was given, for running the app
+	// again in process.
+	Options []Option
+
+	inv *invocation
+}
+
+// LookupEnv reads the environment the invocation was given (see WithEnv).
+func (h *Host) LookupEnv(key string) (string, bool) { return h.inv.cfg.lookupEnv(key) }
+
+// Environ returns the environment the invocation was given, as KEY=value.
+func (h *Host) Environ() []string { return h.inv.cfg.environ() }
+
+// Flag returns the last value given to one of the command's flags, and
+// whether it was given.
+func (h *Host) Flag(name string) (string, bool) {
+	return h.inv.call.last(name), h.inv.call.has(name)
+}
+
+// extensionNodes adds the extensions' commands to the tree Prepare completes.
+func extensionNodes(root *schema.Command, exts []Extension) {
+	for _, e := range exts {
+		if root.Sub(e.Command.Name) != nil {
+			continue
+		}
+		n := e.Command // a copy: the tree must not share the caller's slices
+		n.Flags = append([]schema.Flag(nil), n.Flags...)
+		for i := range n.Flags {
+			n.Flags[i].Builtin = true
+		}
+		n.Builtin, n.Runnable = true, true
+		root.Commands = append(root.Commands, &n)
+	}
+}
+
+// extension returns the extension whose command the call chose, if any.
+func (inv *invocation) extension() *Extension {
+	n := inv.call.node
+	if !n.Builtin || n.Parent != inv.root {
+		return nil
+	}
+	for i, e := range inv.cfg.extensions {
+		if e.Command.Name == n.Name {
+			return &inv.cfg.extensions[i]
+		}
+	}
+	return nil
+}
+
+// extend runs an extension's command under the invocation's signals.
+func (inv *invocation) extend(parent context.Context, e *Extension) int {
+	inv.awaitSignals()
+	ctx, cancel := context.WithCancel(parent)
+	defer cancel()
+	sigs := inv.cfg.signals
+	if sigs == nil {
+		ch := make(chan os.Signal, 2)
+		signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+		defer signal.Stop(ch)
+		sigs = ch
+	}
+	got := make(chan os.Signal, 1)
+	go func() {
+		for {
+			select {
+			case s := <-sigs:
+				if s != syscall.SIGPIPE {
+					got <- s
+					cancel()
+					return
+				}
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	cfg := inv.cfg
+	code := e.Run(ctx, &Host{
+		App: inv.fw, Version: cfg.version,
+		Stdin: cfg.stdin, Stdout: cfg.stdout, Stderr: cfg.stderr,
+		Options: inv.opts,
+		inv:     inv,
+	})
+	cancel()
+	select {
+	case s := <-got:
+		if code == 0 {
+			return int(cancelled(s).Exit)
+		}
+	default:
+	}
+	return code
+}

@@ -1,0 +1,297 @@
+// Package mcp serves a wrapped app's commands as MCP tools, from the same
+// declarations its CLI is built from, on the official Go SDK
+// (github.com/modelcontextprotocol/go-sdk).
+//
+// An app opts in with one built-in command:
+//
+//	urfave.Main(app, mcp.Command("serve"))
+//
+// and `app serve` is then an MCP server on stdin and stdout. Each command
+// that agents see becomes a tool (see [schema.Command.IsTool] and
+// schema.Meta.Tool): run.spawn is the tool run_spawn, described by the
+// command's usage, taking the input schema --schema prints (less the CLI's own
+// switches such as --output), declaring the command's output schema, and
+// hinting its danger level (readOnlyHint, destructiveHint, idempotentHint).
+// `app describe --mcp` prints the same list, with the etag of `app describe`.
+//
+// A call runs the real command: the arguments are checked against the input
+// schema — a bad one is refused before anything runs — and turned into a
+// command line, which by default runs the app's own binary as a child
+// process (see [Exec]) in agent mode. So a tool answers exactly as the CLI
+// does. The answer is flat: the command's data is the structured content
+// (a list as {"items": [...]}, with next_cursor when there is a next page),
+// with a "warning" member only when the command warned; a failure is an
+// isError result whose text is the envelope's error object with its
+// exit_code.
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/duet-cli/duet/adapters"
+	"github.com/duet-cli/duet/describe"
+	"github.com/duet-cli/duet/envelope"
+	"github.com/duet-cli/duet/exitcode"
+	"github.com/duet-cli/duet/schema"
+)
+
+// Option configures a server.
+type Option func(*config)
+
+type config struct {
+	runner  Runner
+	version string
+	grace   time.Duration
+	usage   string
+}
+
+// WithRunner runs the commands with r instead of the app's own binary.
+func WithRunner(r Runner) Option { return func(c *config) { c.runner = r } }
+
+// WithVersion sets the version the server reports to clients.
+func WithVersion(v string) Option { return func(c *config) { c.version = v } }
+
+// WithGrace sets how long past its time limit a call may run before it is
+// stopped: the command answers its own --timeout, and the server stops one
+// that does not. The default is 5 seconds.
+func WithGrace(d time.Duration) Option { return func(c *config) { c.grace = d } }
+
+// WithUsage sets the usage line of the command [Command] adds.
+func WithUsage(s string) Option { return func(c *config) { c.usage = s } }
+
+func newConfig(opts []Option) *config {
+	c := &config{version: "dev", grace: 5 * time.Second, usage: "Serve the commands as MCP tools over stdin and stdout"}
+	for _, o := range opts {
+		o(c)
+	}
+	return c
+}
+
+// Command returns the option that adds the built-in command name to an app
+// (give it to the adapter's Wrap, Run or Main). The command serves the app's
+// tools over stdin and stdout until the client closes stdin or the process is
+// interrupted; each call runs this process's own executable, with its
+// environment, unless WithRunner says otherwise.
+func Command(name string, opts ...Option) adapters.Option {
+	cfg := newConfig(opts)
+	return adapters.WithExtension(adapters.Extension{
+		Command: schema.Command{
+			Name:  name,
+			Usage: cfg.usage,
+			Meta: schema.Meta{
+				Danger:  schema.Safe,
+				Timeout: schema.NoTimeout,
+				Examples: []schema.Example{
+					{Description: "list the tools a client would be served", Command: "describe --mcp"},
+				},
+			},
+		},
+		Run: func(ctx context.Context, h *adapters.Host) int { return serveHost(ctx, h, opts) },
+	})
+}
+
+func serveHost(ctx context.Context, h *adapters.Host, opts []Option) int {
+	opts = append([]Option{WithVersion(h.Version)}, opts...)
+	if newConfig(opts).runner == nil {
+		exe, err := os.Executable()
+		if err != nil {
+			fmt.Fprintf(h.Stderr, "mcp: cannot find this program to run its commands: %v\n", err)
+			return int(exitcode.GeneralError)
+		}
+		r := Exec(exe)
+		r.Env = h.Environ()
+		opts = append(opts, WithRunner(r))
+	}
+	d := newDrain(ctx)
+	t := &sdk.IOTransport{Reader: d.Reader(h.Stdin), Writer: d.Writer(h.Stdout)}
+	if err := Serve(ctx, h.App, t, opts...); err != nil && ctx.Err() == nil {
+		fmt.Fprintf(h.Stderr, "mcp: %v\n", err)
+		return int(exitcode.GeneralError)
+	}
+	return int(exitcode.Success)
+}
+
+// Serve serves app's tools on t until the client disconnects or ctx is done.
+func Serve(ctx context.Context, app adapters.Framework, t sdk.Transport, opts ...Option) error {
+	s, err := NewServer(app, opts...)
+	if err != nil {
+		return err
+	}
+	err = s.Run(ctx, t)
+	if errors.Is(err, io.EOF) || ctx.Err() != nil {
+		return nil // the client went away, or we were told to stop
+	}
+	return err
+}
+
+// NewServer returns an MCP server with app's tools, to run on any transport
+// or to add more to. Without WithRunner, calls run this process's own
+// executable.
+func NewServer(app adapters.Framework, opts ...Option) (*sdk.Server, error) {
+	cfg := newConfig(opts)
+	if cfg.runner == nil {
+		exe, err := os.Executable()
+		if err != nil {
+			return nil, fmt.Errorf("mcp: cannot find this program to run its commands: %w", err)
+		}
+		cfg.runner = Exec(exe)
+	}
+	root := app.Tree()
+	tools, err := describe.Tools(root, cfg.version)
+	if err != nil {
+		return nil, fmt.Errorf("mcp: %w", err)
+	}
+	s := sdk.NewServer(&sdk.Implementation{Name: root.Name, Version: cfg.version}, nil)
+	for i := range tools.Tools {
+		t := &tools.Tools[i]
+		s.AddTool(sdkTool(t), handler(cfg, t))
+	}
+	return s, nil
+}
+
+// sdkTool is t in the SDK's type; it encodes as t does.
+func sdkTool(t *describe.Tool) *sdk.Tool {
+	out := &sdk.Tool{
+		Name:        t.Name,
+		Description: t.Description,
+		InputSchema: t.InputSchema,
+		Annotations: &sdk.ToolAnnotations{
+			ReadOnlyHint:    t.Annotations.ReadOnlyHint,
+			DestructiveHint: &t.Annotations.DestructiveHint,
+			IdempotentHint:  t.Annotations.IdempotentHint,
+		},
+	}
+	if t.OutputSchema != nil {
+		out.OutputSchema = t.OutputSchema
+	}
+	return out
+}
+
+func handler(cfg *config, t *describe.Tool) sdk.ToolHandler {
+	c := t.Command()
+	return func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		args, bad := commandLine(c, req.Params.Arguments)
+		if bad != nil {
+			return failure(bad, int(exitcode.ArgError)), nil
+		}
+		args = append(args[:len(c.Path):len(c.Path)], append([]string{"--output=json"}, args[len(c.Path):]...)...)
+		if limit := callLimit(c, args); limit > 0 {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithTimeout(ctx, limit+cfg.grace)
+			defer cancel()
+		}
+		stdout, exit, err := cfg.runner.Run(ctx, args)
+		if err != nil {
+			return failure(envelope.Errorf(exitcode.GeneralError, "RUN_FAILED", "%v", err), int(exitcode.GeneralError)), nil
+		}
+		return answer(t, stdout, exit, ctx.Err()), nil
+	}
+}
+
+// callLimit is how long a call may take: its --timeout, else the command's.
+func callLimit(c *schema.Command, args []string) time.Duration {
+	limit := c.Timeout()
+	for _, a := range args {
+		if v, ok := strings.CutPrefix(a, "--"+adapters.FlagTimeout+"="); ok {
+			limit, _ = time.ParseDuration(v)
+		}
+		if a == "--" {
+			break
+		}
+	}
+	return limit
+}
+
+// answer turns the command's envelope into the tool's result.
+func answer(t *describe.Tool, stdout []byte, exit int, stopped error) *sdk.CallToolResult {
+	var env envelope.Envelope
+	var rawErr struct {
+		Error json.RawMessage `json:"error"`
+	}
+	if json.Unmarshal(stdout, &env) != nil || json.Unmarshal(stdout, &rawErr) != nil {
+		e := envelope.Errorf(exitcode.GeneralError, "INVALID_ANSWER", "the command did not answer with one JSON envelope (exit %d)", exit).
+			WithSuggestion("this is a bug in the tool; run the command in a shell to see what it printed")
+		if errors.Is(stopped, context.DeadlineExceeded) {
+			e = envelope.Errorf(exitcode.Timeout, "TIMEOUT", "the command did not answer within its time limit and was stopped").
+				WithSuggestion("raise timeout, or narrow the work")
+		}
+		e.Detail = excerpt(stdout)
+		return failure(e, int(e.Exit))
+	}
+	if !env.OK || exit != 0 {
+		if len(rawErr.Error) == 0 || string(rawErr.Error) == "null" {
+			e := envelope.Errorf(exitcode.GeneralError, "INVALID_ANSWER", "the command failed (exit %d) without an error object", exit)
+			return failure(e, exit)
+		}
+		return errorResult(rawErr.Error, exit)
+	}
+	var next string
+	if p := env.Meta.Pagination; p != nil && p.HasMore && p.NextCursor != nil {
+		next = *p.NextCursor
+	}
+	content := t.Content(env.Data, warning(env.Warnings), next)
+	return &sdk.CallToolResult{
+		Content:           []sdk.Content{&sdk.TextContent{Text: string(content)}},
+		StructuredContent: content,
+	}
+}
+
+// warning joins an envelope's warnings ("CODE: what. Next: step") as a person
+// reads them: "WARNING [CODE]: what. Next: step", one per line.
+func warning(ws []string) string {
+	lines := make([]string, len(ws))
+	for i, w := range ws {
+		code, rest, ok := strings.Cut(w, ": ")
+		if ok && isCode(code) {
+			lines[i] = "WARNING [" + code + "]: " + rest
+		} else {
+			lines[i] = "WARNING: " + w
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+func isCode(s string) bool {
+	for _, r := range s {
+		if (r < 'A' || r > 'Z') && (r < '0' || r > '9') && r != '_' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// failure is an error result made here, not by the command.
+func failure(e *envelope.Error, exit int) *sdk.CallToolResult {
+	raw, _ := json.Marshal(e)
+	return errorResult(raw, exit)
+}
+
+// errorResult carries an envelope's error object, with the exit code the
+// process would have ended with, as an isError result. It has no structured
+// content: that would have to match the tool's output schema.
+func errorResult(obj json.RawMessage, exit int) *sdk.CallToolResult {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(obj, &m) != nil {
+		m = map[string]json.RawMessage{"message": obj}
+	}
+	m["exit_code"], _ = json.Marshal(exit)
+	text, _ := json.Marshal(m)
+	return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: string(text)}}}
+}
+
+func excerpt(b []byte) string {
+	const max = 200
+	if len(b) > max {
+		return string(b[:max]) + "…"
+	}
+	return string(b)
+}

@@ -1,0 +1,110 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"time"
+
+	"github.com/duet-cli/duet/adapters"
+)
+
+// A Runner runs the app once with a command line, in agent mode, and returns
+// what it printed on stdout — one envelope — and its exit code. When ctx is
+// done it must stop the command and return.
+type Runner interface {
+	Run(ctx context.Context, args []string) (stdout []byte, exit int, err error)
+}
+
+// Exec runs the app as a child process: path with args before each command
+// line. The child's stdin is empty, its stderr is discarded, and it is
+// started in a process group of its own, so that a cancelled call stops it
+// and whatever it started (see [ExecRunner.Run]).
+func Exec(path string, args ...string) *ExecRunner {
+	return &ExecRunner{Path: path, Args: args, Grace: 2 * time.Second}
+}
+
+// ExecRunner is the [Runner] [Exec] returns.
+type ExecRunner struct {
+	Path string
+	Args []string // before each command line
+	Env  []string // the child's environment; nil means this process's
+	// Grace is how long a cancelled child has to answer after SIGTERM
+	// before its process group is killed.
+	Grace time.Duration
+}
+
+// Run runs one command line. When ctx is done it sends SIGTERM to the child's
+// process group, and SIGKILL once Grace has passed; the child's answer to
+// SIGTERM (CANCELLED, exit 130 or 143) is returned when it gives one in time.
+func (r *ExecRunner) Run(ctx context.Context, args []string) ([]byte, int, error) {
+	cmd := exec.Command(r.Path, append(append([]string(nil), r.Args...), args...)...)
+	cmd.Env = r.Env
+	var stdout bytes.Buffer
+	cmd.Stdout = &stdout // stdin and stderr stay nil: /dev/null
+	// A grandchild holding stdout open must not hold the answer.
+	cmd.WaitDelay = r.Grace
+	ownGroup(cmd)
+	if err := cmd.Start(); err != nil {
+		return nil, 0, fmt.Errorf("mcp: start %s: %w", r.Path, err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	var err error
+	select {
+	case err = <-done:
+	case <-ctx.Done():
+		signalGroup(cmd, false)
+		select {
+		case err = <-done:
+		case <-time.After(r.Grace):
+			signalGroup(cmd, true)
+			err = <-done
+		}
+		signalGroup(cmd, true) // what the child left behind
+	}
+	var exit *exec.ExitError
+	switch {
+	case err == nil:
+		return stdout.Bytes(), 0, nil
+	case errors.As(err, &exit) && exit.ExitCode() >= 0:
+		return stdout.Bytes(), exit.ExitCode(), nil
+	case errors.As(err, &exit): // killed by a signal
+		return stdout.Bytes(), -1, nil
+	case errors.Is(err, exec.ErrWaitDelay):
+		return stdout.Bytes(), cmd.ProcessState.ExitCode(), nil
+	}
+	return stdout.Bytes(), -1, fmt.Errorf("mcp: run %s: %w", r.Path, err)
+}
+
+// InProcess runs the app in this process, through the lifecycle, with opts
+// (the options the app was wrapped with) and a pipe's streams: no terminal,
+// empty stdin, stderr discarded. Calls run concurrently, so the app's
+// commands must not share unguarded state. It suits tests, and apps that
+// cannot start themselves; [Exec] is the default, because a child process
+// can be stopped whatever it is doing.
+func InProcess(app adapters.Framework, opts ...adapters.Option) Runner {
+	return inProcess{app, opts}
+}
+
+type inProcess struct {
+	app  adapters.Framework
+	opts []adapters.Option
+}
+
+func (p inProcess) Run(ctx context.Context, args []string) ([]byte, int, error) {
+	var stdout bytes.Buffer
+	opts := append(append([]adapters.Option(nil), p.opts...),
+		adapters.WithStdio(strings.NewReader(""), &stdout, io.Discard),
+		adapters.WithTerminal(false, false, false),
+		// Signals are the server's: a call is stopped through ctx.
+		adapters.WithSignals(make(chan os.Signal)),
+	)
+	exit := adapters.Run(ctx, p.app, args, opts...)
+	return stdout.Bytes(), exit, nil
+}
