@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -50,7 +51,14 @@ type invocationKey struct{}
 // Run runs one invocation of a wrapped app and returns its exit code. It never
 // calls os.Exit and never panics: whatever the command does, the caller gets
 // one answer on stdout and an exit code.
+//
+// When fw remembers the options it was wrapped with (an Options method, as
+// the adapters' App has), they apply first and opts after them: an extension
+// given to Wrap runs whoever runs the app.
 func Run(ctx context.Context, fw Framework, args []string, opts ...Option) int {
+	if w, ok := fw.(interface{ Options() []Option }); ok {
+		opts = append(slices.Clip(w.Options()), opts...)
+	}
 	inv := &invocation{cfg: newConfig(opts), opts: opts, fw: fw, root: fw.Tree(), start: time.Now()}
 	return inv.run(ctx, args)
 }

@@ -199,6 +199,9 @@ func (r *reader) mismatch(field, want string, raw json.RawMessage) {
 
 // number reads a JSON number exactly: 3.0 is an integer, as JSON Schema has it.
 func number(raw json.RawMessage) (*big.Rat, bool) {
+	if b := bytes.TrimSpace(raw); len(b) == 0 || b[0] != '-' && (b[0] < '0' || b[0] > '9') {
+		return nil, false // encoding/json reads "3", a string, as a json.Number
+	}
 	var n json.Number
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()

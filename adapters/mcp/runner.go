@@ -24,7 +24,8 @@ type Runner interface {
 // Exec runs the app as a child process: path with args before each command
 // line. The child's stdin is empty, its stderr is discarded, and it is
 // started in a process group of its own, so that a cancelled call stops it
-// and whatever it started (see [ExecRunner.Run]).
+// and whatever it started, and a finished one leaves nothing behind (see
+// [ExecRunner.Run]).
 func Exec(path string, args ...string) *ExecRunner {
 	return &ExecRunner{Path: path, Args: args, Grace: 2 * time.Second}
 }
@@ -42,6 +43,8 @@ type ExecRunner struct {
 // Run runs one command line. When ctx is done it sends SIGTERM to the child's
 // process group, and SIGKILL once Grace has passed; the child's answer to
 // SIGTERM (CANCELLED, exit 130 or 143) is returned when it gives one in time.
+// Once the child has exited, whatever is left in its process group is
+// killed.
 func (r *ExecRunner) Run(ctx context.Context, args []string) ([]byte, int, error) {
 	cmd := exec.Command(r.Path, append(append([]string(nil), r.Args...), args...)...)
 	cmd.Env = r.Env
@@ -66,8 +69,11 @@ func (r *ExecRunner) Run(ctx context.Context, args []string) ([]byte, int, error
 			signalGroup(cmd, true)
 			err = <-done
 		}
-		signalGroup(cmd, true) // what the child left behind
 	}
+	// A call leaves nothing running: what the command left in its group is
+	// killed. A command that means to leave a process behind starts it in a
+	// session of its own (setsid), as a daemon does.
+	signalGroup(cmd, true)
 	var exit *exec.ExitError
 	switch {
 	case err == nil:

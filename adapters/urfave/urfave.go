@@ -93,8 +93,12 @@ func Main(root *cli.Command, opts ...Option) {
 
 // Run runs one invocation and returns its exit code.
 func (a *App) Run(ctx context.Context, args []string) int {
-	return adapters.Run(ctx, a, args, a.opts...)
+	return adapters.Run(ctx, a, args)
 }
+
+// Options returns the options the app was wrapped with, which every run of
+// it applies (see adapters.Run).
+func (a *App) Options() []Option { return a.opts }
 
 // Tree returns the neutral command tree.
 func (a *App) Tree() *schema.Command { return a.tree }
