@@ -166,4 +166,3 @@ func run(t testing.TB, args ...string) []byte {
 	}
 	return []byte(out.String())
 }
-
