@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -110,6 +111,7 @@ func runReal(t *testing.T, h *Harness, cmd Command, interactive bool, refuse str
 	t.Helper()
 	home := t.TempDir()
 	work := t.TempDir()
+	t.Cleanup(func() { killEscaped(t, home) })
 	c := exec.Command(cmd.Args[0], cmd.Args[1:]...)
 	c.Dir = work
 	c.Env = append(offlineEnv(home, refuse), cmd.Env...)
@@ -197,6 +199,28 @@ func runReal(t *testing.T, h *Harness, cmd Command, interactive bool, refuse str
 	run.output = out.String()
 	mu.Unlock()
 	return run
+}
+
+// killEscaped kills the processes that run with HOME=home and left the
+// process group runReal kills: codex in a terminal starts an app-server
+// daemon in a session of its own, which would outlive the test.
+func killEscaped(t *testing.T, home string) {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return // no /proc: nothing to find them by
+	}
+	want := []byte("HOME=" + home + "\x00")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		env, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
+		if err == nil && bytes.Contains(env, want) {
+			t.Logf("killing process %d, which escaped its group", pid)
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
 }
 
 // TestRealCLIsAcceptEveryArgv runs every golden command line against the
