@@ -4,7 +4,6 @@ import (
 	"context"
 	"io"
 	"os"
-	"os/signal"
 	"syscall"
 
 	"github.com/duet-cli/duet/schema"
@@ -97,13 +96,8 @@ func (inv *invocation) extend(parent context.Context, e *Extension) int {
 	inv.awaitSignals()
 	ctx, cancel := context.WithCancel(parent)
 	defer cancel()
-	sigs := inv.cfg.signals
-	if sigs == nil {
-		ch := make(chan os.Signal, 2)
-		signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
-		defer signal.Stop(ch)
-		sigs = ch
-	}
+	sigs, stop := inv.signals()
+	defer stop()
 	got := make(chan os.Signal, 1)
 	go func() {
 		for {

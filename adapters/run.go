@@ -309,13 +309,8 @@ func (inv *invocation) execute(parent context.Context) int {
 	ctx = envelope.NewContext(ctx, inv.out)
 	ctx = context.WithValue(ctx, invocationKey{}, inv)
 
-	sigs := inv.cfg.signals
-	if sigs == nil {
-		ch := make(chan os.Signal, 2)
-		signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
-		defer signal.Stop(ch)
-		sigs = ch
-	}
+	sigs, stop := inv.signals()
+	defer stop()
 
 	done := make(chan error, 1)
 	go func() {
@@ -517,6 +512,17 @@ func WrapAndRun[F Framework](ctx context.Context, wrap func() (F, error), args [
 		return int(exitcode.GeneralError)
 	}
 	return Run(ctx, fw, args, opts...)
+}
+
+// signals returns where SIGINT and SIGTERM arrive: WithSignals' channel, or
+// one of the process's, which stop releases.
+func (inv *invocation) signals() (<-chan os.Signal, func()) {
+	if inv.cfg.signals != nil {
+		return inv.cfg.signals, func() {}
+	}
+	ch := make(chan os.Signal, 2)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	return ch, func() { signal.Stop(ch) }
 }
 
 // awaitSignals waits until Main's SIGINT and SIGTERM handling is in place.

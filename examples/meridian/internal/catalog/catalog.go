@@ -26,6 +26,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/duet-cli/duet/examples/meridian/internal/fileerror"
+	"github.com/duet-cli/duet/internal/suggest"
 )
 
 // Scopes of agent profiles and skills. On a name clash the project's wins.
@@ -105,7 +106,7 @@ func (e *NotFoundError) Error() string {
 }
 
 func notFound(kind, name string, available []string) *NotFoundError {
-	return &NotFoundError{Kind: kind, Name: name, Available: available, Suggestion: suggest(name, available)}
+	return &NotFoundError{Kind: kind, Name: name, Available: available, Suggestion: closestName(name, available)}
 }
 
 // FileError is a catalog file whose content cannot be used: models.toml
@@ -178,38 +179,16 @@ func CheckName(kind, name string) error {
 	return nil
 }
 
-// suggest returns the candidate closest to name by edit distance (ignoring
+// closestName returns the candidate closest to name by edit distance (ignoring
 // case), if it is close enough to be a typo: at most a third of the name's
 // length, and at least one edit allowed. Ties go to the earlier candidate.
-func suggest(name string, candidates []string) string {
+func closestName(name string, candidates []string) string {
 	limit := max(1, utf8.RuneCountInString(name)/3)
 	best, bestDist := "", limit+1
 	for _, c := range candidates {
-		if d := editDistance(strings.ToLower(name), strings.ToLower(c)); d < bestDist {
+		if d := suggest.Distance(strings.ToLower(name), strings.ToLower(c)); d < bestDist {
 			best, bestDist = c, d
 		}
 	}
 	return best
-}
-
-// editDistance is the Levenshtein distance between a and b, in runes.
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
 }

@@ -220,7 +220,7 @@ func (m *Models) Resolve(name string) (model Model, warning string, err error) {
 		return Model{}, "", notFound("model", name, names)
 	}
 	warning = fmt.Sprintf("model %q is not in the catalog; using harness %s", name, harness)
-	if s := suggest(name, names); s != "" {
+	if s := closestName(name, names); s != "" {
 		warning += fmt.Sprintf(" (did you mean %q?)", s)
 	}
 	return Model{ID: name, Aliases: []string{}, Harness: harness}, warning, nil
