@@ -217,13 +217,17 @@ func answer(t *describe.Tool, stdout []byte, exit int, stopped error) *sdk.CallT
 	var rawErr struct {
 		Error json.RawMessage `json:"error"`
 	}
+	if errors.Is(stopped, context.DeadlineExceeded) {
+		// The command outlived its own time limit and the server's grace:
+		// whatever it said when stopped, it timed out.
+		e := envelope.Errorf(exitcode.Timeout, "TIMEOUT", "the command did not answer within its time limit and was stopped").
+			WithSuggestion("raise timeout, or narrow the work")
+		e.Detail = excerpt(stdout)
+		return failure(e, int(e.Exit))
+	}
 	if json.Unmarshal(stdout, &env) != nil || json.Unmarshal(stdout, &rawErr) != nil {
 		e := envelope.Errorf(exitcode.GeneralError, "INVALID_ANSWER", "the command did not answer with one JSON envelope (exit %d)", exit).
 			WithSuggestion("this is a bug in the tool; run the command in a shell to see what it printed")
-		if errors.Is(stopped, context.DeadlineExceeded) {
-			e = envelope.Errorf(exitcode.Timeout, "TIMEOUT", "the command did not answer within its time limit and was stopped").
-				WithSuggestion("raise timeout, or narrow the work")
-		}
 		e.Detail = excerpt(stdout)
 		return failure(e, int(e.Exit))
 	}
@@ -291,7 +295,7 @@ func errorResult(obj json.RawMessage, exit int) *sdk.CallToolResult {
 func excerpt(b []byte) string {
 	const max = 200
 	if len(b) > max {
-		return string(b[:max]) + "…"
+		return strings.ToValidUTF8(string(b[:max]), "") + "…"
 	}
-	return string(b)
+	return strings.ToValidUTF8(string(b), "\uFFFD")
 }

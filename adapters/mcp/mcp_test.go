@@ -27,9 +27,9 @@ import (
 
 // connect serves the test app with runner on in-memory transports and
 // returns a client session.
-func connect(t testing.TB, runner mcp.Runner) *sdk.ClientSession {
+func connect(t testing.TB, runner mcp.Runner, opts ...mcp.Option) *sdk.ClientSession {
 	t.Helper()
-	srv, err := mcp.NewServer(wrap(t), mcp.WithRunner(runner), mcp.WithVersion("1.2.3"), mcp.WithGrace(time.Second))
+	srv, err := mcp.NewServer(wrap(t), append([]mcp.Option{mcp.WithRunner(runner), mcp.WithVersion("1.2.3")}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -272,7 +272,17 @@ func TestCancelKillsTheProcessGroup(t *testing.T) {
 // lifecycle) and exits, leaving a grandchild in its group, which the runner
 // kills.
 func TestFinishedCallLeavesNothing(t *testing.T) {
-	cs := connect(t, execRunner(t))
+	testTimeout(t, connect(t, execRunner(t)))
+}
+
+// TestServerStopsWhatOutlivesItsLimit: with less grace than the command's
+// lifecycle takes to answer a timeout, the server stops the command itself,
+// and the answer is still TIMEOUT.
+func TestServerStopsWhatOutlivesItsLimit(t *testing.T) {
+	testTimeout(t, connect(t, execRunner(t), mcp.WithGrace(100*time.Millisecond)))
+}
+
+func testTimeout(t *testing.T, cs *sdk.ClientSession) {
 	pidfile := filepath.Join(t.TempDir(), "pid")
 	res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "hang", Arguments: map[string]any{"pidfile": pidfile, "timeout": "300ms"}})
 	if err != nil {
