@@ -23,6 +23,8 @@ type Doc struct {
 	List                 bool                 `json:"list,omitempty"`
 	RequiresConfirmation bool                 `json:"requires_confirmation,omitempty"`
 	TimeoutMS            int64                `json:"timeout_ms,omitempty"`
+	LongRunning          bool                 `json:"long_running,omitempty"`
+	Protocol             string               `json:"protocol,omitempty"`
 	Flags                map[string]FlagEntry `json:"flags"`
 	Arguments            []Arg                `json:"arguments,omitempty"`
 	FlagGroups           []Group              `json:"flag_groups,omitempty"`
@@ -73,6 +75,8 @@ func (c *Command) document(agent, input bool) (Doc, error) {
 		List:                 c.Meta.List,
 		RequiresConfirmation: c.NeedsConfirmation(),
 		TimeoutMS:            c.Timeout().Milliseconds(),
+		LongRunning:          c.Meta.LongRunning,
+		Protocol:             c.Meta.Protocol,
 		Flags:                make(map[string]FlagEntry, len(flags)),
 		Arguments:            c.Args,
 		FlagGroups:           c.Meta.Groups,

@@ -73,6 +73,13 @@ func (e *DocEncoder) Append(b []byte, d Doc) ([]byte, error) {
 		b = append(b, `,"timeout_ms":`...)
 		b = jsonw.Int(b, d.TimeoutMS)
 	}
+	if d.LongRunning {
+		b = append(b, `,"long_running":true`...)
+	}
+	if d.Protocol != "" {
+		b = append(b, `,"protocol":`...)
+		b = jsonw.String(b, d.Protocol)
+	}
 	b = append(b, `,"flags":`...)
 	b = jsonw.MapFunc(b, d.Flags, FlagEntry.AppendJSON)
 	if len(d.Arguments) > 0 {

@@ -38,7 +38,7 @@ func TestDocEncodingMatchesEncodingJSON(t *testing.T) {
 			{Name: "rest", Variadic: true, Required: true, Enum: []string{"a", "b"}},
 		},
 		Meta: Meta{
-			Danger: Destructive, List: true, Audience: AgentOnly, Timeout: 90 * time.Second,
+			Danger: Destructive, List: true, Audience: AgentOnly, Timeout: 90 * time.Second, LongRunning: true, Protocol: "mcp",
 			Output:    Of[[]record](),
 			Examples:  []Example{{Description: "one", Command: "tool run t1 --name x"}},
 			Groups:    []Group{{Kind: MutuallyExclusive, Flags: []string{"count", "ratio"}}, {Kind: OneRequired, Flags: nil}},

@@ -59,9 +59,15 @@ type Meta struct {
 	Confirm     bool           // ask before running even if not destructive
 	Interactive bool           // reads from a person; not a tool unless Tool says so
 	Tool        ToolMode       // whether it is served as an MCP tool
-	Flags       map[string]FlagMeta
-	Args        []Arg // positional arguments, when the framework declares none
-	Groups      []Group
+	// LongRunning marks a command that runs until it is stopped, or for
+	// long: a checker sends it signals rather than waits for it.
+	LongRunning bool
+	// Protocol names what the command speaks on stdin and stdout instead
+	// of answering with an envelope, such as "mcp" for a server.
+	Protocol string
+	Flags    map[string]FlagMeta
+	Args     []Arg // positional arguments, when the framework declares none
+	Groups   []Group
 }
 
 // ToolMode says whether a command is served as an MCP tool (see adapters/mcp).

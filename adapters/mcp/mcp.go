@@ -88,8 +88,10 @@ func Command(name string, opts ...Option) adapters.Option {
 			Name:  name,
 			Usage: cfg.usage,
 			Meta: schema.Meta{
-				Danger:  schema.Safe,
-				Timeout: schema.NoTimeout,
+				Danger:      schema.Safe,
+				Timeout:     schema.NoTimeout,
+				LongRunning: true,
+				Protocol:    "mcp",
 				Examples: []schema.Example{
 					{Description: "list the tools a client would be served", Command: "describe --mcp"},
 				},

@@ -74,7 +74,7 @@ func Declare() Declarations {
 		Show:  schema.Meta{Danger: schema.Safe, Output: item, Args: idArg, ExitCodes: notFound},
 		Done:  schema.Meta{Danger: schema.Mutating, Output: item, Args: idArg, ExitCodes: notFound},
 		Purge: schema.Meta{Danger: schema.Destructive, Examples: []schema.Example{{Description: "see what would be deleted", Command: "purge --dry-run"}}},
-		Watch: schema.Meta{Danger: schema.Safe},
+		Watch: schema.Meta{Danger: schema.Safe, LongRunning: true},
 	}
 }
 
