@@ -55,8 +55,9 @@ type Error struct {
 	// Exit is the process exit code this error ends the invocation with.
 	Exit exitcode.Code `json:"-"`
 
-	retrySet bool
-	cause    error
+	retrySet   bool
+	keepResult bool
+	cause      error
 }
 
 // FieldError is one validation failure among several reported at once.
@@ -206,4 +207,13 @@ func As(err error) *Error {
 		code, name = exitcode.GeneralError, "GENERAL_ERROR"
 	}
 	return &Error{Code: name, Message: err.Error(), Exit: code, cause: err}
+}
+
+// WithResult keeps the result the command gave as data, beside the error:
+// for a failure that still has an answer, such as a check that ran and
+// found problems, whose report is the answer. A person sees the result's
+// rendering and then the error.
+func (e *Error) WithResult() *Error {
+	e.keepResult = true
+	return e
 }

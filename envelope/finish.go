@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -36,7 +37,11 @@ func (o *Output) Finish(meta Meta, fail *Error) *Error {
 		}
 	} else {
 		p = payload{one: json.RawMessage("null")}
-		meta.Effect = ""
+		if kept, err := o.keptLocked(fail, &meta); err == nil {
+			p = kept
+		} else {
+			meta.Effect = ""
+		}
 	}
 	if fail != nil {
 		fail.Message = o.redact(fail.Message)
@@ -48,7 +53,7 @@ func (o *Output) Finish(meta Meta, fail *Error) *Error {
 	case JSONL:
 		o.writeJSONL(p, meta, fail)
 	default:
-		if fail == nil {
+		if fail == nil || fail.keepResult {
 			if err := o.writeRendered(p); err != nil {
 				fail = As(err)
 				fail.Phase = Execution
@@ -60,6 +65,17 @@ func (o *Output) Finish(meta Meta, fail *Error) *Error {
 }
 
 // payloadLocked encodes the result, pages a list and projects fields.
+// keptLocked is the result a failure keeps (see Error.WithResult), or an
+// error when it keeps none.
+func (o *Output) keptLocked(fail *Error, meta *Meta) (payload, error) {
+	if !fail.keepResult || !o.hasResult {
+		return payload{}, errNoResult
+	}
+	return o.payloadLocked(meta)
+}
+
+var errNoResult = errors.New("no result kept")
+
 func (o *Output) payloadLocked(meta *Meta) (payload, error) {
 	var p payload
 	switch {

@@ -127,31 +127,34 @@ func (s *Store) Done(id string) (Item, bool, error) {
 }
 
 // Purge removes the done items (every item with all) and returns them. With
-// dryRun it only returns them.
+// dryRun it only returns them, and touches nothing: not even the lock file
+// (the file is replaced atomically, so reading it needs no lock).
 func (s *Store) Purge(all, dryRun bool) ([]Item, error) {
-	removed := []Item{}
+	if dryRun {
+		f, err := s.read()
+		removed, _ := purge(f.Items, all)
+		return removed, err
+	}
+	var removed []Item
 	err := s.update(func(f *file) error {
-		kept := f.Items[:0:0]
-		for _, it := range f.Items {
-			if all || it.Done {
-				removed = append(removed, it)
-			} else {
-				kept = append(kept, it)
-			}
-		}
-		if dryRun {
-			return errDryRun
-		}
-		f.Items = kept
+		removed, f.Items = purge(f.Items, all)
 		return nil
 	})
-	if errors.Is(err, errDryRun) {
-		err = nil
-	}
 	return removed, err
 }
 
-var errDryRun = errors.New("dry run")
+// purge splits items into those purged and those kept.
+func purge(items []Item, all bool) (removed, kept []Item) {
+	removed, kept = []Item{}, []Item{}
+	for _, it := range items {
+		if all || it.Done {
+			removed = append(removed, it)
+		} else {
+			kept = append(kept, it)
+		}
+	}
+	return removed, kept
+}
 
 func (s *Store) read() (file, error) {
 	raw, err := os.ReadFile(s.Path)

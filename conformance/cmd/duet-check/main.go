@@ -1,0 +1,78 @@
+// Command duet-check judges any command-line binary by the CLI Agent Spec,
+// black-box (see package conformance), and is itself built on Duet: a person
+// gets a table, an agent one envelope whose data is the report.
+//
+//	duet-check ./mytool
+//	duet-check --long-running watch -- ./mytool --profile ci
+package main
+
+import (
+	"context"
+	"io"
+	"time"
+
+	"github.com/urfave/cli/v3"
+
+	"github.com/duet-cli/duet/adapters/urfave"
+	"github.com/duet-cli/duet/conformance"
+	"github.com/duet-cli/duet/envelope"
+	"github.com/duet-cli/duet/exitcode"
+	"github.com/duet-cli/duet/schema"
+)
+
+var version = "dev"
+
+// nonconforming is the exit code of a check that found a required
+// requirement failing.
+const nonconforming exitcode.Code = 80
+
+func main() { urfave.Main(newApp(), urfave.WithVersion(version)) }
+
+func newApp() *cli.Command {
+	check := urfave.Annotate(&cli.Command{
+		Name:      "check",
+		Usage:     "Run the conformance probes against a binary and report per requirement",
+		ArgsUsage: "<binary> [args...]",
+		Flags: []cli.Flag{
+			&cli.StringSliceFlag{Name: "long-running", Usage: "a command (dot path) to send signals to; repeat for more"},
+			&cli.StringSliceFlag{Name: "env", Usage: "KEY=value for the target's environment; repeat for more"},
+			&cli.DurationFlag{Name: "probe-timeout", Value: 10 * time.Second, Usage: "kill a run of the target after this long"},
+		},
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			args := cmd.Args().Slice()
+			target := conformance.Target{Path: args[0], Args: args[1:], Env: cmd.StringSlice("env")}
+			report, err := conformance.Check(ctx, target, conformance.Options{
+				ProbeTimeout: cmd.Duration("probe-timeout"),
+				LongRunning:  cmd.StringSlice("long-running"),
+			})
+			if err != nil {
+				return envelope.Errorf(exitcode.GeneralError, "CHECK_FAILED", "%w", err)
+			}
+			out := envelope.From(ctx)
+			out.RenderText(func(w io.Writer) error { return report.WriteTable(w, out.Mode().Color) })
+			if err := out.Result(report); err != nil {
+				return err
+			}
+			if !report.OK() {
+				return envelope.Errorf(nonconforming, "NONCONFORMANT", "%s does not conform: %v", target.Path, report.Failed()).
+					WithSuggestion("see each failing requirement's evidence in data.requirements").
+					WithResult()
+			}
+			return nil
+		},
+	}, schema.Meta{
+		Danger:  schema.Safe,
+		Output:  schema.Of[conformance.Report](),
+		Timeout: schema.NoTimeout,
+		Args:    []schema.Arg{{Name: "binary", Usage: "the program to check", Required: true}, {Name: "args", Usage: "fixed leading arguments", Variadic: true}},
+		ExitCodes: exitcode.Table{nonconforming: {
+			Name: "NONCONFORMANT", Description: "The check ran; a required requirement failed.", SideEffects: exitcode.None,
+		}},
+		Examples: []schema.Example{{Description: "check a binary", Command: "check ./mytool"}},
+	})
+	return &cli.Command{
+		Name:     "duet-check",
+		Usage:    "Check how well a command-line tool serves agents",
+		Commands: []*cli.Command{check},
+	}
+}

@@ -1,0 +1,172 @@
+// Package conformance judges any command-line binary by the CLI Agent Spec,
+// black-box: it runs the binary — built with Duet or not — in a sandbox of
+// its own and reports, requirement by requirement, what holds.
+//
+//	report, err := conformance.Check(ctx, conformance.Target{Path: "./mytool"}, conformance.Options{})
+//
+// A check discovers the commands from `describe` (or `manifest`: any tool
+// that prints the spec's manifest) and otherwise crawls --help. It then runs
+// side-effect-free probes only — help and version on a pipe and a terminal,
+// --schema, unknown flags and commands, bad values, hallucinated ids,
+// --validate-only, --dry-run, destructive commands without --yes (refused, and
+// nothing changed), safe commands, list paging, colour, width and locale
+// invariance, a closed stdout, stdin at its end — and sends signals only to
+// commands that are long-running (marked so in the manifest, or named in
+// Options.LongRunning). Every run has a time limit, after which the target's
+// process group is killed and the hang reported.
+//
+// Each run happens with a temporary HOME, XDG directories, TMPDIR and working
+// directory; PAGER, EDITOR, VISUAL and BROWSER name programs that record being
+// run, and HTTP(S)_PROXY a recording listener on loopback. The sandbox is
+// removed afterwards. [Test] runs the same checks as subtests of a Go test.
+package conformance
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Target is the binary under test.
+type Target struct {
+	Path string   `json:"path"`
+	Args []string `json:"args,omitempty"` // fixed leading arguments, before each command line
+	Env  []string `json:"env,omitempty"`  // extra environment, KEY=value
+}
+
+// Options tune a check.
+type Options struct {
+	// ProbeTimeout limits each run of the target; 10 s when zero.
+	ProbeTimeout time.Duration
+	// LongRunning names commands (dot paths) to send signals to besides
+	// those the manifest marks long_running.
+	LongRunning []string
+}
+
+// Status is the verdict on a requirement or a check.
+type Status string
+
+// The verdicts.
+const (
+	Pass          Status = "pass"
+	Fail          Status = "fail"
+	NotApplicable Status = "not_applicable"
+	Skipped       Status = "skipped"
+)
+
+// Finding is what one probe saw of one requirement.
+type Finding struct {
+	Requirement string `json:"requirement"`
+	Probe       string `json:"probe"`
+	Status      Status `json:"status"`
+	Command     string `json:"command,omitempty"` // the command line, shell-quoted
+	Exit        *int   `json:"exit,omitempty"`
+	Evidence    string `json:"evidence,omitempty"` // why, with the offending bytes cut short
+}
+
+// checker is one check run.
+type checker struct {
+	target  Target
+	opts    Options
+	sandbox *Sandbox
+	base    []string // the environment every run starts from
+
+	mu       sync.Mutex
+	findings []Finding
+	outputs  []ran // every run, for the checks over all of them
+}
+
+type ran struct {
+	inv Invocation
+	out Outcome
+}
+
+// Check runs every probe against target and returns the report. It fails
+// only when the check cannot be made at all (the sandbox cannot be created);
+// a target that cannot be run is reported, with every requirement failing.
+func Check(ctx context.Context, target Target, opts Options) (*Report, error) {
+	if opts.ProbeTimeout <= 0 {
+		opts.ProbeTimeout = 10 * time.Second
+	}
+	sb, err := NewSandbox()
+	if err != nil {
+		return nil, fmt.Errorf("conformance: %w", err)
+	}
+	defer sb.Close()
+	c := &checker{target: target, opts: opts, sandbox: sb}
+	// A bare environment: what the user's shell has set (CI, NO_COLOR,
+	// TERM ...) must not decide the verdict.
+	c.base = sb.Env(append([]string{"PATH=" + os.Getenv("PATH"), "LANG=C.UTF-8"}, target.Env...))
+	start := time.Now()
+	t := c.discover(ctx)
+	c.probe(ctx, t)
+	return c.report(t, time.Since(start)), nil
+}
+
+// invoke is a run of the target with args after its fixed ones, on pipes.
+func (c *checker) invoke(args ...string) Invocation {
+	return Invocation{
+		Path:    c.target.Path,
+		Args:    append(slices.Clone(c.target.Args), args...),
+		Env:     c.base,
+		Dir:     c.sandbox.Work,
+		Timeout: c.opts.ProbeTimeout,
+	}
+}
+
+// with returns inv with extra environment, which wins over the base.
+func with(inv Invocation, env ...string) Invocation {
+	inv.Env = append(slices.Clone(inv.Env), env...)
+	return inv
+}
+
+// run runs inv and keeps its outcome for the checks over every run.
+func (c *checker) run(ctx context.Context, inv Invocation) Outcome {
+	out := Run(ctx, inv)
+	c.mu.Lock()
+	c.outputs = append(c.outputs, ran{inv, out})
+	c.mu.Unlock()
+	return out
+}
+
+// record notes a finding for each requirement id.
+func (c *checker) record(probe string, inv *Invocation, out *Outcome, status Status, evidence string, ids ...string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, id := range ids {
+		f := Finding{Requirement: id, Probe: probe, Status: status, Evidence: evidence}
+		if inv != nil {
+			f.Command = commandLine(*inv)
+		}
+		if out != nil && out.Err == nil && !out.TimedOut {
+			exit := out.Exit
+			f.Exit = &exit
+		}
+		c.findings = append(c.findings, f)
+	}
+}
+
+// commandLine renders inv as a shell would take it, for evidence.
+func commandLine(inv Invocation) string {
+	words := append([]string{inv.Path}, inv.Args...)
+	for i, w := range words {
+		if w == "" || strings.ContainsAny(w, " \t\n'\"\\$`&|;<>()*?[]{}!#~") {
+			words[i] = "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
+		}
+	}
+	return strings.Join(words, " ")
+}
+
+// excerpt cuts b short for evidence, quoting what is not printable.
+func excerpt(b []byte) string {
+	const max = 160
+	s := string(b)
+	if len(s) > max {
+		s = strings.ToValidUTF8(s[:max], "") + "…"
+	}
+	return fmt.Sprintf("%q", s)
+}

@@ -1,0 +1,173 @@
+package conformance
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// Command is one command of the target as the checker knows it: from the
+// manifest, where the target has one, or from its --help.
+type Command struct {
+	Path                 []string        `json:"path"` // words after the binary; empty for the root
+	Danger               string          `json:"danger_level,omitempty"`
+	Runnable             bool            `json:"runnable"`
+	List                 bool            `json:"list,omitempty"`
+	RequiresConfirmation bool            `json:"requires_confirmation,omitempty"`
+	LongRunning          bool            `json:"long_running,omitempty"`
+	Protocol             string          `json:"protocol,omitempty"`
+	Flags                map[string]Flag `json:"flags,omitempty"`
+	Args                 []Arg           `json:"arguments,omitempty"`
+	Subcommands          []string        `json:"subcommands,omitempty"`
+}
+
+// Flag is a flag of a command, as a manifest lists it.
+type Flag struct {
+	Type       string   `json:"type"`
+	Required   bool     `json:"required"`
+	EnumValues []string `json:"enum_values,omitempty"`
+}
+
+// Arg is a positional argument, as a Duet manifest lists it.
+type Arg struct {
+	Name     string `json:"name"`
+	Required bool   `json:"required"`
+	ID       bool   `json:"id,omitempty"`
+	Pattern  string `json:"pattern,omitempty"`
+}
+
+// DotPath is the command's key in a manifest.
+func (c *Command) DotPath() string { return strings.Join(c.Path, ".") }
+
+// requiresInput reports whether the command cannot run without arguments.
+func (c *Command) requiresInput() bool {
+	for _, f := range c.Flags {
+		if f.Required {
+			return true
+		}
+	}
+	for _, a := range c.Args {
+		if a.Required {
+			return true
+		}
+	}
+	return false
+}
+
+// tree is what discovery found.
+type tree struct {
+	source   string // "describe", "manifest", "help" or "none"
+	manifest json.RawMessage
+	etag     string
+	commands []*Command // sorted by dot path, the root first
+}
+
+// discover learns the target's commands: from `describe` or `manifest` (an
+// envelope whose data has the spec's manifest shape), else by crawling
+// --help, so that any CLI gets a report.
+func (c *checker) discover(ctx context.Context) *tree {
+	for _, cmd := range []string{"describe", "manifest"} {
+		out := c.run(ctx, c.invoke(cmd))
+		env, problem := parseEnvelope(out.Stdout)
+		if problem != "" || out.Exit != 0 {
+			continue
+		}
+		var m struct {
+			Tool     string                     `json:"tool"` // Duet's: the root's key
+			Etag     string                     `json:"etag"`
+			Commands map[string]json.RawMessage `json:"commands"`
+		}
+		if json.Unmarshal(env.Data, &m) != nil || len(m.Commands) == 0 {
+			continue
+		}
+		t := &tree{source: cmd, manifest: env.Data, etag: m.Etag}
+		for path, raw := range m.Commands {
+			cmd := &Command{Runnable: true}
+			if json.Unmarshal(raw, cmd) != nil {
+				continue
+			}
+			var runnable struct{ Runnable *bool }
+			if json.Unmarshal(raw, &runnable) == nil && runnable.Runnable == nil {
+				cmd.Runnable = len(cmd.Subcommands) == 0 // the spec's manifest does not say
+			}
+			cmd.Path = nil
+			if path != m.Tool {
+				cmd.Path = strings.Split(path, ".")
+			}
+			t.commands = append(t.commands, cmd)
+		}
+		t.sort()
+		return t
+	}
+	return c.crawl(ctx)
+}
+
+func (t *tree) sort() {
+	slices.SortFunc(t.commands, func(a, b *Command) int { return strings.Compare(a.DotPath(), b.DotPath()) })
+}
+
+// maxCrawl bounds the commands crawled from help: enough for any tree a
+// report can show, and no end of runs for a tool with hundreds.
+const maxCrawl = 40
+
+// crawl builds the tree from --help: the commands listed under a heading
+// such as "Commands:" or "Available Commands:", two levels deep.
+func (c *checker) crawl(ctx context.Context) *tree {
+	t := &tree{source: "help"}
+	queue := [][]string{nil}
+	for len(queue) > 0 && len(t.commands) < maxCrawl {
+		path := queue[0]
+		queue = queue[1:]
+		out := c.run(ctx, c.invoke(append(slices.Clone(path), "--help")...))
+		help := append(append([]byte(nil), out.Stdout...), out.Stderr...)
+		if _, problem := parseEnvelope(out.Stdout); problem == "" {
+			help = out.Stderr // a Duet-like target puts its help text there
+		}
+		subs := helpCommands(help)
+		t.commands = append(t.commands, &Command{Path: path, Runnable: len(subs) == 0, Subcommands: subs})
+		if len(path) < 2 {
+			for _, s := range subs {
+				queue = append(queue, append(slices.Clone(path), s))
+			}
+		}
+	}
+	if len(t.commands) == 1 && len(t.commands[0].Subcommands) == 0 {
+		t.source = "none"
+	}
+	t.sort()
+	return t
+}
+
+var (
+	commandsHeading = regexp.MustCompile(`(?i)^\s*((available|additional|main|other|core)\s+)?(sub)?commands?:?\s*$`)
+	helpLine        = regexp.MustCompile(`^\s{1,8}([a-z][a-z0-9_-]*)(,\s*[a-z][a-z0-9_-]*)*(\s{2,}|\t|$)`)
+)
+
+// helpCommands reads the command names a help text lists.
+func helpCommands(help []byte) []string {
+	var names []string
+	in := false
+	sc := bufio.NewScanner(bytes.NewReader(help))
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case commandsHeading.MatchString(line):
+			in = true
+		case in && strings.TrimSpace(line) == "":
+			if len(names) > 0 {
+				in = false
+			}
+		case in:
+			if m := helpLine.FindStringSubmatch(line); m != nil && m[1] != "help" && !slices.Contains(names, m[1]) {
+				names = append(names, m[1])
+			} else if !strings.HasPrefix(line, " ") && !strings.HasPrefix(line, "\t") {
+				in = false // the next section
+			}
+		}
+	}
+	return names
+}

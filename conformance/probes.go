@@ -1,0 +1,584 @@
+package conformance
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Names the probes use for what cannot exist.
+const (
+	bogusFlag    = "--duet-check-no-such-flag"
+	bogusFlag2   = "--duet-check-no-such-flag-2"
+	bogusCommand = "duet-check-no-such-command"
+	bogusValue   = "duet-check-bogus-value"
+	hallucinated = "../../etc/passwd"
+)
+
+var (
+	versionLine = regexp.MustCompile(`^([\w.@/-]+ )?(version )?v?\d+(\.\d+)+\S*( .*)?$`)
+	errorCode   = regexp.MustCompile(`^[A-Z][A-Z0-9_]+$`)
+)
+
+// probe runs every probe against the discovered tree.
+func (c *checker) probe(ctx context.Context, t *tree) {
+	c.helpAndVersion(ctx)
+	c.manifest(ctx, t)
+	var safe []*Command // run without arguments: checked once more under variations
+	for _, cmd := range t.commands {
+		c.unknownFlag(ctx, cmd)
+		if len(cmd.Subcommands) > 0 {
+			c.unknownCommand(ctx, cmd)
+		}
+		if !cmd.Runnable || cmd.Protocol != "" {
+			continue
+		}
+		if t.source != "help" && t.source != "none" {
+			c.schema(ctx, cmd)
+		}
+		c.twoBad(ctx, cmd)
+		c.badEnum(ctx, cmd)
+		c.hallucinatedID(ctx, cmd)
+		c.validateOnly(ctx, cmd)
+		c.destructive(ctx, cmd)
+		if c.longRunning(cmd) {
+			c.signals(ctx, cmd)
+			continue
+		}
+		if cmd.Danger == "safe" && !cmd.requiresInput() && t.source != "help" && t.source != "none" {
+			if c.safeRun(ctx, cmd) {
+				safe = append(safe, cmd)
+			}
+			c.listLimit(ctx, cmd)
+		}
+	}
+	c.variations(ctx, safe)
+	c.overAll()
+}
+
+func (c *checker) longRunning(cmd *Command) bool {
+	return cmd.LongRunning || slices.Contains(c.opts.LongRunning, cmd.DotPath())
+}
+
+// expectEnvelope checks that a run answered with one envelope and that its
+// exit code agrees with it, recording the envelope requirements.
+func (c *checker) expectEnvelope(probe string, inv Invocation, out Outcome) (envelope, bool) {
+	if out.Err != nil {
+		c.record(probe, &inv, &out, Fail, "could not run: "+out.Err.Error(), "F-004")
+		return envelope{}, false
+	}
+	if out.TimedOut {
+		c.record(probe, &inv, &out, Fail, fmt.Sprintf("did not finish within %v: killed", inv.Timeout), "F-009")
+		return envelope{}, false
+	}
+	env, problem := parseEnvelope(out.Stdout)
+	if problem != "" {
+		c.record(probe, &inv, &out, Fail, problem+"; stdout "+excerpt(out.Stdout), "F-004", "F-006")
+		return env, false
+	}
+	c.record(probe, &inv, &out, Pass, "", "F-004")
+	if env.OK != (out.Exit == 0) {
+		c.record(probe, &inv, &out, Fail, fmt.Sprintf("ok is %v but the exit code is %d", env.OK, out.Exit), "F-001")
+	} else if !standardExit(out.Exit) {
+		c.record(probe, &inv, &out, Fail, fmt.Sprintf("exit code %d is outside 0–13, 79–125, 130 and 143", out.Exit), "F-001")
+	} else {
+		c.record(probe, &inv, &out, Pass, "", "F-001")
+	}
+	if out.Exit != 0 {
+		switch e := env.Error; {
+		case e == nil:
+			c.record(probe, &inv, &out, Fail, "a failure without an error object", "C-013")
+		case !errorCode.MatchString(e.Code) || e.Message == "" || e.Retryable == nil:
+			c.record(probe, &inv, &out, Fail, fmt.Sprintf("error code %q, message %q, retryable %v", e.Code, e.Message, e.Retryable), "C-013")
+		default:
+			c.record(probe, &inv, &out, Pass, "", "C-013")
+		}
+	}
+	if _, ok := env.Meta["schema_version"]; ok {
+		c.record(probe, &inv, &out, Pass, "", "F-022")
+	} else {
+		c.record(probe, &inv, &out, Fail, "meta has no schema_version", "F-022")
+	}
+	if d, ok := env.Meta["duration_ms"].(float64); ok && d >= 0 {
+		c.record(probe, &inv, &out, Pass, "", "F-039")
+	} else {
+		c.record(probe, &inv, &out, Fail, "meta has no duration_ms", "F-039")
+	}
+	return env, true
+}
+
+func standardExit(code int) bool {
+	return code >= 0 && code <= 13 || code >= 79 && code <= 125 || code == 130 || code == 143
+}
+
+// expectRefused checks a run that must fail validation: exit 2, one
+// envelope, an error in the validation phase.
+func (c *checker) expectRefused(probe string, inv Invocation, out Outcome, ids ...string) (envelope, bool) {
+	env, ok := c.expectEnvelope(probe, inv, out)
+	switch {
+	case !ok && out.TimedOut:
+		c.record(probe, &inv, &out, Fail, "hung instead of refusing", ids...)
+	case !ok:
+		c.record(probe, &inv, &out, Fail, fmt.Sprintf("exit %d and no envelope; stderr %s", out.Exit, excerpt(out.Stderr)), ids...)
+	case out.Exit != 2:
+		c.record(probe, &inv, &out, Fail, fmt.Sprintf("exit %d, want 2", out.Exit), ids...)
+	case env.Error == nil || env.Error.Phase != "validation":
+		c.record(probe, &inv, &out, Fail, "the error is not in the validation phase", ids...)
+	default:
+		c.record(probe, &inv, &out, Pass, "", ids...)
+		return env, true
+	}
+	return env, false
+}
+
+// helpAndVersion runs --help and --version on a pipe and on a terminal:
+// they must succeed and change nothing; piped help goes to stderr with a
+// stub envelope on stdout.
+func (c *checker) helpAndVersion(ctx context.Context) {
+	before, _ := c.sandbox.Snapshot()
+
+	inv := c.invoke("--help")
+	out := c.run(ctx, inv)
+	env, problem := parseEnvelope(out.Stdout)
+	switch {
+	case out.TimedOut || out.Err != nil || out.Exit != 0:
+		c.record("help-piped", &inv, &out, Fail, fmt.Sprintf("exit %d", out.Exit), "F-048", "F-068")
+	case problem != "":
+		c.record("help-piped", &inv, &out, Fail, "piped help is not an envelope on stdout: "+problem+"; stdout "+excerpt(out.Stdout), "F-048")
+		c.record("help-piped", &inv, &out, Pass, "", "F-068")
+	case env.Meta["help"] != true || len(bytes.TrimSpace(out.Stderr)) == 0:
+		c.record("help-piped", &inv, &out, Fail, "the envelope lacks meta.help, or stderr has no help text", "F-048")
+		c.record("help-piped", &inv, &out, Pass, "", "F-068")
+	default:
+		c.record("help-piped", &inv, &out, Pass, "", "F-048", "F-068")
+	}
+
+	for _, pty := range []bool{false, true} {
+		inv := c.invoke("--version")
+		inv.PTY = pty
+		out := c.run(ctx, inv)
+		line := strings.TrimSpace(string(out.Stdout))
+		name := map[bool]string{false: "version-piped", true: "version-terminal"}[pty]
+		if out.Exit != 0 || out.TimedOut || !versionLine.MatchString(line) || strings.Contains(line, "\n") {
+			c.record(name, &inv, &out, Fail, "want one line such as `tool 1.2.3`, exit 0; got "+excerpt(out.Stdout), "F-068")
+		} else {
+			c.record(name, &inv, &out, Pass, "", "F-068")
+		}
+	}
+
+	inv = c.invoke("--help")
+	inv.PTY = true
+	out = c.run(ctx, inv)
+	if out.Exit != 0 || out.TimedOut || len(bytes.TrimSpace(out.Stdout)) == 0 {
+		c.record("help-terminal", &inv, &out, Fail, fmt.Sprintf("exit %d, output %s", out.Exit, excerpt(out.Stdout)), "F-068")
+	} else {
+		c.record("help-terminal", &inv, &out, Pass, "", "F-068")
+	}
+
+	after, _ := c.sandbox.Snapshot()
+	if diff := before.Diff(after); len(diff) > 0 {
+		c.record("help-purity", nil, nil, Fail, "help and version changed the sandbox: "+strings.Join(diff, ", "), "F-068")
+	}
+}
+
+// manifest checks the manifest discovery found against the spec's schema,
+// and its etag round trip.
+func (c *checker) manifest(ctx context.Context, t *tree) {
+	if t.source == "help" || t.source == "none" {
+		c.record("manifest", nil, nil, Fail, "neither `describe` nor `manifest` answers with a manifest; the commands were read from --help", "O-041")
+		return
+	}
+	inv := c.invoke(t.source)
+	if problem := validManifest(t.manifest); problem != "" {
+		c.record("manifest", &inv, nil, Fail, "the manifest does not match the spec's schema: "+problem, "O-041")
+		return
+	}
+	inv = c.invoke(t.source, "--etag", t.etag)
+	out := c.run(ctx, inv)
+	env, problem := parseEnvelope(out.Stdout)
+	if problem != "" || out.Exit != 0 || env.Meta["not_modified"] != true || string(env.Data) != "null" {
+		c.record("manifest-etag", &inv, &out, Fail, "the current etag must answer exit 0, data null, meta.not_modified; stdout "+excerpt(out.Stdout), "O-041")
+		return
+	}
+	c.record("manifest", &inv, &out, Pass, "", "O-041")
+}
+
+func (c *checker) unknownFlag(ctx context.Context, cmd *Command) {
+	inv := c.invoke(append(slices.Clone(cmd.Path), bogusFlag)...)
+	c.expectRefused("unknown-flag", inv, c.run(ctx, inv), "F-002")
+}
+
+func (c *checker) unknownCommand(ctx context.Context, cmd *Command) {
+	inv := c.invoke(append(slices.Clone(cmd.Path), bogusCommand)...)
+	c.expectRefused("unknown-command", inv, c.run(ctx, inv), "F-002")
+}
+
+// schema checks `<command> --schema`: danger level, exit codes, input schema.
+func (c *checker) schema(ctx context.Context, cmd *Command) {
+	inv := c.invoke(append(slices.Clone(cmd.Path), "--schema")...)
+	out := c.run(ctx, inv)
+	env, ok := c.expectEnvelope("schema", inv, out)
+	if !ok || out.Exit != 0 {
+		c.record("schema", &inv, &out, Fail, "--schema did not answer", "C-001", "C-002", "C-015")
+		return
+	}
+	var doc struct {
+		Danger      string                     `json:"danger_level"`
+		ExitCodes   map[string]json.RawMessage `json:"exit_codes"`
+		InputSchema map[string]any             `json:"input_schema"`
+	}
+	_ = json.Unmarshal(env.Data, &doc)
+	if slices.Contains([]string{"safe", "mutating", "destructive"}, doc.Danger) {
+		c.record("schema", &inv, &out, Pass, "", "C-002")
+	} else {
+		c.record("schema", &inv, &out, Fail, fmt.Sprintf("danger_level %q", doc.Danger), "C-002")
+	}
+	if _, ok := doc.ExitCodes["0"]; ok {
+		c.record("schema", &inv, &out, Pass, "", "C-001")
+	} else {
+		c.record("schema", &inv, &out, Fail, "exit_codes has no \"0\"", "C-001")
+	}
+	if doc.InputSchema["type"] == "object" {
+		c.record("schema", &inv, &out, Pass, "", "C-015")
+	} else {
+		c.record("schema", &inv, &out, Fail, "no input_schema of type object", "C-015")
+	}
+}
+
+// twoBad gives a command two bad inputs at once: both must be reported.
+func (c *checker) twoBad(ctx context.Context, cmd *Command) {
+	inv := c.invoke(append(slices.Clone(cmd.Path), bogusFlag, bogusFlag2)...)
+	out := c.run(ctx, inv)
+	env, ok := c.expectRefused("two-bad-inputs", inv, out, "F-015")
+	if !ok {
+		return
+	}
+	all, _ := json.Marshal(env.Error)
+	if !bytes.Contains(all, []byte(strings.TrimLeft(bogusFlag2, "-"))) || !bytes.Contains(all, []byte(strings.TrimLeft(bogusFlag, "-")+`"`)) && len(env.Error.Errors) < 2 {
+		c.record("two-bad-inputs", &inv, &out, Fail, "the error does not name both bad inputs: "+excerpt(all), "F-015")
+	}
+}
+
+// badEnum gives an enum flag a value outside its list.
+func (c *checker) badEnum(ctx context.Context, cmd *Command) {
+	name := ""
+	for _, n := range slices.Sorted(mapKeys(cmd.Flags)) {
+		if len(cmd.Flags[n].EnumValues) > 0 {
+			name = n
+			break
+		}
+	}
+	if name == "" {
+		return
+	}
+	inv := c.invoke(append(slices.Clone(cmd.Path), "--"+name+"="+bogusValue)...)
+	out := c.run(ctx, inv)
+	env, ok := c.expectRefused("bad-enum", inv, out, "F-002")
+	if ok && !mentionsValidValues(env.Error, cmd.Flags[name].EnumValues) {
+		c.record("bad-enum", &inv, &out, Fail, "the error does not list the valid values", "F-002")
+	}
+}
+
+func mentionsValidValues(e *wireError, values []string) bool {
+	all, _ := json.Marshal(e)
+	for _, v := range values {
+		if !bytes.Contains(all, []byte(`"`+v+`"`)) && !bytes.Contains(all, []byte(v)) {
+			return false
+		}
+	}
+	return true
+}
+
+// hallucinatedID passes a path-like id where the manifest says an id goes.
+func (c *checker) hallucinatedID(ctx context.Context, cmd *Command) {
+	var args []string
+	found := false
+	for _, a := range cmd.Args {
+		switch {
+		case a.ID && !found:
+			args, found = append(args, hallucinated), true
+		case a.Required:
+			args = append(args, "x")
+		}
+	}
+	if !found {
+		return
+	}
+	inv := c.invoke(append(append(slices.Clone(cmd.Path), "--"), args...)...)
+	c.expectRefused("hallucinated-id", inv, c.run(ctx, inv), "F-045")
+}
+
+func (c *checker) validateOnly(ctx context.Context, cmd *Command) {
+	if _, ok := cmd.Flags["validate-only"]; !ok || cmd.requiresInput() {
+		return
+	}
+	inv := c.invoke(append(slices.Clone(cmd.Path), "--validate-only")...)
+	out := c.run(ctx, inv)
+	env, ok := c.expectEnvelope("validate-only", inv, out)
+	if !ok || out.Exit != 0 || env.Meta["validation_only"] != true {
+		c.record("validate-only", &inv, &out, Fail, "want exit 0 and meta.validation_only; stdout "+excerpt(out.Stdout), "O-009")
+		return
+	}
+	c.record("validate-only", &inv, &out, Pass, "", "O-009")
+}
+
+// destructive checks a command that needs confirmation: refused on a pipe
+// without --yes, and --dry-run changes nothing.
+func (c *checker) destructive(ctx context.Context, cmd *Command) {
+	if cmd.Danger != "destructive" && !cmd.RequiresConfirmation {
+		return
+	}
+	if cmd.requiresInput() {
+		c.record("destructive", nil, nil, NotApplicable, cmd.DotPath()+" needs arguments the checker cannot make up", "O-021", "C-004")
+		return
+	}
+	before, _ := c.sandbox.Snapshot()
+	inv := c.invoke(cmd.Path...)
+	out := c.run(ctx, inv)
+	after, _ := c.sandbox.Snapshot()
+	env, ok := c.expectEnvelope("no-confirmation", inv, out)
+	diff := before.Diff(after)
+	switch {
+	case !ok || out.Exit == 0 || env.Error == nil:
+		c.record("no-confirmation", &inv, &out, Fail, fmt.Sprintf("ran without --yes where nobody can be asked (exit %d)", out.Exit), "O-021")
+	case len(diff) > 0:
+		c.record("no-confirmation", &inv, &out, Fail, "refused, yet changed the sandbox: "+strings.Join(diff, ", "), "O-021")
+	default:
+		c.record("no-confirmation", &inv, &out, Pass, "", "O-021")
+	}
+	if cmd.Danger != "destructive" {
+		return
+	}
+	if _, ok := cmd.Flags["dry-run"]; !ok {
+		c.record("dry-run", nil, nil, Fail, cmd.DotPath()+" is destructive and has no --dry-run", "C-004")
+		return
+	}
+	before, _ = c.sandbox.Snapshot()
+	inv = c.invoke(append(slices.Clone(cmd.Path), "--dry-run")...)
+	out = c.run(ctx, inv)
+	after, _ = c.sandbox.Snapshot()
+	env, ok = c.expectEnvelope("dry-run", inv, out)
+	switch diff := before.Diff(after); {
+	case !ok || out.Exit != 0 || env.Meta["dry_run"] != true:
+		c.record("dry-run", &inv, &out, Fail, "want exit 0 and meta.dry_run; stdout "+excerpt(out.Stdout), "C-004")
+	case len(diff) > 0:
+		c.record("dry-run", &inv, &out, Fail, "--dry-run changed the sandbox: "+strings.Join(diff, ", "), "C-004")
+	default:
+		c.record("dry-run", &inv, &out, Pass, "", "C-004")
+	}
+}
+
+// safeRun runs a safe command with nothing on stdin but its end; it reports
+// whether the command answered, for the variations.
+func (c *checker) safeRun(ctx context.Context, cmd *Command) bool {
+	inv := c.invoke(cmd.Path...)
+	inv.Stdin = StdinEOF
+	out := c.run(ctx, inv)
+	_, ok := c.expectEnvelope("safe-run", inv, out)
+	if ok {
+		c.record("safe-run", &inv, &out, Pass, "", "F-003", "F-009")
+	} else if !out.TimedOut {
+		c.record("safe-run", &inv, &out, Fail, "a piped run is not JSON", "F-003")
+	}
+	return ok && out.Exit == 0
+}
+
+func (c *checker) listLimit(ctx context.Context, cmd *Command) {
+	if _, ok := cmd.Flags["limit"]; !ok && !cmd.List {
+		return
+	}
+	inv := c.invoke(append(slices.Clone(cmd.Path), "--limit", "1")...)
+	out := c.run(ctx, inv)
+	env, ok := c.expectEnvelope("list-limit", inv, out)
+	if !ok || out.Exit != 0 {
+		c.record("list-limit", &inv, &out, Fail, "--limit 1 did not answer", "O-003", "F-018")
+		return
+	}
+	var items []json.RawMessage
+	if json.Unmarshal(env.Data, &items) != nil || len(items) > 1 {
+		c.record("list-limit", &inv, &out, Fail, "data is not a list of at most one item: "+excerpt(env.Data), "O-003")
+	} else {
+		c.record("list-limit", &inv, &out, Pass, "", "O-003")
+	}
+	p, _ := env.Meta["pagination"].(map[string]any)
+	missing := []string{}
+	for _, k := range []string{"total", "returned", "truncated", "has_more", "next_cursor"} {
+		if _, ok := p[k]; !ok {
+			missing = append(missing, k)
+		}
+	}
+	if len(missing) > 0 {
+		c.record("list-limit", &inv, &out, Fail, "meta.pagination lacks "+strings.Join(missing, ", "), "F-018")
+	} else {
+		c.record("list-limit", &inv, &out, Pass, "", "F-018")
+	}
+}
+
+// signals interrupts, terminates and times out a long-running command:
+// each must end it with one envelope and the signal's exit code.
+func (c *checker) signals(ctx context.Context, cmd *Command) {
+	for _, s := range []struct {
+		sig  syscall.Signal
+		exit int
+		id   string
+	}{{syscall.SIGINT, 130, "F-069"}, {syscall.SIGTERM, 143, "F-013"}} {
+		inv := c.invoke(cmd.Path...)
+		inv.Signals = []TimedSignal{{After: 700 * time.Millisecond, Signal: s.sig}}
+		out := c.run(ctx, inv)
+		probe := "signal-" + strings.ToLower(s.sig.String())
+		env, ok := c.expectEnvelope(probe, inv, out)
+		switch {
+		case !ok:
+			c.record(probe, &inv, &out, Fail, "no single envelope after the signal", s.id)
+		case out.Exit != s.exit || env.Error == nil || env.Error.Code != "CANCELLED":
+			c.record(probe, &inv, &out, Fail, fmt.Sprintf("exit %d, want %d with error CANCELLED", out.Exit, s.exit), s.id)
+		default:
+			c.record(probe, &inv, &out, Pass, "", s.id)
+		}
+	}
+	if _, ok := cmd.Flags["timeout"]; !ok {
+		return
+	}
+	inv := c.invoke(append(slices.Clone(cmd.Path), "--timeout", "1s")...)
+	out := c.run(ctx, inv)
+	env, ok := c.expectEnvelope("timeout", inv, out)
+	if !ok || out.Exit != 10 || env.Error == nil || env.Error.Code != "TIMEOUT" {
+		c.record("timeout", &inv, &out, Fail, fmt.Sprintf("exit %d, want 10 with error TIMEOUT", out.Exit), "F-012")
+		return
+	}
+	c.record("timeout", &inv, &out, Pass, "", "F-012")
+}
+
+// variations runs the safe commands again where only the presentation
+// may differ: colour at a terminal, width, locale, a reader that is gone.
+func (c *checker) variations(ctx context.Context, safe []*Command) {
+	for _, cmd := range safe {
+		data := func(probe string, env ...string) (json.RawMessage, bool) {
+			inv := with(c.invoke(cmd.Path...), env...)
+			out := c.run(ctx, inv)
+			e, ok := c.expectEnvelope(probe, inv, out)
+			return e.Data, ok
+		}
+		ref, ok := data("width", "COLUMNS=500")
+		narrow, ok2 := data("width", "COLUMNS=40")
+		if ok && ok2 {
+			c.compare("width", cmd, ref, narrow, "COLUMNS=40 against COLUMNS=500", "F-056")
+		}
+		de, ok3 := data("locale", "LC_ALL=de_DE.UTF-8", "LANG=de_DE.UTF-8")
+		if ok && ok3 {
+			c.compare("locale", cmd, ref, de, "LC_ALL=de_DE.UTF-8 against C.UTF-8", "F-005")
+		}
+		for _, env := range []string{"NO_COLOR=1", "CI=1", "TERM=dumb"} {
+			inv := with(c.invoke(cmd.Path...), env)
+			inv.PTY = true
+			out := c.run(ctx, inv)
+			if bytes.IndexByte(out.Stdout, 0x1b) >= 0 {
+				c.record("colour", &inv, &out, Fail, env+" at a terminal, yet escape codes: "+excerpt(out.Stdout), "F-008")
+			} else {
+				c.record("colour", &inv, &out, Pass, "", "F-008")
+			}
+		}
+		if _, ok := cmd.Flags["output"]; ok {
+			inv := with(c.invoke(append(slices.Clone(cmd.Path), "--output", "json")...), "FORCE_COLOR=1", "CLICOLOR_FORCE=1")
+			inv.PTY = true
+			out := c.run(ctx, inv)
+			if bytes.IndexByte(out.Stdout, 0x1b) >= 0 {
+				c.record("json-at-terminal", &inv, &out, Fail, "escape codes in JSON: "+excerpt(out.Stdout), "F-007")
+			} else {
+				c.record("json-at-terminal", &inv, &out, Pass, "", "F-007")
+			}
+		}
+		inv := c.invoke(cmd.Path...)
+		inv.CloseStdout = true
+		out := c.run(ctx, inv)
+		if out.Exit != 0 || out.TimedOut || len(bytes.TrimSpace(out.Stderr)) > 0 {
+			c.record("closed-stdout", &inv, &out, Fail, fmt.Sprintf("exit %d, stderr %s", out.Exit, excerpt(out.Stderr)), "F-014")
+		} else {
+			c.record("closed-stdout", &inv, &out, Pass, "", "F-014")
+		}
+	}
+}
+
+func (c *checker) compare(probe string, cmd *Command, a, b json.RawMessage, what string, id string) {
+	inv := c.invoke(cmd.Path...)
+	if !bytes.Equal(a, b) {
+		c.record(probe, &inv, nil, Fail, what+": data differs: "+excerpt(a)+" against "+excerpt(b), id)
+		return
+	}
+	c.record(probe, &inv, nil, Pass, "", id)
+}
+
+// overAll checks what every run together shows: line endings, stack traces
+// on stdout, the sentinels and the network.
+func (c *checker) overAll() {
+	c.mu.Lock()
+	outputs := slices.Clone(c.outputs)
+	c.mu.Unlock()
+	cr, trace := "", ""
+	for _, r := range outputs {
+		if r.inv.PTY {
+			continue // a terminal turns \n into \r\n
+		}
+		if cr == "" && (bytes.IndexByte(r.out.Stdout, '\r') >= 0 || bytes.IndexByte(r.out.Stderr, '\r') >= 0) {
+			cr = "a carriage return in the output of " + commandLine(r.inv)
+		}
+		for _, marker := range []string{"panic: ", "goroutine 1 [", "Traceback (most recent call last)"} {
+			if trace == "" && bytes.Contains(r.out.Stdout, []byte(marker)) {
+				trace = commandLine(r.inv) + " printed " + excerpt(r.out.Stdout)
+			}
+		}
+	}
+	verdict := func(probe, problem, id string) {
+		if problem != "" {
+			c.record(probe, nil, nil, Fail, problem, id)
+		} else {
+			c.record(probe, nil, nil, Pass, "", id)
+		}
+	}
+	verdict("line-endings", cr, "F-072")
+	verdict("stack-trace", cmpZero(trace, "a stack trace on stdout: "+trace), "F-006")
+	called := map[string][]string{}
+	for _, call := range c.sandbox.Calls() {
+		called[call.Name] = append(called[call.Name], strings.Join(call.Args, " "))
+	}
+	sentinel := func(names ...string) string {
+		for _, n := range names {
+			if len(called[n]) > 0 {
+				return fmt.Sprintf("$%s was run: %q", strings.ToUpper(n), called[n][0])
+			}
+		}
+		return ""
+	}
+	verdict("pager", sentinel("pager"), "F-010")
+	verdict("editor", sentinel("editor", "visual"), "F-055")
+	verdict("browser", sentinel("browser"), "F-057")
+	network := ""
+	if reqs := c.sandbox.ProxyRequests(); len(reqs) > 0 {
+		network = fmt.Sprintf("%d network requests through the proxy, the first %q", len(reqs), reqs[0])
+	}
+	verdict("network", network, "F-029")
+}
+
+func mapKeys[V any](m map[string]V) func(func(string) bool) {
+	return func(yield func(string) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}
+
+// cmpZero returns problem when s is set, "" otherwise.
+func cmpZero(s, problem string) string {
+	if s == "" {
+		return ""
+	}
+	return problem
+}
