@@ -42,9 +42,6 @@ type Host struct {
 	Stdin   io.Reader
 	Stdout  io.Writer
 	Stderr  io.Writer
-	// Options are the options the invocation was given, for running the app
-	// again in process.
-	Options []Option
 
 	inv *invocation
 }
@@ -117,8 +114,7 @@ func (inv *invocation) extend(parent context.Context, e *Extension) int {
 	code := e.Run(ctx, &Host{
 		App: inv.fw, Version: cfg.version,
 		Stdin: cfg.stdin, Stdout: cfg.stdout, Stderr: cfg.stderr,
-		Options: inv.opts,
-		inv:     inv,
+		inv: inv,
 	})
 	cancel()
 	select {

@@ -30,7 +30,6 @@ import (
 // context through [Invoke].
 type invocation struct {
 	cfg   *config
-	opts  []Option // what cfg was made from, for an extension
 	fw    Framework
 	root  *schema.Command
 	call  *call
@@ -59,7 +58,7 @@ func Run(ctx context.Context, fw Framework, args []string, opts ...Option) int {
 	if w, ok := fw.(interface{ Options() []Option }); ok {
 		opts = append(slices.Clip(w.Options()), opts...)
 	}
-	inv := &invocation{cfg: newConfig(opts), opts: opts, fw: fw, root: fw.Tree(), start: time.Now()}
+	inv := &invocation{cfg: newConfig(opts), fw: fw, root: fw.Tree(), start: time.Now()}
 	return inv.run(ctx, args)
 }
 

@@ -82,13 +82,13 @@ func Wrap(root *cli.Command, opts ...Option) (*App, error) {
 // Run wraps root and runs one invocation with args (without the program name),
 // returning the exit code.
 func Run(ctx context.Context, root *cli.Command, args []string, opts ...Option) int {
-	return adapters.WrapAndRun(ctx, func() (*App, error) { return Wrap(root, opts...) }, args, opts...)
+	return adapters.WrapAndRun(ctx, func() (*App, error) { return Wrap(root, opts...) }, args)
 }
 
 // Main runs the app with the process's arguments and exits with its code. A
 // declaration that does not hold is reported on stderr with exit code 1.
 func Main(root *cli.Command, opts ...Option) {
-	adapters.Main(func() (*App, error) { return Wrap(root, opts...) }, opts...)
+	adapters.Main(func() (*App, error) { return Wrap(root, opts...) })
 }
 
 // Run runs one invocation and returns its exit code.
