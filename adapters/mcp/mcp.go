@@ -52,6 +52,7 @@ type config struct {
 	version string
 	grace   time.Duration
 	usage   string
+	env     []string // the default runner's environment; nil: this process's
 }
 
 // WithRunner runs the commands with r instead of the app's own binary.
@@ -102,17 +103,7 @@ func Command(name string, opts ...Option) adapters.Option {
 }
 
 func serveHost(ctx context.Context, h *adapters.Host, opts []Option) int {
-	opts = append([]Option{WithVersion(h.Version)}, opts...)
-	if newConfig(opts).runner == nil {
-		exe, err := os.Executable()
-		if err != nil {
-			fmt.Fprintf(h.Stderr, "mcp: cannot find this program to run its commands: %v\n", err)
-			return int(exitcode.GeneralError)
-		}
-		r := Exec(exe)
-		r.Env = h.Environ()
-		opts = append(opts, WithRunner(r))
-	}
+	opts = append([]Option{WithVersion(h.Version), func(c *config) { c.env = h.Environ() }}, opts...)
 	d := newDrain(ctx)
 	t := &sdk.IOTransport{Reader: d.Reader(h.Stdin), Writer: d.Writer(h.Stdout)}
 	if err := Serve(ctx, h.App, t, opts...); err != nil && ctx.Err() == nil {
@@ -145,7 +136,9 @@ func NewServer(app adapters.Framework, opts ...Option) (*sdk.Server, error) {
 		if err != nil {
 			return nil, fmt.Errorf("mcp: cannot find this program to run its commands: %w", err)
 		}
-		cfg.runner = Exec(exe)
+		r := Exec(exe)
+		r.Env = cfg.env
+		cfg.runner = r
 	}
 	root := app.Tree()
 	tools, err := describe.Tools(root, cfg.version)
@@ -215,9 +208,16 @@ func callLimit(c *schema.Command, args []string) time.Duration {
 
 // answer turns the command's envelope into the tool's result.
 func answer(t *describe.Tool, stdout []byte, exit int, stopped error) *sdk.CallToolResult {
-	var env envelope.Envelope
-	var rawErr struct {
-		Error json.RawMessage `json:"error"`
+	// What the result needs of the envelope; the error object is passed on
+	// as the command wrote it.
+	var env struct {
+		OK       bool            `json:"ok"`
+		Data     json.RawMessage `json:"data"`
+		Error    json.RawMessage `json:"error"`
+		Warnings []string        `json:"warnings"`
+		Meta     struct {
+			Pagination *envelope.Pagination `json:"pagination"`
+		} `json:"meta"`
 	}
 	if errors.Is(stopped, context.DeadlineExceeded) {
 		// The command outlived its own time limit and the server's grace:
@@ -227,18 +227,18 @@ func answer(t *describe.Tool, stdout []byte, exit int, stopped error) *sdk.CallT
 		e.Detail = excerpt(stdout)
 		return failure(e, int(e.Exit))
 	}
-	if json.Unmarshal(stdout, &env) != nil || json.Unmarshal(stdout, &rawErr) != nil {
+	if json.Unmarshal(stdout, &env) != nil {
 		e := envelope.Errorf(exitcode.GeneralError, "INVALID_ANSWER", "the command did not answer with one JSON envelope (exit %d)", exit).
 			WithSuggestion("this is a bug in the tool; run the command in a shell to see what it printed")
 		e.Detail = excerpt(stdout)
 		return failure(e, int(e.Exit))
 	}
 	if !env.OK || exit != 0 {
-		if len(rawErr.Error) == 0 || string(rawErr.Error) == "null" {
+		if len(env.Error) == 0 || string(env.Error) == "null" {
 			e := envelope.Errorf(exitcode.GeneralError, "INVALID_ANSWER", "the command failed (exit %d) without an error object", exit)
 			return failure(e, exit)
 		}
-		return errorResult(rawErr.Error, exit)
+		return errorResult(env.Error, exit)
 	}
 	var next string
 	if p := env.Meta.Pagination; p != nil && p.HasMore && p.NextCursor != nil {
