@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -37,10 +36,11 @@ func (o *Output) Finish(meta Meta, fail *Error) *Error {
 		}
 	} else {
 		p = payload{one: json.RawMessage("null")}
-		if kept, err := o.keptLocked(fail, &meta); err == nil {
-			p = kept
-		} else {
-			meta.Effect = ""
+		meta.Effect = ""
+		if fail.keepResult && o.hasResult { // a failure that still answers
+			if kept, err := o.payloadLocked(&meta); err == nil {
+				p, meta.Effect = kept, o.effect
+			}
 		}
 	}
 	if fail != nil {
@@ -65,17 +65,6 @@ func (o *Output) Finish(meta Meta, fail *Error) *Error {
 }
 
 // payloadLocked encodes the result, pages a list and projects fields.
-// keptLocked is the result a failure keeps (see Error.WithResult), or an
-// error when it keeps none.
-func (o *Output) keptLocked(fail *Error, meta *Meta) (payload, error) {
-	if !fail.keepResult || !o.hasResult {
-		return payload{}, errNoResult
-	}
-	return o.payloadLocked(meta)
-}
-
-var errNoResult = errors.New("no result kept")
-
 func (o *Output) payloadLocked(meta *Meta) (payload, error) {
 	var p payload
 	switch {
