@@ -140,7 +140,7 @@ func (c *checker) record(probe string, inv *Invocation, out *Outcome, status Sta
 	for _, id := range ids {
 		f := Finding{Requirement: id, Probe: probe, Status: status, Evidence: evidence}
 		if inv != nil {
-			f.Command = commandLine(*inv)
+			f.Command = inv.CommandLine()
 		}
 		if out != nil && out.Err == nil && !out.TimedOut {
 			exit := out.Exit
@@ -148,17 +148,6 @@ func (c *checker) record(probe string, inv *Invocation, out *Outcome, status Sta
 		}
 		c.findings = append(c.findings, f)
 	}
-}
-
-// commandLine renders inv as a shell would take it, for evidence.
-func commandLine(inv Invocation) string {
-	words := append([]string{inv.Path}, inv.Args...)
-	for i, w := range words {
-		if w == "" || strings.ContainsAny(w, " \t\n'\"\\$`&|;<>()*?[]{}!#~") {
-			words[i] = "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
-		}
-	}
-	return strings.Join(words, " ")
 }
 
 // excerpt cuts b short for evidence, quoting what is not printable.

@@ -70,8 +70,8 @@ type tree struct {
 // envelope whose data has the spec's manifest shape), else by crawling
 // --help, so that any CLI gets a report.
 func (c *checker) discover(ctx context.Context) *tree {
-	for _, cmd := range []string{"describe", "manifest"} {
-		out := c.run(ctx, c.invoke(cmd))
+	for _, name := range []string{"describe", "manifest"} {
+		out := c.run(ctx, c.invoke(name))
 		env, problem := parseEnvelope(out.Stdout)
 		if problem != "" || out.Exit != 0 {
 			continue
@@ -84,21 +84,25 @@ func (c *checker) discover(ctx context.Context) *tree {
 		if json.Unmarshal(env.Data, &m) != nil || len(m.Commands) == 0 {
 			continue
 		}
-		t := &tree{source: cmd, manifest: env.Data, etag: m.Etag}
+		t := &tree{source: name, manifest: env.Data, etag: m.Etag}
 		for path, raw := range m.Commands {
-			cmd := &Command{Runnable: true}
-			if json.Unmarshal(raw, cmd) != nil {
+			var entry struct {
+				Command
+				Runnable *bool `json:"runnable"` // Duet's; the spec's manifest does not say
+			}
+			if json.Unmarshal(raw, &entry) != nil {
 				continue
 			}
-			var runnable struct{ Runnable *bool }
-			if json.Unmarshal(raw, &runnable) == nil && runnable.Runnable == nil {
-				cmd.Runnable = len(cmd.Subcommands) == 0 // the spec's manifest does not say
+			cmd := entry.Command
+			cmd.Runnable = len(cmd.Subcommands) == 0
+			if entry.Runnable != nil {
+				cmd.Runnable = *entry.Runnable
 			}
 			cmd.Path = nil
 			if path != m.Tool {
 				cmd.Path = strings.Split(path, ".")
 			}
-			t.commands = append(t.commands, cmd)
+			t.commands = append(t.commands, &cmd)
 		}
 		t.sort()
 		return t

@@ -340,9 +340,9 @@ func exitStatus(ps *os.ProcessState) (int, string) {
 	return ps.ExitCode(), ""
 }
 
-// CommandLine renders inv's program and arguments as a POSIX shell would
-// need them typed, for evidence a person can rerun.
-func (o Outcome) CommandLine(inv Invocation) string {
+// CommandLine renders the invocation as a shell would take it, for
+// evidence.
+func (inv Invocation) CommandLine() string {
 	words := make([]string, 0, 1+len(inv.Args))
 	for _, w := range append([]string{inv.Path}, inv.Args...) {
 		words = append(words, shellQuote(w))

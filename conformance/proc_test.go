@@ -102,7 +102,7 @@ func TestRun(t *testing.T) {
 				t.Fatal(o.Err)
 			}
 			if diff := cmp.Diff(tt.want, resultOf(o)); diff != "" {
-				t.Errorf("Run(%s) (-want +got):\n%s", o.CommandLine(tt.inv), diff)
+				t.Errorf("Run(%s) (-want +got):\n%s", tt.inv.CommandLine(), diff)
 			}
 			if o.StdoutBytes != int64(len(o.Stdout)) || o.StderrBytes != int64(len(o.Stderr)) {
 				t.Errorf("counted %d and %d bytes, kept %d and %d", o.StdoutBytes, o.StderrBytes, len(o.Stdout), len(o.Stderr))
@@ -276,7 +276,7 @@ func TestProcCommandLine(t *testing.T) {
 	}
 	for _, tt := range tests {
 		inv := Invocation{Path: tt.path, Args: tt.args}
-		if got := (Outcome{}).CommandLine(inv); got != tt.want {
+		if got := inv.CommandLine(); got != tt.want {
 			t.Errorf("CommandLine(%q, %q) = %q, want %q", tt.path, tt.args, got, tt.want)
 		}
 	}
