@@ -22,6 +22,7 @@
 package conformance
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -77,12 +78,10 @@ type checker struct {
 
 	mu       sync.Mutex
 	findings []Finding
-	outputs  []ran // every run, for the checks over all of them
-}
-
-type ran struct {
-	inv Invocation
-	out Outcome
+	// What the checks over every run found, noted as each run ends so
+	// that no run's output is kept: the first carriage return, the first
+	// stack trace on stdout.
+	carriageReturn, stackTrace string
 }
 
 // Check runs every probe against target and returns the report. It fails
@@ -124,12 +123,22 @@ func with(inv Invocation, env ...string) Invocation {
 	return inv
 }
 
-// run runs inv and keeps its outcome for the checks over every run.
+// run runs inv and notes what the checks over every run look for.
 func (c *checker) run(ctx context.Context, inv Invocation) Outcome {
 	out := Run(ctx, inv)
+	if inv.PTY {
+		return out // a terminal turns \n into \r\n
+	}
 	c.mu.Lock()
-	c.outputs = append(c.outputs, ran{inv, out})
-	c.mu.Unlock()
+	defer c.mu.Unlock()
+	if c.carriageReturn == "" && (bytes.IndexByte(out.Stdout, '\r') >= 0 || bytes.IndexByte(out.Stderr, '\r') >= 0) {
+		c.carriageReturn = "a carriage return in the output of " + inv.CommandLine()
+	}
+	for _, marker := range []string{"panic: ", "goroutine 1 [", "Traceback (most recent call last)"} {
+		if c.stackTrace == "" && bytes.Contains(out.Stdout, []byte(marker)) {
+			c.stackTrace = "a stack trace on stdout: " + inv.CommandLine() + " printed " + excerpt(out.Stdout)
+		}
+	}
 	return out
 }
 

@@ -519,23 +519,6 @@ func (c *checker) compare(probe string, cmd *Command, a, b json.RawMessage, what
 // overAll checks what every run together shows: line endings, stack traces
 // on stdout, the sentinels and the network.
 func (c *checker) overAll() {
-	c.mu.Lock()
-	outputs := slices.Clone(c.outputs)
-	c.mu.Unlock()
-	cr, trace := "", ""
-	for _, r := range outputs {
-		if r.inv.PTY {
-			continue // a terminal turns \n into \r\n
-		}
-		if cr == "" && (bytes.IndexByte(r.out.Stdout, '\r') >= 0 || bytes.IndexByte(r.out.Stderr, '\r') >= 0) {
-			cr = "a carriage return in the output of " + r.inv.CommandLine()
-		}
-		for _, marker := range []string{"panic: ", "goroutine 1 [", "Traceback (most recent call last)"} {
-			if trace == "" && bytes.Contains(r.out.Stdout, []byte(marker)) {
-				trace = r.inv.CommandLine() + " printed " + excerpt(r.out.Stdout)
-			}
-		}
-	}
 	verdict := func(probe, problem, id string) {
 		if problem != "" {
 			c.record(probe, nil, nil, Fail, problem, id)
@@ -543,10 +526,10 @@ func (c *checker) overAll() {
 			c.record(probe, nil, nil, Pass, "", id)
 		}
 	}
+	c.mu.Lock()
+	cr, trace := c.carriageReturn, c.stackTrace
+	c.mu.Unlock()
 	verdict("line-endings", cr, "F-072")
-	if trace != "" {
-		trace = "a stack trace on stdout: " + trace
-	}
 	verdict("stack-trace", trace, "F-006")
 	called := map[string][]string{}
 	for _, call := range c.sandbox.Calls() {
