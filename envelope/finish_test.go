@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -555,5 +556,35 @@ func TestEffectAndDryRun(t *testing.T) {
 	env := decodeOne(t, stdout.Bytes())
 	if env.Meta["effect"] != "deleted" || env.Meta["dry_run"] != true {
 		t.Errorf("meta = %v, want effect deleted and dry_run true", env.Meta)
+	}
+}
+
+// TestFailureWithResult: an error marked WithResult keeps the command's
+// result as data, for an agent and for a person; any other error drops it.
+func TestFailureWithResult(t *testing.T) {
+	fail := func() *envelope.Error { return envelope.Errorf(80, "NONCONFORMANT", "found problems") }
+	for _, tt := range []struct {
+		name string
+		err  *envelope.Error
+		want string // data, as JSON
+	}{
+		{"kept", fail().WithResult(), `{"found":2}`},
+		{"dropped", fail(), `null`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			out, stdout, _ := newOutput(envelope.Settings{Mode: agentMode(envelope.JSON)})
+			out.Result(map[string]int{"found": 2})
+			out.Finish(fixedMeta(), tt.err)
+			if env := decodeOne(t, stdout.Bytes()); string(env.Data) != tt.want {
+				t.Errorf("data %s, want %s", env.Data, tt.want)
+			}
+		})
+	}
+	out, stdout, stderr := newOutput(envelope.Settings{Mode: humanMode()})
+	out.RenderText(func(w io.Writer) error { _, err := io.WriteString(w, "the report\n"); return err })
+	out.Result(map[string]int{"found": 2})
+	out.Finish(fixedMeta(), fail().WithResult())
+	if stdout.String() != "the report\n" || !strings.Contains(stderr.String(), "NONCONFORMANT") {
+		t.Errorf("a person saw stdout %q, stderr %q; want the report, then the error", stdout, stderr)
 	}
 }
