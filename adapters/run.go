@@ -519,8 +519,10 @@ func (inv *invocation) signals() (<-chan os.Signal, func()) {
 	if inv.cfg.signals != nil {
 		return inv.cfg.signals, func() {}
 	}
-	ch := make(chan os.Signal, 2)
-	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	// SIGPIPE too, as Main does: a write to a closed stdout then fails
+	// with EPIPE instead of killing the process (the lifecycle ignores it).
+	ch := make(chan os.Signal, 3)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM, syscall.SIGPIPE)
 	return ch, func() { signal.Stop(ch) }
 }
 

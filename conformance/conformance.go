@@ -134,10 +134,8 @@ func (c *checker) run(ctx context.Context, inv Invocation) Outcome {
 	if c.carriageReturn == "" && (bytes.IndexByte(out.Stdout, '\r') >= 0 || bytes.IndexByte(out.Stderr, '\r') >= 0) {
 		c.carriageReturn = "a carriage return in the output of " + inv.CommandLine()
 	}
-	for _, marker := range []string{"panic: ", "goroutine 1 [", "Traceback (most recent call last)"} {
-		if c.stackTrace == "" && bytes.Contains(out.Stdout, []byte(marker)) {
-			c.stackTrace = "a stack trace on stdout: " + inv.CommandLine() + " printed " + excerpt(out.Stdout)
-		}
+	if c.stackTrace == "" && hasStackTrace(out.Stdout) {
+		c.stackTrace = "a stack trace on stdout: " + inv.CommandLine() + " printed " + excerpt(out.Stdout)
 	}
 	return out
 }

@@ -72,8 +72,8 @@ type tree struct {
 func (c *checker) discover(ctx context.Context) *tree {
 	for _, name := range []string{"describe", "manifest"} {
 		out := c.run(ctx, c.invoke(name))
-		env, problem := parseEnvelope(out.Stdout)
-		if problem != "" || out.Exit != 0 {
+		env, f, _ := parseEnvelope(out.Stdout)
+		if f != noFault || out.Exit != 0 {
 			continue
 		}
 		var m struct {
@@ -128,7 +128,7 @@ func (c *checker) crawl(ctx context.Context) *tree {
 		queue = queue[1:]
 		out := c.run(ctx, c.invoke(append(slices.Clone(path), "--help")...))
 		help := append(append([]byte(nil), out.Stdout...), out.Stderr...)
-		if _, problem := parseEnvelope(out.Stdout); problem == "" {
+		if _, f, _ := parseEnvelope(out.Stdout); f == noFault {
 			help = out.Stderr // a Duet-like target puts its help text there
 		}
 		subs := helpCommands(help)
@@ -147,7 +147,9 @@ func (c *checker) crawl(ctx context.Context) *tree {
 }
 
 var (
-	commandsHeading = regexp.MustCompile(`(?i)^\s*((available|additional|main|other|core)\s+)?(sub)?commands?:?\s*$`)
+	// "Commands:", "Available Commands:", "The commands are:", "These are
+	// common Git commands used in various situations:" ...
+	commandsHeading = regexp.MustCompile(`(?i)^\s*(\S+\s+){0,4}(sub)?commands?\b[^:]{0,40}:?\s*$`)
 	helpLine        = regexp.MustCompile(`^\s{1,8}([a-z][a-z0-9_-]*)(,\s*[a-z][a-z0-9_-]*)*(\s{2,}|\t|$)`)
 )
 
@@ -168,8 +170,8 @@ func helpCommands(help []byte) []string {
 		case in:
 			if m := helpLine.FindStringSubmatch(line); m != nil && m[1] != "help" && !slices.Contains(names, m[1]) {
 				names = append(names, m[1])
-			} else if !strings.HasPrefix(line, " ") && !strings.HasPrefix(line, "\t") {
-				in = false // the next section
+			} else if len(names) > 0 && !strings.HasPrefix(line, " ") && !strings.HasPrefix(line, "\t") {
+				in = false // the next section; before any name, a heading of a group
 			}
 		}
 	}

@@ -30,7 +30,7 @@ type RequirementResult struct {
 	Status   Status    `json:"status"`
 	Checks   int       `json:"checks"`             // how many checks judged it
 	Failures []Finding `json:"failures,omitempty"` // the first few, with their evidence
-	Example  *Finding  `json:"example,omitempty"`  // a passing check, when it passed
+	Example  *Finding  `json:"example,omitempty"`  // a passing check when it passed; why it was skipped
 }
 
 // Score counts the requirements that passed among those that applied.
@@ -72,6 +72,13 @@ func (c *checker) report(t *tree, took time.Duration) *Report {
 		case Pass:
 			if res.Status != Fail {
 				res.Status = Pass
+			}
+			if res.Example == nil || res.Example.Status != Pass {
+				res.Example = &f
+			}
+		case Skipped:
+			if res.Status == NotApplicable {
+				res.Status = Skipped
 			}
 			if res.Example == nil {
 				res.Example = &f
@@ -141,8 +148,11 @@ func (r *Report) WriteTable(w io.Writer, color bool) error {
 			req = "required"
 		}
 		why := ""
+		f := res.Example
 		if len(res.Failures) > 0 {
-			f := res.Failures[0]
+			f = &res.Failures[0]
+		}
+		if f != nil && f.Status != Pass {
 			why = f.Probe + ": " + f.Evidence
 			if len(why) > 90 {
 				why = why[:90] + "…"

@@ -82,34 +82,80 @@ type wireError struct {
 	ValidValues []string          `json:"valid_values"`
 }
 
-// parseEnvelope reads stdout as one envelope. problem says what is wrong
-// with it, "" when it is one valid envelope.
-func parseEnvelope(stdout []byte) (envelope, string) {
-	var env envelope
+// fault is what keeps a run's stdout from being one envelope.
+type fault int
+
+const (
+	noFault    fault = iota
+	notRun           // the target could not be started
+	hung             // killed after the time limit
+	noJSON           // stdout is empty or holds no JSON: the run did not answer in JSON
+	besideText       // an envelope, with text beside it on stdout
+	several          // more than one JSON value
+	invalid          // one JSON value that is not a valid envelope
+)
+
+// parseEnvelope reads stdout as one envelope. why says what is wrong with
+// it, and is empty when it is one valid envelope.
+func parseEnvelope(stdout []byte) (env envelope, f fault, why string) {
 	trimmed := bytes.TrimSpace(stdout)
 	if len(trimmed) == 0 {
-		return env, "stdout is empty"
+		return env, noJSON, "stdout is empty"
 	}
-	dec := json.NewDecoder(bytes.NewReader(trimmed))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return env, "stdout is not JSON: " + err.Error()
+	values, text := splitJSON(trimmed)
+	switch {
+	case len(values) == 0:
+		return env, noJSON, "stdout is not JSON"
+	case text:
+		return env, besideText, "stdout holds text besides the envelope"
+	case len(values) > 1:
+		return env, several, fmt.Sprintf("stdout holds %d JSON values, not one envelope", len(values))
 	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return env, "stdout holds more than one JSON value"
+	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(values[0]))
+	if err != nil {
+		return env, invalid, "not a valid envelope: " + err.Error()
 	}
 	s, err := schemas()
 	if err != nil {
-		return env, "checker: " + err.Error()
+		return env, invalid, "checker: " + err.Error()
 	}
 	if err := s.envelope.Validate(v); err != nil {
-		return env, "not a valid envelope: " + oneLine(err)
+		return env, invalid, "not a valid envelope: " + oneLine(err)
 	}
-	if err := json.Unmarshal(trimmed, &env); err != nil {
-		return env, "not a valid envelope: " + err.Error()
+	if err := json.Unmarshal(values[0], &env); err != nil {
+		return env, invalid, "not a valid envelope: " + err.Error()
 	}
-	return env, ""
+	return env, noFault, ""
+}
+
+// splitJSON finds the JSON values in b, and whether other text is there
+// too. A stream of values is read as one; failing that, line by line, so
+// that an envelope on a line of its own is found among prose.
+func splitJSON(b []byte) (values []json.RawMessage, text bool) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	for {
+		var v json.RawMessage
+		err := dec.Decode(&v)
+		if errors.Is(err, io.EOF) {
+			return values, false
+		}
+		if err != nil {
+			break
+		}
+		values = append(values, v)
+	}
+	values = nil
+	for line := range bytes.Lines(b) {
+		line = bytes.TrimSpace(line)
+		switch {
+		case len(line) == 0:
+		case line[0] == '{' && json.Valid(line):
+			values = append(values, line)
+		default:
+			text = true
+		}
+	}
+	return values, text
 }
 
 // validManifest checks a manifest against the spec's schema.
