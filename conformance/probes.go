@@ -299,10 +299,19 @@ func (c *checker) schema(ctx context.Context, cmd *Command) {
 	} else {
 		c.record("schema", &inv, &out, Fail, fmt.Sprintf("danger_level %q", doc.Danger), "C-002")
 	}
-	if _, ok := doc.ExitCodes["0"]; ok {
+	codes := ""
+	if _, ok := doc.ExitCodes["0"]; !ok {
+		codes = "exit_codes has no \"0\""
+	}
+	for _, code := range slices.Sorted(maps.Keys(doc.ExitCodes)) {
+		if problem := validExitCode(doc.ExitCodes[code]); problem != "" && codes == "" {
+			codes = fmt.Sprintf("exit_codes[%q] does not match the spec's schema: %s", code, problem)
+		}
+	}
+	if codes == "" {
 		c.record("schema", &inv, &out, Pass, "", "C-001")
 	} else {
-		c.record("schema", &inv, &out, Fail, "exit_codes has no \"0\"", "C-001")
+		c.record("schema", &inv, &out, Fail, codes, "C-001")
 	}
 	if doc.InputSchema["type"] == "object" {
 		c.record("schema", &inv, &out, Pass, "", "C-015")

@@ -23,7 +23,7 @@ const schemaBase = "https://cli-agent-spec.invalid/schemas/"
 // schemas are compiled once per process: they never change.
 var schemas = sync.OnceValues(compileSchemas)
 
-type compiled struct{ envelope, manifest *jsonschema.Schema }
+type compiled struct{ envelope, manifest, exitCode *jsonschema.Schema }
 
 // compileSchemas compiles the envelope and manifest schemas. The manifest's
 // command and flag entries forbid members the spec does not list, yet the
@@ -60,7 +60,11 @@ func compileSchemas() (compiled, error) {
 		return compiled{}, err
 	}
 	man, err := c.Compile(schemaBase + "manifest-response.json")
-	return compiled{env, man}, err
+	if err != nil {
+		return compiled{}, err
+	}
+	code, err := c.Compile(schemaBase + "exit-code-entry.json")
+	return compiled{env, man, code}, err
 }
 
 // envelope is what the checker reads of a response.
@@ -160,6 +164,15 @@ func splitJSON(b []byte) (values []json.RawMessage, text bool) {
 
 // validManifest checks a manifest against the spec's schema.
 func validManifest(data json.RawMessage) string {
+	return validate(data, func(c compiled) *jsonschema.Schema { return c.manifest })
+}
+
+// validExitCode checks one entry of a command's exit_codes.
+func validExitCode(data json.RawMessage) string {
+	return validate(data, func(c compiled) *jsonschema.Schema { return c.exitCode })
+}
+
+func validate(data json.RawMessage, which func(compiled) *jsonschema.Schema) string {
 	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(data))
 	if err != nil {
 		return "not JSON: " + err.Error()
@@ -168,7 +181,7 @@ func validManifest(data json.RawMessage) string {
 	if err != nil {
 		return "checker: " + err.Error()
 	}
-	if err := s.manifest.Validate(v); err != nil {
+	if err := which(s).Validate(v); err != nil {
 		return oneLine(err)
 	}
 	return ""
