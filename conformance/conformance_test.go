@@ -61,7 +61,7 @@ func TestFixturesFailWhatTheyBreak(t *testing.T) {
 		{fixture: "helpstdout", want: []string{"F-048"}},                          // help on stdout when piped
 		{fixture: "exit1", want: []string{"F-002"}},                               // exit 1 for a bad flag, envelope unchanged
 		{fixture: "nocolor", want: []string{"F-008"}},                             // colour under NO_COLOR, CI and TERM=dumb
-		{fixture: "stdinhang", timeout: 3 * time.Second, want: []string{"F-009"}}, // asks again at the end of stdin, for ever
+		{fixture: "stdinhang", timeout: 5 * time.Second, want: []string{"F-009"}}, // asks again at the end of stdin, for ever
 		{fixture: "sigterm2", want: []string{"F-013"}},                            // two envelopes after SIGTERM
 		{fixture: "noyes", want: []string{"O-021"}},                               // a destructive command runs without --yes
 		// plain, a CLI of its own with no describe: help on stdout (F-048),
