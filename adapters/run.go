@@ -17,6 +17,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -43,6 +44,9 @@ type invocation struct {
 	warnings [][3]string // code, message, next: found before the answer was begun
 
 	ran atomic.Bool // an action started; written by the command's goroutine
+
+	taken   sync.Mutex     // guards takenBy
+	takenBy chan os.Signal // the command's, while it has taken the signals (TakeSignals)
 }
 
 type invocationKey struct{}
@@ -335,6 +339,9 @@ func (inv *invocation) execute(parent context.Context) int {
 		case s := <-sigs:
 			if s == syscall.SIGPIPE {
 				continue // not a request to stop; a WithSignals channel may carry it
+			}
+			if inv.handOver(s) {
+				continue // the command took the signals: they are its to handle
 			}
 			if got != nil {
 				return inv.finish(cancelled(got)) // a second signal: answer now
