@@ -85,6 +85,7 @@ func New(env Env) *cli.Command {
 			&cli.StringFlag{Name: "config", Usage: "a config file merged over .meridian/config.toml", Sources: cli.EnvVars("MERIDIAN_CONFIG")},
 		},
 		Commands: []*cli.Command{
+			env.startCommand(),
 			env.initCommand(),
 			env.configCommand(),
 			env.spaceCommand(),

@@ -389,3 +389,35 @@ func CatalogError(kind string, err error) error {
 	}
 	return project.FileError(err)
 }
+
+// Choice is what a conversation runs on: the model, its harness, the program
+// that launches the harness, and the agent profile, if one was named.
+type Choice struct {
+	Model   string
+	Harness *harness.Harness
+	Exe     string
+	Agent   *catalog.Agent
+}
+
+// Choose resolves a model — the one named, else the agent profile's, else
+// the configured default — to its harness and finds the harness's program,
+// as `run spawn` does. `meridian start` launches on a person's terminal
+// with the same choice.
+func (r *Runner) Choose(ctx context.Context, model, agentName string) (Choice, error) {
+	var c Choice
+	if name := cmp.Or(agentName, r.Config.Defaults.Agent); name != "" {
+		a, err := r.Project.Catalog().Agent(name)
+		if err != nil {
+			return Choice{}, CatalogError("agent", err)
+		}
+		c.Agent = &a
+	}
+	var err error
+	if c.Model, c.Harness, err = r.resolveModel(ctx, model, c.Agent); err != nil {
+		return Choice{}, err
+	}
+	if c.Exe, err = r.executable(c.Harness); err != nil {
+		return Choice{}, err
+	}
+	return c, nil
+}

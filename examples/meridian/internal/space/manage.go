@@ -61,14 +61,17 @@ type Detail struct {
 
 // Chat is one harness session meridian launched in the space.
 type Chat struct {
-	ID               string `json:"id"`
-	Harness          string `json:"harness,omitempty"`
-	Model            string `json:"model,omitempty"`
-	HarnessSessionID string `json:"harness_session_id,omitempty"`
-	StartedAt        string `json:"started_at,omitempty"`
-	StoppedAt        string `json:"stopped_at,omitempty"`
-	Alive            bool   `json:"alive"`
-	Continue         string `json:"continue"` // the command that continues it, ready to paste
+	ID               string   `json:"id"`
+	Harness          string   `json:"harness,omitempty"`
+	Model            string   `json:"model,omitempty"`
+	HarnessSessionID string   `json:"harness_session_id,omitempty"`
+	Agent            string   `json:"agent,omitempty"`
+	Params           []string `json:"params,omitempty"` // its latest start's harness settings, as meridian flags
+	StartedAt        string   `json:"started_at,omitempty"`
+	StoppedAt        string   `json:"stopped_at,omitempty"`
+	PID              int      `json:"-"` // the process of its latest start
+	Alive            bool     `json:"alive"`
+	Continue         string   `json:"continue"` // the command that continues it, ready to paste
 }
 
 // Show returns the space with id.
@@ -114,6 +117,10 @@ func Chats(dir string) ([]Chat, error) {
 				Continue: fmt.Sprintf("meridian start --space %s --continue %s", filepath.Base(dir), ev.SessionID)})
 		}
 		c := &chats[i]
+		if ev.Event == "start" { // a chat continued later starts again, with the settings it says
+			c.StoppedAt, c.PID, c.Params = "", ev.PID, ev.Params
+			c.Agent = cmp.Or(ev.Agent, c.Agent)
+		}
 		c.Harness = cmp.Or(ev.Harness, c.Harness)
 		c.Model = cmp.Or(ev.Model, c.Model)
 		c.HarnessSessionID = cmp.Or(ev.HarnessSessionID, c.HarnessSessionID)

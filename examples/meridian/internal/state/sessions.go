@@ -26,6 +26,7 @@ type SessionEvent struct {
 	Model            string   `json:"model,omitempty"`
 	Agent            string   `json:"agent,omitempty"`
 	Params           []string `json:"params,omitempty"`
+	PID              int      `json:"pid,omitempty"` // the process holding the chat's lock, which takes SIGTERM to end it
 	StartedAt        string   `json:"started_at,omitempty"`
 	StoppedAt        string   `json:"stopped_at,omitempty"`
 }
@@ -39,25 +40,25 @@ func (ss Sessions) lock() string { return filepath.Join(ss.Dir, "sessions.lock")
 // LockPath is sessions/<id>.lock, held by the chat's process for its life.
 func (ss Sessions) LockPath(id string) string { return filepath.Join(ss.Dir, "sessions", id+".lock") }
 
-// Start allocates the next chat id (c<N>, 1 + the start events) and appends
+// Start allocates the next chat id (c<N>, 1 + the chats started) and appends
 // its start event under sessions.lock, then takes the chat's liveness lock,
 // which the caller holds until the chat ends (release it with Hold.Release).
 func (ss Sessions) Start(ctx context.Context, ev SessionEvent) (string, *Hold, error) {
 	var id string
 	err := withLock(ctx, ss.lock(), func() error {
-		n := 0
+		chats := map[string]bool{}
 		err := eachLog(ss.log(), func(line []byte) {
 			if bytes.Contains(line, startMarker) {
 				var e SessionEvent
 				if json.Unmarshal(line, &e) == nil && e.Event == "start" {
-					n++
+					chats[e.SessionID] = true
 				}
 			}
 		})
 		if err != nil {
 			return err
 		}
-		id = "c" + strconv.Itoa(n+1)
+		id = "c" + strconv.Itoa(len(chats)+1)
 		ev.V, ev.Event, ev.SessionID = 1, "start", id
 		return appendLine(ss.log(), ev)
 	})
@@ -69,6 +70,22 @@ func (ss Sessions) Start(ctx context.Context, ev SessionEvent) (string, *Hold, e
 		return "", nil, err
 	}
 	return id, hold, nil
+}
+
+// Resume takes the liveness lock of chat id, which is [ErrHeld] while the
+// chat is running elsewhere, and appends a start event for it: the chat
+// goes on in this process. The caller holds the lock until the chat ends.
+func (ss Sessions) Resume(ctx context.Context, id string, ev SessionEvent) (*Hold, error) {
+	hold, err := Acquire(ss.LockPath(id))
+	if err != nil {
+		return nil, err
+	}
+	ev.V, ev.Event, ev.SessionID = 1, "start", id
+	if err := withLock(ctx, ss.lock(), func() error { return appendLine(ss.log(), ev) }); err != nil {
+		hold.Release()
+		return nil, err
+	}
+	return hold, nil
 }
 
 // Alive reports whether the chat's process still holds its liveness lock.

@@ -1,0 +1,137 @@
+//go:build linux
+
+package e2e
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/duet-cli/duet/examples/meridian/internal/harnesstest"
+	"github.com/duet-cli/duet/internal/ptytest"
+)
+
+// chat is a `meridian start` on a terminal.
+type chat struct {
+	*ptytest.Session
+	sb *sandbox
+}
+
+// start runs `meridian start args...` on a pseudo-terminal and waits for
+// the fake harness's banner: it knows it is on a terminal.
+func (sb *sandbox) start(t *testing.T, harness string, args ...string) *chat {
+	t.Helper()
+	cmd := exec.Command(bin, append([]string{"start"}, args...)...)
+	cmd.Env, cmd.Dir = sb.env, sb.dir
+	c := &chat{ptytest.Start(t, cmd), sb}
+	c.WaitFor(t, "fake "+harness+" interactive session ")
+	return c
+}
+
+// sessionEvents reads sessions.jsonl of a space.
+func (sb *sandbox) sessionEvents(t *testing.T, space string) []map[string]any {
+	t.Helper()
+	raw, err := os.ReadFile(filepath.Join(sb.spaceDir(space), "sessions.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []map[string]any
+	for _, line := range strings.Split(strings.TrimSuffix(string(raw), "\n"), "\n") {
+		var ev map[string]any
+		if err := json.Unmarshal([]byte(line), &ev); err != nil {
+			t.Fatalf("sessions.jsonl line %q: %v", line, err)
+		}
+		out = append(out, ev)
+	}
+	return out
+}
+
+// held reports whether a process holds the flock at path.
+func held(t *testing.T, path string) bool {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	err = syscall.Flock(int(f.Fd()), syscall.LOCK_SH|syscall.LOCK_NB)
+	return err == syscall.EWOULDBLOCK
+}
+
+// lastRecord is the fake harness's record of its latest call.
+func (sb *sandbox) lastRecord(t *testing.T) harnesstest.Record {
+	t.Helper()
+	recs := harnesstest.Records(t, sb.record)
+	if len(recs) == 0 {
+		t.Fatal("the fake harness recorded no call")
+	}
+	return recs[len(recs)-1]
+}
+
+// TestStartChat follows a chat from start to end: the harness gets the
+// terminal (typed input reaches it), its environment names the space and
+// the chat, the chat's start event and lock exist while it runs and its
+// stop event and no lock after.
+func TestStartChat(t *testing.T) {
+	sb := newSandbox(t)
+	c := sb.start(t, "claude")
+	lock := filepath.Join(sb.spaceDir("s1"), "sessions", "c1.lock")
+	eventually(t, "the chat's lock", func() bool { return held(t, lock) })
+
+	c.Write(t, "hello from the keyboard\r")
+	c.WaitFor(t, "you said: hello from the keyboard")
+
+	rec := sb.lastRecord(t)
+	wantEnv := map[string]string{
+		"MERIDIAN_SPACE_ID":        "s1",
+		"MERIDIAN_SPACE_FS":        filepath.Join(sb.spaceDir("s1"), "fs"),
+		"MERIDIAN_SESSION_ID":      "c1",
+		"MERIDIAN_HARNESS_COMMAND": "claude",
+	}
+	if diff := cmp.Diff(wantEnv, rec.Env); diff != "" {
+		t.Errorf("the harness's MERIDIAN_* environment (-want +got):\n%s", diff)
+	}
+	if rec.Mode != "interactive" {
+		t.Errorf("the harness ran in mode %q, want interactive (argv %q)", rec.Mode, rec.Argv)
+	}
+	evs := sb.sessionEvents(t, "s1")
+	if len(evs) != 1 || evs[0]["event"] != "start" || evs[0]["session_id"] != "c1" || evs[0]["harness"] != "claude" {
+		t.Fatalf("sessions.jsonl while the chat runs = %v, want one start of c1 on claude", evs)
+	}
+
+	c.Write(t, "/exit\r")
+	out, code := c.Wait(t)
+	if code != 0 {
+		t.Fatalf("exit %d; the terminal shows %q", code, out)
+	}
+	if !strings.Contains(plain(out), "Chat c1 in space s1 ended") || !strings.Contains(out, "meridian start --space s1 --continue c1") {
+		t.Errorf("the end of the chat is not told, with how to continue it: %q", out)
+	}
+	evs = sb.sessionEvents(t, "s1")
+	if len(evs) != 2 || evs[1]["event"] != "stop" || evs[1]["session_id"] != "c1" {
+		t.Errorf("sessions.jsonl after the chat = %v, want its start and stop", evs)
+	}
+	if _, err := os.Stat(lock); !os.IsNotExist(err) {
+		t.Errorf("the chat's lock file is still there (%v)", err)
+	}
+
+	// The next start resumes the active space, with a new chat, and says so.
+	c = sb.start(t, "claude")
+	c.Write(t, "/exit\r")
+	out, code = c.Wait(t)
+	if code != 0 || !strings.Contains(plain(out), "WARNING [SPACE_AUTO_RESUMED]: Resumed active space s1") || !strings.Contains(out, "Chat c2 in space s1") {
+		t.Errorf("exit %d; want chat c2 in s1 with SPACE_AUTO_RESUMED; the terminal shows %q", code, out)
+	}
+	// --new makes a space whatever is active.
+	c = sb.start(t, "claude", "--new")
+	c.Write(t, "/exit\r")
+	if out, _ := c.Wait(t); !strings.Contains(out, "Chat c1 in space s2") || strings.Contains(out, "SPACE_AUTO_RESUMED") {
+		t.Errorf("--new: want chat c1 in a new space s2, no auto-resume; the terminal shows %q", out)
+	}
+}
