@@ -135,3 +135,55 @@ func TestStartChat(t *testing.T) {
 		t.Errorf("--new: want chat c1 in a new space s2, no auto-resume; the terminal shows %q", out)
 	}
 }
+
+// TestStartSignals: the terminal's Ctrl-C is the harness's (meridian lives
+// on to record the end); a SIGTERM sent to meridian reaches the harness and
+// ends the chat with 143; `space close` ends a running chat that way.
+func TestStartSignals(t *testing.T) {
+	t.Run("ctrl-c", func(t *testing.T) {
+		sb := newSandbox(t)
+		c := sb.start(t, "claude")
+		c.Write(t, "\x03")
+		out, code := c.Wait(t)
+		if code != 0 || !strings.Contains(plain(out), "ended (claude ended by interrupt)") {
+			t.Errorf("exit %d; want the harness interrupted and the chat's end told; the terminal shows %q", code, out)
+		}
+		if evs := sb.sessionEvents(t, "s1"); len(evs) != 2 || evs[1]["event"] != "stop" {
+			t.Errorf("sessions.jsonl = %v, want start and stop", evs)
+		}
+	})
+	t.Run("sigterm", func(t *testing.T) {
+		sb := newSandbox(t)
+		c := sb.start(t, "claude")
+		harness := sb.lastRecord(t).PID
+		c.Cmd.Process.Signal(syscall.SIGTERM)
+		out, code := c.Wait(t)
+		if code != 143 || !strings.Contains(plain(out), "CANCELLED") {
+			t.Errorf("exit %d, want 143 with CANCELLED; the terminal shows %q", code, out)
+		}
+		if alive(harness) {
+			t.Errorf("the harness (pid %d) outlived meridian", harness)
+		}
+		if evs := sb.sessionEvents(t, "s1"); len(evs) != 2 || evs[1]["event"] != "stop" {
+			t.Errorf("sessions.jsonl = %v, want start and stop", evs)
+		}
+	})
+	t.Run("space close", func(t *testing.T) {
+		sb := newSandbox(t)
+		c := sb.start(t, "claude")
+		var closed struct {
+			Stopped []string `json:"stopped_chats"`
+			Live    []string `json:"live_chats"`
+		}
+		sb.ok(t, sb.env, &closed, "space", "close", "s1", "--yes")
+		if diff := cmp.Diff([]string{"c1"}, closed.Stopped); diff != "" || len(closed.Live) != 0 {
+			t.Errorf("stopped chats (-want +got):\n%s; still live %v", diff, closed.Live)
+		}
+		if _, code := c.Wait(t); code != 143 {
+			t.Errorf("the chat's meridian exited %d, want 143", code)
+		}
+		if _, err := os.Stat(filepath.Join(sb.spaceDir("s1"), "sessions", "c1.lock")); !os.IsNotExist(err) {
+			t.Errorf("the chat's lock file is still there (%v)", err)
+		}
+	})
+}

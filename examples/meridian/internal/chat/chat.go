@@ -232,19 +232,29 @@ func (s *Starter) launch(ctx context.Context, p *plan) (Result, error) {
 	command, _ := r.Config.Harness.Command(h.Name())
 	env := append(append(os.Environ(), cmd.Env...),
 		space.EnvID+"="+sp.ID, EnvSpaceFS+"="+fs, EnvSession+"="+id, EnvHarnessCommand+"="+command)
-	res.ExitCode, res.Signal, err = s.runHarness(ctx, cmd.Args, env, r.Dir, r.Config.Timeouts.KillGrace)
+	var terminated bool
+	res.ExitCode, res.Signal, terminated, err = s.runHarness(ctx, cmd.Args, env, r.Dir, r.Config.Timeouts.KillGrace)
 
 	// However the harness ended: the chat's end, then its lock let go.
 	stop := state.SessionEvent{Event: "stop", SessionID: id, StoppedAt: state.Timestamp(now())}
 	if aerr := ss.Append(context.WithoutCancel(ctx), stop); aerr != nil && err == nil {
 		err = fmt.Errorf("record the chat's end: %w", aerr)
 	}
-	hold.Release()
+	// Unlinked while still held: whoever opened the file before waits on
+	// this hold, not on a file nobody will remove.
 	os.Remove(ss.LockPath(id))
+	hold.Release()
 	if err != nil {
 		return res, err
 	}
 	out.RenderText(func(w io.Writer) error { return render(w, res) })
+	if terminated {
+		if err := out.Result(res); err != nil {
+			return res, err
+		}
+		return res, envelope.Errorf(exitcode.Terminated, "CANCELLED", "stopped by SIGTERM: the harness was stopped and the chat's end recorded").
+			WithSuggestion("continue the chat with '%s'", res.Continue).WithResult()
+	}
 	return res, nil
 }
 
@@ -275,7 +285,7 @@ func (s *Starter) space(ctx context.Context, p *plan, now time.Time) (state.Spac
 // handle; a SIGTERM sent to meridian is passed on, with SIGKILL after grace.
 // SIGQUIT and SIGHUP, which the terminal sends the harness too, are ignored
 // here so that meridian outlives the harness and records its end.
-func (s *Starter) runHarness(ctx context.Context, argv, env []string, dir string, grace time.Duration) (exit int, sig string, err error) {
+func (s *Starter) runHarness(ctx context.Context, argv, env []string, dir string, grace time.Duration) (exit int, sig string, terminated bool, err error) {
 	sigs, release := adapters.TakeSignals(ctx)
 	defer release()
 	quiet := make(chan os.Signal, 2)
@@ -286,7 +296,7 @@ func (s *Starter) runHarness(ctx context.Context, argv, env []string, dir string
 	c.Stdin, c.Stdout, c.Stderr = s.Stdin, s.Stdout, s.Stderr
 	c.Env, c.Dir = env, dir
 	if err := c.Start(); err != nil {
-		return -1, "", envelope.Errorf(exitcode.Precondition, "HARNESS_START_FAILED", "could not start %s: %v", argv[0], err).
+		return -1, "", false, envelope.Errorf(exitcode.Precondition, "HARNESS_START_FAILED", "could not start %s: %v", argv[0], err).
 			WithSuggestion("check the harness command with 'meridian doctor'")
 	}
 	done := make(chan error, 1)
@@ -297,9 +307,9 @@ func (s *Starter) runHarness(ctx context.Context, argv, env []string, dir string
 		case <-done:
 			ws := c.ProcessState.Sys().(syscall.WaitStatus)
 			if ws.Signaled() {
-				return -1, ws.Signal().String(), nil
+				return -1, ws.Signal().String(), kill != nil, nil
 			}
-			return ws.ExitStatus(), "", nil
+			return ws.ExitStatus(), "", kill != nil, nil
 		case sg := <-sigs:
 			if sg == syscall.SIGTERM && kill == nil {
 				c.Process.Signal(syscall.SIGTERM)

@@ -8,6 +8,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
+	"syscall"
 	"time"
 
 	"github.com/duet-cli/duet/envelope"
@@ -138,12 +140,19 @@ func Chats(dir string) ([]Chat, error) {
 // Closed is what `space close` did.
 type Closed struct {
 	Summary
+	Stopped    []string `json:"stopped_chats"`       // chats that were running, stopped
 	StaleLocks []string `json:"stale_locks_removed"` // chats whose process was gone
-	LiveChats  []string `json:"live_chats"`          // chats still running: their harness keeps going
+	LiveChats  []string `json:"live_chats"`          // chats still running: they would not stop
 }
 
-// Close marks the space closed and cleans up after its chats: a chat whose
-// process is gone gets its stop event and loses its lock file.
+// stopWait is how long close waits for a running chat to end after SIGTERM:
+// its meridian passes the signal to the harness, waits for it (killing it
+// after the configured grace) and records the end.
+const stopWait = 10 * time.Second
+
+// Close marks the space closed and ends its chats: a running chat is sent
+// SIGTERM and waited for; a chat whose process is gone gets its stop event
+// and loses its lock file.
 func Close(ctx context.Context, p project.Project, id string, now time.Time) (Closed, error) {
 	sp, err := Get(p, id)
 	if err != nil {
@@ -168,10 +177,16 @@ func Close(ctx context.Context, p project.Project, id string, now time.Time) (Cl
 		return Closed{}, explain(id, err)
 	}
 	out.Effect(effect)
-	res := Closed{Summary: summary(sp), StaleLocks: []string{}, LiveChats: []string{}}
+	res := Closed{Summary: summary(sp), Stopped: []string{}, StaleLocks: []string{}, LiveChats: []string{}}
 	dir := p.State.SpaceDir(id)
 	chats, err := Chats(dir)
 	if err != nil {
+		return res, err
+	}
+	if res.Stopped, err = stopRunning(ctx, dir, chats); err != nil {
+		return res, err
+	}
+	if chats, err = Chats(dir); err != nil {
 		return res, err
 	}
 	for _, c := range chats {
@@ -183,15 +198,40 @@ func Close(ctx context.Context, p project.Project, id string, now time.Time) (Cl
 		if err != nil {
 			return res, err
 		}
-		if stopped {
+		if stopped && !slices.Contains(res.Stopped, c.ID) {
 			res.StaleLocks = append(res.StaleLocks, c.ID)
 		}
 	}
 	if len(res.LiveChats) > 0 {
-		out.Warn("LIVE_CHATS", fmt.Sprintf("Space %s still has running chats: %v", id, res.LiveChats),
+		out.Warn("LIVE_CHATS", fmt.Sprintf("Space %s still has running chats after SIGTERM: %v", id, res.LiveChats),
 			"end them in their terminals; 'meridian doctor' cleans up after them")
 	}
 	return res, nil
+}
+
+// stopRunning sends SIGTERM to the process of every running chat and waits,
+// up to stopWait in all, for each to let go of its lock. Only a chat whose
+// lock is held is signalled: its pid is then that of a live meridian, not a
+// reused number.
+func stopRunning(ctx context.Context, dir string, chats []Chat) ([]string, error) {
+	ss := state.Sessions{Dir: dir}
+	var running []Chat
+	for _, c := range chats {
+		if c.Alive && c.PID > 0 && syscall.Kill(c.PID, syscall.SIGTERM) == nil {
+			running = append(running, c)
+		}
+	}
+	wait, cancel := context.WithTimeout(ctx, stopWait)
+	defer cancel()
+	stopped := []string{}
+	for _, c := range running {
+		if err := state.AwaitRelease(wait, ss.LockPath(c.ID)); err == nil {
+			stopped = append(stopped, c.ID)
+		} else if ctx.Err() != nil {
+			return stopped, ctx.Err()
+		}
+	}
+	return stopped, nil
 }
 
 // StopDead records the end of a chat whose process is gone: a stop event if
