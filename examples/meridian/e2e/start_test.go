@@ -187,3 +187,43 @@ func TestStartSignals(t *testing.T) {
 		}
 	})
 }
+
+// TestStartRefusals: what `start` refuses, before any harness runs.
+func TestStartRefusals(t *testing.T) {
+	sb := newSandbox(t)
+	for _, args := range [][]string{nil, {"--new"}} { // c1 in s1, and c1 in s2
+		c := sb.start(t, "claude", args...)
+		c.Write(t, "/exit\r")
+		c.Wait(t)
+	}
+	calls := len(harnesstest.Records(t, sb.record))
+	tests := []struct {
+		name string
+		args []string
+		exit int
+		want string
+	}{
+		{"alias in two spaces", []string{"--continue", "c1"}, 2, "ERROR [AMBIGUOUS_SESSION]: Chat c1 exists in multiple spaces (s1, s2)"},
+		{"no such chat", []string{"--space", "s1", "--continue", "c9"}, 5, "ERROR [CHAT_NOT_FOUND]"},
+		{"a chat without --continue", []string{"c1"}, 2, "ERROR [CHAT_WITHOUT_CONTINUE]"},
+		{"--new with --space", []string{"--new", "--space", "s1"}, 2, "ERROR [MUTUALLY_EXCLUSIVE_FLAGS]: flags --new and --space"},
+		{"no such space", []string{"--space", "s9"}, 5, "ERROR [SPACE_NOT_FOUND]"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, code := sb.person(t, sb.env, append([]string{"start"}, tt.args...)...)
+			if code != tt.exit || !strings.Contains(plain(out), tt.want) {
+				t.Errorf("exit %d, want %d with %q; the terminal shows %q", code, tt.exit, tt.want, out)
+			}
+		})
+	}
+	if n := len(harnesstest.Records(t, sb.record)); n != calls {
+		t.Errorf("a refused start ran the harness (%d calls, want %d)", n, calls)
+	}
+	t.Run("not a terminal", func(t *testing.T) {
+		e := sb.fails(t, sb.env, "NOT_A_TERMINAL", 4, "start")
+		if e.Phase != "validation" {
+			t.Errorf("phase %q, want validation", e.Phase)
+		}
+	})
+}
