@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -103,6 +104,10 @@ func TestStartChat(t *testing.T) {
 	evs := sb.sessionEvents(t, "s1")
 	if len(evs) != 1 || evs[0]["event"] != "start" || evs[0]["session_id"] != "c1" || evs[0]["harness"] != "claude" {
 		t.Fatalf("sessions.jsonl while the chat runs = %v, want one start of c1 on claude", evs)
+	}
+
+	if out, _ := sb.person(t, sb.env, "space", "show", "s1"); !regexp.MustCompile(`c1 +claude .* running\r?\n +meridian start --space s1 --continue c1`).MatchString(plain(out)) {
+		t.Errorf("space show does not list c1 as running with its continue line: %q", out)
 	}
 
 	c.Write(t, "/exit\r")

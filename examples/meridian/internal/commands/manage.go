@@ -91,6 +91,9 @@ func (e Env) spaceCommand() *cli.Command {
 				ArgsUsage: "<space-id>",
 				Action: func(ctx context.Context, cmd *cli.Command) error {
 					d, err := space.Show(e.project(cmd), cmd.Args().First())
+					if err == nil {
+						envelope.From(ctx).RenderText(func(w io.Writer) error { return renderSpace(w, d) })
+					}
 					return result(ctx, d, err)
 				},
 			}, schema.Meta{Danger: schema.Safe, Audience: schema.HumanOnly, Args: idArg, Output: schema.Of[space.Detail](), ExitCodes: space.Codes}),
