@@ -218,13 +218,19 @@ func (o *Output) writeRendered(p payload) error {
 // writeHumanDiagnostics writes warnings and the error on stderr.
 func (o *Output) writeHumanDiagnostics(fail *Error) {
 	var b strings.Builder
-	for _, w := range o.warnings {
-		b.WriteString(o.paint("WARNING", "3") + " " + w.human() + "\n")
-	}
+	o.writeWarnings(&b)
 	if fail != nil {
 		b.WriteString(o.paint("ERROR", "1") + " " + Human(fail) + "\n")
 	}
 	io.WriteString(o.s.Stderr, b.String())
+}
+
+// writeWarnings writes the warnings a person has not been shown yet.
+func (o *Output) writeWarnings(b *strings.Builder) {
+	for _, w := range o.warnings[o.shown:] {
+		b.WriteString(o.paint("WARNING", "3") + " " + w.human() + "\n")
+	}
+	o.shown = len(o.warnings)
 }
 
 func (o *Output) paint(word, color string) string {

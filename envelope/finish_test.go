@@ -588,3 +588,32 @@ func TestFailureWithResult(t *testing.T) {
 		t.Errorf("a person saw stdout %q, stderr %q; want the report, then the error", stdout, stderr)
 	}
 }
+
+// ShowWarnings shows a person the warnings so far at once, and not again
+// at the end; an agent gets every warning in the envelope, as ever.
+func TestShowWarnings(t *testing.T) {
+	t.Run("person", func(t *testing.T) {
+		out, _, stderr := newOutput(envelope.Settings{Mode: humanMode()})
+		out.Warn("FIRST", "one", "do this")
+		out.ShowWarnings()
+		shown := stderr.String()
+		out.Warn("SECOND", "two", "do that")
+		out.Finish(fixedMeta(), nil)
+		want := "WARNING [FIRST]: one. Next: do this\n"
+		if shown != want {
+			t.Errorf("shown at once %q, want %q", shown, want)
+		}
+		if rest := strings.TrimPrefix(stderr.String(), shown); rest != "WARNING [SECOND]: two. Next: do that\n" {
+			t.Errorf("at the end %q, want only the second warning", rest)
+		}
+	})
+	t.Run("agent", func(t *testing.T) {
+		out, stdout, stderr := newOutput(envelope.Settings{Mode: agentMode(envelope.JSON)})
+		out.Warn("FIRST", "one", "do this")
+		out.ShowWarnings()
+		out.Finish(fixedMeta(), nil)
+		if env := decodeOne(t, stdout.Bytes()); len(env.Warnings) != 1 || stderr.Len() != 0 {
+			t.Errorf("warnings %q in the envelope, stderr %q; want the one warning in the envelope only", env.Warnings, stderr)
+		}
+	})
+}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"strings"
 	"sync"
 )
 
@@ -61,6 +62,7 @@ type Output struct {
 	logger    func() *slog.Logger // built on first use: most commands never log
 	writeErr  error
 	closed    bool // Finish has run: later writes from an abandoned handler are dropped
+	shown     int  // warnings a person was shown already (ShowWarnings)
 }
 
 type warning struct{ code, message, next string }
@@ -173,6 +175,22 @@ func (o *Output) Warn(code, message, next string) {
 		return
 	}
 	o.warnings = append(o.warnings, warning{code, o.redact(message), o.redact(next)})
+}
+
+// ShowWarnings writes the warnings recorded so far on stderr now, for a
+// person (text, tsv or id output), instead of after the result: for a
+// command about to give the terminal to another program, whose screen would
+// bury them. In JSON and JSONL they stay for the envelope, where an agent
+// reads them.
+func (o *Output) ShowWarnings() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.closed || o.s.Mode.Format == JSON || o.s.Mode.Format == JSONL {
+		return
+	}
+	var b strings.Builder
+	o.writeWarnings(&b)
+	io.WriteString(o.s.Stderr, b.String())
 }
 
 // Item emits one item of a stream. With --output jsonl, tsv or id and for a
