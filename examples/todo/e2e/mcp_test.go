@@ -20,6 +20,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/duet-cli/duet/internal/mcpinspector"
 )
 
 // mcpClient starts `bin mcp` in the sandbox and connects to it.
@@ -211,11 +213,10 @@ func TestE2EMCPLoad(t *testing.T) {
 }
 
 // TestE2EMCPInspector drives `todo mcp` with a third-party client, the MCP
-// Inspector's CLI. .ci/run installs it and sets DUET_MCP_INSPECTOR to its
-// mcp-inspector; without it the test installs it with npm into the user's
-// cache, and skips only when there is no node.
+// Inspector's CLI (see internal/mcpinspector: .ci/run installs it, else the
+// test does with npm; it skips only when there is no node).
 func TestE2EMCPInspector(t *testing.T) {
-	inspector := inspectorCLI(t)
+	inspector := mcpinspector.CLI(t)
 	bin := binaries[0].path
 	sb := newSandbox(t, bin)
 	sb.seed(t, item("t1", "write the docs", false))
@@ -256,39 +257,6 @@ func TestE2EMCPInspector(t *testing.T) {
 	if diff := cmp.Diff(want, called["structuredContent"]); diff != "" || called["isError"] == true {
 		t.Errorf("inspector tools/call show (-cli +inspector):\n%s\n%v", diff, called)
 	}
-}
-
-// inspectorVersion is the newest MCP Inspector whose CLI runs on Node 20,
-// the Node this project's machines have: later versions need Node 22.
-const inspectorVersion = "0.15.0"
-
-func inspectorCLI(t *testing.T) string {
-	t.Helper()
-	if p := os.Getenv("DUET_MCP_INSPECTOR"); p != "" {
-		return p
-	}
-	if _, err := exec.LookPath("node"); err != nil {
-		t.Skip("node is not installed: the MCP Inspector cannot run")
-	}
-	npm, err := exec.LookPath("npm")
-	if err != nil {
-		t.Skip("npm is not installed: the MCP Inspector cannot be installed")
-	}
-	cache, err := os.UserCacheDir()
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := filepath.Join(cache, "duet", "mcp-inspector-"+inspectorVersion)
-	bin := filepath.Join(dir, "node_modules", ".bin", "mcp-inspector")
-	if _, err := os.Stat(bin); err == nil {
-		return bin
-	}
-	t.Logf("installing @modelcontextprotocol/inspector@%s into %s", inspectorVersion, dir)
-	install := exec.Command(npm, "install", "--no-audit", "--no-fund", "--prefix", dir, "@modelcontextprotocol/inspector@"+inspectorVersion)
-	if out, err := install.CombinedOutput(); err != nil {
-		t.Fatalf("npm install: %v\n%s", err, out)
-	}
-	return bin
 }
 
 // processesOf counts the live processes running bin.
