@@ -29,5 +29,5 @@ func main() {
 		fmt.Fprintln(os.Stderr, "meridian:", err)
 		os.Exit(1)
 	}
-	urfave.Main(commands.New(env), commands.Options(version)...)
+	urfave.Main(commands.New(env), append(commands.Options(version), serveMCP()...)...)
 }
