@@ -33,3 +33,8 @@ func Assert(t testing.TB, name string, got []byte) {
 		t.Errorf("%s mismatch (-want +got):\n%s", path, diff)
 	}
 }
+
+// Updating reports whether the tests run with -update, for a test that keeps
+// its expected output somewhere other than testdata/ (a document committed
+// beside the code, say) and rewrites it itself.
+func Updating() bool { return *update }
