@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"os"
+	"slices"
 	"syscall"
 
 	"github.com/duet-cli/duet/schema"
@@ -19,9 +20,11 @@ import (
 // it owns the standard streams, and the lifecycle writes no envelope after it
 // — an MCP server's stdout is the protocol, not a place for one more answer.
 type Extension struct {
-	// Command declares the command: its name, usage and flags. It is added
-	// under the root, marked built-in, unless the app has a command of that
-	// name already.
+	// Command declares the command: its name, usage, flags and arguments,
+	// which the lifecycle validates before Run. It is added under the root,
+	// marked built-in, unless the app has a command of that name already; a
+	// pass-through command of the framework's own (cobra's completion) gives
+	// way to it, since the app asked for this one.
 	Command schema.Command
 	// Run runs the command and returns the process's exit code. Its context
 	// is cancelled on SIGINT or SIGTERM; when it then returns 0, the exit
@@ -52,6 +55,10 @@ func (h *Host) LookupEnv(key string) (string, bool) { return h.inv.cfg.lookupEnv
 // Environ returns the environment the invocation was given, as KEY=value.
 func (h *Host) Environ() []string { return h.inv.cfg.environ() }
 
+// Args returns the positional arguments of the invocation, already checked
+// against the command's declared Args.
+func (h *Host) Args() []string { return slices.Clone(h.inv.call.args) }
+
 // Flag returns the last value given to one of the command's flags, and
 // whether it was given.
 func (h *Host) Flag(name string) (string, bool) {
@@ -61,16 +68,22 @@ func (h *Host) Flag(name string) (string, bool) {
 // extensionNodes adds the extensions' commands to the tree Prepare completes.
 func extensionNodes(root *schema.Command, exts []Extension) {
 	for _, e := range exts {
-		if root.Sub(e.Command.Name) != nil {
+		old := root.Sub(e.Command.Name)
+		if old != nil && !old.Passthrough {
 			continue
 		}
 		n := e.Command // a copy: the tree must not share the caller's slices
 		n.Flags = append([]schema.Flag(nil), n.Flags...)
+		n.Args = slices.Clone(n.Args)
 		for i := range n.Flags {
 			n.Flags[i].Builtin = true
 		}
 		n.Builtin, n.Runnable = true, true
-		root.Commands = append(root.Commands, &n)
+		if i := slices.Index(root.Commands, old); i >= 0 {
+			root.Commands[i] = &n
+		} else {
+			root.Commands = append(root.Commands, &n)
+		}
 	}
 }
 
