@@ -43,6 +43,9 @@ func sampleExtra(h string) []string {
 	}
 }
 
+// sampleNewSession is a Request.SessionID, as NewSessionID makes them.
+const sampleNewSession = "3b241101-e2bb-4255-8caf-4136c566a962"
+
 const samplePrompt = "Summarise README.md in one line.\n\n-- it starts with a dash on line 3"
 
 var buildCases = []buildCase{
@@ -51,6 +54,12 @@ var buildCases = []buildCase{
 	}},
 	{"default-model", func(h string) Request {
 		return Request{Prompt: samplePrompt}
+	}},
+	{"session-id", func(h string) Request {
+		return Request{Model: sampleModel(h), Prompt: samplePrompt, SessionID: sampleNewSession}
+	}},
+	{"interactive-session-id", func(h string) Request {
+		return Request{Model: sampleModel(h), Prompt: "-start with a dash", SessionID: sampleNewSession, Interactive: true}
 	}},
 	{"resume", func(h string) Request {
 		return Request{Model: sampleModel(h), Prompt: samplePrompt, ResumeID: sampleSession(h)}
@@ -77,6 +86,7 @@ var buildCases = []buildCase{
 			AppendSystemPrompt: "# Skill: review\n\nBe terse.",
 			Sandbox:            SandboxWorkspaceWrite,
 			ResumeID:           sampleSession(h),
+			SessionID:          sampleNewSession, // not used: ResumeID is set
 			Fork:               true,
 			ReportPath:         "/tmp/meridian-run/report.md",
 			Extra:              sampleExtra(h),
@@ -89,6 +99,7 @@ var buildCases = []buildCase{
 			AppendSystemPrompt: "# Skill: review\n\nBe terse.",
 			Sandbox:            SandboxWorkspaceWrite,
 			ResumeID:           sampleSession(h),
+			SessionID:          sampleNewSession, // not used: ResumeID is set
 			Fork:               true,
 			ReportPath:         "/tmp/meridian-run/report.md",
 			Interactive:        true,

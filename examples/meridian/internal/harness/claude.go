@@ -19,13 +19,15 @@ func claudeHarness() *Harness {
 			FieldAppendSystemPrompt: {Supported: true, How: "--append-system-prompt TEXT"},
 			FieldSandbox:            {Supported: true, How: "--permission-mode plan|acceptEdits|bypassPermissions"},
 			FieldResumeID:           {Supported: true, How: "--resume ID"},
+			FieldSessionID:          {Supported: true, How: "--session-id UUID (new conversations only)"},
 			FieldFork:               {Supported: true, How: "--fork-session"},
 			FieldReportPath:         {How: "no flag; the report is the result event's text"},
 			FieldInteractive:        {Supported: true, How: "bare claude"},
 			FieldExtra:              {Supported: true, How: "after Meridian's flags"},
 		},
-		argv:      claudeArgv,
-		newParser: func() Parser { return &claudeParser{} },
+		argv:        claudeArgv,
+		newParser:   func() Parser { return &claudeParser{} },
+		findSession: findClaudeSession,
 	}
 }
 
@@ -65,6 +67,9 @@ func claudeArgv(exe string, req Request) Command {
 		if req.Fork {
 			args = append(args, "--fork-session")
 		}
+	} else if req.SessionID != "" {
+		// claude refuses --session-id with --resume unless it forks.
+		args = append(args, "--session-id", req.SessionID)
 	}
 	args = append(args, req.Extra...)
 	if req.Interactive {

@@ -21,13 +21,15 @@ func codexHarness() *Harness {
 			FieldAppendSystemPrompt: {How: "no flag", Warn: true},
 			FieldSandbox:            {Supported: true, How: "--sandbox read-only|workspace-write|danger-full-access"},
 			FieldResumeID:           {Supported: true, How: "resume ID"},
+			FieldSessionID:          {How: "no flag; FindSession reads the id from $CODEX_HOME/sessions"},
 			FieldFork:               {Supported: true, How: "fork ID (instead of resume ID)"},
 			FieldReportPath:         {Supported: true, How: "-o FILE (exec only)"},
 			FieldInteractive:        {Supported: true, How: "codex [resume|fork ID]"},
 			FieldExtra:              {Supported: true, How: "after Meridian's flags, before resume/fork"},
 		},
-		argv:      codexArgv,
-		newParser: func() Parser { return &codexParser{} },
+		argv:        codexArgv,
+		newParser:   func() Parser { return &codexParser{} },
+		findSession: findCodexSession,
 	}
 }
 

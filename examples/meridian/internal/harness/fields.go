@@ -17,6 +17,7 @@ const (
 	FieldAppendSystemPrompt Field = "AppendSystemPrompt"
 	FieldSandbox            Field = "Sandbox"
 	FieldResumeID           Field = "ResumeID"
+	FieldSessionID          Field = "SessionID"
 	FieldFork               Field = "Fork"
 	FieldReportPath         Field = "ReportPath"
 	FieldInteractive        Field = "Interactive"
@@ -27,7 +28,7 @@ const (
 func Fields() []Field {
 	return []Field{
 		FieldModel, FieldPrompt, FieldAppendSystemPrompt, FieldSandbox, FieldResumeID,
-		FieldFork, FieldReportPath, FieldInteractive, FieldExtra,
+		FieldSessionID, FieldFork, FieldReportPath, FieldInteractive, FieldExtra,
 	}
 }
 
@@ -45,6 +46,10 @@ func (f Field) Flag() string {
 		return "--sandbox"
 	case FieldResumeID:
 		return "--continue"
+	case FieldSessionID:
+		// Meridian has no such flag; it sets the field itself, and no
+		// harness warns about it.
+		return "--session-id"
 	case FieldFork:
 		return "--fork"
 	case FieldReportPath:
@@ -78,7 +83,8 @@ const (
 )
 
 // Validate reports what is wrong with r before Build: an unknown Sandbox,
-// Fork without ResumeID, a relative ReportPath.
+// Fork without ResumeID, a SessionID that is not a UUID, a relative
+// ReportPath.
 func (r Request) Validate() error {
 	var errs []error
 	switch r.Sandbox {
@@ -88,6 +94,11 @@ func (r Request) Validate() error {
 	}
 	if r.Fork && r.ResumeID == "" {
 		errs = append(errs, errors.New("fork needs a session to resume"))
+	}
+	if r.SessionID != "" && !isUUID(r.SessionID) {
+		// claude refuses anything else ("Invalid session ID. Must be a
+		// valid UUID."), and NewSessionID makes nothing else.
+		errs = append(errs, fmt.Errorf("session id %q is not a UUID", r.SessionID))
 	}
 	if r.ReportPath != "" && !filepath.IsAbs(r.ReportPath) {
 		errs = append(errs, fmt.Errorf("report path %q is not absolute", r.ReportPath))

@@ -19,13 +19,15 @@ func geminiHarness() *Harness {
 			FieldAppendSystemPrompt: {How: "no flag", Warn: true},
 			FieldSandbox:            {Supported: true, How: "--approval-mode plan|auto_edit|yolo"},
 			FieldResumeID:           {Supported: true, How: "--resume UUID"},
+			FieldSessionID:          {Supported: true, How: "--session-id UUID (new conversations only)"},
 			FieldFork:               {How: "no flag (--resume continues the session in place)", Warn: true},
 			FieldReportPath:         {How: "no flag; the report is the last assistant message"},
 			FieldInteractive:        {Supported: true, How: "bare gemini"},
 			FieldExtra:              {Supported: true, How: "after Meridian's flags"},
 		},
-		argv:      geminiArgv,
-		newParser: func() Parser { return &geminiParser{} },
+		argv:        geminiArgv,
+		newParser:   func() Parser { return &geminiParser{} },
+		findSession: findGeminiSession,
 	}
 }
 
@@ -57,6 +59,10 @@ func geminiArgv(exe string, req Request) Command {
 	}
 	if req.ResumeID != "" {
 		args = append(args, "--resume", req.ResumeID)
+	} else if req.SessionID != "" {
+		// gemini refuses an id it already has ("already exists. Use
+		// --resume to resume it").
+		args = append(args, "--session-id", req.SessionID)
 	}
 	args = append(args, req.Extra...)
 	if req.Interactive {

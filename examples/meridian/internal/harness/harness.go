@@ -1,8 +1,9 @@
 // Package harness knows the coding-agent CLIs Meridian launches ("harnesses":
 // Claude Code, Codex, OpenCode, Gemini CLI): how to start each one for a
 // Request (its argv, what goes on its stdin, extra environment), which
-// Request fields it has no flag for, and how to read its JSON event stream
-// (session id, final report, cost, tokens, failure).
+// Request fields it has no flag for, how to read its JSON event stream
+// (session id, final report, cost, tokens, failure), and where it keeps the
+// id of a session run on a terminal (FindSession).
 //
 // The package never starts a process; the caller does, with the Command that
 // Build returns. Every command line built here was run against the real CLIs
@@ -30,6 +31,7 @@ type Request struct {
 	AppendSystemPrompt string   // extra system prompt text
 	Sandbox            string   // "", "read-only", "workspace-write", "full-access"
 	ResumeID           string   // harness session id to continue; "" starts a new conversation
+	SessionID          string   // a new conversation's id, chosen by Meridian, for a CLI that takes one (see NewSessionID); ignored with ResumeID
 	Fork               bool     // with ResumeID: continue in a fork of the conversation
 	ReportPath         string   // absolute file where the harness should write its final message, if it can (codex -o)
 	Interactive        bool     // launched on a person's terminal (no print/exec/json mode; prompt, if any, as the CLI's interactive initial prompt)
@@ -64,6 +66,8 @@ type Harness struct {
 	policy    map[Field]Policy
 	argv      func(exe string, req Request) Command
 	newParser func() Parser
+	// findSession reads the CLI's own files for FindSession.
+	findSession func(s sessionSearch) (string, error)
 }
 
 // harnesses is built on every call: a table, not state a test could change.

@@ -92,6 +92,8 @@ func setSample(t *testing.T, r *Request, f Field) {
 		r.Sandbox = SandboxReadOnly
 	case FieldResumeID:
 		r.ResumeID = "0199a213-81c0-7800-8aa1-000000000000"
+	case FieldSessionID:
+		r.SessionID = "3b241101-e2bb-4255-8caf-4136c566a962"
 	case FieldFork:
 		r.Fork = true
 	case FieldReportPath:
@@ -113,7 +115,8 @@ func TestPolicyMatchesBuild(t *testing.T) {
 		for _, f := range Fields() {
 			t.Run(h.Name()+"/"+string(f), func(t *testing.T) {
 				base := Request{Prompt: "p", ResumeID: "0199a213-81c0-7800-8aa1-bbab2a035a53"}
-				if f == FieldResumeID {
+				if f == FieldResumeID || f == FieldSessionID {
+					// SessionID names a new conversation only.
 					base.ResumeID = ""
 				}
 				with := base
@@ -213,6 +216,8 @@ func TestValidate(t *testing.T) {
 		{"sandboxes", Request{Sandbox: SandboxFullAccess}, ""},
 		{"bad sandbox", Request{Sandbox: "danger"}, `sandbox "danger" is not one of read-only, workspace-write, full-access`},
 		{"fork alone", Request{Fork: true}, "fork needs a session to resume"},
+		{"session id", Request{SessionID: "3B241101-E2BB-4255-8CAF-4136C566A962"}, ""},
+		{"session id not a uuid", Request{SessionID: "chat-1"}, `session id "chat-1" is not a UUID`},
 		{"relative report", Request{ReportPath: "report.md"}, `report path "report.md" is not absolute`},
 	}
 	for _, tt := range tests {

@@ -18,13 +18,15 @@ func openCodeHarness() *Harness {
 			FieldAppendSystemPrompt: {How: "no flag", Warn: true},
 			FieldSandbox:            {How: "no flag (permissions live in opencode's config)", Warn: true},
 			FieldResumeID:           {Supported: true, How: "--session ID"},
+			FieldSessionID:          {How: "no flag; FindSession reads the id from opencode's log"},
 			FieldFork:               {Supported: true, How: "--fork"},
 			FieldReportPath:         {How: "no flag; the report is the last text part"},
 			FieldInteractive:        {Supported: true, How: "bare opencode (the TUI)"},
 			FieldExtra:              {Supported: true, How: "after Meridian's flags"},
 		},
-		argv:      openCodeArgv,
-		newParser: func() Parser { return &openCodeParser{} },
+		argv:        openCodeArgv,
+		newParser:   func() Parser { return &openCodeParser{} },
+		findSession: findOpenCodeSession,
 	}
 }
 

@@ -24,12 +24,12 @@ import (
 
 // rejected matches each CLI's own words for an argv its parser refuses:
 // commander (claude), clap (codex), yargs (gemini; opencode prints its
-// usage instead of a message).
+// usage instead of a message), and the CLIs' refusals of a --session-id.
 var rejected = map[string]*regexp.Regexp{
-	Claude:   regexp.MustCompile(`error: unknown option|error: too many arguments|error: option '[^']*' argument|error: missing required argument|requires --verbose`),
+	Claude:   regexp.MustCompile(`error: unknown option|error: too many arguments|error: option '[^']*' argument|error: missing required argument|requires --verbose|Invalid session ID|--session-id can only be used`),
 	Codex:    regexp.MustCompile(`error: unexpected argument|error: invalid value|error: unrecognized subcommand|error: the argument '[^']*' cannot be used|error: a value is required`),
 	OpenCode: regexp.MustCompile(`(?m)^Positionals:|Unknown argument|Not enough arguments|Invalid values:`),
-	Gemini:   regexp.MustCompile(`Unknown arguments?:|Invalid values:|Not enough arguments|mutually exclusive`),
+	Gemini:   regexp.MustCompile(`Unknown arguments?:|Invalid values:|Not enough arguments|mutually exclusive|Error starting session`),
 }
 
 // realCLI finds the installed CLI name: in $MERIDIAN_REAL_HARNESS_BIN, else
@@ -225,8 +225,9 @@ func killEscaped(t *testing.T, home string) {
 
 // TestRealCLIsAcceptEveryArgv runs every golden command line against the
 // installed CLIs and fails when one's argument parser refuses it. It also
-// checks, with one bogus flag, that a refusal would be noticed, and that a
-// new run's first event gives the parser its session id.
+// checks, with one bogus flag, that a refusal would be noticed, that a new
+// run's first event gives the parser its session id, and that a run given
+// --session-id reports that id.
 func TestRealCLIsAcceptEveryArgv(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts the real harness CLIs; skipped with -short")
@@ -254,8 +255,14 @@ func TestRealCLIsAcceptEveryArgv(t *testing.T) {
 				t.Run(c.name, func(t *testing.T) {
 					req := c.req(h.Name())
 					cmd, _ := h.Build(exe, req)
+					// A new session given its id must report that id,
+					// as a new one must report some id.
+					wantID := ""
+					if req.SessionID != "" && req.ResumeID == "" && !req.Interactive && h.Supports(FieldSessionID) {
+						wantID = req.SessionID
+					}
 					wait := 8 * time.Second
-					if c.name == "new" {
+					if c.name == "new" || wantID != "" {
 						wait = 90 * time.Second
 					}
 					run := runReal(t, h, cmd, req.Interactive, refuse, wait)
@@ -264,6 +271,9 @@ func TestRealCLIsAcceptEveryArgv(t *testing.T) {
 					}
 					if c.name == "new" && run.sessionID == "" {
 						t.Errorf("no session id in the stream of %q; output:\n%s", cmd.Args, tail(run.output))
+					}
+					if wantID != "" && run.sessionID != wantID {
+						t.Errorf("session id %q in the stream of %q, want the one given, %q; output:\n%s", run.sessionID, cmd.Args, wantID, tail(run.output))
 					}
 					t.Logf("exited=%v session=%q output:\n%s", run.exited, run.sessionID, tail(run.output))
 				})
