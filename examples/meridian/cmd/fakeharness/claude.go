@@ -51,10 +51,19 @@ func (claudeCLI) parse(args []string, h host) (*invocation, *failure) {
 		return nil, &failure{stderr: fmt.Sprintf("error: too many arguments. Expected 1 argument but got %d.\n", len(p.positional)), code: 1}
 	}
 	inv := &invocation{
-		model:    p.last("model"),
-		resumeID: cmpOr(p.last("resume"), p.last("session-id")),
-		fork:     p.has("fork-session"),
-		format:   cmpOr(p.last("output-format"), "text"),
+		model:     p.last("model"),
+		resumeID:  p.last("resume"),
+		fork:      p.has("fork-session"),
+		sessionID: p.last("session-id"),
+		format:    cmpOr(p.last("output-format"), "text"),
+	}
+	if inv.sessionID != "" {
+		if !uuidForm.MatchString(inv.sessionID) {
+			return nil, &failure{stderr: "Error: Invalid session ID. Must be a valid UUID.\n", code: 1}
+		}
+		if (inv.resumeID != "" || p.has("continue")) && !inv.fork {
+			return nil, &failure{stderr: "Error: --session-id can only be used with --continue or --resume if --fork-session is also specified.\n", code: 1}
+		}
 	}
 	if len(p.positional) == 1 {
 		inv.prompt = p.positional[0]

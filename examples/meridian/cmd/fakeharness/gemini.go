@@ -67,9 +67,8 @@ func (geminiCLI) parse(args []string, h host) (*invocation, *failure) {
 	inv := &invocation{model: cmpOr(p.last("model"), "gemini-2.5-pro")}
 	if r := p.last("resume"); uuidForm.MatchString(r) {
 		inv.resumeID = r
-	} else if id := p.last("session-id"); id != "" {
-		inv.resumeID = id
 	}
+	inv.sessionID = p.last("session-id") // gemini takes any string here
 	inv.permissionMode = cmpOr(p.last("approval-mode"), "default")
 	_, hasPrompt := p.values["prompt"]
 	query := strings.Join(p.positional, " ")

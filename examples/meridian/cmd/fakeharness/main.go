@@ -10,8 +10,11 @@
 // real CLI states one). It never touches the network.
 //
 // A new conversation gets a fresh random session id (a UUID; OpenCode's
-// ses_… form for opencode); resuming keeps the given id, forking makes a new
-// one.
+// ses_… form for opencode), or, for claude and gemini, the one given with
+// --session-id; resuming keeps the given id, forking makes a new one (again
+// the --session-id one if given). Like the real claude, the fake refuses a
+// --session-id that is not a UUID, and one given with --resume or
+// --continue but without --fork-session.
 //
 // What a run does is chosen by a directive in the prompt, [fake:MODE], else
 // by $FAKE_HARNESS_MODE, else success:
@@ -39,6 +42,22 @@
 // stdin (claude, codex, codex resume ID, opencode, gemini with no prompt),
 // it is interactive: it prints a banner with its session id, answers each
 // line typed with "you said: <line>", and exits 0 at end of input or /exit.
+//
+// Interactive mode, and only it, also keeps the session on disk as the
+// real CLI does, for Meridian to find its id (harness.FindSession): from
+// the first message on (the initial prompt, else the first line typed;
+// /exit is not one), under $HOME or the CLI's own variable:
+//
+//	claude    $CLAUDE_CONFIG_DIR or ~/.claude: projects/<slug of the working directory>/<id>.jsonl,
+//	          every line with "sessionId" (a resumed session's file is appended to)
+//	codex     $CODEX_HOME or ~/.codex: sessions/YYYY/MM/DD/rollout-<start>-<id>.jsonl, first line
+//	          {"type":"session_meta","payload":{"id":…,"cwd":…}} (a resumed session's file is appended to)
+//	opencode  $XDG_DATA_HOME or ~/.local/share: opencode/log/opencode.log gets
+//	          "… message=created id=<id> … directory=<dir> …" for a new or forked session
+//	gemini    nothing: Meridian gives it --session-id
+//
+// The working directory written is the one with symbolic links resolved,
+// as the real CLIs see it.
 package main
 
 import (
@@ -163,10 +182,7 @@ func run(h host) int {
 	rec.write(m.String(), childPID)
 	inv.input = prompt
 
-	session := inv.resumeID
-	if session == "" || inv.fork {
-		session = cli.newSessionID()
-	}
+	session := inv.session(cli)
 	out := bufio.NewWriterSize(h.stdout, 64<<10)
 	defer out.Flush()
 	s := cli.stream(inv, session, &lineWriter{w: out})
@@ -189,12 +205,25 @@ type invocation struct {
 	check       func(prompt string) *failure   // the CLI's refusals once the input is known
 	resumeID    string
 	fork        bool
+	sessionID   string // --session-id: the id a new (or forked) session gets
 	model       string
 	format      string // "events", "text" or "json"
 	reportFile  string // codex -o
 	// permissionMode is the permission or approval mode the first event
 	// reports.
 	permissionMode string
+}
+
+// session is the run's session id: the one resumed, else the one asked
+// for with --session-id, else a fresh one.
+func (inv *invocation) session(cli harnessCLI) string {
+	switch {
+	case inv.resumeID != "" && !inv.fork:
+		return inv.resumeID
+	case inv.sessionID != "":
+		return inv.sessionID
+	}
+	return cli.newSessionID()
 }
 
 // harnessCLI is one CLI the fake can be.

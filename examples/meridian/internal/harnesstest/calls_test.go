@@ -44,6 +44,12 @@ func TestSessionIDs(t *testing.T) {
 			if got := session(harness.Request{Prompt: "again", ResumeID: id}); got != id {
 				t.Errorf("resumed session id %q, want %q", got, id)
 			}
+			if h.Supports(harness.FieldSessionID) {
+				named := harness.NewSessionID()
+				if got := session(harness.Request{Prompt: "named", SessionID: named}); got != named {
+					t.Errorf("session id %q, want the one given, %q", got, named)
+				}
+			}
 			forked := session(harness.Request{Prompt: "again", ResumeID: id, Fork: true})
 			if h.Supports(harness.FieldFork) {
 				if forked == id || forked == "" {
@@ -112,6 +118,35 @@ func TestRefusalsOfTheRealCLIs(t *testing.T) {
 			r := runFake(t, h, cmd)
 			if r.code != tt.code || !strings.HasPrefix(r.stderr, tt.stderr) {
 				t.Errorf("exit %d, stderr %q; want %d, %q", r.code, r.stderr, tt.code, tt.stderr)
+			}
+		})
+	}
+}
+
+// TestClaudeSessionIDFlag: the fake's claude takes --session-id as the real
+// one does (claude 2.1.197: a UUID only; with --resume only when forking).
+func TestClaudeSessionIDFlag(t *testing.T) {
+	bin := Install(t)
+	h, _ := harness.Lookup(harness.Claude)
+	const old, named = "0199a213-81c0-7800-8aa1-bbab2a035a53", "3b241101-e2bb-4255-8caf-4136c566a962"
+	tests := []struct {
+		name    string
+		args    []string
+		code    int
+		stderr  string
+		session string
+	}{
+		{"not a uuid", []string{"--session-id", "chat-1"}, 1, "Error: Invalid session ID. Must be a valid UUID.\n", ""},
+		{"with resume", []string{"--resume", old, "--session-id", named}, 1, "Error: --session-id can only be used with --continue or --resume if --fork-session is also specified.\n", ""},
+		{"with continue", []string{"--continue", "--session-id", named}, 1, "Error: --session-id can only be used with --continue or --resume if --fork-session is also specified.\n", ""},
+		{"forking into it", []string{"--resume", old, "--fork-session", "--session-id", named}, 0, "", named},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cmd, _ := h.Build(filepath.Join(bin, "claude"), harness.Request{Prompt: "p", Extra: tt.args})
+			r := runFake(t, h, cmd)
+			if r.code != tt.code || r.stderr != tt.stderr || r.result.SessionID != tt.session {
+				t.Errorf("exit %d, stderr %q, session %q; want %d, %q, %q", r.code, r.stderr, r.result.SessionID, tt.code, tt.stderr, tt.session)
 			}
 		})
 	}

@@ -7,6 +7,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -26,10 +28,48 @@ type terminal struct {
 	done chan struct{}
 }
 
+// place is where a fake runs: its working directory and its environment
+// (the test's, with HOME and the CLIs' own directory variables replaced),
+// so that the session files interactive mode writes stay in the test.
+type place struct {
+	dir string
+	env map[string]string // HOME, CLAUDE_CONFIG_DIR, CODEX_HOME, XDG_DATA_HOME ("" = unset)
+}
+
+func newPlace(t *testing.T) place {
+	return place{dir: t.TempDir(), env: map[string]string{"HOME": t.TempDir()}}
+}
+
+func (p place) environ() []string {
+	var env []string
+	for _, kv := range inherited() {
+		if k, _, _ := strings.Cut(kv, "="); !slices.Contains([]string{"HOME", "CLAUDE_CONFIG_DIR", "CODEX_HOME", "XDG_DATA_HOME", "PWD"}, k) {
+			env = append(env, kv)
+		}
+	}
+	for k, v := range p.env {
+		if v != "" {
+			env = append(env, k+"="+v)
+		}
+	}
+	return env
+}
+
+// search is a harness.SessionSearch for a run in p started at since.
+func (p place) search(since time.Time) harness.SessionSearch {
+	return harness.SessionSearch{Home: p.env["HOME"], Getenv: func(k string) string { return p.env[k] }, Dir: p.dir, Since: since}
+}
+
 func startTerminal(t *testing.T, args []string) *terminal {
 	t.Helper()
+	return startTerminalIn(t, newPlace(t), args)
+}
+
+func startTerminalIn(t *testing.T, p place, args []string) *terminal {
+	t.Helper()
 	c := exec.Command(args[0], args[1:]...)
-	c.Dir = t.TempDir()
+	c.Dir = p.dir
+	c.Env = p.environ()
 	tty, err := pty.StartWithSize(c, &pty.Winsize{Rows: 24, Cols: 100})
 	if err != nil {
 		t.Fatal(err)
@@ -132,6 +172,101 @@ func TestInteractive(t *testing.T) {
 				}
 			})
 		})
+	}
+}
+
+var bannerID = regexp.MustCompile(`interactive session (\S+)\r?\n`)
+
+// sessionID is the id the banner shows.
+func (term *terminal) sessionID() string {
+	term.t.Helper()
+	term.waitFor("type /exit")
+	term.mu.Lock()
+	defer term.mu.Unlock()
+	m := bannerID.FindStringSubmatch(term.out.String())
+	if m == nil {
+		term.t.Fatalf("no session id in the banner:\n%s", term.out.String())
+	}
+	return m[1]
+}
+
+// TestInteractiveSessionIsFound: an interactive fake keeps its session
+// where the real CLI does, and harness.FindSession finds it there: from
+// the first message on, in the home it was given or under the CLI's own
+// variable, through a symbolic link to the working directory, and again
+// when the session is resumed (except for opencode, which logs only a
+// session's creation). Gemini is given its id instead.
+func TestInteractiveSessionIsFound(t *testing.T) {
+	bin := Install(t)
+	own := map[string]string{harness.Claude: "CLAUDE_CONFIG_DIR", harness.Codex: "CODEX_HOME", harness.OpenCode: "XDG_DATA_HOME"}
+	for _, h := range harness.All() {
+		for _, variable := range []bool{false, true} {
+			if variable && own[h.Name()] == "" {
+				continue
+			}
+			name := h.Name() + "/home"
+			if variable {
+				name = h.Name() + "/" + own[h.Name()]
+			}
+			t.Run(name, func(t *testing.T) {
+				t.Parallel()
+				exe := filepath.Join(bin, h.Name())
+				p := newPlace(t)
+				if variable {
+					p.env[own[h.Name()]] = t.TempDir()
+				}
+				// The CLIs record the directory with links resolved;
+				// Meridian knows the one it started them in.
+				link := filepath.Join(t.TempDir(), "link")
+				if err := os.Symlink(p.dir, link); err != nil {
+					t.Fatal(err)
+				}
+				p.dir = link
+
+				seeded := harness.NewSessionID()
+				since := time.Now()
+				cmd, _ := h.Build(exe, harness.Request{Interactive: true, SessionID: seeded})
+				term := startTerminalIn(t, p, cmd.Args)
+				id := term.sessionID()
+				if h.Supports(harness.FieldSessionID) && id != seeded {
+					t.Errorf("banner shows session %q, want the one given, %q", id, seeded)
+				}
+				if _, err := h.FindSession(p.search(since)); !errors.Is(err, harness.ErrNoSession) {
+					t.Errorf("before the first message: FindSession error %v, want ErrNoSession", err)
+				}
+				term.typeLine("hello\n")
+				term.waitFor("you said: hello")
+				got, err := h.FindSession(p.search(since))
+				if h.Name() == harness.Gemini {
+					if !errors.Is(err, harness.ErrNoSession) {
+						t.Errorf("FindSession = %q, %v; want ErrNoSession (gemini's id is given)", got, err)
+					}
+					return
+				}
+				if err != nil || got != id {
+					t.Fatalf("FindSession = %q, %v; want the banner's %q", got, err, id)
+				}
+				term.typeLine("/exit\n")
+				if code := term.exitCode(); code != 0 {
+					t.Fatalf("exit %d", code)
+				}
+
+				// FindSession compares times to the second.
+				time.Sleep(time.Until(time.Now().Truncate(time.Second).Add(time.Second)))
+				since = time.Now()
+				cmd, _ = h.Build(exe, harness.Request{Interactive: true, ResumeID: id, Prompt: "again"})
+				term = startTerminalIn(t, p, cmd.Args)
+				term.waitFor("you said: again")
+				got, err = h.FindSession(p.search(since))
+				if h.Name() == harness.OpenCode {
+					if !errors.Is(err, harness.ErrNoSession) {
+						t.Errorf("resumed: FindSession = %q, %v; want ErrNoSession (opencode logs no creation)", got, err)
+					}
+				} else if err != nil || got != id {
+					t.Errorf("resumed: FindSession = %q, %v; want %q", got, err, id)
+				}
+			})
+		}
 	}
 }
 
