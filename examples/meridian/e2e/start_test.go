@@ -130,8 +130,9 @@ func TestStartChat(t *testing.T) {
 	c = sb.start(t, "claude")
 	c.Write(t, "/exit\r")
 	out, code = c.Wait(t)
-	if code != 0 || !strings.Contains(plain(out), "WARNING [SPACE_AUTO_RESUMED]: Resumed active space s1") || !strings.Contains(out, "Chat c2 in space s1") {
-		t.Errorf("exit %d; want chat c2 in s1 with SPACE_AUTO_RESUMED; the terminal shows %q", code, out)
+	warned := strings.Index(plain(out), "WARNING [SPACE_AUTO_RESUMED]: Resumed active space s1")
+	if code != 0 || warned < 0 || warned > strings.Index(out, "fake claude interactive session") || !strings.Contains(out, "Chat c2 in space s1") {
+		t.Errorf("exit %d; want chat c2 in s1, SPACE_AUTO_RESUMED shown before the harness; the terminal shows %q", code, out)
 	}
 	// --new makes a space whatever is active.
 	c = sb.start(t, "claude", "--new")
@@ -231,4 +232,73 @@ func TestStartRefusals(t *testing.T) {
 			t.Errorf("phase %q, want validation", e.Phase)
 		}
 	})
+}
+
+// TestStartContinue: a chat ended on each harness is continued with that
+// harness's own resume flag and the session it had, keeps its alias and
+// its first settings, and refuses another harness's model.
+func TestStartContinue(t *testing.T) {
+	tests := []struct {
+		harness, model string
+		resume         func(id string) []string // the argv a continuation must hold
+	}{
+		{"claude", "claude-opus-4-6", func(id string) []string { return []string{"--resume", id} }},
+		{"codex", "gpt-5.3-codex", func(id string) []string { return []string{"resume", id} }},
+		{"opencode", "opencode-anthropic/claude-sonnet-4-5", func(id string) []string { return []string{"--session", id} }},
+		{"gemini", "gemini-2.5-pro", func(id string) []string { return []string{"--resume", id} }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.harness, func(t *testing.T) {
+			sb := newSandbox(t)
+			c := sb.start(t, tt.harness, "-m", tt.model, "--append-system-prompt", "be brief")
+			banner := regexp.MustCompile(`interactive session (\S+)`).FindStringSubmatch(c.Output())
+			// The CLIs keep a session only once it has a message.
+			c.Write(t, "first message\r")
+			c.WaitFor(t, "you said: first message")
+			c.Write(t, "/exit\r")
+			if out, code := c.Wait(t); code != 0 {
+				t.Fatalf("first chat: exit %d; the terminal shows %q", code, out)
+			}
+			session := banner[1]
+
+			c = sb.start(t, tt.harness, "--continue", "c1")
+			c.WaitFor(t, "interactive session "+session)
+			c.Write(t, "/exit\r")
+			out, code := c.Wait(t)
+			if code != 0 || !strings.Contains(plain(out), "Chat c1 in space s1 ended") {
+				t.Fatalf("continuation: exit %d; the terminal shows %q", code, out)
+			}
+			argv := strings.Join(sb.lastRecord(t).Argv[1:], " ")
+			if want := strings.Join(tt.resume(session), " "); !strings.Contains(argv, want) {
+				t.Errorf("the continuation ran %q, which lacks %q", argv, want)
+			}
+			if !strings.Contains(argv, strings.TrimPrefix(tt.model, "opencode-")) {
+				t.Errorf("the continuation ran %q, not with the chat's model %s", argv, tt.model)
+			}
+			// The first start's settings are the continuation's: Claude
+			// takes --append-system-prompt, the others say they do not.
+			if tt.harness == "claude" {
+				if !strings.Contains(argv, "--append-system-prompt be brief") {
+					t.Errorf("the continuation ran %q, without the chat's --append-system-prompt", argv)
+				}
+			} else if !strings.Contains(plain(out), "WARNING [UNSUPPORTED_FLAG]: --append-system-prompt is not supported by") {
+				t.Errorf("no UNSUPPORTED_FLAG warning for --append-system-prompt; the terminal shows %q", out)
+			}
+			evs := sb.sessionEvents(t, "s1")
+			if len(evs) != 4 || evs[2]["event"] != "start" || evs[2]["session_id"] != "c1" || evs[2]["harness_session_id"] != session {
+				t.Errorf("sessions.jsonl = %v, want c1 started, stopped, started again on session %s, stopped", evs, session)
+			}
+
+			// The harness session id finds the chat too; a model of
+			// another harness is refused.
+			other := "claude-opus-4-6"
+			if tt.harness == "claude" {
+				other = "gpt-5.3-codex"
+			}
+			out, code = sb.person(t, sb.env, "start", "--continue", session, "-m", other)
+			if code != 2 || !strings.Contains(plain(out), "ERROR [HARNESS_MISMATCH]: Session c1 was started with") {
+				t.Errorf("another harness's model: exit %d; the terminal shows %q", code, out)
+			}
+		})
+	}
 }

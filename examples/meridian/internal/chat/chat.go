@@ -21,6 +21,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -188,6 +189,13 @@ func (s *Starter) launch(ctx context.Context, p *plan) (Result, error) {
 	h := p.choice.Harness
 	req := harness.Request{Model: p.choice.Model, AppendSystemPrompt: p.params.AppendSystemPrompt, Sandbox: p.params.Sandbox,
 		ResumeID: p.resumeID, Interactive: true}
+	// The harness session id: the one continued; else chosen here, for a
+	// CLI that takes one; else read from the CLI's files when it exits.
+	sessionID := p.resumeID
+	if sessionID == "" && h.Supports(harness.FieldSessionID) {
+		req.SessionID = harness.NewSessionID()
+		sessionID = req.SessionID
+	}
 	if err := req.Validate(); err != nil {
 		return Result{}, err
 	}
@@ -208,7 +216,7 @@ func (s *Starter) launch(ctx context.Context, p *plan) (Result, error) {
 	cleanStale(ctx, dir, now())
 
 	ss := state.Sessions{Dir: dir}
-	ev := state.SessionEvent{Harness: h.Name(), HarnessSessionID: p.resumeID, Model: p.choice.Model,
+	ev := state.SessionEvent{Harness: h.Name(), HarnessSessionID: sessionID, Model: p.choice.Model,
 		Params: p.params.Encode(), PID: os.Getpid(), StartedAt: state.Timestamp(now())}
 	if p.choice.Agent != nil {
 		ev.Agent = p.choice.Agent.Name
@@ -226,17 +234,22 @@ func (s *Starter) launch(ctx context.Context, p *plan) (Result, error) {
 	if err != nil {
 		return Result{}, fmt.Errorf("record the chat: %w", err)
 	}
-	res := Result{Space: sp.ID, Chat: id, Harness: h.Name(), Model: p.choice.Model, HarnessSessionID: p.resumeID,
+	res := Result{Space: sp.ID, Chat: id, Harness: h.Name(), Model: p.choice.Model, HarnessSessionID: sessionID,
 		Continued: p.chat != "", Continue: fmt.Sprintf("meridian start --space %s --continue %s", sp.ID, id)}
 
 	command, _ := r.Config.Harness.Command(h.Name())
-	env := append(append(os.Environ(), cmd.Env...),
+	env := append(append(slices.Clone(r.Env), cmd.Env...),
 		space.EnvID+"="+sp.ID, EnvSpaceFS+"="+fs, EnvSession+"="+id, EnvHarnessCommand+"="+command)
+	out.ShowWarnings()                  // before the harness's screen buries them
+	launched := now().Add(-time.Second) // file times may be coarser than the clock
 	var terminated bool
 	res.ExitCode, res.Signal, terminated, err = s.runHarness(ctx, cmd.Args, env, r.Dir, r.Config.Timeouts.KillGrace)
+	if res.HarnessSessionID == "" {
+		res.HarnessSessionID = findSession(h, env, r.Dir, launched)
+	}
 
 	// However the harness ended: the chat's end, then its lock let go.
-	stop := state.SessionEvent{Event: "stop", SessionID: id, StoppedAt: state.Timestamp(now())}
+	stop := state.SessionEvent{Event: "stop", SessionID: id, HarnessSessionID: res.HarnessSessionID, StoppedAt: state.Timestamp(now())}
 	if aerr := ss.Append(context.WithoutCancel(ctx), stop); aerr != nil && err == nil {
 		err = fmt.Errorf("record the chat's end: %w", aerr)
 	}
@@ -320,6 +333,24 @@ func (s *Starter) runHarness(ctx context.Context, argv, env []string, dir string
 		case <-quiet:
 		}
 	}
+}
+
+// findSession reads the id of the session the harness made from its own
+// files, or "" when they do not say.
+func findSession(h *harness.Harness, env []string, dir string, since time.Time) string {
+	getenv := func(key string) string {
+		for i := len(env) - 1; i >= 0; i-- { // the last of a duplicated key wins, as in exec
+			if k, v, ok := strings.Cut(env[i], "="); ok && k == key {
+				return v
+			}
+		}
+		return ""
+	}
+	id, err := h.FindSession(harness.SessionSearch{Home: getenv("HOME"), Getenv: getenv, Dir: dir, Since: since})
+	if err != nil {
+		return ""
+	}
+	return id
 }
 
 // cleanStale records the end of the space's chats whose process is gone
