@@ -10,14 +10,16 @@
 //	todo completion fish > ~/.config/fish/completions/todo.fish
 //
 // The script is made from the command tree Duet builds for either framework,
-// so it knows what help shows a person: subcommands at every depth (aliases
-// are understood, not offered), the flags each command accepts — its own and
-// those it inherits, Duet's built-ins among them, by long name and by short
-// one — the values of a flag or positional argument declared with an enum,
-// and files where a string value is expected. Hidden commands and flags,
+// so it knows what help shows a person: subcommands at every depth (their
+// aliases are understood, not offered), the flags each command accepts — its
+// own and those it inherits, Duet's built-ins among them, by every name —
+// the values of a flag or positional argument declared with an enum, and
+// files where another string is expected. Hidden commands and flags,
 // commands for agents only, and the framework's own pass-through commands
-// are left out. The script is static: completing never runs the app, so it
-// costs nothing per Tab, and it must be made again when the commands change.
+// are left out. It reads the words before the cursor as the lifecycle does:
+// a flag's value is not a command, -- ends the flags, --flag=value is one
+// flag. The script is static: completing never runs the app, so it costs
+// nothing per Tab, and it must be made again when the commands change.
 //
 // On cobra the command takes the place of cobra's own completion command
 // (cobra's hidden __complete still answers a script cobra made).

@@ -1,6 +1,7 @@
 package completion
 
 import (
+	"cmp"
 	"regexp"
 	"slices"
 	"strings"
@@ -35,8 +36,12 @@ type sub struct {
 	node  *node
 }
 
-// word is a candidate with the usage a shell shows beside it.
-type word struct{ text, usage string }
+// word is a candidate with the usage a shell shows beside it; a flag's has
+// what its value takes, nil when it takes none.
+type word struct {
+	text, usage string
+	value       *value
+}
 
 // value is what completes a flag's value or a positional argument.
 type value struct {
@@ -102,8 +107,7 @@ func newModel(root *schema.Command) *model {
 				return
 			}
 			seen[spelling] = true
-			n.flags = append(n.flags, word{spelling, usage})
-			mean(n, spelling, v)
+			n.flags = append(n.flags, word{spelling, usage, v})
 		}
 		for f := range c.Accepted() {
 			if f.Hidden {
@@ -128,6 +132,14 @@ func newModel(root *schema.Command) *model {
 		offer("-h", "show help", nil)
 		if c.Parent == nil {
 			offer("--version", "print the version", nil)
+		}
+		// By name, whatever order the framework keeps flags in (pflag
+		// sorts, urfave does not): the script is the same on either.
+		slices.SortStableFunc(n.flags, func(a, b word) int {
+			return cmp.Or(strings.Compare(strings.TrimLeft(a.text, "-"), strings.TrimLeft(b.text, "-")), strings.Compare(a.text, b.text))
+		})
+		for _, w := range n.flags {
+			mean(n, w.text, w.value)
 		}
 		for _, a := range c.Args {
 			n.args = append(n.args, valueOf(a.Type, "", "", a.Enum, a.ID || c.Builtin))

@@ -27,18 +27,18 @@ __notes_sub() {
 __notes_flag() {
 	v= e=()
 	case $1:$2 in
-	*:'--dir') v=f ;;
 	*:'--color') v=e e=('auto' 'always' 'never') ;;
 	*:'--colour') v=e e=('auto' 'always' 'never') ;;
+	*:'--dir') v=f ;;
 	*:'--output') v=e e=('json' 'jsonl' 'tsv' 'text' 'id') ;;
-	*:'--timeout') v=n ;;
 	*:'--fields') v=n ;;
+	*:'--timeout') v=n ;;
 	*:'--etag') v=n ;;
-	*:'--status') v=e e=('open' 'done' 'all') ;;
-	*:'-s') v=e e=('open' 'done' 'all') ;;
-	*:'--min-words') v=n ;;
-	*:'--limit') v=n ;;
 	*:'--cursor') v=n ;;
+	*:'--limit') v=n ;;
+	*:'--min-words') v=n ;;
+	*:'-s') v=e e=('open' 'done' 'all') ;;
+	*:'--status') v=e e=('open' 'done' 'all') ;;
 	esac
 }
 
@@ -57,15 +57,15 @@ __notes_arg() {
 # flags.
 __notes_words() {
 	case $1 in
-	0) c=('completion' 'describe' 'list' 'note' 'setup') f=('--dir' '--color' '--colour' '--output' '--schema' '--quiet' '--verbose' '--show-config' '--help' '-h' '--version') ;;
-	1) c=() f=('--timeout' '--validate-only' '--fields' '--dir' '--color' '--colour' '--output' '--schema' '--quiet' '--verbose' '--show-config' '--help' '-h') ;;
-	2) c=() f=('--etag' '--agents-md' '--mcp' '--timeout' '--validate-only' '--fields' '--dir' '--color' '--colour' '--output' '--schema' '--quiet' '--verbose' '--show-config' '--help' '-h') ;;
-	3) c=() f=('--status' '-s' '--min-words' '--timeout' '--validate-only' '--fields' '--limit' '--cursor' '--dir' '--color' '--colour' '--output' '--schema' '--quiet' '--verbose' '--show-config' '--help' '-h') ;;
-	4) c=('add' 'tag') f=('--dir' '--color' '--colour' '--output' '--schema' '--quiet' '--verbose' '--show-config' '--help' '-h') ;;
-	5) c=() f=('--timeout' '--validate-only' '--fields' '--dir' '--color' '--colour' '--output' '--schema' '--quiet' '--verbose' '--show-config' '--help' '-h') ;;
-	6) c=('set') f=('--dir' '--color' '--colour' '--output' '--schema' '--quiet' '--verbose' '--show-config' '--help' '-h') ;;
-	7) c=() f=('--timeout' '--validate-only' '--fields' '--dir' '--color' '--colour' '--output' '--schema' '--quiet' '--verbose' '--show-config' '--help' '-h') ;;
-	8) c=() f=('--timeout' '--validate-only' '--fields' '--dir' '--color' '--colour' '--output' '--schema' '--quiet' '--verbose' '--show-config' '--help' '-h') ;;
+	0) c=('completion' 'describe' 'list' 'note' 'setup') f=('--color' '--colour' '--dir' '-h' '--help' '--output' '--quiet' '--schema' '--show-config' '--verbose' '--version') ;;
+	1) c=() f=('--color' '--colour' '--dir' '--fields' '-h' '--help' '--output' '--quiet' '--schema' '--show-config' '--timeout' '--validate-only' '--verbose') ;;
+	2) c=() f=('--agents-md' '--color' '--colour' '--dir' '--etag' '--fields' '-h' '--help' '--mcp' '--output' '--quiet' '--schema' '--show-config' '--timeout' '--validate-only' '--verbose') ;;
+	3) c=() f=('--color' '--colour' '--cursor' '--dir' '--fields' '-h' '--help' '--limit' '--min-words' '--output' '--quiet' '-s' '--schema' '--show-config' '--status' '--timeout' '--validate-only' '--verbose') ;;
+	4) c=('add' 'tag') f=('--color' '--colour' '--dir' '-h' '--help' '--output' '--quiet' '--schema' '--show-config' '--verbose') ;;
+	5) c=() f=('--color' '--colour' '--dir' '--fields' '-h' '--help' '--output' '--quiet' '--schema' '--show-config' '--timeout' '--validate-only' '--verbose') ;;
+	6) c=('set') f=('--color' '--colour' '--dir' '-h' '--help' '--output' '--quiet' '--schema' '--show-config' '--verbose') ;;
+	7) c=() f=('--color' '--colour' '--dir' '--fields' '-h' '--help' '--output' '--quiet' '--schema' '--show-config' '--timeout' '--validate-only' '--verbose') ;;
+	8) c=() f=('--color' '--colour' '--dir' '--fields' '-h' '--help' '--output' '--quiet' '--schema' '--show-config' '--timeout' '--validate-only' '--verbose') ;;
 	esac
 }
 

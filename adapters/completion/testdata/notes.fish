@@ -32,30 +32,30 @@ end
 # takes no value.
 function __notes_flag
 	switch "$argv[1]:$argv[2]"
-		case '*'':--dir'
-			echo f
 		case '*'':--color'
 			printf '%s\n' e 'auto' 'always' 'never'
 		case '*'':--colour'
 			printf '%s\n' e 'auto' 'always' 'never'
+		case '*'':--dir'
+			echo f
 		case '*'':--output'
 			printf '%s\n' e 'json' 'jsonl' 'tsv' 'text' 'id'
-		case '*'':--timeout'
-			echo n
 		case '*'':--fields'
+			echo n
+		case '*'':--timeout'
 			echo n
 		case '*'':--etag'
 			echo n
-		case '*'':--status'
-			printf '%s\n' e 'open' 'done' 'all'
-		case '*'':-s'
-			printf '%s\n' e 'open' 'done' 'all'
-		case '*'':--min-words'
+		case '*'':--cursor'
 			echo n
 		case '*'':--limit'
 			echo n
-		case '*'':--cursor'
+		case '*'':--min-words'
 			echo n
+		case '*'':-s'
+			printf '%s\n' e 'open' 'done' 'all'
+		case '*'':--status'
+			printf '%s\n' e 'open' 'done' 'all'
 	end
 end
 
@@ -88,23 +88,23 @@ end
 function __notes_flags
 	switch $argv[1]
 		case 0
-			printf '%s\t%s\n' '--dir' 'where the notes are' '--color' 'when to use colour' '--colour' 'when to use colour' '--output' 'output format: json, jsonl, tsv, text or id (default: text at a terminal, json otherwise)' '--schema' 'print this command\'s input and output schema, exit codes and examples, and exit' '--quiet' 'no progress and no diagnostics but errors' '--verbose' 'debug diagnostics on stderr' '--show-config' 'print the value of every flag of this command and where it comes from, and exit' '--help' 'show help' '-h' 'show help' '--version' 'print the version'
+			printf '%s\t%s\n' '--color' 'when to use colour' '--colour' 'when to use colour' '--dir' 'where the notes are' '-h' 'show help' '--help' 'show help' '--output' 'output format: json, jsonl, tsv, text or id (default: text at a terminal, json otherwise)' '--quiet' 'no progress and no diagnostics but errors' '--schema' 'print this command\'s input and output schema, exit codes and examples, and exit' '--show-config' 'print the value of every flag of this command and where it comes from, and exit' '--verbose' 'debug diagnostics on stderr' '--version' 'print the version'
 		case 1
-			printf '%s\t%s\n' '--timeout' 'give up after this long, e.g. 90s or 5m; 0 means never' '--validate-only' 'validate the input and exit without running' '--fields' 'comma-separated top-level fields to keep in data' '--dir' 'where the notes are' '--color' 'when to use colour' '--colour' 'when to use colour' '--output' 'output format: json, jsonl, tsv, text or id (default: text at a terminal, json otherwise)' '--schema' 'print this command\'s input and output schema, exit codes and examples, and exit' '--quiet' 'no progress and no diagnostics but errors' '--verbose' 'debug diagnostics on stderr' '--show-config' 'print the value of every flag of this command and where it comes from, and exit' '--help' 'show help' '-h' 'show help'
+			printf '%s\t%s\n' '--color' 'when to use colour' '--colour' 'when to use colour' '--dir' 'where the notes are' '--fields' 'comma-separated top-level fields to keep in data' '-h' 'show help' '--help' 'show help' '--output' 'output format: json, jsonl, tsv, text or id (default: text at a terminal, json otherwise)' '--quiet' 'no progress and no diagnostics but errors' '--schema' 'print this command\'s input and output schema, exit codes and examples, and exit' '--show-config' 'print the value of every flag of this command and where it comes from, and exit' '--timeout' 'give up after this long, e.g. 90s or 5m; 0 means never' '--validate-only' 'validate the input and exit without running' '--verbose' 'debug diagnostics on stderr'
 		case 2
-			printf '%s\t%s\n' '--etag' 'the etag of a manifest you hold: answer not_modified when it is current' '--agents-md' 'write an AGENTS.md for this tool instead of JSON' '--mcp' 'list the MCP tools this tool serves (see adapters/mcp), with the etag of the agent manifest' '--timeout' 'give up after this long, e.g. 90s or 5m; 0 means never' '--validate-only' 'validate the input and exit without running' '--fields' 'comma-separated top-level fields to keep in data' '--dir' 'where the notes are' '--color' 'when to use colour' '--colour' 'when to use colour' '--output' 'output format: json, jsonl, tsv, text or id (default: text at a terminal, json otherwise)' '--schema' 'print this command\'s input and output schema, exit codes and examples, and exit' '--quiet' 'no progress and no diagnostics but errors' '--verbose' 'debug diagnostics on stderr' '--show-config' 'print the value of every flag of this command and where it comes from, and exit' '--help' 'show help' '-h' 'show help'
+			printf '%s\t%s\n' '--agents-md' 'write an AGENTS.md for this tool instead of JSON' '--color' 'when to use colour' '--colour' 'when to use colour' '--dir' 'where the notes are' '--etag' 'the etag of a manifest you hold: answer not_modified when it is current' '--fields' 'comma-separated top-level fields to keep in data' '-h' 'show help' '--help' 'show help' '--mcp' 'list the MCP tools this tool serves (see adapters/mcp), with the etag of the agent manifest' '--output' 'output format: json, jsonl, tsv, text or id (default: text at a terminal, json otherwise)' '--quiet' 'no progress and no diagnostics but errors' '--schema' 'print this command\'s input and output schema, exit codes and examples, and exit' '--show-config' 'print the value of every flag of this command and where it comes from, and exit' '--timeout' 'give up after this long, e.g. 90s or 5m; 0 means never' '--validate-only' 'validate the input and exit without running' '--verbose' 'debug diagnostics on stderr'
 		case 3
-			printf '%s\t%s\n' '--status' 'open, done or all' '-s' 'open, done or all' '--min-words' 'only notes at least this long' '--timeout' 'give up after this long, e.g. 90s or 5m; 0 means never' '--validate-only' 'validate the input and exit without running' '--fields' 'comma-separated top-level fields to keep in data' '--limit' 'return at most this many items; 0 means all' '--cursor' 'continue from meta.pagination.next_cursor of a previous response' '--dir' 'where the notes are' '--color' 'when to use colour' '--colour' 'when to use colour' '--output' 'output format: json, jsonl, tsv, text or id (default: text at a terminal, json otherwise)' '--schema' 'print this command\'s input and output schema, exit codes and examples, and exit' '--quiet' 'no progress and no diagnostics but errors' '--verbose' 'debug diagnostics on stderr' '--show-config' 'print the value of every flag of this command and where it comes from, and exit' '--help' 'show help' '-h' 'show help'
+			printf '%s\t%s\n' '--color' 'when to use colour' '--colour' 'when to use colour' '--cursor' 'continue from meta.pagination.next_cursor of a previous response' '--dir' 'where the notes are' '--fields' 'comma-separated top-level fields to keep in data' '-h' 'show help' '--help' 'show help' '--limit' 'return at most this many items; 0 means all' '--min-words' 'only notes at least this long' '--output' 'output format: json, jsonl, tsv, text or id (default: text at a terminal, json otherwise)' '--quiet' 'no progress and no diagnostics but errors' '-s' 'open, done or all' '--schema' 'print this command\'s input and output schema, exit codes and examples, and exit' '--show-config' 'print the value of every flag of this command and where it comes from, and exit' '--status' 'open, done or all' '--timeout' 'give up after this long, e.g. 90s or 5m; 0 means never' '--validate-only' 'validate the input and exit without running' '--verbose' 'debug diagnostics on stderr'
 		case 4
-			printf '%s\t%s\n' '--dir' 'where the notes are' '--color' 'when to use colour' '--colour' 'when to use colour' '--output' 'output format: json, jsonl, tsv, text or id (default: text at a terminal, json otherwise)' '--schema' 'print this command\'s input and output schema, exit codes and examples, and exit' '--quiet' 'no progress and no diagnostics but errors' '--verbose' 'debug diagnostics on stderr' '--show-config' 'print the value of every flag of this command and where it comes from, and exit' '--help' 'show help' '-h' 'show help'
+			printf '%s\t%s\n' '--color' 'when to use colour' '--colour' 'when to use colour' '--dir' 'where the notes are' '-h' 'show help' '--help' 'show help' '--output' 'output format: json, jsonl, tsv, text or id (default: text at a terminal, json otherwise)' '--quiet' 'no progress and no diagnostics but errors' '--schema' 'print this command\'s input and output schema, exit codes and examples, and exit' '--show-config' 'print the value of every flag of this command and where it comes from, and exit' '--verbose' 'debug diagnostics on stderr'
 		case 5
-			printf '%s\t%s\n' '--timeout' 'give up after this long, e.g. 90s or 5m; 0 means never' '--validate-only' 'validate the input and exit without running' '--fields' 'comma-separated top-level fields to keep in data' '--dir' 'where the notes are' '--color' 'when to use colour' '--colour' 'when to use colour' '--output' 'output format: json, jsonl, tsv, text or id (default: text at a terminal, json otherwise)' '--schema' 'print this command\'s input and output schema, exit codes and examples, and exit' '--quiet' 'no progress and no diagnostics but errors' '--verbose' 'debug diagnostics on stderr' '--show-config' 'print the value of every flag of this command and where it comes from, and exit' '--help' 'show help' '-h' 'show help'
+			printf '%s\t%s\n' '--color' 'when to use colour' '--colour' 'when to use colour' '--dir' 'where the notes are' '--fields' 'comma-separated top-level fields to keep in data' '-h' 'show help' '--help' 'show help' '--output' 'output format: json, jsonl, tsv, text or id (default: text at a terminal, json otherwise)' '--quiet' 'no progress and no diagnostics but errors' '--schema' 'print this command\'s input and output schema, exit codes and examples, and exit' '--show-config' 'print the value of every flag of this command and where it comes from, and exit' '--timeout' 'give up after this long, e.g. 90s or 5m; 0 means never' '--validate-only' 'validate the input and exit without running' '--verbose' 'debug diagnostics on stderr'
 		case 6
-			printf '%s\t%s\n' '--dir' 'where the notes are' '--color' 'when to use colour' '--colour' 'when to use colour' '--output' 'output format: json, jsonl, tsv, text or id (default: text at a terminal, json otherwise)' '--schema' 'print this command\'s input and output schema, exit codes and examples, and exit' '--quiet' 'no progress and no diagnostics but errors' '--verbose' 'debug diagnostics on stderr' '--show-config' 'print the value of every flag of this command and where it comes from, and exit' '--help' 'show help' '-h' 'show help'
+			printf '%s\t%s\n' '--color' 'when to use colour' '--colour' 'when to use colour' '--dir' 'where the notes are' '-h' 'show help' '--help' 'show help' '--output' 'output format: json, jsonl, tsv, text or id (default: text at a terminal, json otherwise)' '--quiet' 'no progress and no diagnostics but errors' '--schema' 'print this command\'s input and output schema, exit codes and examples, and exit' '--show-config' 'print the value of every flag of this command and where it comes from, and exit' '--verbose' 'debug diagnostics on stderr'
 		case 7
-			printf '%s\t%s\n' '--timeout' 'give up after this long, e.g. 90s or 5m; 0 means never' '--validate-only' 'validate the input and exit without running' '--fields' 'comma-separated top-level fields to keep in data' '--dir' 'where the notes are' '--color' 'when to use colour' '--colour' 'when to use colour' '--output' 'output format: json, jsonl, tsv, text or id (default: text at a terminal, json otherwise)' '--schema' 'print this command\'s input and output schema, exit codes and examples, and exit' '--quiet' 'no progress and no diagnostics but errors' '--verbose' 'debug diagnostics on stderr' '--show-config' 'print the value of every flag of this command and where it comes from, and exit' '--help' 'show help' '-h' 'show help'
+			printf '%s\t%s\n' '--color' 'when to use colour' '--colour' 'when to use colour' '--dir' 'where the notes are' '--fields' 'comma-separated top-level fields to keep in data' '-h' 'show help' '--help' 'show help' '--output' 'output format: json, jsonl, tsv, text or id (default: text at a terminal, json otherwise)' '--quiet' 'no progress and no diagnostics but errors' '--schema' 'print this command\'s input and output schema, exit codes and examples, and exit' '--show-config' 'print the value of every flag of this command and where it comes from, and exit' '--timeout' 'give up after this long, e.g. 90s or 5m; 0 means never' '--validate-only' 'validate the input and exit without running' '--verbose' 'debug diagnostics on stderr'
 		case 8
-			printf '%s\t%s\n' '--timeout' 'give up after this long, e.g. 90s or 5m; 0 means never' '--validate-only' 'validate the input and exit without running' '--fields' 'comma-separated top-level fields to keep in data' '--dir' 'where the notes are' '--color' 'when to use colour' '--colour' 'when to use colour' '--output' 'output format: json, jsonl, tsv, text or id (default: text at a terminal, json otherwise)' '--schema' 'print this command\'s input and output schema, exit codes and examples, and exit' '--quiet' 'no progress and no diagnostics but errors' '--verbose' 'debug diagnostics on stderr' '--show-config' 'print the value of every flag of this command and where it comes from, and exit' '--help' 'show help' '-h' 'show help'
+			printf '%s\t%s\n' '--color' 'when to use colour' '--colour' 'when to use colour' '--dir' 'where the notes are' '--fields' 'comma-separated top-level fields to keep in data' '-h' 'show help' '--help' 'show help' '--output' 'output format: json, jsonl, tsv, text or id (default: text at a terminal, json otherwise)' '--quiet' 'no progress and no diagnostics but errors' '--schema' 'print this command\'s input and output schema, exit codes and examples, and exit' '--show-config' 'print the value of every flag of this command and where it comes from, and exit' '--timeout' 'give up after this long, e.g. 90s or 5m; 0 means never' '--validate-only' 'validate the input and exit without running' '--verbose' 'debug diagnostics on stderr'
 	end
 end
 
