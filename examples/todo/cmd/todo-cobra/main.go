@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	duetcobra "github.com/duet-cli/duet/adapters/cobra"
+	"github.com/duet-cli/duet/adapters/completion"
 	"github.com/duet-cli/duet/examples/todo/internal/commands"
 	"github.com/duet-cli/duet/examples/todo/internal/todo"
 )
@@ -16,7 +17,7 @@ import (
 var version = "0.1.0"
 
 func main() {
-	duetcobra.Main(newApp(), append(serveMCP(), duetcobra.WithVersion(version))...)
+	duetcobra.Main(newApp(), append(serveMCP(), duetcobra.WithVersion(version), completion.Command("completion"))...)
 }
 
 func newApp() *cobra.Command {

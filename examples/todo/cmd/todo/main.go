@@ -15,6 +15,7 @@ import (
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/duet-cli/duet/adapters/completion"
 	"github.com/duet-cli/duet/adapters/urfave"
 	"github.com/duet-cli/duet/examples/todo/internal/commands"
 	"github.com/duet-cli/duet/examples/todo/internal/todo"
@@ -23,7 +24,7 @@ import (
 var version = "0.1.0"
 
 func main() {
-	urfave.Main(newApp(), append(serveMCP(), urfave.WithVersion(version))...)
+	urfave.Main(newApp(), append(serveMCP(), urfave.WithVersion(version), completion.Command("completion"))...)
 }
 
 func store(cmd *cli.Command) *todo.Store { return commands.Store(cmd.String("file")) }
