@@ -229,7 +229,18 @@ func (sb *sandbox) spaceDir(id string) string {
 // events reads runs.jsonl of a space, failing on a line that is not a JSON object.
 func (sb *sandbox) events(t *testing.T, space string) []map[string]any {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.Join(sb.spaceDir(space), "runs.jsonl"))
+	return readJSONL(t, filepath.Join(sb.spaceDir(space), "runs.jsonl"))
+}
+
+// sessionEvents reads sessions.jsonl of a space.
+func (sb *sandbox) sessionEvents(t *testing.T, space string) []map[string]any {
+	t.Helper()
+	return readJSONL(t, filepath.Join(sb.spaceDir(space), "sessions.jsonl"))
+}
+
+func readJSONL(t *testing.T, path string) []map[string]any {
+	t.Helper()
+	raw, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -237,7 +248,7 @@ func (sb *sandbox) events(t *testing.T, space string) []map[string]any {
 	for _, line := range strings.Split(strings.TrimSuffix(string(raw), "\n"), "\n") {
 		var ev map[string]any
 		if err := json.Unmarshal([]byte(line), &ev); err != nil {
-			t.Fatalf("runs.jsonl line %q: %v", line, err)
+			t.Fatalf("%s line %q: %v", filepath.Base(path), line, err)
 		}
 		out = append(out, ev)
 	}

@@ -3,7 +3,6 @@
 package e2e
 
 import (
-	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -33,24 +32,6 @@ func (sb *sandbox) start(t *testing.T, harness string, args ...string) *chat {
 	c := &chat{ptytest.Start(t, cmd), sb}
 	c.WaitFor(t, "fake "+harness+" interactive session ")
 	return c
-}
-
-// sessionEvents reads sessions.jsonl of a space.
-func (sb *sandbox) sessionEvents(t *testing.T, space string) []map[string]any {
-	t.Helper()
-	raw, err := os.ReadFile(filepath.Join(sb.spaceDir(space), "sessions.jsonl"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []map[string]any
-	for _, line := range strings.Split(strings.TrimSuffix(string(raw), "\n"), "\n") {
-		var ev map[string]any
-		if err := json.Unmarshal([]byte(line), &ev); err != nil {
-			t.Fatalf("sessions.jsonl line %q: %v", line, err)
-		}
-		out = append(out, ev)
-	}
-	return out
 }
 
 // held reports whether a process holds the flock at path.
