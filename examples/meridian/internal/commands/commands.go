@@ -12,6 +12,7 @@ import (
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/duet-cli/duet/adapters/completion"
 	"github.com/duet-cli/duet/adapters/urfave"
 	"github.com/duet-cli/duet/envelope"
 	"github.com/duet-cli/duet/examples/meridian/internal/config"
@@ -53,7 +54,7 @@ func AgentMode(getenv func(string) string) bool { return getenv(space.EnvID) != 
 
 // Options are the Duet options every meridian invocation runs with.
 func Options(version string) []urfave.Option {
-	return []urfave.Option{urfave.WithVersion(version), urfave.WithAgentDetector(AgentMode)}
+	return []urfave.Option{urfave.WithVersion(version), urfave.WithAgentDetector(AgentMode), completion.Command("completion")}
 }
 
 // humanTip is the root help's last word for a person. An agent is never
