@@ -283,3 +283,27 @@ func TestStartContinue(t *testing.T) {
 		})
 	}
 }
+
+// TestStartAutoResumeOff: with [start].auto_resume = false, start makes a
+// new space even when one is active, and --continue still finds its chat.
+func TestStartAutoResumeOff(t *testing.T) {
+	sb := newSandbox(t)
+	c := sb.start(t, "claude")
+	c.Write(t, "hello\r")
+	c.WaitFor(t, "you said: hello")
+	c.Write(t, "/exit\r")
+	c.Wait(t)
+	if err := os.WriteFile(filepath.Join(sb.dir, ".meridian", "config.toml"), []byte("[start]\nauto_resume = false\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c = sb.start(t, "claude")
+	c.Write(t, "/exit\r")
+	if out, _ := c.Wait(t); !strings.Contains(out, "Chat c1 in space s2") || strings.Contains(out, "SPACE_AUTO_RESUMED") {
+		t.Errorf("auto_resume off: want a new space s2, no auto-resume; the terminal shows %q", out)
+	}
+	c = sb.start(t, "claude", "--space", "s1", "--continue")
+	c.Write(t, "/exit\r")
+	if out, _ := c.Wait(t); !strings.Contains(out, "Chat c1 in space s1") {
+		t.Errorf("--space s1 --continue: want chat c1 of s1 continued; the terminal shows %q", out)
+	}
+}
