@@ -1,15 +1,19 @@
 // Package mcpinspector finds the MCP Inspector's CLI, a third-party MCP
-// client that end-to-end tests drive a server with:
+// client that end-to-end tests drive a server with, and runs it:
 //
 //	inspector := mcpinspector.CLI(t)
-//	exec.Command(inspector, "--cli", bin, "serve", "--method", "tools/list")
+//	listed := mcpinspector.Run(t, inspector, mcpinspector.Call{Server: []string{bin, "serve"}, Args: []string{"--method", "tools/list"}})
 package mcpinspector
 
 import (
+	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 )
 
 // Version is the newest MCP Inspector whose CLI runs on Node 20, the Node
@@ -63,4 +67,41 @@ func CLI(t testing.TB) string {
 		}
 	}
 	return bin
+}
+
+// Call is one run of the inspector's CLI.
+type Call struct {
+	Server    []string // the server's command line
+	ServerEnv []string // KEY=value given to the server (-e): it gets only these and a few of the inspector's choosing
+	Env       []string // the inspector's own environment
+	Dir       string   // the inspector's working directory
+	Args      []string // what to do: --method tools/list ...
+}
+
+// Run runs the inspector at cli as c says and returns the JSON it printed,
+// failing the test when it fails or prints none.
+func Run(t testing.TB, cli string, c Call) map[string]any {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	args := []string{"--cli"}
+	for _, kv := range c.ServerEnv {
+		args = append(args, "-e", kv)
+	}
+	args = append(append(args, c.Server...), c.Args...)
+	cmd := exec.CommandContext(ctx, cli, args...)
+	cmd.Env, cmd.Dir = c.Env, c.Dir
+	out, err := cmd.Output()
+	if err != nil {
+		var stderr []byte
+		if ee, ok := err.(*exec.ExitError); ok {
+			stderr = ee.Stderr
+		}
+		t.Fatalf("mcp-inspector %s: %v\n%s\n%s", strings.Join(args, " "), err, out, stderr)
+	}
+	var v map[string]any
+	if err := json.Unmarshal(out, &v); err != nil {
+		t.Fatalf("mcp-inspector printed no JSON: %v\n%s", err, out)
+	}
+	return v
 }

@@ -168,27 +168,15 @@ func TestMCPInspector(t *testing.T) {
 	exe := ownBinary(t)
 	inspect := func(args ...string) map[string]any {
 		t.Helper()
-		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-		defer cancel()
 		// The inspector gives the server only the variables it is told (and
 		// a few of its own choosing); PATH holds the fake harnesses.
-		full := []string{"--cli", "-e", "HOME=" + sb.home, "-e", "PATH=" + getenv(sb.env, "PATH"), exe, "serve"}
-		full = append(full, args...)
-		cmd := exec.CommandContext(ctx, inspector, full...)
-		cmd.Env, cmd.Dir = sb.with("HOME="+filepath.Join(t.TempDir(), "inspector-home")), sb.dir
-		out, err := cmd.Output()
-		if err != nil {
-			var stderr []byte
-			if ee, ok := err.(*exec.ExitError); ok {
-				stderr = ee.Stderr
-			}
-			t.Fatalf("mcp-inspector %s: %v\n%s\n%s", strings.Join(full, " "), err, out, stderr)
-		}
-		var v map[string]any
-		if err := json.Unmarshal(out, &v); err != nil {
-			t.Fatalf("mcp-inspector printed no JSON: %v\n%s", err, out)
-		}
-		return v
+		return mcpinspector.Run(t, inspector, mcpinspector.Call{
+			Server:    []string{exe, "serve"},
+			ServerEnv: []string{"HOME=" + sb.home, "PATH=" + getenv(sb.env, "PATH")},
+			Env:       sb.with("HOME=" + filepath.Join(t.TempDir(), "inspector-home")),
+			Dir:       sb.dir,
+			Args:      args,
+		})
 	}
 
 	listed := inspect("--method", "tools/list")

@@ -222,25 +222,13 @@ func TestE2EMCPInspector(t *testing.T) {
 	sb.seed(t, item("t1", "write the docs", false))
 	inspect := func(args ...string) map[string]any {
 		t.Helper()
-		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-		defer cancel()
 		// The inspector gives the server only the variables it is told.
-		full := append([]string{"--cli", "-e", "TODO_FILE=" + sb.file, "-e", "HOME=" + filepath.Join(sb.dir, "home"), bin, "mcp"}, args...)
-		cmd := exec.CommandContext(ctx, inspector, full...)
-		cmd.Env = append(slices.Clone(sb.env), "HOME="+filepath.Join(sb.dir, "inspector-home"))
-		out, err := cmd.Output()
-		if err != nil {
-			var stderr []byte
-			if ee, ok := err.(*exec.ExitError); ok {
-				stderr = ee.Stderr
-			}
-			t.Fatalf("mcp-inspector %s: %v\n%s\n%s", strings.Join(full, " "), err, out, stderr)
-		}
-		var v map[string]any
-		if err := json.Unmarshal(out, &v); err != nil {
-			t.Fatalf("mcp-inspector printed no JSON: %v\n%s", err, out)
-		}
-		return v
+		return mcpinspector.Run(t, inspector, mcpinspector.Call{
+			Server:    []string{bin, "mcp"},
+			ServerEnv: []string{"TODO_FILE=" + sb.file, "HOME=" + filepath.Join(sb.dir, "home")},
+			Env:       append(slices.Clone(sb.env), "HOME="+filepath.Join(sb.dir, "inspector-home")),
+			Args:      args,
+		})
 	}
 
 	listed := inspect("--method", "tools/list")
