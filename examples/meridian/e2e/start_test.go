@@ -14,6 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/duet-cli/duet/examples/meridian/internal/harnesstest"
+	"github.com/duet-cli/duet/examples/meridian/internal/state"
 	"github.com/duet-cli/duet/internal/ptytest"
 )
 
@@ -34,18 +35,6 @@ func (sb *sandbox) start(t *testing.T, harness string, args ...string) *chat {
 	return c
 }
 
-// held reports whether a process holds the flock at path.
-func held(t *testing.T, path string) bool {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	err = syscall.Flock(int(f.Fd()), syscall.LOCK_SH|syscall.LOCK_NB)
-	return err == syscall.EWOULDBLOCK
-}
-
 // lastRecord is the fake harness's record of its latest call.
 func (sb *sandbox) lastRecord(t *testing.T) harnesstest.Record {
 	t.Helper()
@@ -64,7 +53,7 @@ func TestStartChat(t *testing.T) {
 	sb := newSandbox(t)
 	c := sb.start(t, "claude")
 	lock := filepath.Join(sb.spaceDir("s1"), "sessions", "c1.lock")
-	eventually(t, "the chat's lock", func() bool { return held(t, lock) })
+	eventually(t, "the chat's lock", func() bool { alive, _ := state.Alive(lock); return alive })
 
 	c.Write(t, "hello from the keyboard\r")
 	c.WaitFor(t, "you said: hello from the keyboard")

@@ -213,7 +213,7 @@ func (s *Starter) launch(ctx context.Context, p *plan) (Result, error) {
 	if err := os.MkdirAll(fs, 0o755); err != nil {
 		return Result{}, err
 	}
-	cleanStale(ctx, dir, now())
+	space.Sweep(ctx, dir, now()) // dead chats' ends, as doctor records them; a broken log is doctor's to report
 
 	ss := state.Sessions{Dir: dir}
 	ev := state.SessionEvent{Harness: h.Name(), HarnessSessionID: sessionID, Model: p.choice.Model,
@@ -245,7 +245,7 @@ func (s *Starter) launch(ctx context.Context, p *plan) (Result, error) {
 	var terminated bool
 	res.ExitCode, res.Signal, terminated, err = s.runHarness(ctx, cmd.Args, env, r.Dir, r.Config.Timeouts.KillGrace)
 	if res.HarnessSessionID == "" {
-		res.HarnessSessionID = findSession(h, env, r.Dir, launched)
+		res.HarnessSessionID = findSession(h, r, launched)
 	}
 
 	// However the harness ended: the chat's end, then its lock let go.
@@ -337,34 +337,12 @@ func (s *Starter) runHarness(ctx context.Context, argv, env []string, dir string
 
 // findSession reads the id of the session the harness made from its own
 // files, or "" when they do not say.
-func findSession(h *harness.Harness, env []string, dir string, since time.Time) string {
-	getenv := func(key string) string {
-		for i := len(env) - 1; i >= 0; i-- { // the last of a duplicated key wins, as in exec
-			if k, v, ok := strings.Cut(env[i], "="); ok && k == key {
-				return v
-			}
-		}
-		return ""
-	}
-	id, err := h.FindSession(harness.SessionSearch{Home: getenv("HOME"), Getenv: getenv, Dir: dir, Since: since})
+func findSession(h *harness.Harness, r *run.Runner, since time.Time) string {
+	id, err := h.FindSession(harness.SessionSearch{Home: r.Getenv("HOME"), Getenv: r.Getenv, Dir: r.Dir, Since: since})
 	if err != nil {
 		return ""
 	}
 	return id
-}
-
-// cleanStale records the end of the space's chats whose process is gone
-// without a word (killed, or the machine went down), as doctor does.
-func cleanStale(ctx context.Context, dir string, now time.Time) {
-	chats, err := space.Chats(dir)
-	if err != nil {
-		return // doctor reports a broken sessions.jsonl; a start goes on
-	}
-	for _, c := range chats {
-		if !c.Alive {
-			space.StopDead(ctx, dir, c, now)
-		}
-	}
 }
 
 func render(w io.Writer, r Result) error {

@@ -110,24 +110,13 @@ func Run(ctx context.Context, p project.Project, cfg *config.Loaded, o Options) 
 func check(ctx context.Context, p project.Project, sp state.Space, o Options, rep *Report) error {
 	rep.SpacesChecked++
 	dir := p.State.SpaceDir(sp.ID)
-	chats, err := space.Chats(dir)
+	cleaned, live, err := space.Sweep(ctx, dir, o.Now) // job 1
 	if err != nil {
 		return err
 	}
-	live := 0
-	for _, c := range chats { // job 1
-		if c.Alive {
-			live++
-			continue
-		}
-		cleaned, err := space.StopDead(ctx, dir, c, o.Now)
-		if err != nil {
-			return err
-		}
-		if cleaned {
-			rep.Repaired = append(rep.Repaired, Repair{Kind: "stale_session_lock", Space: sp.ID, ID: c.ID,
-				Detail: "the chat's process is gone: recorded its stop and removed its lock"})
-		}
+	for _, id := range cleaned {
+		rep.Repaired = append(rep.Repaired, Repair{Kind: "stale_session_lock", Space: sp.ID, ID: id,
+			Detail: "the chat's process is gone: recorded its stop and removed its lock"})
 	}
 	runs := state.Runs{Dir: dir}
 	all, _, err := runs.List()
@@ -163,7 +152,7 @@ func check(ctx context.Context, p project.Project, sp state.Space, o Options, re
 		return nil
 	}
 	want := state.Closed
-	if live > 0 || running > 0 {
+	if len(live) > 0 || running > 0 {
 		want = state.Active
 	}
 	if sp.Status == want {
@@ -182,7 +171,7 @@ func check(ctx context.Context, p project.Project, sp state.Space, o Options, re
 		return err
 	}
 	rep.Repaired = append(rep.Repaired, Repair{Kind: "stale_space_status", Space: sp.ID,
-		Detail: fmt.Sprintf("marked %s: %d live chat(s), %d running run(s)", want, live, running)})
+		Detail: fmt.Sprintf("marked %s: %d live chat(s), %d running run(s)", want, len(live), running)})
 	return nil
 }
 

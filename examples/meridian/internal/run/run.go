@@ -48,8 +48,8 @@ var Codes = exitcode.Table{
 	exitcode.Precondition: {Description: "No space is set, the harness is not installed, or the run has no harness session to continue."},
 }
 
-// getenv reads the environment runs get.
-func (r *Runner) getenv(key string) string {
+// Getenv reads the environment runs get.
+func (r *Runner) Getenv(key string) string {
 	for i := len(r.Env) - 1; i >= 0; i-- { // the last of a duplicated key wins, as in exec
 		if k, v, ok := strings.Cut(r.Env[i], "="); ok && k == key {
 			return v

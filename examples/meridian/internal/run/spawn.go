@@ -264,7 +264,7 @@ func unwrapPath(err error) error {
 // on PATH unless it is a path.
 func (r *Runner) executable(h *harness.Harness) (string, error) {
 	name, _ := r.Config.Harness.Command(h.Name())
-	exe, err := harness.Find(name, r.getenv("PATH"))
+	exe, err := harness.Find(name, r.Getenv("PATH"))
 	if err == nil {
 		return exe, nil
 	}

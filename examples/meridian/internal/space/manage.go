@@ -186,20 +186,14 @@ func Close(ctx context.Context, p project.Project, id string, now time.Time) (Cl
 	if res.Stopped, err = stopRunning(ctx, dir, chats); err != nil {
 		return res, err
 	}
-	if chats, err = Chats(dir); err != nil {
+	cleaned, live, err := Sweep(ctx, dir, now)
+	if err != nil {
 		return res, err
 	}
-	for _, c := range chats {
-		if c.Alive {
-			res.LiveChats = append(res.LiveChats, c.ID)
-			continue
-		}
-		stopped, err := StopDead(ctx, dir, c, now)
-		if err != nil {
-			return res, err
-		}
-		if stopped && !slices.Contains(res.Stopped, c.ID) {
-			res.StaleLocks = append(res.StaleLocks, c.ID)
+	res.LiveChats = append(res.LiveChats, live...)
+	for _, id := range cleaned {
+		if !slices.Contains(res.Stopped, id) {
+			res.StaleLocks = append(res.StaleLocks, id)
 		}
 	}
 	if len(res.LiveChats) > 0 {
@@ -232,6 +226,30 @@ func stopRunning(ctx context.Context, dir string, chats []Chat) ([]string, error
 		}
 	}
 	return stopped, nil
+}
+
+// Sweep records the end of the space's chats whose process is gone
+// (StopDead) and says which chats it cleaned up after and which are still
+// running.
+func Sweep(ctx context.Context, dir string, now time.Time) (cleaned, live []string, err error) {
+	chats, err := Chats(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, c := range chats {
+		if c.Alive {
+			live = append(live, c.ID)
+			continue
+		}
+		stopped, err := StopDead(ctx, dir, c, now)
+		if err != nil {
+			return cleaned, live, err
+		}
+		if stopped {
+			cleaned = append(cleaned, c.ID)
+		}
+	}
+	return cleaned, live, nil
 }
 
 // StopDead records the end of a chat whose process is gone: a stop event if
