@@ -64,15 +64,15 @@ type SessionSearch struct {
 //
 // The CLIs write these files when the first message is sent, not when they
 // start, so a session left without a message is not found. A file counts
-// when modified at or after s.Since truncated to the second, for file
-// systems that keep whole seconds. Dir also matches its path with symbolic
+// when modified at or after s.Since less fileClockLag, truncated to the
+// second for file systems that keep whole seconds. Dir also matches its path with symbolic
 // links resolved, which is what the CLIs see as their working directory.
 // When nothing matches, the error wraps ErrNoSession.
 func (h *Harness) FindSession(s SessionSearch) (string, error) {
 	if !filepath.IsAbs(s.Dir) {
 		return "", fmt.Errorf("find the %s session: directory %q is not absolute", h.display, s.Dir)
 	}
-	q := sessionSearch{SessionSearch: s, since: s.Since.Truncate(time.Second), dirs: []string{filepath.Clean(s.Dir)}}
+	q := sessionSearch{SessionSearch: s, since: s.Since.Add(-fileClockLag).Truncate(time.Second), dirs: []string{filepath.Clean(s.Dir)}}
 	if real, err := filepath.EvalSymlinks(s.Dir); err == nil && real != q.dirs[0] {
 		q.dirs = append(q.dirs, real)
 	}
@@ -82,6 +82,12 @@ func (h *Harness) FindSession(s SessionSearch) (string, error) {
 	}
 	return id, nil
 }
+
+// fileClockLag is how far a file's modification time can lag the clock
+// that time.Now reads: Linux stamps files from its coarse clock, updated
+// once a tick (1/HZ, at most 10 ms), so a file written just after a
+// time.Now can be stamped a few milliseconds before it.
+const fileClockLag = 10 * time.Millisecond
 
 // sessionSearch is a SessionSearch made ready for the finders.
 type sessionSearch struct {

@@ -84,7 +84,8 @@ func TestFindSession(t *testing.T) {
 		harness string
 		env     map[string]string
 		files   []sessionFile
-		dir     string // the search's Dir, relative to the test's directory: "work" or "link"
+		dir     string        // the search's Dir, relative to the test's directory: "work" or "link"
+		at      time.Duration // the search's Since, an offset from since; 0: 300 ms
 		want    string
 		wantErr error
 	}{
@@ -108,6 +109,9 @@ func TestFindSession(t *testing.T) {
 		}, want: id1},
 		{name: "claude: modified in the second Since falls in", harness: Claude, files: []sessionFile{
 			{".claude/projects/{slug}/" + id1 + ".jsonl", "", 0},
+		}, want: id1},
+		{name: "claude: stamped by the file clock just before a Since early in its second", harness: Claude, at: 2 * time.Millisecond, files: []sessionFile{
+			{".claude/projects/{slug}/" + id1 + ".jsonl", "", -3 * time.Millisecond},
 		}, want: id1},
 		{name: "claude: only older sessions", harness: Claude, files: []sessionFile{
 			{".claude/projects/{slug}/" + id1 + ".jsonl", `{"sessionId":"` + id1 + `"}` + "\n", -time.Second},
@@ -258,12 +262,16 @@ func TestFindSession(t *testing.T) {
 			for k, v := range tt.env {
 				env[k] = fill.Replace(v)
 			}
+			at := tt.at
+			if at == 0 {
+				at = 300 * time.Millisecond // compared to the second
+			}
 			h, _ := Lookup(tt.harness)
 			got, err := h.FindSession(SessionSearch{
 				Home:   root,
 				Getenv: func(k string) string { return env[k] },
 				Dir:    dir,
-				Since:  since.Add(300 * time.Millisecond), // compared to the second
+				Since:  since.Add(at),
 			})
 			if !errors.Is(err, tt.wantErr) || (tt.wantErr == nil) != (err == nil) {
 				t.Fatalf("FindSession() error = %v, want %v", err, tt.wantErr)
