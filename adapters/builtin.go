@@ -27,6 +27,7 @@ const (
 	FlagDryRun       = "dry-run"
 	FlagLimit        = "limit"
 	FlagCursor       = "cursor"
+	FlagVersion      = "version" // the root's, when the app has no --version of its own
 )
 
 // DescribeCommand is the name of the built-in command that prints the tree,
@@ -92,6 +93,7 @@ func commandFlags(c *schema.Command) []schema.Flag {
 // Wrap was given, it reads the extensions (see [WithExtension]).
 func Prepare(root *schema.Command, opts ...Option) error {
 	root.Flags = appendMissing(root.Flags, globalFlags(), true)
+	root.Flags = appendMissing(root.Flags, []schema.Flag{{Name: FlagVersion, Control: true, Type: schema.Boolean, Default: false, Usage: "print the version"}}, false)
 	if root.Sub(DescribeCommand) == nil {
 		root.Commands = append(root.Commands, describeNode())
 	}
@@ -153,6 +155,7 @@ func complete(c *schema.Command, checked map[uintptr]error) error {
 	if len(c.Args) == 0 && len(c.Meta.Args) > 0 {
 		c.Args = c.Meta.Args
 	}
+	c.NoArgs = c.NoArgs || c.Meta.NoArgs && len(c.Args) == 0
 	// Validation compiles these per value; a broken one must fail here, not
 	// pass every value silently.
 	for _, f := range c.Flags {
@@ -198,8 +201,8 @@ func complete(c *schema.Command, checked map[uintptr]error) error {
 			errs = append(errs, fmt.Errorf("output schema: %w", err))
 		}
 	}
-	switch c.Danger() {
-	case schema.Safe, schema.Mutating, schema.Destructive:
+	switch c.Meta.Danger {
+	case "", schema.Safe, schema.Mutating, schema.Destructive:
 	default:
 		errs = append(errs, fmt.Errorf("danger %q is not safe, mutating or destructive", c.Meta.Danger))
 	}

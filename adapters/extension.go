@@ -103,16 +103,13 @@ func (inv *invocation) extension() *Extension {
 
 // extend runs an extension's command under the invocation's signals.
 func (inv *invocation) extend(parent context.Context, e *Extension) int {
-	inv.awaitSignals()
 	ctx, cancel := context.WithCancel(parent)
 	defer cancel()
-	sigs, stop := inv.signals()
-	defer stop()
 	got := make(chan os.Signal, 1)
 	go func() {
 		for {
 			select {
-			case s := <-sigs:
+			case s := <-inv.sigs:
 				if s != syscall.SIGPIPE {
 					got <- s
 					cancel()

@@ -1,13 +1,21 @@
-// Package adapters is the invocation lifecycle every Duet adapter shares:
-//
-//	parse → validate (phase 1) → guard → execute under a timeout and signals → one envelope → exit code
+// Package adapters is the invocation lifecycle every Duet adapter shares.
 //
 // A framework adapter (adapters/urfave, adapters/cobra) only translates: it
-// builds the neutral [schema.Command] tree from the app, lets the framework
-// parse and dispatch, and wraps every action with [Invoke]. Everything the
-// contract promises — validation with all errors at once, --schema, describe,
-// confirmation, timeouts, signals, the single envelope — happens here, once,
-// so both adapters behave byte for byte alike.
+// builds the neutral [schema.Command] tree from the app, reads a command line
+// exactly as its framework will ([Framework.Parse]), lets the framework parse
+// and dispatch for real, and wraps every action with [Invoke]. Everything
+// else happens here, once, so both adapters behave byte for byte alike.
+//
+// An invocation has one of three audiences (see envelope.Detect):
+//
+//   - an agent gets the contract: validation with every error at once
+//     (phase 1), --schema, describe, confirmation, time limits, signals,
+//     exactly one envelope and a typed exit code — also from a command
+//     nobody ported, whose stdout is captured into the envelope's data;
+//   - a person at a terminal and a script reading a pipe get the app as it
+//     was: a command that was not ported runs as if Duet were not there,
+//     and a ported one (declared with the adapter's Annotate, or answering
+//     through envelope.Output) prints its text rendering.
 package adapters
 
 import (
@@ -23,36 +31,65 @@ type Framework interface {
 	// Tree returns the neutral command tree, built-ins included. It is built
 	// once, before anything runs.
 	Tree() *schema.Command
+	// Parse reads args as the framework will when it runs them, without
+	// running anything: the command it chooses, the flags and arguments
+	// that command receives, and the error with which the framework
+	// refuses the command line, if it does. It must agree with the
+	// framework on every command line the framework accepts.
+	Parse(args []string) Parsed
 	// Execute lets the framework parse args and run the chosen command. Its
-	// actions must be wrapped with [Invoke]. args hold none of Duet's
-	// built-in flags (the lifecycle has read them) unless io.HelpFor is set.
+	// actions must be wrapped with [Invoke]; Duet's built-in flags and
+	// commands are the framework's own flags and commands, which it accepts
+	// and lists in help, and whose values the lifecycle reads from Parse.
 	Execute(ctx context.Context, args []string, io Streams) error
 	// Classify turns a framework's own error (usage, unknown flag ...) into a
 	// structured one, or returns nil when it does not recognise err.
 	Classify(err error) *envelope.Error
 }
 
-// Streams is where the framework writes during Execute: its help and its own
-// messages go to Help, which is stderr for an agent and stdout for a person.
-// Hide tells it which commands to leave out of help.
-//
-// Duet's built-in commands and flags (marked Builtin) are run and read by
-// the lifecycle, and the framework is given them only to show them: HelpFor
-// is set when it renders help, to the command help is for — then it must
-// list the built-in commands and accept and list the built-in flags of that
-// command and its ancestors; Complete is set when it answers shell
-// completion — then it must know every built-in command and flag.
-type Streams struct {
-	Stdin    io.Reader
-	Stdout   io.Writer
-	Stderr   io.Writer
-	Help     io.Writer
-	Hide     func(*schema.Command) bool
-	HelpFor  *schema.Command
-	Complete bool
+// Parsed is a command line as the framework reads it.
+type Parsed struct {
+	Node   *schema.Command // the command the framework runs (the one help is for, when Help)
+	Values []Value         // the flags the command line sets, in order
+	Args   []string        // the positional arguments the command receives
+	// Help is set when the framework shows help instead of running Node:
+	// --help, -h, its help command, or a group that cannot run.
+	Help bool
+	// Version is set when the framework prints the tool's version.
+	Version bool
+	// Err is the framework's refusal of the command line (an unknown flag,
+	// a flag without its value, an unknown command), worded as the
+	// framework words it; Node, Values and Args hold what was read before.
+	Err error
 }
 
-// Shows reports whether the framework must be given n's built-in flags.
-func (s Streams) Shows(n *schema.Command) bool {
-	return s.Complete || s.HelpFor != nil && s.HelpFor.Under(n)
+// Value is one flag given on the command line: the flag, and the text that
+// sets it as the framework hands it to the flag (true for a bare boolean).
+type Value struct {
+	Flag  *schema.Flag
+	Value string
+}
+
+// Streams is how the framework is run.
+//
+// Answer is set when the lifecycle answers for the command (an agent, a
+// ported command): the framework must then print no error and no usage of
+// its own, and call no exit handler — its errors are returned, for the
+// lifecycle to report. Otherwise the app runs as it would without Duet: the
+// framework keeps the error printing, usage and exit handling the app gave
+// it.
+//
+// A nil writer leaves the framework's as the app set it (the process's own
+// streams, as Main runs); a writer given replaces it: Stdout for output,
+// Stderr for diagnostics, Help for help text.
+//
+// Hide tells the framework which commands to leave out of help (those an
+// agent does not see, when an agent asks).
+type Streams struct {
+	Answer bool
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
+	Help   io.Writer
+	Hide   func(*schema.Command) bool
 }

@@ -29,7 +29,6 @@ func Invoke(ctx context.Context, action func(context.Context) error) error {
 		}
 		return action(ctx)
 	}
-	inv.awaitSignals()
 	inv.ran.Store(true)
 	if action == nil {
 		action = inv.builtin()
@@ -47,7 +46,6 @@ func Preset(ctx context.Context, node *schema.Command, set Setter) error {
 	if !ok {
 		return nil
 	}
-	inv.awaitSignals() // the app's own hooks run after a Preset
 	if node != inv.call.node {
 		return nil
 	}

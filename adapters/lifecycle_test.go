@@ -142,6 +142,12 @@ func newApp(h *harness) *cli.Command {
 		Action: action("secret", func(context.Context, *cli.Command) error { return nil })}
 	urfave.Annotate(secret, schema.Meta{Audience: schema.HumanOnly})
 
+	// Every command is ported: these tests hold the contract (faithful_test.go
+	// has an app nobody ported).
+	for _, c := range []*cli.Command{boom, missing, deadline, stubborn, wait, slowstart, need, count} {
+		urfave.Annotate(c, schema.Meta{Danger: schema.Safe})
+	}
+	urfave.Annotate(group.Commands[0], schema.Meta{Danger: schema.Safe})
 	return &cli.Command{
 		Name:     "app",
 		Usage:    "a test app",
@@ -166,6 +172,7 @@ type result struct {
 // options are the run's settings with stdout and stderr going to the given writers.
 func (r run) options(stdout, stderr io.Writer) []urfave.Option {
 	return append([]urfave.Option{
+		urfave.WithSpecStrict(), // these tests hold the agent contract; faithful_test.go the rest
 		urfave.WithStdio(strings.NewReader(r.stdin), stdout, stderr),
 		urfave.WithEnv(r.env),
 		urfave.WithTerminal(r.tty[0], r.tty[1], r.tty[2]),

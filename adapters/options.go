@@ -27,9 +27,7 @@ type config struct {
 	requestID  func() string
 	signals    <-chan os.Signal
 	extensions []Extension
-	// signalsReady, set by Main, is closed once SIGINT and SIGTERM are
-	// delivered on signals; until then no app code runs.
-	signalsReady <-chan struct{}
+	strict     bool
 }
 
 type ttys struct{ stdin, stdout, stderr bool }
@@ -70,6 +68,13 @@ func WithTerminal(stdin, stdout, stderr bool) Option {
 func WithAgentDetector(fn func(getenv func(string) string) bool) Option {
 	return func(c *config) { c.detector = fn }
 }
+
+// WithSpecStrict makes the app answer as the CLI Agent Spec wants a tool
+// built for agents first to answer (its F-003): a stdout that is not a
+// terminal, or CI set, means an agent is reading, and gets one envelope.
+// Without it, a pipe with no agent behind it is a script, which gets the
+// app as it was (see envelope.Detect).
+func WithSpecStrict() Option { return func(c *config) { c.strict = true } }
 
 // WithGrace sets how long a cancelled or timed-out command may take to return
 // before the lifecycle answers without it. The default is 2 seconds.

@@ -13,171 +13,76 @@ import (
 	"github.com/duet-cli/duet/schema"
 )
 
-// call is the lifecycle's own reading of the command line against the neutral
-// tree. It runs before the framework parses, so that every validation failure
-// is found at once, identically for every framework, and nothing runs until
-// the whole input is known to be good.
+// call is the lifecycle's reading of a command line: what the framework
+// parses ([Framework.Parse]), with the problems found in it. The framework
+// reads the command line; the lifecycle checks what it read against what the
+// app declared, and Duet's built-in flags, before anything runs.
 type call struct {
 	node     *schema.Command
-	values   map[string][]string // flag long name → values given on the command line
+	flags    map[string]*schema.Flag // long name → the flag given under it
+	values   map[string][]string     // long name → values given on the command line
 	args     []string
-	forward  []string // the command line without Duet's built-in flags, for the framework
 	problems []envelope.FieldError
-	unknown  string // an unknown subcommand, if any
-	help     bool   // -h, --help or the help command
-	version  bool   // --version on the root
+	refused  []error // the framework's own refusals of the command line (see Parsed.Err)
+	help     bool    // the framework shows help
+	version  bool    // the framework prints the version
 }
 
-func (c *call) has(flag string) bool { _, ok := c.values[flag]; return ok }
+// newCall reads p. A value that fails its flag's type is a problem, found
+// here for every flag at once; the framework finds only the first.
+func newCall(p Parsed) *call {
+	c := &call{node: p.Node, flags: map[string]*schema.Flag{}, values: map[string][]string{},
+		args: p.Args, help: p.Help, version: p.Version}
+	if p.Err != nil {
+		c.refused = []error{p.Err}
+	}
+	for _, v := range p.Values {
+		c.set(v.Flag, v.Value)
+	}
+	return c
+}
 
-func (c *call) last(flag string) string {
-	v := c.values[flag]
+// has reports whether the command line gave the flag called name.
+func (c *call) has(name string) bool { _, ok := c.values[name]; return ok }
+
+// last is the last value the command line gave the flag called name.
+func (c *call) last(name string) string {
+	v := c.values[name]
 	if len(v) == 0 {
 		return ""
 	}
 	return v[len(v)-1]
 }
 
-func (c *call) bool(flag string) bool {
-	b, _ := strconv.ParseBool(c.last(flag))
-	return c.has(flag) && b
+func (c *call) bool(name string) bool {
+	b, _ := strconv.ParseBool(c.last(name))
+	return c.has(name) && b
+}
+
+// opt is the value of Duet's own flag called name, and whether it was given:
+// an app flag of that name is the app's, never Duet's (an app's --output or
+// --fields means what the app says).
+func (c *call) opt(name string) (string, bool) {
+	if f := c.flags[name]; f == nil || !f.Builtin {
+		return "", false
+	}
+	return c.last(name), true
+}
+
+// on reports whether Duet's own boolean flag called name is set.
+func (c *call) on(name string) bool {
+	v, ok := c.opt(name)
+	b, _ := strconv.ParseBool(v)
+	return ok && b
 }
 
 func (c *call) problem(code, field, format string, args ...any) {
 	c.problems = append(c.problems, envelope.FieldError{Code: code, Field: field, Message: fmt.Sprintf(format, args...)})
 }
 
-// parseCall walks args from the root: subcommand names descend, flags are
-// looked up among the flags the current command accepts, everything else is a
-// positional argument.
-//
-// Duet's built-in flags are the lifecycle's alone: they are left out of the
-// command line the framework parses, which then need not know them.
-func parseCall(root *schema.Command, args []string) *call {
-	c := &call{node: root, values: map[string][]string{}, forward: make([]string, 0, len(args))}
-	onlyArgs := false
-	for i := 0; i < len(args); i++ {
-		tok := args[i]
-		switch {
-		case onlyArgs || tok == "-" || !strings.HasPrefix(tok, "-"):
-			c.forward = append(c.forward, tok)
-			if !onlyArgs && len(c.args) == 0 && c.descend(tok) {
-				if c.node.Passthrough { // the rest is the framework's alone
-					c.forward = append(c.forward, args[i+1:]...)
-					return c
-				}
-				continue
-			}
-			if c.unknown != "" || c.help {
-				continue
-			}
-			c.args = append(c.args, tok)
-		case tok == "--":
-			c.forward = append(c.forward, tok)
-			onlyArgs = true
-		default:
-			f, used := c.flag(tok, args[i+1:])
-			if f == nil || !f.Builtin {
-				c.forward = append(c.forward, args[i:i+1+used]...)
-			}
-			i += used
-		}
-	}
-	return c
-}
-
-// descend moves to the subcommand tok names, and reports whether tok was a
-// command word rather than an argument.
-func (c *call) descend(tok string) bool {
-	if c.unknown != "" {
-		return true
-	}
-	if sub := c.node.Sub(tok); sub != nil {
-		c.node = sub
-		return true
-	}
-	if len(c.node.Commands) == 0 {
-		return false
-	}
-	if tok == "help" {
-		c.help = true
-		return true
-	}
-	if c.node.Runnable {
-		return false // a runnable group takes unknown words as arguments
-	}
-	c.unknown = tok
-	return true
-}
-
-// flag reads one flag token and, when it takes a separate value, the next
-// token; it returns the flag, when tok names one, and how many extra tokens
-// it consumed.
-func (c *call) flag(tok string, rest []string) (*schema.Flag, int) {
-	name, value, inline := strings.Cut(strings.TrimLeft(tok, "-"), "=")
-	f := c.node.Flag(name)
-	if f == nil && !strings.HasPrefix(tok, "--") && len(name) > 1 && !inline {
-		if ok := c.shortGroup(name); ok {
-			return nil, 0
-		}
-	}
-	if f == nil {
-		switch {
-		case name == "help" || name == "h":
-			c.help = true
-		case name == "version" && c.node.Parent == nil:
-			c.version = true
-		default:
-			c.problem("UNKNOWN_FLAG", name, "unknown flag %s for %q", tok, c.node.DotPath())
-			if s := suggest.Closest(name, flagNames(c.node)); s != "" {
-				c.problems[len(c.problems)-1].Suggestion = "did you mean --" + s + "?"
-			}
-		}
-		return nil, 0
-	}
-	used := 0
-	if !inline {
-		if f.TakesValue() {
-			if len(rest) == 0 {
-				c.problem("MISSING_FLAG_VALUE", f.Name, "flag --%s needs a value", f.Name)
-				return f, 0
-			}
-			value, used = rest[0], 1
-		} else {
-			value = presence(f)
-		}
-	}
-	c.set(f, value)
-	return f, used
-}
-
-// presence is the value of a flag given without one: true, or one more for a
-// counting flag (-vvv).
-func presence(f *schema.Flag) string {
-	if f.Count {
-		return "1"
-	}
-	return "true"
-}
-
-// shortGroup accepts -abc as -a -b -c when every letter is a boolean flag.
-func (c *call) shortGroup(name string) bool {
-	var flags []*schema.Flag
-	for _, r := range name {
-		f := c.node.Flag(string(r))
-		if f == nil || f.TakesValue() {
-			return false
-		}
-		flags = append(flags, f)
-	}
-	for _, f := range flags {
-		c.set(f, presence(f))
-	}
-	return true
-}
-
 // set records a value after checking that it parses as the flag's type.
 func (c *call) set(f *schema.Flag, value string) {
+	c.flags[f.Name] = f
 	values := []string{value}
 	if f.Type == schema.Array {
 		values = splitList(value)
@@ -249,27 +154,22 @@ func describeType(f *schema.Flag) string {
 	return "a " + string(t)
 }
 
-// check finishes phase 1 on a parsed call: required flags and arguments,
-// declared enums, patterns and ids, flag groups and the built-in flags.
+// check finishes phase 1 on a parsed call: the framework's refusal of the
+// command line, required flags and arguments, declared enums, patterns and
+// ids, flag groups and the built-in flags.
 //
-// fromProfile returns the value a saved profile gives a flag, or "".
-func (c *call) check(lookupEnv func(string) (string, bool), fromProfile func(*schema.Flag) string) {
-	if c.unknown != "" {
-		c.problem("UNKNOWN_COMMAND", "", "unknown command %q for %q", c.unknown, c.node.DotPath())
-		p := &c.problems[len(c.problems)-1]
-		var names []string
-		for _, s := range c.node.Commands {
-			if !s.Hidden {
-				names = append(names, s.Name)
-			}
-		}
-		p.ValidValues = names
-		if s := suggest.Closest(c.unknown, names); s != "" {
-			p.Suggestion = "did you mean " + strings.TrimSpace(strings.Join(append(c.node.Path, s), " ")) + "?"
-		}
-		return
+// classify words the framework's refusal; fromProfile returns the value a
+// saved profile gives a flag, or "".
+func (c *call) check(classify func(error) *envelope.Error, lookupEnv func(string) (string, bool), fromProfile func(*schema.Flag) string) {
+	if c.refused == nil && !c.node.Runnable && len(c.args) > 0 && !c.help {
+		// cobra shows a group's help for a word that names none of its
+		// commands, and exits 0: an agent would take that for success.
+		c.refusal(envelope.Invalid([]envelope.FieldError{{Code: "UNKNOWN_COMMAND", Field: c.args[0]}}))
 	}
-	if c.help || c.version || c.bool(FlagSchema) {
+	for _, err := range c.refused {
+		c.refusal(classify(err))
+	}
+	if c.help || c.version || c.on(FlagSchema) {
 		return // help, version and schema answer whatever else is wrong
 	}
 	fromEnv := func(f *schema.Flag) bool {
@@ -287,20 +187,100 @@ func (c *call) check(lookupEnv func(string) (string, bool), fromProfile func(*sc
 				given, what = splitFor(f, v), what+" (from a saved profile)"
 			}
 		}
-		if f.Required && len(given) == 0 && !fromEnv(f) {
+		if f.Required && len(given) == 0 && !fromEnv(f) && c.refused == nil {
 			c.problem("MISSING_REQUIRED_FLAG", f.Name, "required flag --%s is missing", f.Name)
 		}
 		for _, v := range given {
 			c.constrain(f.Name, what, v, f.Enum, f.Pattern, f.ID)
 		}
 	}
-	c.checkArgs()
+	if c.refused == nil {
+		c.checkArgs()
+	} else { // the arguments read are not all there are: judge each alone
+		c.checkArgValues()
+	}
 	c.checkGroups()
 	c.checkBuiltins()
 }
 
+// refusal records the framework's refusal as problems, with what Duet adds:
+// the commands or flags there are, and the closest one to what was typed.
+func (c *call) refusal(e *envelope.Error) {
+	problems := e.Errors
+	if len(problems) == 0 {
+		problems = []envelope.FieldError{{Code: e.Code, Field: e.Field, Message: e.Message, ValidValues: e.ValidValues}}
+	}
+	for _, p := range problems {
+		p.Message, _, _ = strings.Cut(p.Message, "\n") // cobra appends its own suggestions
+		// The same words whichever framework refused it: an agent's answer
+		// does not depend on the framework beneath.
+		switch name := dashed(p.Field); p.Code {
+		case "UNKNOWN_FLAG":
+			if p.Field != "" {
+				p.Message = fmt.Sprintf("unknown flag %s for %q", name, c.node.DotPath())
+			}
+		case "MISSING_FLAG_VALUE":
+			if f := c.node.Flag(p.Field); f != nil {
+				p.Field, p.Message = f.Name, fmt.Sprintf("flag --%s needs a value", f.Name)
+			}
+		}
+		switch p.Code {
+		case "UNKNOWN_COMMAND":
+			if p.Field != "" { // the same words whichever framework refused it
+				p.Message = fmt.Sprintf("unknown command %q for %q", p.Field, c.node.DotPath())
+			}
+			var names []string
+			for _, s := range c.node.Commands {
+				if !s.Hidden {
+					names = append(names, s.Name)
+				}
+			}
+			p.ValidValues = names
+			if s := suggest.Closest(p.Field, names); s != "" && p.Suggestion == "" {
+				p.Suggestion = "did you mean " + strings.TrimSpace(strings.Join(append(slices.Clone(c.node.Path), s), " ")) + "?"
+			}
+		case "UNKNOWN_FLAG":
+			if s := suggest.Closest(strings.TrimLeft(p.Field, "-"), flagNames(c.node)); s != "" && p.Suggestion == "" {
+				p.Suggestion = "did you mean --" + s + "?"
+			}
+		}
+		c.problems = append(c.problems, p)
+	}
+}
+
+// dashed writes a flag's name as it is typed: -x, --name.
+func dashed(name string) string {
+	name = strings.TrimLeft(name, "-")
+	if len(name) == 1 {
+		return "-" + name
+	}
+	return "--" + name
+}
+
+// checkArgValues holds each positional argument read to what the command
+// declares of the argument in its place.
+func (c *call) checkArgValues() {
+	declared := c.node.Args
+	for i, v := range c.args {
+		if len(declared) == 0 {
+			return
+		}
+		a := declared[min(i, len(declared)-1)]
+		if i >= len(declared) && !a.Variadic {
+			return
+		}
+		c.constrain(a.Name, "argument <"+a.Name+">", v, a.Enum, a.Pattern, a.ID)
+	}
+}
+
+// checkArgs holds the positional arguments to those the command declares.
+// A command that declares none is not known to take none: the framework, or
+// the command itself, is left to judge them.
 func (c *call) checkArgs() {
 	declared := c.node.Args
+	if len(declared) == 0 && !c.node.NoArgs {
+		return
+	}
 	i := 0
 	for _, a := range declared {
 		if a.Variadic {

@@ -38,7 +38,7 @@ func TestSensitiveFlagsAndProfiles(t *testing.T) {
 	runApp := func(args ...string) (int, string) {
 		var stdout, stderr bytes.Buffer
 		code := urfave.Run(context.Background(), secretApp(), args,
-			urfave.WithStdio(strings.NewReader(""), &stdout, &stderr), urfave.WithEnv(env), urfave.WithTerminal(false, false, false))
+			urfave.WithStdio(strings.NewReader(""), &stdout, &stderr), urfave.WithEnv(env), urfave.WithTerminal(false, false, false), urfave.WithSpecStrict())
 		return code, stdout.String() + stderr.String()
 	}
 

@@ -43,6 +43,10 @@ type invocation struct {
 	profiles *profiles   // the tool's saved profiles, when it has profileable flags
 	warnings [][3]string // code, message, next: found before the answer was begun
 
+	sigs     <-chan os.Signal // SIGINT, SIGTERM and SIGPIPE, when the invocation answers
+	stopSigs func()
+	capture  *capture // what the command writes to stdout itself, for an agent's envelope
+
 	ran atomic.Bool // an action started; written by the command's goroutine
 
 	taken   sync.Mutex     // guards takenBy
@@ -63,37 +67,52 @@ func Run(ctx context.Context, fw Framework, args []string, opts ...Option) int {
 		opts = append(slices.Clip(w.Options()), opts...)
 	}
 	inv := &invocation{cfg: newConfig(opts), fw: fw, root: fw.Tree(), start: time.Now()}
+	defer inv.restoreCapture()
 	return inv.run(ctx, args)
 }
 
 func (inv *invocation) run(ctx context.Context, args []string) int {
 	cfg := inv.cfg
-	c := parseCall(inv.root, args)
+	c := inv.parse(args)
 	inv.call = c
 	if c.node.Passthrough {
-		return inv.passthrough(ctx)
+		return inv.passthrough(ctx, args)
 	}
-	inv.human = c.bool(FlagHuman)
+	c.version = c.version || c.on(FlagVersion) && c.node.Parent == nil
+	inv.human = c.on(FlagHuman)
+	output, _ := c.opt(FlagOutput)
 	mode, modeErr := envelope.Detect(envelope.Signals{
 		Tool:      inv.root.Name,
 		LookupEnv: cfg.lookupEnv,
 		StdoutTTY: cfg.tty.stdout,
 		StderrTTY: cfg.tty.stderr,
 		StdinTTY:  cfg.tty.stdin,
-		Output:    c.last(FlagOutput),
+		Output:    output,
 		Detector:  cfg.detector,
+		Strict:    cfg.strict,
 	})
+	inv.mode = mode
+	if !inv.answers() {
+		return inv.faithful(ctx, args)
+	}
+	inv.sigs, inv.stopSigs = inv.signals()
+	defer inv.stopSigs()
 	profileErr := inv.applyProfile()
-	c.check(cfg.lookupEnv, inv.profiles.valueOf)
-	if modeErr != nil && !c.has(FlagOutput) {
+	c.check(inv.classify, cfg.lookupEnv, inv.profiles.valueOf)
+	if modeErr != nil && output == "" { // a bad --output is refused as the flag's enum
 		e := envelope.As(modeErr)
 		c.problems = append(c.problems, envelope.FieldError{Code: e.Code, Field: FlagOutput, Message: modeErr.Error(), ValidValues: e.ValidValues})
 	}
-	if c.node.Name == DescribeCommand && c.node.Builtin && c.bool(FlagAgentsMD) && !c.has(FlagOutput) {
+	if c.node.Name == DescribeCommand && c.node.Builtin && c.on(FlagAgentsMD) && output == "" {
 		mode.Format = envelope.Text // a document asked for by name, ready for `> AGENTS.md`
+		inv.mode = mode
 	}
-	inv.mode = mode
-	inv.out = envelope.New(inv.settings())
+	stdout := cfg.stdout
+	if mode.Agent && inv.extension() == nil { // an extension owns the streams
+		inv.capture = inv.startCapture()
+		stdout = inv.capture.out
+	}
+	inv.out = envelope.New(inv.settings(stdout))
 	inv.meta = envelope.Meta{
 		SchemaVersion: envelope.SchemaVersion,
 		ToolVersion:   cfg.version,
@@ -105,17 +124,19 @@ func (inv *invocation) run(ctx context.Context, args []string) int {
 		inv.out.Warn(w[0], w[1], w[2])
 	}
 
+	_, schemaAsked := c.opt(FlagSchema)
 	switch {
 	case c.version:
-		fmt.Fprintf(cfg.stdout, "%s version %s\n", inv.root.Name, cfg.version)
+		inv.endCapture(false)
+		fmt.Fprintf(stdout, "%s version %s\n", inv.root.Name, inv.version())
 		return int(exitcode.Success)
 	case profileErr != nil && !c.help:
 		return inv.finish(profileErr)
-	case c.bool(FlagShowConfig) && !c.help:
+	case c.on(FlagShowConfig) && !c.help:
 		return inv.showConfig()
 	case len(c.problems) > 0 && !c.help:
 		return inv.finish(envelope.Invalid(c.problems))
-	case c.bool(FlagSchema) && !c.help:
+	case schemaAsked && c.on(FlagSchema) && !c.help:
 		doc, err := c.node.Document(mode.Agent && !inv.human)
 		if err != nil {
 			return inv.finish(brokenDeclaration(err))
@@ -125,7 +146,7 @@ func (inv *invocation) run(ctx context.Context, args []string) int {
 		return inv.finish(nil)
 	case c.help || !c.node.Runnable:
 		return inv.help(ctx, args)
-	case c.bool(FlagValidateOnly):
+	case c.on(FlagValidateOnly):
 		inv.meta.ValidationOnly = true
 		return inv.finish(nil)
 	}
@@ -135,19 +156,130 @@ func (inv *invocation) run(ctx context.Context, args []string) int {
 	if err := inv.confirm(args); err != nil {
 		return inv.finish(err)
 	}
-	return inv.execute(ctx)
+	return inv.execute(ctx, args)
 }
 
-func (inv *invocation) settings() envelope.Settings {
+// parse reads args as the framework does. The framework stops at the first
+// flag it does not know; to find every problem at once, the command line is
+// read again without it, as long as there is one.
+func (inv *invocation) parse(args []string) *call {
+	p := inv.fw.Parse(args)
+	var refused []error
+	for range maxRereads {
+		if p.Err == nil {
+			break
+		}
+		at := strayFlag(args, inv.classify(p.Err))
+		if at < 0 {
+			break
+		}
+		refused = append(refused, p.Err)
+		args = slices.Delete(slices.Clone(args), at, at+1)
+		p = inv.fw.Parse(args)
+	}
+	c := newCall(p)
+	c.refused = append(refused, c.refused...)
+	return c
+}
+
+// maxRereads bounds how many unknown flags one command line is read for.
+const maxRereads = 16
+
+// strayFlag returns where in args the unknown flag e names is, or -1.
+func strayFlag(args []string, e *envelope.Error) int {
+	if e == nil || len(e.Errors) != 1 || e.Errors[0].Code != "UNKNOWN_FLAG" || e.Errors[0].Field == "" {
+		return -1
+	}
+	name := strings.TrimLeft(e.Errors[0].Field, "-")
+	for i, a := range args {
+		if a == "--" {
+			break
+		}
+		for _, dashes := range []string{"-", "--"} {
+			if a == dashes+name || strings.HasPrefix(a, dashes+name+"=") {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+// answers reports whether the lifecycle answers this invocation itself: for
+// an agent, for a ported command or one of Duet's own, and when a Duet flag
+// was given. Otherwise the app runs as it would without Duet.
+func (inv *invocation) answers() bool {
+	c := inv.call
+	if inv.mode.Agent || c.node.Declared || c.node.Builtin {
+		return true
+	}
+	for name := range c.values {
+		if f := c.flags[name]; f != nil && f.Builtin {
+			return true
+		}
+	}
+	return false
+}
+
+// ownStreams reports whether the invocation's streams are the process's
+// own, as Main runs, rather than ones given with WithStdio.
+func (inv *invocation) ownStreams() bool { return inv.cfg.stdout == os.Stdout }
+
+// version is the tool's version: WithVersion's, else the app's own.
+func (inv *invocation) version() string {
+	if inv.cfg.version == "" {
+		return cmp.Or(inv.root.Version, "dev")
+	}
+	return inv.cfg.version
+}
+
+// faithful runs a command nobody ported, for a person or a script, as the
+// app would run without Duet: the framework parses and runs it, prints its
+// own errors and usage, and the exit code is the app's — no time limit, no
+// signal handling, nothing written that the app did not write. A command
+// that answers through envelope.Output all the same, or returns an
+// *envelope.Error, is shown as a ported one is.
+func (inv *invocation) faithful(ctx context.Context, args []string) (exit int) {
+	defer func() {
+		// The app's own panic, reported as the Go runtime would report it,
+		// but without taking down a caller of Run.
+		if r := recover(); r != nil {
+			fmt.Fprintf(inv.cfg.stderr, "panic: %v\n\n%s", r, debug.Stack())
+			exit = 2
+		}
+	}()
+	inv.out = envelope.New(inv.settings(inv.cfg.stdout))
+	inv.meta = envelope.Meta{SchemaVersion: envelope.SchemaVersion, ToolVersion: inv.cfg.version, Command: inv.call.node.DotPath(), RequestID: inv.cfg.requestID()}
+	ctx = envelope.NewContext(ctx, inv.out)
+	ctx = context.WithValue(ctx, invocationKey{}, inv)
+	err := inv.fw.Execute(ctx, args, inv.streams())
+	var typed *envelope.Error
+	if inv.out.Used() || errors.As(err, &typed) {
+		return inv.finish(inv.outcome(err, nil))
+	}
+	if err == nil {
+		return int(exitcode.Success)
+	}
+	var coded interface{ ExitCode() int }
+	if errors.As(err, &coded) {
+		return coded.ExitCode()
+	}
+	return int(exitcode.GeneralError)
+}
+
+func (inv *invocation) settings(stdout io.Writer) envelope.Settings {
 	c, cfg := inv.call, inv.cfg
+	var fields []string
+	if _, ok := c.opt(FlagFields); ok {
+		fields = c.values[FlagFields]
+	}
 	s := envelope.Settings{
 		Mode:     inv.mode,
-		Stdout:   cfg.stdout,
+		Stdout:   stdout,
 		Stderr:   cfg.stderr,
-		Quiet:    c.bool(FlagQuiet),
-		Verbose:  c.bool(FlagVerbose),
+		Quiet:    c.on(FlagQuiet),
+		Verbose:  c.on(FlagVerbose),
 		DryRun:   c.bool(FlagDryRun),
-		Fields:   c.values[FlagFields],
+		Fields:   fields,
 		MaxBytes: maxBytes(cfg.getenv(envelope.EnvName(inv.root.Name, "MAX_OUTPUT_BYTES"))),
 	}
 	for f := range c.node.Accepted() {
@@ -163,13 +295,13 @@ func (inv *invocation) settings() envelope.Settings {
 			}
 		}
 	}
-	if c.node.Meta.List && !c.bool(FlagShowConfig) {
+	if c.node.Meta.List && !c.on(FlagShowConfig) {
 		w := &envelope.Window{Limit: DefaultLimit}
-		if c.has(FlagLimit) {
-			w.Limit, _ = strconv.Atoi(c.last(FlagLimit))
+		if v, ok := c.opt(FlagLimit); ok {
+			w.Limit, _ = strconv.Atoi(v)
 		}
-		if c.has(FlagCursor) {
-			w.Offset, _ = envelope.DecodeCursor(c.last(FlagCursor))
+		if v, ok := c.opt(FlagCursor); ok {
+			w.Offset, _ = envelope.DecodeCursor(v)
 		}
 		s.Window = w
 	}
@@ -186,6 +318,7 @@ func maxBytes(env string) int {
 
 // finish writes the one answer and returns the exit code.
 func (inv *invocation) finish(fail *envelope.Error) int {
+	inv.endCapture(fail != nil)
 	if fail != nil {
 		fail.Settle(inv.call.node.ExitCodes())
 	}
@@ -207,7 +340,6 @@ func (inv *invocation) finish(fail *envelope.Error) int {
 func (inv *invocation) help(ctx context.Context, args []string) int {
 	agent := inv.mode.Agent
 	streams := inv.streams()
-	streams.HelpFor = inv.call.node
 	if agent {
 		streams.Help = inv.cfg.stderr
 	}
@@ -234,17 +366,27 @@ func helpArgs(args []string) []string {
 	return append(append([]string(nil), args...), "--help")
 }
 
+// streams is how the framework runs for this invocation: for an agent, its
+// own output goes where the capture collects it and it prints no error
+// itself; for a person or a script it keeps the app's ways. The process's
+// own streams are left as the app set them (the capture takes stdout at
+// the file descriptor); streams given with WithStdio replace the
+// framework's.
 func (inv *invocation) streams() Streams {
 	agent, human := inv.mode.Agent, inv.human
-	return Streams{
-		Stdin:  inv.cfg.stdin,
-		Stdout: inv.cfg.stdout,
-		Stderr: inv.cfg.stderr,
-		Help:   inv.cfg.stdout,
+	s := Streams{
+		Answer: inv.answers(),
 		Hide: func(c *schema.Command) bool {
 			return !human && !c.VisibleTo(agent)
 		},
 	}
+	if !inv.ownStreams() {
+		s.Stdin, s.Stdout, s.Stderr, s.Help = inv.cfg.stdin, inv.cfg.stdout, inv.cfg.stderr, inv.cfg.stdout
+		if inv.capture != nil {
+			s.Stdout, s.Help = inv.capture.in, inv.capture.in
+		}
+	}
+	return s
 }
 
 // confirm guards a command that needs confirmation: refused where nobody can
@@ -252,7 +394,7 @@ func (inv *invocation) streams() Streams {
 func (inv *invocation) confirm(args []string) *envelope.Error {
 	c := inv.call
 	if !c.node.NeedsConfirmation() || c.bool(FlagYes) || c.bool(FlagDryRun) {
-		return nil
+		return nil // an app's own --yes or --dry-run, adopted, confirms as Duet's would
 	}
 	line := inv.root.Name + " " + commandLine(args)
 	if !inv.mode.Interactive {
@@ -260,7 +402,6 @@ func (inv *invocation) confirm(args []string) *envelope.Error {
 			WithFix("pass --yes to confirm; first see what would change with --dry-run", line+" --dry-run").
 			WithSuggestion("run '%s --dry-run' to see what would change, then '%s --yes'", line, line)
 	}
-	inv.awaitSignals()
 	fmt.Fprintf(inv.cfg.stderr, "%s is %s. Continue? [y/N] ", line, c.node.Danger())
 	answers := make(chan string, 1)
 	go func() {
@@ -272,7 +413,7 @@ func (inv *invocation) confirm(args []string) *envelope.Error {
 		select {
 		case answer = <-answers:
 			answer = cmp.Or(answer, "\n") // EOF is a no
-		case s := <-inv.cfg.signals:
+		case s := <-inv.sigs:
 			if s == syscall.SIGPIPE {
 				continue
 			}
@@ -295,11 +436,8 @@ type errSignal struct{ sig os.Signal }
 func (e errSignal) Error() string { return "received " + e.sig.String() }
 
 // execute runs the command with its timeout, its signals and its grace period.
-func (inv *invocation) execute(parent context.Context) int {
-	timeout := inv.call.node.Timeout()
-	if inv.call.has(FlagTimeout) {
-		timeout, _ = time.ParseDuration(inv.call.last(FlagTimeout))
-	}
+func (inv *invocation) execute(parent context.Context, args []string) int {
+	timeout := inv.timeout()
 	ctx, cancel := context.WithCancelCause(parent)
 	defer cancel(nil)
 	if timeout > 0 {
@@ -312,9 +450,6 @@ func (inv *invocation) execute(parent context.Context) int {
 	ctx = envelope.NewContext(ctx, inv.out)
 	ctx = context.WithValue(ctx, invocationKey{}, inv)
 
-	sigs, stop := inv.signals()
-	defer stop()
-
 	done := make(chan error, 1)
 	go func() {
 		defer func() {
@@ -326,7 +461,7 @@ func (inv *invocation) execute(parent context.Context) int {
 			done <- Invoke(ctx, nil)
 			return
 		}
-		done <- inv.fw.Execute(ctx, inv.call.forward, inv.streams())
+		done <- inv.fw.Execute(ctx, args, inv.streams())
 	}()
 
 	var got os.Signal
@@ -336,7 +471,7 @@ func (inv *invocation) execute(parent context.Context) int {
 		select {
 		case err := <-done:
 			return inv.finish(inv.outcome(err, got))
-		case s := <-sigs:
+		case s := <-inv.sigs:
 			if s == syscall.SIGPIPE {
 				continue // not a request to stop; a WithSignals channel may carry it
 			}
@@ -362,6 +497,20 @@ func (inv *invocation) execute(parent context.Context) int {
 			return inv.finish(inv.outcome(context.Cause(ctx), nil))
 		}
 	}
+}
+
+// timeout is the command's time limit: --timeout when given; for an agent
+// the command's own or the default; for a person or a script only one the
+// command declares — a person ends a command with Ctrl-C.
+func (inv *invocation) timeout() time.Duration {
+	if v, ok := inv.call.opt(FlagTimeout); ok {
+		d, _ := time.ParseDuration(v)
+		return d
+	}
+	if inv.mode.Agent {
+		return inv.call.node.Timeout()
+	}
+	return max(inv.call.node.Meta.Timeout, 0)
 }
 
 // outcome maps what Execute returned to the invocation's error. Timeouts and
@@ -430,21 +579,10 @@ func (inv *invocation) panicked(r any) error {
 }
 
 // passthrough lets the framework answer a command outside the contract (see
-// schema.Command.Passthrough): its output goes to stdout as the framework
-// writes it, an error to stderr with exit code 1.
-func (inv *invocation) passthrough(ctx context.Context) int {
-	cfg := inv.cfg
-	inv.awaitSignals()
-	err := inv.fw.Execute(ctx, inv.call.forward, Streams{
-		Stdin: cfg.stdin, Stdout: cfg.stdout, Stderr: cfg.stderr, Help: cfg.stdout,
-		Hide:     func(*schema.Command) bool { return false },
-		Complete: true,
-	})
-	if err != nil {
-		fmt.Fprintf(cfg.stderr, "%s: %v\n", inv.root.Name, err)
-		return int(exitcode.GeneralError)
-	}
-	return int(exitcode.Success)
+// schema.Command.Passthrough), whoever asks, as it would without Duet.
+func (inv *invocation) passthrough(ctx context.Context, args []string) int {
+	inv.mode = envelope.Mode{Format: envelope.Text}
+	return inv.faithful(ctx, args)
 }
 
 // brokenDeclaration is the answer when the app's own declarations fail where
@@ -479,33 +617,25 @@ func indentedJSON(v any) func(io.Writer) error {
 
 // Main wraps the app with wrap, runs one invocation with the process's
 // arguments and exits with its code; a wrap error is printed on stderr with
-// exit code 1. It takes SIGPIPE so that a write to a closed stdout fails with
-// EPIPE instead of killing the process (`tool list | head` exits 0), and
-// SIGINT and SIGTERM for the lifecycle (a running command is cancelled, a
-// confirmation prompt answers CANCELLED).
+// exit code 1.
 //
-// Enabling a signal waits on the runtime's signal thread, a hand-off between
-// threads that costs a short-lived process a noticeable part of its run. Main
-// enables SIGINT and SIGTERM on a goroutine while it wraps the app, and no
-// app code runs (nor is a prompt shown) before they are in place; help,
-// --schema and usage errors, which run none, do not wait for them.
+// A command that runs as the app would without Duet (an unported command
+// for a person or a script) keeps the process's signals as they were: Duet
+// handles none. An invocation the lifecycle answers takes SIGPIPE, so that
+// a write to a closed stdout fails with EPIPE instead of killing the
+// process (`tool list | head` exits 0), and SIGINT and SIGTERM, which
+// cancel a running command and answer a confirmation prompt with CANCELLED.
 //
-// wrap is the adapter's Wrap of the app; it runs once.
-func Main[F Framework](wrap func() (F, error), opts ...Option) {
-	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, syscall.SIGPIPE)
-	ready := make(chan struct{})
-	go func() {
-		signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-		close(ready)
-	}()
+// wrap is the adapter's Wrap of the app; it runs once. args are the
+// command line without the program's name: os.Args[1:], or what the app
+// told its framework to parse instead.
+func Main[F Framework](wrap func() (F, error), args []string, opts ...Option) {
 	fw, err := wrap()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	opts = append([]Option{WithSignals(sigs), func(c *config) { c.signalsReady = ready }}, opts...)
-	os.Exit(Run(context.Background(), fw, os.Args[1:], opts...))
+	os.Exit(Run(context.Background(), fw, args, opts...))
 }
 
 // WrapAndRun wraps the app with wrap and runs one invocation with args,
@@ -520,24 +650,15 @@ func WrapAndRun[F Framework](ctx context.Context, wrap func() (F, error), args [
 	return Run(ctx, fw, args, opts...)
 }
 
-// signals returns where SIGINT and SIGTERM arrive: WithSignals' channel, or
-// one of the process's, which stop releases.
+// signals returns where SIGINT, SIGTERM and SIGPIPE arrive: WithSignals'
+// channel, or one of the process's, which stop releases. SIGPIPE is taken
+// so that a write to a closed stdout fails with EPIPE instead of killing the
+// process; the lifecycle ignores it.
 func (inv *invocation) signals() (<-chan os.Signal, func()) {
 	if inv.cfg.signals != nil {
 		return inv.cfg.signals, func() {}
 	}
-	// SIGPIPE too, as Main does: a write to a closed stdout then fails
-	// with EPIPE instead of killing the process (the lifecycle ignores it).
 	ch := make(chan os.Signal, 3)
 	signal.Notify(ch, os.Interrupt, syscall.SIGTERM, syscall.SIGPIPE)
 	return ch, func() { signal.Stop(ch) }
-}
-
-// awaitSignals waits until Main's SIGINT and SIGTERM handling is in place.
-// It is called before the app's hooks and actions run and before a prompt,
-// long after Main started it, so it rarely waits at all.
-func (inv *invocation) awaitSignals() {
-	if inv.cfg.signalsReady != nil {
-		<-inv.cfg.signalsReady
-	}
 }

@@ -19,12 +19,13 @@ import (
 // a signal sent to it means (usually: pass it on, then wait). The run's
 // answer still comes after the command returns.
 //
-// Outside a Duet run (a command's function called by a test), the signals
-// come straight from the process.
+// Outside a Duet run (a command's function called by a test), and in a run
+// that handles no signals (a command nobody ported, run for a person or a
+// script as the app would run), the signals come straight from the process.
 func TakeSignals(ctx context.Context) (signals <-chan os.Signal, release func()) {
 	ch := make(chan os.Signal, 1)
 	inv, ok := ctx.Value(invocationKey{}).(*invocation)
-	if !ok {
+	if !ok || inv.sigs == nil {
 		signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
 		return ch, func() { signal.Stop(ch) }
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/duet-cli/duet/adapters"
 	"github.com/duet-cli/duet/adapters/urfave"
 	"github.com/duet-cli/duet/envelope"
+	"github.com/duet-cli/duet/schema"
 )
 
 // A command that took the signals gets them and finishes as it likes; once
@@ -30,7 +31,7 @@ func TestTakeSignals(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			sigs := make(chan os.Signal, 1)
 			got := make(chan os.Signal, 1)
-			app := &cli.Command{Name: "app", Commands: []*cli.Command{{
+			app := &cli.Command{Name: "app", Commands: []*cli.Command{urfave.Annotate(&cli.Command{
 				Name: "child",
 				Action: func(ctx context.Context, _ *cli.Command) error {
 					taken, release := adapters.TakeSignals(ctx)
@@ -56,7 +57,7 @@ func TestTakeSignals(t *testing.T) {
 					}
 					return envelope.From(ctx).Result("child ended")
 				},
-			}}}
+			}, schema.Meta{Danger: schema.Safe})}}
 			var stdout, stderr bytes.Buffer
 			code := urfave.Run(context.Background(), app, []string{"child"},
 				urfave.WithStdio(bytes.NewReader(nil), &stdout, &stderr), urfave.WithSignals(sigs))

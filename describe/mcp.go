@@ -33,11 +33,13 @@ type Tool struct {
 	shape shape
 }
 
-// ToolAnnotations are the MCP hints a tool's danger level gives.
+// ToolAnnotations are the MCP hints a tool's danger level gives. A command
+// whose danger is unknown gives none: a client then assumes the worst (MCP's
+// default for destructiveHint is true).
 type ToolAnnotations struct {
-	DestructiveHint bool `json:"destructiveHint"`
-	IdempotentHint  bool `json:"idempotentHint"`
-	ReadOnlyHint    bool `json:"readOnlyHint"`
+	DestructiveHint *bool `json:"destructiveHint,omitempty"`
+	IdempotentHint  bool  `json:"idempotentHint"`
+	ReadOnlyHint    bool  `json:"readOnlyHint"`
 }
 
 // Command returns the command the tool runs.
@@ -115,11 +117,13 @@ func tool(c *schema.Command) (Tool, error) {
 	if c.Description != "" {
 		t.Description = strings.TrimSpace(c.Usage + "\n\n" + c.Description)
 	}
-	switch c.Danger() {
+	switch yes, no := true, false; c.Danger() {
 	case schema.Safe:
-		t.Annotations = ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true}
+		t.Annotations = ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, DestructiveHint: &no}
+	case schema.Mutating:
+		t.Annotations = ToolAnnotations{DestructiveHint: &no}
 	case schema.Destructive:
-		t.Annotations = ToolAnnotations{DestructiveHint: true}
+		t.Annotations = ToolAnnotations{DestructiveHint: &yes}
 	}
 	t.shape, t.OutputSchema = outputOf(declared, c.Meta.List)
 	return t, nil

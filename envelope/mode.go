@@ -44,9 +44,12 @@ func ParseFormat(s string) (Format, error) {
 // Machine reports whether f is meant for a program rather than a person.
 func (f Format) Machine() bool { return f != Text && f != "" }
 
-// Mode is who an invocation is talking to and how.
+// Mode is who an invocation is talking to and how. There are three
+// audiences: an agent (Agent set), a person at a terminal (Terminal set),
+// and a script — a pipe with no agent behind it.
 type Mode struct {
 	Agent       bool   // a program reads stdout: JSON, no prompts, no colour, help on stderr
+	Terminal    bool   // stdout is a terminal
 	Format      Format // how the result is rendered on stdout
 	Color       bool   // stdout may carry ANSI colour
 	ErrColor    bool   // stderr may carry ANSI colour
@@ -65,6 +68,10 @@ type Signals struct {
 	StdinTTY  bool
 	Output    string // the value of --output, if given
 	Detector  func(getenv func(string) string) bool
+	// Strict takes a stdout that is not a terminal, or CI set, for an
+	// agent, as the CLI Agent Spec's F-003 does (a tool built for agents
+	// first); otherwise they make a script.
+	Strict bool
 }
 
 // EnvName returns the environment variable name for a tool-specific setting:
@@ -81,36 +88,40 @@ func EnvName(tool, setting string) string {
 	return b.String() + "_" + setting
 }
 
-// Detect decides the audience. Agent mode is on when stdout is not a terminal,
-// --output names a machine format, <TOOL>_OUTPUT is set, CI is set, or the
-// app's detector says so. Colour is off in agent mode and whenever NO_COLOR is
-// set (even empty), CI is set or TERM is dumb.
+// Detect decides the audience. An agent is reading when --output names a
+// machine format, <TOOL>_OUTPUT does, the app's detector says so, or a
+// coding agent's CLI runs the tool (see [AgentMarker]); and, with
+// s.Strict, when stdout is not a terminal or CI is set. Otherwise a person
+// is at the terminal, or a script reads the pipe. Colour is off for an
+// agent, and whenever NO_COLOR is set (even empty), CI is set or TERM is
+// dumb.
 func Detect(s Signals) (Mode, error) {
 	lookup := s.LookupEnv
 	getenv := func(k string) string { v, _ := lookup(k); return v }
-	var m Mode
+	m := Mode{Terminal: s.StdoutTTY}
 	choice, source := s.Output, "--output"
 	if choice == "" {
 		choice, source = getenv(EnvName(s.Tool, "OUTPUT")), EnvName(s.Tool, "OUTPUT")
 	}
+	var bad error
 	if choice != "" {
 		f, err := ParseFormat(choice)
 		if err != nil {
-			return Mode{Agent: !s.StdoutTTY, Format: JSON}, fmt.Errorf("%s: %w", source, err)
+			bad = fmt.Errorf("%s: %w", source, err) // answered in the audience found without it
 		}
 		m.Format = f
 	}
 	switch {
-	case !s.StdoutTTY:
-		m.Agent, m.Reason = true, "stdout is not a terminal"
-	case s.Output != "" && m.Format.Machine():
-		m.Agent, m.Reason = true, "--output "+s.Output
-	case s.Output == "" && m.Format.Machine():
-		m.Agent, m.Reason = true, EnvName(s.Tool, "OUTPUT")+" is set"
-	case getenv("CI") != "":
-		m.Agent, m.Reason = true, "CI is set"
+	case m.Format.Machine():
+		m.Agent, m.Reason = true, source+" "+choice
 	case s.Detector != nil && s.Detector(getenv):
 		m.Agent, m.Reason = true, "the app's detector"
+	case AgentMarker(getenv) != "":
+		m.Agent, m.Reason = true, AgentMarker(getenv)+" is set"
+	case s.Strict && !s.StdoutTTY:
+		m.Agent, m.Reason = true, "stdout is not a terminal"
+	case s.Strict && getenv("CI") != "":
+		m.Agent, m.Reason = true, "CI is set"
 	}
 	if m.Format == "" {
 		m.Format = Text
@@ -119,10 +130,38 @@ func Detect(s Signals) (Mode, error) {
 		}
 	}
 	_, noColor := lookup("NO_COLOR")
-	plain := noColor || getenv("CI") != "" || getenv("TERM") == "dumb"
+	plain := noColor || getenv("CI") != "" || getenv("GITHUB_ACTIONS") != "" || getenv("TERM") == "dumb"
 	m.Color = !m.Agent && !plain && s.StdoutTTY
 	m.ErrColor = !m.Agent && !plain && s.StderrTTY
 	m.ErrTerminal = !m.Agent && s.StderrTTY && getenv("TERM") != "dumb"
 	m.Interactive = !m.Agent && s.StdinTTY
-	return m, nil
+	return m, bad
+}
+
+// agentMarkers are the environment variables that coding agents' CLIs set
+// for the shell commands they run, most specific first. Each was seen in
+// the environment of a real tool call (README.md, "Who is reading", has the
+// evidence): Claude Code 2.1 sets CLAUDECODE=1 and AI_AGENT; Codex 0.169
+// CODEX_CI=1 and CODEX_THREAD_ID in every sandbox mode; Gemini CLI 0.61
+// GEMINI_CLI=1; OpenCode 1.18 OPENCODE=1 (and AGENT=1, too generic a name to
+// trust alone).
+var agentMarkers = [...]string{"CLAUDECODE", "CODEX_CI", "CODEX_THREAD_ID", "GEMINI_CLI", "OPENCODE", "AI_AGENT"}
+
+// AgentMarker returns the first of the variables that a coding agent's CLI
+// sets for the commands it runs — Claude Code, Codex, Gemini CLI, OpenCode —
+// that getenv finds set, or "". A value of 0 or false counts as unset, so a
+// person can opt out (CLAUDECODE=0). OpenCode marks the terminals a person
+// opens inside it with OPENCODE_TERMINAL: its marker does not count there.
+func AgentMarker(getenv func(string) string) string {
+	for _, name := range agentMarkers {
+		v := getenv(name)
+		if v == "" || v == "0" || strings.EqualFold(v, "false") {
+			continue
+		}
+		if name == "OPENCODE" && getenv("OPENCODE_TERMINAL") != "" {
+			continue
+		}
+		return name
+	}
+	return ""
 }

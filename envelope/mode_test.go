@@ -19,113 +19,70 @@ func TestDetect(t *testing.T) {
 	type ttys struct{ in, out, err bool }
 	all := ttys{true, true, true}
 	pipe := ttys{false, false, false}
+	person := envelope.Mode{Terminal: true, Format: envelope.Text, Color: true, ErrColor: true, ErrTerminal: true, Interactive: true}
+	script := envelope.Mode{Format: envelope.Text}
+	agent := envelope.Mode{Agent: true, Format: envelope.JSON}
+	atTerminal := func(m envelope.Mode) envelope.Mode { m.Terminal = true; return m }
 	tests := []struct {
 		name     string
 		tty      ttys
+		strict   bool
 		output   string
 		env      map[string]string
 		detector func(func(string) string) bool
 		want     envelope.Mode
 	}{
-		{
-			name: "stdout is a pipe",
-			tty:  pipe,
-			want: envelope.Mode{Agent: true, Format: envelope.JSON},
-		},
-		{
-			name: "stdout piped but stdin and stderr are terminals",
-			tty:  ttys{true, false, true},
-			want: envelope.Mode{Agent: true, Format: envelope.JSON},
-		},
-		{
-			name: "a person at a terminal",
-			tty:  all,
-			want: envelope.Mode{Format: envelope.Text, Color: true, ErrColor: true, ErrTerminal: true, Interactive: true},
-		},
-		{
-			name: "terminal without a terminal stdin",
-			tty:  ttys{false, true, true},
-			want: envelope.Mode{Format: envelope.Text, Color: true, ErrColor: true, ErrTerminal: true},
-		},
-		{
-			name:   "--output json at a terminal",
-			tty:    all,
-			output: "json",
-			want:   envelope.Mode{Agent: true, Format: envelope.JSON},
-		},
-		{
-			name:   "--output text at a terminal",
-			tty:    all,
-			output: "text",
-			want:   envelope.Mode{Format: envelope.Text, Color: true, ErrColor: true, ErrTerminal: true, Interactive: true},
-		},
-		{
-			name:   "--output text into a pipe",
-			tty:    pipe,
-			output: "text",
-			want:   envelope.Mode{Agent: true, Format: envelope.Text},
-		},
-		{
-			name:   "--output tsv into a pipe",
-			tty:    pipe,
-			output: "tsv",
-			want:   envelope.Mode{Agent: true, Format: envelope.TSV},
-		},
-		{
-			name: "<TOOL>_OUTPUT at a terminal",
-			tty:  all,
-			env:  map[string]string{"MY_TOOL_OUTPUT": "jsonl"},
-			want: envelope.Mode{Agent: true, Format: envelope.JSONL},
-		},
-		{
-			name:   "--output wins over <TOOL>_OUTPUT",
-			tty:    all,
-			output: "text",
-			env:    map[string]string{"MY_TOOL_OUTPUT": "json"},
-			want:   envelope.Mode{Format: envelope.Text, Color: true, ErrColor: true, ErrTerminal: true, Interactive: true},
-		},
-		{
-			name: "CI at a terminal",
-			tty:  all,
-			env:  map[string]string{"CI": "true"},
-			want: envelope.Mode{Agent: true, Format: envelope.JSON},
-		},
+		{name: "a person at a terminal", tty: all, want: person},
+		{name: "a script: stdout is a pipe", tty: pipe, want: script},
+		{name: "a script with stdin and stderr at a terminal", tty: ttys{true, false, true}, want: envelope.Mode{Format: envelope.Text, ErrColor: true, ErrTerminal: true, Interactive: true}},
+		{name: "CI is a script too", tty: pipe, env: map[string]string{"CI": "true"}, want: script},
+		{name: "CI at a terminal: a person, without colour", tty: all, env: map[string]string{"CI": "true"}, want: envelope.Mode{Terminal: true, Format: envelope.Text, ErrTerminal: true, Interactive: true}},
+		{name: "GITHUB_ACTIONS takes the colour away", tty: all, env: map[string]string{"GITHUB_ACTIONS": "true"}, want: envelope.Mode{Terminal: true, Format: envelope.Text, ErrTerminal: true, Interactive: true}},
+		{name: "terminal without a terminal stdin", tty: ttys{false, true, true}, want: envelope.Mode{Terminal: true, Format: envelope.Text, Color: true, ErrColor: true, ErrTerminal: true}},
+
+		{name: "strict: stdout is a pipe", tty: pipe, strict: true, want: agent},
+		{name: "strict: stdout piped but stdin and stderr are terminals", tty: ttys{true, false, true}, strict: true, want: agent},
+		{name: "strict: CI at a terminal", tty: all, strict: true, env: map[string]string{"CI": "true"}, want: atTerminal(agent)},
+		{name: "strict: a person at a terminal", tty: all, strict: true, want: person},
+		{name: "strict: --output text into a pipe", tty: pipe, strict: true, output: "text", want: envelope.Mode{Agent: true, Format: envelope.Text}},
+
+		{name: "--output json at a terminal", tty: all, output: "json", want: atTerminal(agent)},
+		{name: "--output json into a pipe", tty: pipe, output: "json", want: agent},
+		{name: "--output text at a terminal", tty: all, output: "text", want: person},
+		{name: "--output text into a pipe", tty: pipe, output: "text", want: script},
+		{name: "--output tsv into a pipe", tty: pipe, output: "tsv", want: envelope.Mode{Agent: true, Format: envelope.TSV}},
+		{name: "<TOOL>_OUTPUT at a terminal", tty: all, env: map[string]string{"MY_TOOL_OUTPUT": "jsonl"}, want: atTerminal(envelope.Mode{Agent: true, Format: envelope.JSONL})},
+		{name: "--output wins over <TOOL>_OUTPUT", tty: all, output: "text", env: map[string]string{"MY_TOOL_OUTPUT": "json"}, want: person},
+
+		{name: "Claude Code runs it", tty: pipe, env: map[string]string{"CLAUDECODE": "1"}, want: agent},
+		{name: "Claude Code runs it at a terminal", tty: all, env: map[string]string{"CLAUDECODE": "1"}, want: atTerminal(agent)},
+		{name: "Codex runs it", tty: pipe, env: map[string]string{"CODEX_CI": "1", "CODEX_THREAD_ID": "0199a213-81c0-7800-8aa1-bbab2a035a53"}, want: agent},
+		{name: "Codex, by its thread alone", tty: pipe, env: map[string]string{"CODEX_THREAD_ID": "0199a213-81c0-7800-8aa1-bbab2a035a53"}, want: agent},
+		{name: "Gemini CLI runs it", tty: all, env: map[string]string{"GEMINI_CLI": "1"}, want: atTerminal(agent)},
+		{name: "OpenCode runs it", tty: pipe, env: map[string]string{"OPENCODE": "1", "AGENT": "1"}, want: agent},
+		{name: "a terminal a person opened inside OpenCode", tty: all, env: map[string]string{"OPENCODE": "1", "AGENT": "1", "OPENCODE_TERMINAL": "1"}, want: person},
+		{name: "an agent that names itself", tty: pipe, env: map[string]string{"AI_AGENT": "claude-code_2-1-197_agent"}, want: agent},
+		{name: "AGENT alone is too common a name", tty: pipe, env: map[string]string{"AGENT": "1"}, want: script},
+		{name: "a marker turned off", tty: pipe, env: map[string]string{"CLAUDECODE": "0", "GEMINI_CLI": "false"}, want: script},
+		{name: "--output text for an agent", tty: pipe, output: "text", env: map[string]string{"CLAUDECODE": "1"}, want: envelope.Mode{Agent: true, Format: envelope.Text}},
+
 		{
 			name:     "the app's detector",
 			tty:      all,
 			env:      map[string]string{"MERIDIAN_SPACE_ID": "s1"},
 			detector: func(getenv func(string) string) bool { return getenv("MERIDIAN_SPACE_ID") != "" },
-			want:     envelope.Mode{Agent: true, Format: envelope.JSON},
+			want:     atTerminal(agent),
 		},
 		{
 			name:     "the app's detector says no",
 			tty:      all,
 			detector: func(getenv func(string) string) bool { return getenv("MERIDIAN_SPACE_ID") != "" },
-			want:     envelope.Mode{Format: envelope.Text, Color: true, ErrColor: true, ErrTerminal: true, Interactive: true},
+			want:     person,
 		},
-		{
-			name: "NO_COLOR set but empty",
-			tty:  all,
-			env:  map[string]string{"NO_COLOR": ""},
-			want: envelope.Mode{Format: envelope.Text, ErrTerminal: true, Interactive: true},
-		},
-		{
-			name: "NO_COLOR=1",
-			tty:  all,
-			env:  map[string]string{"NO_COLOR": "1"},
-			want: envelope.Mode{Format: envelope.Text, ErrTerminal: true, Interactive: true},
-		},
-		{
-			name: "TERM=dumb",
-			tty:  all,
-			env:  map[string]string{"TERM": "dumb"},
-			want: envelope.Mode{Format: envelope.Text, Interactive: true},
-		},
-		{
-			name: "stderr piped keeps stdout colour only",
-			tty:  ttys{true, true, false},
-			want: envelope.Mode{Format: envelope.Text, Color: true, Interactive: true},
-		},
+		{name: "NO_COLOR set but empty", tty: all, env: map[string]string{"NO_COLOR": ""}, want: envelope.Mode{Terminal: true, Format: envelope.Text, ErrTerminal: true, Interactive: true}},
+		{name: "NO_COLOR=1", tty: all, env: map[string]string{"NO_COLOR": "1"}, want: envelope.Mode{Terminal: true, Format: envelope.Text, ErrTerminal: true, Interactive: true}},
+		{name: "TERM=dumb", tty: all, env: map[string]string{"TERM": "dumb"}, want: envelope.Mode{Terminal: true, Format: envelope.Text, Interactive: true}},
+		{name: "stderr piped keeps stdout colour only", tty: ttys{true, true, false}, want: envelope.Mode{Terminal: true, Format: envelope.Text, Color: true, Interactive: true}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -133,7 +90,7 @@ func TestDetect(t *testing.T) {
 			got, err := envelope.Detect(envelope.Signals{
 				Tool: "my-tool", LookupEnv: lookup,
 				StdinTTY: tt.tty.in, StdoutTTY: tt.tty.out, StderrTTY: tt.tty.err,
-				Output: tt.output, Detector: tt.detector,
+				Output: tt.output, Detector: tt.detector, Strict: tt.strict,
 			})
 			if err != nil {
 				t.Fatalf("Detect: %v", err)
@@ -154,17 +111,20 @@ func TestDetectInvalidOutput(t *testing.T) {
 		output string
 		env    map[string]string
 		tty    bool
+		strict bool
 		field  string
 		want   envelope.Mode
 	}{
-		{"flag into a pipe", "xml", nil, false, "--output", envelope.Mode{Agent: true, Format: envelope.JSON}},
-		{"flag at a terminal", "yaml", nil, true, "--output", envelope.Mode{Agent: false}},
-		{"environment", "", map[string]string{"MY_TOOL_OUTPUT": "html"}, false, "MY_TOOL_OUTPUT", envelope.Mode{Agent: true, Format: envelope.JSON}},
+		{"flag into a pipe", "xml", nil, false, false, "--output", envelope.Mode{Agent: false, Format: envelope.Text}},
+		{"flag into a pipe, strict", "xml", nil, false, true, "--output", envelope.Mode{Agent: true, Format: envelope.JSON}},
+		{"flag at a terminal", "yaml", nil, true, false, "--output", envelope.Mode{Agent: false}},
+		{"flag for an agent", "yaml", map[string]string{"CLAUDECODE": "1"}, true, false, "--output", envelope.Mode{Agent: true, Format: envelope.JSON}},
+		{"environment", "", map[string]string{"MY_TOOL_OUTPUT": "html"}, false, true, "MY_TOOL_OUTPUT", envelope.Mode{Agent: true, Format: envelope.JSON}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			lookup := envOf(tt.env)
-			got, err := envelope.Detect(envelope.Signals{Tool: "my-tool", LookupEnv: lookup, StdoutTTY: tt.tty, StderrTTY: tt.tty, StdinTTY: tt.tty, Output: tt.output})
+			got, err := envelope.Detect(envelope.Signals{Tool: "my-tool", LookupEnv: lookup, StdoutTTY: tt.tty, StderrTTY: tt.tty, StdinTTY: tt.tty, Output: tt.output, Strict: tt.strict})
 			if err == nil {
 				t.Fatal("Detect accepted an unknown format")
 			}

@@ -150,6 +150,15 @@ func (o *Output) Recorded() (any, bool) {
 	return o.result, o.hasResult
 }
 
+// Used reports whether the command answered through the Output: recorded a
+// result or a page, streamed an item, or reported an effect. A command that
+// did not writes its own output, and the lifecycle leaves it as it is.
+func (o *Output) Used() bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.hasResult || o.streamed > 0 || o.effect != ""
+}
+
 // RenderText sets how the result is shown to a person, replacing the generic
 // table or key: value rendering. It is not used for machine formats.
 func (o *Output) RenderText(fn func(w io.Writer) error) {

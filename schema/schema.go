@@ -23,11 +23,14 @@ import (
 // Danger is how much a command can change.
 type Danger string
 
-// The danger levels of the spec.
+// The danger levels of the spec, and Unknown: what a command that declares
+// none may do. An app adopting Duet starts with every command Unknown, and
+// Unknown is never taken for Safe — not by describe, --schema or MCP hints.
 const (
 	Safe        Danger = "safe"        // reads only
 	Mutating    Danger = "mutating"    // creates or modifies state; runs unasked, reports its effect
 	Destructive Danger = "destructive" // deletes or irreversibly changes state; needs --yes where nobody can be asked
+	Unknown     Danger = "unknown"     // not declared: it may do anything
 )
 
 // Audience says who a command is for.
@@ -66,8 +69,13 @@ type Meta struct {
 	// of answering with an envelope, such as "mcp" for a server.
 	Protocol string
 	Flags    map[string]FlagMeta
-	Args     []Arg // positional arguments, when the framework declares none
-	Groups   []Group
+	// Args declares the positional arguments, when the framework declares
+	// none. NoArgs declares that there are none, so that one given is
+	// refused before the command runs; without either, a command may take
+	// any (the framework, or the command itself, judges them).
+	Args   []Arg
+	NoArgs bool
+	Groups []Group
 }
 
 // ToolMode says whether a command is served as an MCP tool (see adapters/mcp).
@@ -187,6 +195,17 @@ type Command struct {
 	Hidden      bool
 	Runnable    bool // has an action of its own; a group without one shows help
 	Builtin     bool // added by Duet (describe)
+	// Declared marks a command the app declared to Duet (the adapter's
+	// Annotate): a ported command, which answers through envelope.Output
+	// and is held to the contract for every audience.
+	Declared bool
+	// NoArgs marks a command known to take no positional arguments
+	// (Meta.NoArgs, cobra.NoArgs); one with no Args and without it may
+	// take any.
+	NoArgs bool
+	// Deprecated, when set, says what to use instead; the framework warns
+	// when the command runs.
+	Deprecated string
 	// Passthrough marks a command the framework answers itself, outside the
 	// contract: shell completion, whose caller is a shell reading the
 	// framework's own output. The lifecycle hands it the command line as it
@@ -317,12 +336,16 @@ func (c *Command) VisibleTo(agent bool) bool {
 	return true
 }
 
-// Danger returns the command's danger level, safe when undeclared.
+// Danger returns the command's danger level: when undeclared, Safe for a
+// group that cannot run (it only shows help), else Unknown.
 func (c *Command) Danger() Danger {
-	if c.Meta.Danger == "" {
+	switch {
+	case c.Meta.Danger != "":
+		return c.Meta.Danger
+	case !c.Runnable:
 		return Safe
 	}
-	return c.Meta.Danger
+	return Unknown
 }
 
 // Timeout returns the command's default time limit; 0 means none.

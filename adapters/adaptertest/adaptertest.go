@@ -42,6 +42,7 @@ func Run(t testing.TB, fw adapters.Framework, args []string, env ...string) *Res
 		adapters.WithStdio(strings.NewReader(""), &stdout, &stderr),
 		adapters.WithEnv(env),
 		adapters.WithTerminal(false, false, false),
+		adapters.WithSpecStrict(), // a pipe is an agent
 		adapters.WithRequestID(func() string { return "test" }))
 	r := &Result{Code: code, Stdout: stdout.Bytes(), Stderr: stderr.Bytes(), tree: fw.Tree()}
 	r.decode(t)

@@ -1,22 +1,33 @@
-// Package cobra wraps a spf13/cobra app so that one binary serves a person at
-// a terminal and an agent reading a pipe, exactly as package
-// adapters/urfave does for urfave/cli: the lifecycle in package adapters is
-// shared, so both adapters answer byte for byte alike.
+// Package cobra wraps a spf13/cobra app so that one binary serves a person
+// at a terminal, a script and an agent, exactly as package adapters/urfave
+// does for urfave/cli: the lifecycle in package adapters is shared, so both
+// adapters answer byte for byte alike.
+//
+//	duetcobra.Main(root, duetcobra.WithVersion(version)) // instead of root.Execute()
+//
+// Wrapped, the app runs as before for a person and a script, and cobra
+// parses every command line as it always did (SetArgs included); an agent
+// gets one envelope. Then port command by command: Annotate declares what
+// cobra cannot say, and a command's RunE answers through
+// envelope.From(cmd.Context()).
 //
 //	duetcobra.Annotate(list, schema.Meta{Danger: schema.Safe, List: true, Output: schema.Of[[]Item]()})
-//	duetcobra.Main(root, duetcobra.WithVersion(version))
 //
-// Commands stay ordinary *cobra.Command values; their RunE finds the result
-// handle with envelope.From(cmd.Context()). Duet's built-in flags (--output,
-// --dry-run, --yes, --limit ...) are the lifecycle's: cobra never parses them,
-// so a command reads them through that handle (DryRun, Window). Cobra's own
-// help and completion commands keep working for a person and are left out of
-// describe.
+// Duet's built-in flags (--output, --schema, --dry-run, --yes, --limit ...)
+// are cobra flags of the commands they belong to, shown in help; a command
+// reads them through the result handle (DryRun, Window). What cobra knows is
+// read: flag types, required flags and groups, Aliases, Example, Deprecated,
+// cobra.NoArgs, ValidArgs under cobra.OnlyValidArgs. Cobra's own help and
+// completion commands keep working and stay out of describe.
 package cobra
 
 import (
+	"cmp"
 	"context"
+	"errors"
 	"fmt"
+	"os"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -52,6 +63,7 @@ var (
 	WithEnv           = adapters.WithEnv
 	WithTerminal      = adapters.WithTerminal
 	WithAgentDetector = adapters.WithAgentDetector
+	WithSpecStrict    = adapters.WithSpecStrict
 	WithGrace         = adapters.WithGrace
 	WithSignals       = adapters.WithSignals
 	WithRequestID     = adapters.WithRequestID
@@ -95,22 +107,26 @@ type App struct {
 	root  *cobra.Command
 	tree  *schema.Command
 	nodes map[*cobra.Command]*schema.Command
+	cmds  map[*schema.Command]*cobra.Command
 	opts  []Option
+
+	// The app's own settings, which a person and a script get.
+	silenceErrors, silenceUsage bool
 }
 
 // Wrap prepares root for Duet: it reads the command tree and every
 // declaration, adds the describe command, and wraps every RunE. It fails,
 // naming the command, when a declaration is broken.
 func Wrap(root *cobra.Command, opts ...Option) (*App, error) {
-	a := &App{root: root, nodes: map[*cobra.Command]*schema.Command{}, opts: opts}
+	a := &App{root: root, nodes: map[*cobra.Command]*schema.Command{}, cmds: map[*schema.Command]*cobra.Command{}, opts: opts,
+		silenceErrors: root.SilenceErrors, silenceUsage: root.SilenceUsage}
 	a.tree = a.build(root, nil)
 	a.addCobraCommands()
 	if err := adapters.Prepare(a.tree, opts...); err != nil {
 		return nil, fmt.Errorf("duet: %s: %w", root.Name(), err)
 	}
+	a.addBuiltins(root, a.tree)
 	a.install(root, a.tree)
-	// The lifecycle writes every error and all usage text itself.
-	root.SilenceErrors, root.SilenceUsage = true, true
 	return a, nil
 }
 
@@ -120,10 +136,29 @@ func Run(ctx context.Context, root *cobra.Command, args []string, opts ...Option
 	return adapters.WrapAndRun(ctx, func() (*App, error) { return Wrap(root, opts...) }, args)
 }
 
-// Main runs the app with the process's arguments and exits with its code. A
-// declaration that does not hold is reported on stderr with exit code 1.
+// Main runs the app with the process's arguments, or those the app gave
+// root.SetArgs, and exits with its code. A declaration that does not hold is
+// reported on stderr with exit code 1.
 func Main(root *cobra.Command, opts ...Option) {
-	adapters.Main(func() (*App, error) { return Wrap(root, opts...) })
+	args := os.Args[1:]
+	if given, ok := argsSet(root); ok {
+		args = given
+	}
+	adapters.Main(func() (*App, error) { return Wrap(root, opts...) }, args)
+}
+
+// argsSet returns the arguments the app gave root.SetArgs, which cobra keeps
+// unexported, and whether it gave any.
+func argsSet(root *cobra.Command) ([]string, bool) {
+	v := reflect.ValueOf(root).Elem().FieldByName("args")
+	if !v.IsValid() || v.Kind() != reflect.Slice || v.IsNil() {
+		return nil, false
+	}
+	args := make([]string, v.Len())
+	for i := range args {
+		args[i] = v.Index(i).String()
+	}
+	return args, true
 }
 
 // Run runs one invocation and returns its exit code.
@@ -140,22 +175,21 @@ func (a *App) Tree() *schema.Command { return a.tree }
 
 // Execute lets cobra parse and dispatch.
 func (a *App) Execute(ctx context.Context, args []string, s adapters.Streams) error {
-	a.root.SetIn(s.Stdin)
-	a.root.SetOut(s.Help)
-	a.root.SetErr(s.Stderr)
-	if s.HelpFor != nil || s.Complete {
-		a.addBuiltins(a.root, a.tree, s)
+	if s.Stdin != nil {
+		a.root.SetIn(s.Stdin)
 	}
+	if out := cmp.Or(s.Help, s.Stdout); out != nil {
+		a.root.SetOut(out) // cobra writes help, and a command's OutOrStdout, there
+	}
+	if s.Stderr != nil {
+		a.root.SetErr(s.Stderr)
+	}
+	// When the lifecycle answers, it writes every error; otherwise cobra
+	// prints its own, as the app set it to.
+	a.root.SilenceErrors, a.root.SilenceUsage = a.silenceErrors || s.Answer, a.silenceUsage || s.Answer
 	for cmd, node := range a.nodes {
 		if node.Parent != nil && s.Hide(node) {
 			cmd.Hidden = true
-		}
-		if s.Shows(node) {
-			for i := range node.Flags {
-				if f := &node.Flags[i]; f.Builtin {
-					addFlag(cmd, f)
-				}
-			}
 		}
 	}
 	// Cobra checks required flags and flag groups before any hook runs, so
@@ -171,30 +205,46 @@ func (a *App) Execute(ctx context.Context, args []string, s adapters.Streams) er
 	return a.root.ExecuteContext(ctx)
 }
 
-// Classify turns cobra's own errors into ARG_ERRORs. Only pflag's parse
-// errors are typed; the rest are plain strings, and anything that reaches
-// here before an action ran is a usage error.
+// Classify turns cobra's own errors into ARG_ERRORs. pflag's parse errors
+// are typed; the rest are plain strings, and anything that reaches here
+// before an action ran is a usage error.
 func (a *App) Classify(err error) *envelope.Error {
 	if err == nil {
 		return nil
 	}
 	msg := err.Error()
-	code := "USAGE_ERROR"
+	problem := envelope.FieldError{Code: "USAGE_ERROR", Message: msg}
+	var (
+		notExist *pflag.NotExistError
+		required *pflag.ValueRequiredError
+		invalid  *pflag.InvalidValueError
+		syntax   *pflag.InvalidSyntaxError
+	)
 	switch {
-	case strings.Contains(msg, "unknown flag") || strings.Contains(msg, "unknown shorthand flag"):
-		code = "UNKNOWN_FLAG"
-	case strings.Contains(msg, "invalid argument"):
-		code = "INVALID_FLAG_VALUE"
+	case errors.As(err, &notExist):
+		problem.Code, problem.Field = "UNKNOWN_FLAG", cmp.Or(notExist.GetSpecifiedName(), notExist.GetSpecifiedShortnames())
+	case errors.As(err, &required):
+		problem.Code, problem.Field = "MISSING_FLAG_VALUE", required.GetFlag().Name
+	case errors.As(err, &invalid):
+		problem.Code, problem.Field = "INVALID_FLAG_VALUE", invalid.GetFlag().Name
+	case errors.As(err, &syntax):
+		problem.Code, problem.Field = "UNKNOWN_FLAG", syntax.GetSpecifiedFlag()
+	case strings.HasPrefix(msg, "unknown command "):
+		problem.Code = "UNKNOWN_COMMAND"
+		if word, err := strconv.QuotedPrefix(strings.TrimPrefix(msg, "unknown command ")); err == nil {
+			problem.Field, _ = strconv.Unquote(word)
+		}
 	case strings.Contains(msg, "required flag"):
-		code = "MISSING_REQUIRED_FLAG"
-	case strings.Contains(msg, "unknown command"):
-		code = "UNKNOWN_COMMAND"
-	case strings.Contains(msg, "arg(s)"):
-		code = "WRONG_ARGUMENT_COUNT"
+		problem.Code = "MISSING_REQUIRED_FLAG"
+	case strings.Contains(msg, "arg(s)") || strings.HasPrefix(msg, "invalid argument"):
+		problem.Code = "WRONG_ARGUMENT_COUNT"
+		if strings.HasPrefix(msg, "invalid argument") {
+			problem.Code = "INVALID_ARGUMENT" // cobra.OnlyValidArgs
+		}
 	case strings.Contains(msg, "flags in the group"):
-		code = "FLAG_GROUP"
+		problem.Code = "FLAG_GROUP"
 	}
-	return envelope.Invalid([]envelope.FieldError{{Code: code, Message: msg}})
+	return envelope.Invalid([]envelope.FieldError{problem})
 }
 
 // build translates one cobra command, and its subcommands, into the tree.
@@ -210,8 +260,13 @@ func (a *App) build(cmd *cobra.Command, parent *schema.Command) *schema.Command 
 		Parent:      parent,
 	}
 	if d := declarations(cmd); d != nil {
-		n.Meta = d.meta
+		n.Meta, n.Declared = d.meta, true
 		cmd.SetContext(d.prev) // cobra gives a command without one its caller's context
+	}
+	n.Deprecated = cmd.Deprecated
+	n.NoArgs = sameFunc(cmd.Args, cobra.NoArgs)
+	if len(n.Meta.Examples) == 0 {
+		n.Meta.Examples = examples(cmd.Example)
 	}
 	persistent := cmd.PersistentFlags()
 	persistent.VisitAll(func(f *pflag.Flag) { n.Flags = append(n.Flags, flagOf(f, true)) })
@@ -220,15 +275,23 @@ func (a *App) build(cmd *cobra.Command, parent *schema.Command) *schema.Command 
 			n.Flags = append(n.Flags, flagOf(f, false))
 		}
 	})
-	if n.Meta.Args == nil {
-		if _, rest, ok := strings.Cut(cmd.Use, " "); ok && strings.TrimSpace(rest) != "" {
+	if n.Meta.Args == nil && !n.Meta.NoArgs && !n.NoArgs {
+		_, rest, _ := strings.Cut(cmd.Use, " ")
+		if rest = strings.TrimSpace(rest); rest != "" || len(cmd.ValidArgs) > 0 {
 			// Arguments documented only in Use: accept any number
-			// rather than refuse what the app expects.
-			n.Args = []schema.Arg{{Name: "args", Type: schema.String, Variadic: true, Usage: strings.TrimSpace(rest)}}
+			// rather than refuse what the app expects. Their values are
+			// cobra's to check, but under cobra.OnlyValidArgs.
+			arg := schema.Arg{Name: "args", Type: schema.String, Variadic: true, Usage: rest}
+			if sameFunc(cmd.Args, cobra.OnlyValidArgs) {
+				for _, v := range cmd.ValidArgs {
+					arg.Enum = append(arg.Enum, strings.SplitN(v, "\t", 2)[0]) // "value\tdescription"
+				}
+			}
+			n.Args = []schema.Arg{arg}
 		}
 	}
 	n.Meta.Groups = append(slices.Clip(n.Meta.Groups), groupsOf(cmd)...) // never into the app's slice
-	a.nodes[cmd] = n
+	a.nodes[cmd], a.cmds[n] = n, cmd
 	for _, sub := range cmd.Commands() {
 		n.Commands = append(n.Commands, a.build(sub, n))
 	}
@@ -363,12 +426,10 @@ func groupsOf(cmd *cobra.Command) []schema.Group {
 	return groups
 }
 
-// install wraps every RunE with the lifecycle. Duet's built-in commands and
-// flags are the lifecycle's, which runs them itself: cobra is given them only
-// to render help (see Execute and addBuiltins).
+// install wraps every RunE with the lifecycle.
 func (a *App) install(cmd *cobra.Command, n *schema.Command) {
 	for _, sub := range cmd.Commands() {
-		if node := a.nodes[sub]; node != nil {
+		if node := a.nodes[sub]; node != nil && !node.Builtin {
 			a.install(sub, node)
 		}
 	}
@@ -382,28 +443,41 @@ func (a *App) install(cmd *cobra.Command, n *schema.Command) {
 	}
 	cmd.Run = nil
 	cmd.RunE = func(c *cobra.Command, args []string) error {
-		return adapters.Invoke(c.Context(), func(ctx context.Context) error {
+		err := adapters.Invoke(c.Context(), func(ctx context.Context) error {
 			c.SetContext(ctx)
 			return run(c, args)
 		})
+		var typed *envelope.Error
+		if errors.As(err, &typed) {
+			// Duet shows a typed error, for every audience: cobra must not
+			// print it as well.
+			c.SilenceErrors, c.SilenceUsage = true, true
+		}
+		return err
 	}
 }
 
-// addBuiltins gives cobra Duet's built-in commands under cmd, so that help
-// lists them — their own subcommands only where help or completion goes;
-// the lifecycle runs them without cobra.
-func (a *App) addBuiltins(cmd *cobra.Command, n *schema.Command, s adapters.Streams) {
+// addBuiltins gives cobra Duet's built-in commands and flags, so that it
+// accepts and lists them; the lifecycle reads their values (Parse) and runs
+// the commands itself.
+func (a *App) addBuiltins(cmd *cobra.Command, n *schema.Command) {
+	for i := range n.Flags {
+		if f := &n.Flags[i]; f.Builtin {
+			addFlag(cmd, f)
+		}
+	}
 	for _, sub := range n.Commands {
-		if sub.Builtin {
-			c := &cobra.Command{Use: sub.Name, Short: sub.Usage, Hidden: sub.Hidden}
+		switch {
+		case sub.Builtin:
+			c := &cobra.Command{Use: sub.Name, Short: sub.Usage, Hidden: sub.Hidden, Aliases: sub.Aliases}
 			if sub.Runnable {
-				c.Run = func(*cobra.Command, []string) {} // listed as a command, not a topic
+				c.Run = func(*cobra.Command, []string) {} // never called: the lifecycle runs it
 			}
 			cmd.AddCommand(c)
-			a.nodes[c] = sub
-			if s.Shows(sub) {
-				a.addBuiltins(c, sub, s)
-			}
+			a.nodes[c], a.cmds[sub] = sub, c
+			a.addBuiltins(c, sub)
+		case a.cmds[sub] != nil:
+			a.addBuiltins(a.cmds[sub], sub)
 		}
 	}
 }
@@ -430,14 +504,14 @@ func setter(c *cobra.Command) adapters.Setter {
 	}
 }
 
-// addFlag gives cobra one of Duet's built-ins, so that help lists it. Its
-// value is read by the lifecycle; cobra only has to accept it.
+// addFlag gives cobra one of Duet's built-ins. Its value is read by the
+// lifecycle; cobra only has to accept it.
 func addFlag(cmd *cobra.Command, f *schema.Flag) {
 	fs := cmd.Flags()
 	if f.Persistent {
 		fs = cmd.PersistentFlags()
 	}
-	if fs.Lookup(f.Name) != nil {
+	if fs.Lookup(f.Name) != nil || cmd.Flags().Lookup(f.Name) != nil {
 		return
 	}
 	switch f.Type {
@@ -453,6 +527,32 @@ func addFlag(cmd *cobra.Command, f *schema.Flag) {
 		fs.String(f.Name, v, f.Usage)
 	}
 	fs.Lookup(f.Name).Hidden = f.Hidden
+}
+
+// sameFunc reports whether two functions are the same top-level function.
+func sameFunc[F any](a, b F) bool {
+	va, vb := reflect.ValueOf(a), reflect.ValueOf(b)
+	return !va.IsNil() && !vb.IsNil() && va.Pointer() == vb.Pointer()
+}
+
+// examples reads cobra's Example text: each command line, described by the
+// comment lines (# ...) just above it.
+func examples(text string) []schema.Example {
+	var out []schema.Example
+	var about []string
+	for _, line := range strings.Split(text, "\n") {
+		line = strings.TrimSpace(line)
+		switch {
+		case line == "":
+			about = nil
+		case strings.HasPrefix(line, "#"):
+			about = append(about, strings.TrimSpace(strings.TrimLeft(line, "#")))
+		default:
+			out = append(out, schema.Example{Description: strings.Join(about, " "), Command: strings.TrimPrefix(line, "$ ")})
+			about = nil
+		}
+	}
+	return out
 }
 
 var _ adapters.Framework = (*App)(nil)

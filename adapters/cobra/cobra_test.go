@@ -37,7 +37,7 @@ func run(t *testing.T, root *cobra.Command, env []string, args ...string) answer
 	var stdout, stderr bytes.Buffer
 	a := answer{code: duetcobra.Run(context.Background(), root, args,
 		duetcobra.WithStdio(strings.NewReader(""), &stdout, &stderr),
-		duetcobra.WithEnv(env), duetcobra.WithTerminal(false, false, false))}
+		duetcobra.WithEnv(env), duetcobra.WithTerminal(false, false, false), duetcobra.WithSpecStrict())}
 	a.stdout, a.stderr = stdout.String(), stderr.String()
 	if strings.HasPrefix(a.stdout, "{") {
 		if err := json.Unmarshal(jsontest.One(t, stdout.Bytes()), &a.env); err != nil {

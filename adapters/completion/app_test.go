@@ -79,6 +79,7 @@ func run(t testing.TB, terminal bool, args ...string) (stdout string, code int) 
 		adapters.WithStdio(strings.NewReader(""), &out, &errs),
 		adapters.WithEnv(nil),
 		adapters.WithTerminal(terminal, terminal, terminal),
+		adapters.WithSpecStrict(),
 		adapters.WithRequestID(func() string { return "test" }))
 	return out.String(), code
 }

@@ -151,7 +151,7 @@ func TestCobra(t *testing.T) {
 		var out bytes.Buffer
 		code := duetcobra.Run(context.Background(), newRoot(), args,
 			duetcobra.WithStdio(strings.NewReader(""), &out, &bytes.Buffer{}),
-			duetcobra.WithTerminal(false, false, false),
+			duetcobra.WithTerminal(false, false, false), duetcobra.WithSpecStrict(),
 			completion.Command("completion"))
 		return out.String(), code
 	}

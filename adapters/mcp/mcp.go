@@ -32,6 +32,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -137,7 +138,12 @@ func NewServer(app adapters.Framework, opts ...Option) (*sdk.Server, error) {
 			return nil, fmt.Errorf("mcp: cannot find this program to run its commands: %w", err)
 		}
 		r := Exec(exe)
-		r.Env = cfg.env
+		// The child answers an agent, which a pipe alone does not say.
+		env := cfg.env
+		if env == nil {
+			env = os.Environ()
+		}
+		r.Env = append(slices.Clip(env), envelope.EnvName(app.Tree().Name, "OUTPUT")+"=json")
 		cfg.runner = r
 	}
 	root := app.Tree()
@@ -161,7 +167,7 @@ func sdkTool(t *describe.Tool) *sdk.Tool {
 		InputSchema: t.InputSchema,
 		Annotations: &sdk.ToolAnnotations{
 			ReadOnlyHint:    t.Annotations.ReadOnlyHint,
-			DestructiveHint: &t.Annotations.DestructiveHint,
+			DestructiveHint: t.Annotations.DestructiveHint,
 			IdempotentHint:  t.Annotations.IdempotentHint,
 		},
 	}

@@ -108,6 +108,7 @@ func (p inProcess) Run(ctx context.Context, args []string) ([]byte, int, error) 
 	opts := append(append([]adapters.Option(nil), p.opts...),
 		adapters.WithStdio(strings.NewReader(""), &stdout, io.Discard),
 		adapters.WithTerminal(false, false, false),
+		adapters.WithSpecStrict(), // a pipe is an agent: the server reads the envelope
 		// Signals are the server's: a call is stopped through ctx.
 		adapters.WithSignals(make(chan os.Signal)),
 	)

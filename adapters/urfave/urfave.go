@@ -1,23 +1,33 @@
 // Package urfave wraps a urfave/cli v3 app so that one binary serves a person
-// at a terminal and an agent reading a pipe.
+// at a terminal, a script and an agent.
+//
+//	urfave.Main(root, urfave.WithVersion(version)) // instead of root.Run(ctx, os.Args)
+//
+// Wrapped, the app runs as before for a person and a script, and urfave
+// parses every command line as it always did; an agent gets one envelope.
+// Then port command by command: Annotate declares what urfave cannot say,
+// and an action answers through envelope.From(ctx).
 //
 //	urfave.Annotate(list, schema.Meta{Danger: schema.Safe, List: true, Output: schema.Of[[]Item]()})
-//	urfave.Main(root, urfave.WithVersion(version))
 //
-// Commands stay ordinary *cli.Command values; their actions find the result
-// handle with envelope.From(ctx). Duet's built-in flags (--output, --dry-run,
-// --yes, --limit, --cursor, --timeout ...) are the lifecycle's: urfave never
-// parses them, so an action reads them through that handle (DryRun, Window)
+// Duet's built-in flags (--output, --dry-run, --yes, --limit, --cursor,
+// --timeout ...) are urfave flags of the commands they belong to, shown in
+// help; an action reads them through the result handle (DryRun, Window)
 // rather than with cmd.Bool. An app flag of the same name is the app's own.
-// The lifecycle itself lives in package adapters and is shared with the cobra
-// adapter.
+// The lifecycle itself lives in package adapters and is shared with the
+// cobra adapter.
 package urfave
 
 import (
+	"cmp"
 	"context"
+	"errors"
 	"fmt"
+	"io"
+	"os"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/urfave/cli/v3"
@@ -41,6 +51,7 @@ var (
 	WithEnv           = adapters.WithEnv
 	WithTerminal      = adapters.WithTerminal
 	WithAgentDetector = adapters.WithAgentDetector
+	WithSpecStrict    = adapters.WithSpecStrict
 	WithGrace         = adapters.WithGrace
 	WithSignals       = adapters.WithSignals
 	WithRequestID     = adapters.WithRequestID
@@ -60,22 +71,35 @@ type App struct {
 	root  *cli.Command
 	tree  *schema.Command
 	nodes map[*cli.Command]*schema.Command
+	cmds  map[*schema.Command]*cli.Command
 	opts  []Option
 
-	notFound string // set by CommandNotFound, which cannot return an error
+	// The app's own hooks, which a person and a script get.
+	hooks   map[*cli.Command]hooks
+	exitErr cli.ExitErrHandlerFunc
+
+	notFound   string          // set by CommandNotFound, which cannot return an error
+	completing *schema.Command // a shell asking urfave for completion candidates
+}
+
+type hooks struct {
+	usage    cli.OnUsageErrorFunc
+	notFound cli.CommandNotFoundFunc
 }
 
 // Wrap prepares root for Duet: it reads the command tree and every
 // declaration, adds the built-in flags and the describe command, and wraps
 // every action. It fails, naming the command, when a declaration is broken.
 func Wrap(root *cli.Command, opts ...Option) (*App, error) {
-	a := &App{root: root, nodes: map[*cli.Command]*schema.Command{}, opts: opts}
+	a := &App{root: root, nodes: map[*cli.Command]*schema.Command{}, cmds: map[*schema.Command]*cli.Command{},
+		opts: opts, hooks: map[*cli.Command]hooks{}, exitErr: root.ExitErrHandler}
 	a.tree = a.build(root, nil)
+	a.addUrfaveCommands()
 	if err := adapters.Prepare(a.tree, opts...); err != nil {
 		return nil, fmt.Errorf("duet: %s: %w", root.Name, err)
 	}
+	a.addBuiltins(root, a.tree)
 	a.install(root, a.tree)
-	root.ExitErrHandler = func(context.Context, *cli.Command, error) {} // never os.Exit behind our back
 	return a, nil
 }
 
@@ -88,7 +112,7 @@ func Run(ctx context.Context, root *cli.Command, args []string, opts ...Option) 
 // Main runs the app with the process's arguments and exits with its code. A
 // declaration that does not hold is reported on stderr with exit code 1.
 func Main(root *cli.Command, opts ...Option) {
-	adapters.Main(func() (*App, error) { return Wrap(root, opts...) })
+	adapters.Main(func() (*App, error) { return Wrap(root, opts...) }, os.Args[1:])
 }
 
 // Run runs one invocation and returns its exit code.
@@ -105,27 +129,80 @@ func (a *App) Tree() *schema.Command { return a.tree }
 
 // Execute lets urfave parse and dispatch.
 func (a *App) Execute(ctx context.Context, args []string, s adapters.Streams) error {
-	a.root.Reader, a.root.Writer, a.root.ErrWriter = s.Stdin, s.Help, s.Stderr
-	if s.HelpFor != nil || s.Complete {
-		a.addBuiltins(a.root, a.tree, s)
+	root := a.root
+	if s.Stdin != nil {
+		root.Reader = s.Stdin
+	}
+	if out := cmp.Or(s.Help, s.Stdout); out != nil {
+		root.Writer = out
+	}
+	if s.Stderr != nil {
+		root.ErrWriter = s.Stderr
 	}
 	for cmd, node := range a.nodes {
 		if node.Parent != nil && s.Hide(node) {
 			cmd.Hidden = true
 		}
-		if s.Shows(node) {
-			for _, f := range node.Flags {
-				if f.Builtin {
-					cmd.Flags = append(cmd.Flags, cliFlag(f))
-				}
-			}
+	}
+	// When the lifecycle answers, it reports every error and nothing may
+	// exit behind its back; otherwise urfave reports them as the app set it
+	// to, and the lifecycle exits with the code an ExitCoder carries.
+	errOut := cmp.Or[io.Writer](s.Stderr, os.Stderr)
+	a.notFound = ""
+	for cmd, h := range a.hooks {
+		if s.Answer {
+			cmd.OnUsageError = func(_ context.Context, _ *cli.Command, err error, _ bool) error { return err }
+			cmd.CommandNotFound = func(_ context.Context, _ *cli.Command, name string) { a.notFound = name }
+		} else {
+			cmd.OnUsageError, cmd.CommandNotFound = h.usage, h.notFound
 		}
 	}
-	err := a.root.Run(ctx, append([]string{a.root.Name}, args...))
-	if err == nil && a.notFound != "" {
+	switch {
+	case s.Answer:
+		root.ExitErrHandler = func(context.Context, *cli.Command, error) {}
+	case a.exitErr != nil:
+		root.ExitErrHandler = a.exitErr
+	default:
+		root.ExitErrHandler = func(_ context.Context, _ *cli.Command, err error) { reportExit(errOut, err) }
+	}
+	err := root.Run(ctx, append([]string{root.Name}, args...))
+	switch {
+	case s.Answer && err == nil && a.notFound != "":
 		return fmt.Errorf("unknown command %q", a.notFound)
+	case !s.Answer && err != nil && !reported(err):
+		fmt.Fprintln(errOut, err) // as an app's main does with what Run returns
 	}
 	return err
+}
+
+// reportExit is urfave's HandleExitCoder without its os.Exit: an ExitCoder's
+// message, or each of a MultiError's, on stderr.
+func reportExit(w io.Writer, err error) {
+	var multi cli.MultiError
+	switch {
+	case errors.As(err, &multi):
+		for _, e := range multi.Errors() {
+			if e != nil {
+				reportExit(w, e)
+			}
+		}
+	case isExitCoder(err) && err.Error() != "":
+		if _, ok := err.(cli.ErrorFormatter); ok {
+			fmt.Fprintf(w, "%+v\n", err)
+		} else {
+			fmt.Fprintln(w, err)
+		}
+	}
+}
+
+func isExitCoder(err error) bool { _, ok := err.(cli.ExitCoder); return ok }
+
+// reported reports whether err was written already, by urfave's exit
+// handling, or is the lifecycle's to write (a typed error).
+func reported(err error) bool {
+	var typed *envelope.Error
+	var multi cli.MultiError
+	return isExitCoder(err) || errors.As(err, &multi) || errors.As(err, &typed)
 }
 
 // Classify turns urfave's own errors into ARG_ERRORs. urfave's parse errors
@@ -136,18 +213,29 @@ func (a *App) Classify(err error) *envelope.Error {
 		return nil
 	}
 	msg := err.Error()
-	code := "USAGE_ERROR"
+	p := envelope.FieldError{Code: "USAGE_ERROR", Message: msg}
+	after := func(prefix string) string { return strings.TrimPrefix(msg[strings.Index(msg, prefix):], prefix) }
 	switch {
-	case strings.Contains(msg, "flag provided but not defined"):
-		code = "UNKNOWN_FLAG"
-	case strings.Contains(msg, "invalid value"):
-		code = "INVALID_FLAG_VALUE"
+	case strings.Contains(msg, "flag provided but not defined: -"):
+		p.Code, p.Field = "UNKNOWN_FLAG", after("flag provided but not defined: -")
+	case strings.Contains(msg, "flag needs an argument: "):
+		p.Code, p.Field = "MISSING_FLAG_VALUE", strings.TrimLeft(after("flag needs an argument: "), "-")
+	case strings.HasPrefix(msg, "invalid value "):
+		p.Code = "INVALID_FLAG_VALUE"
+		if _, rest, ok := strings.Cut(msg, " for flag -"); ok {
+			p.Field, _, _ = strings.Cut(rest, ":")
+		}
 	case strings.Contains(msg, "Required flag"):
-		code = "MISSING_REQUIRED_FLAG"
-	case strings.Contains(msg, "unknown command"):
-		code = "UNKNOWN_COMMAND"
+		p.Code = "MISSING_REQUIRED_FLAG"
+	case strings.HasPrefix(msg, "No help topic for '"):
+		p.Code, p.Field = "UNKNOWN_COMMAND", strings.TrimSuffix(after("No help topic for '"), "'")
+	case strings.HasPrefix(msg, "unknown command "):
+		p.Code = "UNKNOWN_COMMAND"
+		p.Field, _ = strconv.Unquote(strings.TrimPrefix(msg, "unknown command "))
+	case strings.Contains(msg, "argument"):
+		p.Code = "WRONG_ARGUMENT_COUNT"
 	}
-	return envelope.Invalid([]envelope.FieldError{{Code: code, Message: msg}})
+	return envelope.Invalid([]envelope.FieldError{p})
 }
 
 // build translates one urfave command, and its subcommands, into the tree.
@@ -163,15 +251,22 @@ func (a *App) build(cmd *cli.Command, parent *schema.Command) *schema.Command {
 		Parent:      parent,
 	}
 	if m, ok := cmd.Metadata[metaKey].(schema.Meta); ok {
-		n.Meta = m
+		n.Meta, n.Declared = m, true
 	}
-	n.Flags = make([]schema.Flag, 0, len(cmd.Flags))
+	n.Deprecated = cmd.Deprecated
+	n.Flags = make([]schema.Flag, 0, len(cmd.Flags)+1)
 	for _, f := range cmd.Flags {
 		sf := flagOf(f)
 		if len(sf.Env) > 0 {
 			detachEnv(f)
 		}
 		n.Flags = append(n.Flags, sf)
+	}
+	if parent == nil && cmd.Version != "" && !cmd.HideVersion {
+		// urfave's own --version, which it adds when it runs.
+		if v := versionFlag(cmd); v != nil {
+			n.Flags = append(n.Flags, *v)
+		}
 	}
 	for _, arg := range cmd.Arguments {
 		n.Args = append(n.Args, argOf(arg))
@@ -195,11 +290,53 @@ func (a *App) build(cmd *cli.Command, parent *schema.Command) *schema.Command {
 			n.Meta.Groups = append(n.Meta.Groups, schema.Group{Kind: schema.OneRequired, Flags: names})
 		}
 	}
-	a.nodes[cmd] = n
+	a.nodes[cmd], a.cmds[n] = n, cmd
 	for _, sub := range cmd.Commands {
 		n.Commands = append(n.Commands, a.build(sub, n))
 	}
 	return n
+}
+
+// addUrfaveCommands puts the completion command urfave adds when it runs
+// into the tree as a hidden pass-through command: a shell runs it and reads
+// urfave's own output, never an envelope. Its completion requests pass
+// through the same way.
+func (a *App) addUrfaveCommands() {
+	passthrough := func(name string) *schema.Command {
+		return &schema.Command{Name: name, Hidden: true, Runnable: true, Passthrough: true, Parent: a.tree, Meta: schema.Meta{Danger: schema.Safe}}
+	}
+	a.completing = passthrough(completionFlag)
+	if name := a.completionCommand(); name != "" && a.tree.Sub(name) == nil {
+		a.tree.Commands = append(a.tree.Commands, passthrough(name))
+	}
+}
+
+// versionFlag is the flag urfave adds to root for its version, with the
+// names the app's own flags leave it, or nil when they leave it none.
+func versionFlag(root *cli.Command) *schema.Flag {
+	f := schema.Flag{Name: "version", Type: schema.Boolean, Usage: "print the version"}
+	for _, name := range cli.VersionFlag.Names() {
+		if flagNamed(root.Flags, name) != nil {
+			if name == "version" {
+				return nil
+			}
+			continue
+		}
+		if len(name) == 1 {
+			f.Short = name
+		}
+	}
+	return &f
+}
+
+// flagNamed returns the flag of flags one of whose names is name.
+func flagNamed(flags []cli.Flag, name string) cli.Flag {
+	for _, f := range flags {
+		if slices.Contains(f.Names(), name) {
+			return f
+		}
+	}
+	return nil
 }
 
 func flagOf(f cli.Flag) schema.Flag {
@@ -403,14 +540,16 @@ func argOf(arg cli.Argument) schema.Arg {
 	return a
 }
 
-// install wraps every action of the urfave app with the lifecycle. Duet's
-// built-in commands and flags are the lifecycle's, which runs them itself:
-// urfave is given them only to render help (see Execute and addBuiltins).
+// install wraps every action of the urfave app with the lifecycle, and
+// keeps the app's own hooks for a person and a script.
 func (a *App) install(cmd *cli.Command, n *schema.Command) {
 	for _, sub := range cmd.Commands {
-		a.install(sub, a.nodes[sub])
+		if node := a.nodes[sub]; !node.Builtin {
+			a.install(sub, node)
+		}
 	}
-	if orig := cmd.Action; orig != nil && !n.Builtin {
+	a.hooks[cmd] = hooks{usage: cmd.OnUsageError, notFound: cmd.CommandNotFound}
+	if orig := cmd.Action; orig != nil {
 		cmd.Action = func(ctx context.Context, c *cli.Command) error {
 			return adapters.Invoke(ctx, func(ctx context.Context) error { return orig(ctx, c) })
 		}
@@ -427,22 +566,29 @@ func (a *App) install(cmd *cli.Command, n *schema.Command) {
 		}
 		return ctx, nil
 	}
-	cmd.OnUsageError = func(_ context.Context, _ *cli.Command, err error, _ bool) error { return err }
-	cmd.CommandNotFound = func(_ context.Context, _ *cli.Command, name string) { a.notFound = name }
 }
 
-// addBuiltins gives urfave Duet's built-in commands under cmd, so that help
-// lists them — their own subcommands only where help or completion goes;
-// the lifecycle runs them without urfave.
-func (a *App) addBuiltins(cmd *cli.Command, n *schema.Command, s adapters.Streams) {
+// addBuiltins gives urfave Duet's built-in commands and flags, so that it
+// accepts and lists them; the lifecycle reads their values (Parse) and runs
+// the commands itself.
+func (a *App) addBuiltins(cmd *cli.Command, n *schema.Command) {
+	for _, f := range n.Flags {
+		if f.Builtin && flagNamed(cmd.Flags, f.Name) == nil {
+			cmd.Flags = append(cmd.Flags, cliFlag(f))
+		}
+	}
 	for _, sub := range n.Commands {
-		if sub.Builtin {
-			c := &cli.Command{Name: sub.Name, Usage: sub.Usage, Hidden: sub.Hidden}
-			cmd.Commands = append(cmd.Commands, c)
-			a.nodes[c] = sub
-			if s.Shows(sub) {
-				a.addBuiltins(c, sub, s)
+		switch {
+		case sub.Builtin:
+			c := &cli.Command{Name: sub.Name, Usage: sub.Usage, Hidden: sub.Hidden, Aliases: sub.Aliases}
+			if sub.Runnable {
+				c.Action = func(context.Context, *cli.Command) error { return nil } // never called: the lifecycle runs it
 			}
+			cmd.Commands = append(cmd.Commands, c)
+			a.nodes[c], a.cmds[sub] = sub, c
+			a.addBuiltins(c, sub)
+		case a.cmds[sub] != nil:
+			a.addBuiltins(a.cmds[sub], sub)
 		}
 	}
 }

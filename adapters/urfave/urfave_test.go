@@ -144,7 +144,7 @@ func TestRunEndToEnd(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	code := urfave.Run(context.Background(), root, []string{"go"},
 		urfave.WithStdio(strings.NewReader(""), &stdout, &stderr),
-		urfave.WithEnv(nil), urfave.WithTerminal(false, false, false))
+		urfave.WithEnv(nil), urfave.WithTerminal(false, false, false), urfave.WithSpecStrict())
 	if code != 0 || !ran {
 		t.Fatalf("exit %d ran %v; stderr %s", code, ran, stderr.String())
 	}
@@ -159,7 +159,7 @@ func TestHelpInAgentMode(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	code := urfave.Run(context.Background(), root, []string{"--help"},
 		urfave.WithStdio(strings.NewReader(""), &stdout, &stderr),
-		urfave.WithEnv(nil), urfave.WithTerminal(false, false, false))
+		urfave.WithEnv(nil), urfave.WithTerminal(false, false, false), urfave.WithSpecStrict())
 	if code != 0 {
 		t.Errorf("exit = %d", code)
 	}

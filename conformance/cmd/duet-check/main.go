@@ -26,7 +26,7 @@ var version = "dev"
 // requirement failing.
 const nonconforming exitcode.Code = 80
 
-func main() { urfave.Main(newApp(), urfave.WithVersion(version)) }
+func main() { urfave.Main(newApp(), urfave.WithVersion(version), urfave.WithSpecStrict()) }
 
 func newApp() *cli.Command {
 	check := urfave.Annotate(&cli.Command{

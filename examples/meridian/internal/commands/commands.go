@@ -54,7 +54,8 @@ func AgentMode(getenv func(string) string) bool { return getenv(space.EnvID) != 
 
 // Options are the Duet options every meridian invocation runs with.
 func Options(version string) []urfave.Option {
-	return []urfave.Option{urfave.WithVersion(version), urfave.WithAgentDetector(AgentMode), completion.Command("completion")}
+	// Built for agents first: a pipe or CI is an agent (the CLI Agent Spec's F-003).
+	return []urfave.Option{urfave.WithVersion(version), urfave.WithSpecStrict(), urfave.WithAgentDetector(AgentMode), completion.Command("completion")}
 }
 
 // humanTip is the root help's last word for a person. An agent is never

@@ -17,7 +17,7 @@ import (
 var version = "0.1.0"
 
 func main() {
-	duetcobra.Main(newApp(), append(serveMCP(), duetcobra.WithVersion(version), completion.Command("completion"))...)
+	duetcobra.Main(newApp(), append(serveMCP(), duetcobra.WithVersion(version), duetcobra.WithSpecStrict(), completion.Command("completion"))...)
 }
 
 func newApp() *cobra.Command {

@@ -24,7 +24,7 @@ import (
 var version = "0.1.0"
 
 func main() {
-	urfave.Main(newApp(), append(serveMCP(), urfave.WithVersion(version), completion.Command("completion"))...)
+	urfave.Main(newApp(), append(serveMCP(), urfave.WithVersion(version), urfave.WithSpecStrict(), completion.Command("completion"))...)
 }
 
 func store(cmd *cli.Command) *todo.Store { return commands.Store(cmd.String("file")) }

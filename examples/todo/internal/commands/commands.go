@@ -65,6 +65,7 @@ func Declare() Declarations {
 		List: schema.Meta{
 			Danger: schema.Safe,
 			List:   true,
+			NoArgs: true,
 			Output: schema.Of[[]todo.Item](),
 			Flags:  map[string]schema.FlagMeta{"status": {Enum: []string{"open", "done", "all"}, Profile: true}},
 			Examples: []schema.Example{
@@ -73,8 +74,8 @@ func Declare() Declarations {
 		},
 		Show:  schema.Meta{Danger: schema.Safe, Output: item, Args: idArg, ExitCodes: notFound},
 		Done:  schema.Meta{Danger: schema.Mutating, Output: item, Args: idArg, ExitCodes: notFound},
-		Purge: schema.Meta{Danger: schema.Destructive, Examples: []schema.Example{{Description: "see what would be deleted", Command: "purge --dry-run"}}},
-		Watch: schema.Meta{Danger: schema.Safe, LongRunning: true},
+		Purge: schema.Meta{Danger: schema.Destructive, NoArgs: true, Examples: []schema.Example{{Description: "see what would be deleted", Command: "purge --dry-run"}}},
+		Watch: schema.Meta{Danger: schema.Safe, NoArgs: true, LongRunning: true},
 	}
 }
 
