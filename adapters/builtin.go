@@ -45,7 +45,7 @@ const DefaultLimit = 20
 // globalFlags are accepted by every command.
 func globalFlags() []schema.Flag {
 	return []schema.Flag{
-		{Name: FlagOutput, Control: true, Type: schema.String, Enum: envelope.FormatNames(), Usage: "output format: json, jsonl, tsv, text or id (default: text at a terminal, json otherwise)"},
+		{Name: FlagOutput, Control: true, Type: schema.String, Enum: envelope.FormatNames(), Usage: "output format: json, jsonl, tsv, text or id (default: json for an agent, text otherwise)"},
 		{Name: FlagSchema, Control: true, Type: schema.Boolean, Usage: "print this command's input and output schema, exit codes and examples, and exit", Default: false},
 		{Name: FlagQuiet, Control: true, Type: schema.Boolean, Usage: "no progress and no diagnostics but errors", Default: false},
 		{Name: FlagVerbose, Control: true, Type: schema.Boolean, Usage: "debug diagnostics on stderr", Default: false},
@@ -96,6 +96,11 @@ func Prepare(root *schema.Command, opts ...Option) error {
 	root.Flags = appendMissing(root.Flags, []schema.Flag{{Name: FlagVersion, Control: true, Type: schema.Boolean, Default: false, Usage: "print the version"}}, false)
 	if root.Sub(DescribeCommand) == nil {
 		root.Commands = append(root.Commands, describeNode())
+	}
+	if c := root.Sub("completion"); c != nil && !c.Declared && !c.Builtin {
+		// The app's own completion command prints a script for a shell to
+		// source, whoever runs it.
+		c.Walk(func(n *schema.Command) { n.Passthrough = true })
 	}
 	var cfg config
 	for _, o := range opts {

@@ -79,17 +79,27 @@ type Value struct {
 // framework keeps the error printing, usage and exit handling the app gave
 // it.
 //
+// AppMain is set when the app's own main reports the error Execute returns
+// (see [Exec]): then the framework prints nothing beyond what it prints
+// itself, and keeps the exit handling the app gave it; otherwise an error
+// it returns is reported as an app's main conventionally does.
+//
 // A nil writer leaves the framework's as the app set it (the process's own
 // streams, as Main runs); a writer given replaces it: Stdout for output,
 // Stderr for diagnostics, Help for help text.
 //
-// Hide tells the framework which commands to leave out of help (those an
-// agent does not see, when an agent asks).
+// Builtins is set when help lists Duet's built-in flags and commands: for
+// an agent and for a ported command. For a person or a script running a
+// command nobody ported they are left out, so that the app's help stays
+// as it was, byte for byte. Hide tells the framework which commands to
+// leave out of help (those an agent does not see, when an agent asks).
 type Streams struct {
-	Answer bool
-	Stdin  io.Reader
-	Stdout io.Writer
-	Stderr io.Writer
-	Help   io.Writer
-	Hide   func(*schema.Command) bool
+	Answer   bool
+	AppMain  bool
+	Builtins bool
+	Stdin    io.Reader
+	Stdout   io.Writer
+	Stderr   io.Writer
+	Help     io.Writer
+	Hide     func(*schema.Command) bool
 }

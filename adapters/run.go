@@ -45,7 +45,10 @@ type invocation struct {
 
 	sigs     <-chan os.Signal // SIGINT, SIGTERM and SIGPIPE, when the invocation answers
 	stopSigs func()
-	capture  *capture // what the command writes to stdout itself, for an agent's envelope
+
+	appMain bool     // the app's own main reports a faithful run's error (Exec)
+	appErr  error    // what the framework returned to it
+	capture *capture // what the command writes to stdout itself, for an agent's envelope
 
 	ran atomic.Bool // an action started; written by the command's goroutine
 
@@ -63,12 +66,45 @@ type invocationKey struct{}
 // the adapters' App has), they apply first and opts after them: an extension
 // given to Wrap runs whoever runs the app.
 func Run(ctx context.Context, fw Framework, args []string, opts ...Option) int {
+	inv := newInvocation(fw, opts)
+	defer inv.restoreCapture()
+	return inv.run(ctx, args)
+}
+
+func newInvocation(fw Framework, opts []Option) *invocation {
 	if w, ok := fw.(interface{ Options() []Option }); ok {
 		opts = append(slices.Clip(w.Options()), opts...)
 	}
-	inv := &invocation{cfg: newConfig(opts), fw: fw, root: fw.Tree(), start: time.Now()}
-	defer inv.restoreCapture()
-	return inv.run(ctx, args)
+	return &invocation{cfg: newConfig(opts), fw: fw, root: fw.Tree(), start: time.Now()}
+}
+
+// Exec runs one invocation for an app that keeps its own main: a drop-in
+// for the framework's own cmd.Run(ctx, os.Args) (urfave) or cmd.Execute()
+// (cobra). A command that runs as the app would without Duet — an unported
+// command for a person or a script — returns what the framework returns,
+// for the app's main to report as it always has. When the lifecycle
+// answers instead (an agent, a ported command, a Duet built-in), the answer
+// is written, and Exec exits the process with the answer's exit code unless
+// it is 0: the app's main must not report the error a second time.
+//
+// wrap is the adapter's Wrap of the app; a declaration that does not hold is
+// returned.
+func Exec[F Framework](ctx context.Context, wrap func() (F, error), args []string, opts ...Option) error {
+	fw, err := wrap()
+	if err != nil {
+		return err
+	}
+	inv := newInvocation(fw, opts)
+	inv.appMain = true
+	code := inv.run(ctx, args)
+	inv.restoreCapture()
+	switch {
+	case inv.appErr != nil || code == 0:
+		return inv.appErr
+	default:
+		os.Exit(code)
+		return nil
+	}
 }
 
 func (inv *invocation) run(ctx context.Context, args []string) int {
@@ -259,6 +295,9 @@ func (inv *invocation) faithful(ctx context.Context, args []string) (exit int) {
 	if err == nil {
 		return int(exitcode.Success)
 	}
+	if inv.appMain {
+		inv.appErr = err
+	}
 	var coded interface{ ExitCode() int }
 	if errors.As(err, &coded) {
 		return coded.ExitCode()
@@ -374,8 +413,11 @@ func helpArgs(args []string) []string {
 // framework's.
 func (inv *invocation) streams() Streams {
 	agent, human := inv.mode.Agent, inv.human
+	answers := inv.answers()
 	s := Streams{
-		Answer: inv.answers(),
+		Answer:   answers,
+		AppMain:  inv.appMain,
+		Builtins: answers,
 		Hide: func(c *schema.Command) bool {
 			return !human && !c.VisibleTo(agent)
 		},

@@ -112,6 +112,8 @@ type App struct {
 
 	// The app's own settings, which a person and a script get.
 	silenceErrors, silenceUsage bool
+
+	builtins []func(show bool) // shows or hides each of Duet's built-ins in help
 }
 
 // Wrap prepares root for Duet: it reads the command tree and every
@@ -145,6 +147,20 @@ func Main(root *cobra.Command, opts ...Option) {
 		args = given
 	}
 	adapters.Main(func() (*App, error) { return Wrap(root, opts...) }, args)
+}
+
+// Exec is a drop-in for root.Execute(), for an app that keeps its own main:
+// it parses the process's arguments, or those the app gave root.SetArgs,
+// and returns what Execute returns from a command that runs as it would
+// without Duet, for the main to report as before (see adapters.Exec).
+//
+//	if err := duetcobra.Exec(root); err != nil { os.Exit(1) } // was root.Execute()
+func Exec(root *cobra.Command, opts ...Option) error {
+	args := os.Args[1:]
+	if given, ok := argsSet(root); ok {
+		args = given
+	}
+	return adapters.Exec(context.Background(), func() (*App, error) { return Wrap(root, opts...) }, args)
 }
 
 // argsSet returns the arguments the app gave root.SetArgs, which cobra keeps
@@ -183,6 +199,9 @@ func (a *App) Execute(ctx context.Context, args []string, s adapters.Streams) er
 	}
 	if s.Stderr != nil {
 		a.root.SetErr(s.Stderr)
+	}
+	for _, show := range a.builtins {
+		show(s.Builtins)
 	}
 	// When the lifecycle answers, it writes every error; otherwise cobra
 	// prints its own, as the app set it to.
@@ -463,13 +482,16 @@ func (a *App) install(cmd *cobra.Command, n *schema.Command) {
 func (a *App) addBuiltins(cmd *cobra.Command, n *schema.Command) {
 	for i := range n.Flags {
 		if f := &n.Flags[i]; f.Builtin {
-			addFlag(cmd, f)
+			if flag := addFlag(cmd, f); flag != nil {
+				a.builtins = append(a.builtins, func(show bool) { flag.Hidden = f.Hidden || !show })
+			}
 		}
 	}
 	for _, sub := range n.Commands {
 		switch {
 		case sub.Builtin:
 			c := &cobra.Command{Use: sub.Name, Short: sub.Usage, Hidden: sub.Hidden, Aliases: sub.Aliases}
+			a.builtins = append(a.builtins, func(show bool) { c.Hidden = sub.Hidden || !show })
 			if sub.Runnable {
 				c.Run = func(*cobra.Command, []string) {} // never called: the lifecycle runs it
 			}
@@ -504,15 +526,16 @@ func setter(c *cobra.Command) adapters.Setter {
 	}
 }
 
-// addFlag gives cobra one of Duet's built-ins. Its value is read by the
-// lifecycle; cobra only has to accept it.
-func addFlag(cmd *cobra.Command, f *schema.Flag) {
+// addFlag gives cobra one of Duet's built-ins, and returns it, or nil when
+// cmd has a flag of that name. Its value is read by the lifecycle; cobra
+// only has to accept it.
+func addFlag(cmd *cobra.Command, f *schema.Flag) *pflag.Flag {
 	fs := cmd.Flags()
 	if f.Persistent {
 		fs = cmd.PersistentFlags()
 	}
 	if fs.Lookup(f.Name) != nil || cmd.Flags().Lookup(f.Name) != nil {
-		return
+		return nil
 	}
 	switch f.Type {
 	case schema.Boolean:
@@ -526,7 +549,9 @@ func addFlag(cmd *cobra.Command, f *schema.Flag) {
 		v, _ := f.Default.(string)
 		fs.String(f.Name, v, f.Usage)
 	}
-	fs.Lookup(f.Name).Hidden = f.Hidden
+	flag := fs.Lookup(f.Name)
+	flag.Hidden = f.Hidden
+	return flag
 }
 
 // sameFunc reports whether two functions are the same top-level function.

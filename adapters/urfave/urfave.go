@@ -78,8 +78,9 @@ type App struct {
 	hooks   map[*cli.Command]hooks
 	exitErr cli.ExitErrHandlerFunc
 
-	notFound   string          // set by CommandNotFound, which cannot return an error
-	completing *schema.Command // a shell asking urfave for completion candidates
+	builtins   []func(show bool) // shows or hides each of Duet's built-ins in help
+	notFound   string            // set by CommandNotFound, which cannot return an error
+	completing *schema.Command   // a shell asking urfave for completion candidates
 }
 
 type hooks struct {
@@ -110,9 +111,22 @@ func Run(ctx context.Context, root *cli.Command, args []string, opts ...Option) 
 }
 
 // Main runs the app with the process's arguments and exits with its code. A
-// declaration that does not hold is reported on stderr with exit code 1.
+// declaration that does not hold is reported on stderr with exit code 1. An
+// error a command nobody ported returns is printed on stderr, exit code 1
+// (an ExitCoder's own), as most mains print what root.Run returns; an app
+// whose main reports errors its own way uses Exec instead.
 func Main(root *cli.Command, opts ...Option) {
 	adapters.Main(func() (*App, error) { return Wrap(root, opts...) }, os.Args[1:])
+}
+
+// Exec is a drop-in for root.Run(ctx, osArgs), for an app that keeps its own
+// main: osArgs are the program's name and its arguments, as os.Args, and an
+// error from a command that runs as it would without Duet is returned for
+// the main to report as before (see adapters.Exec).
+//
+//	if err := urfave.Exec(ctx, root, os.Args); err != nil { ... } // was root.Run(ctx, os.Args)
+func Exec(ctx context.Context, root *cli.Command, osArgs []string, opts ...Option) error {
+	return adapters.Exec(ctx, func() (*App, error) { return Wrap(root, opts...) }, osArgs[min(1, len(osArgs)):])
 }
 
 // Run runs one invocation and returns its exit code.
@@ -139,6 +153,9 @@ func (a *App) Execute(ctx context.Context, args []string, s adapters.Streams) er
 	if s.Stderr != nil {
 		root.ErrWriter = s.Stderr
 	}
+	for _, show := range a.builtins {
+		show(s.Builtins)
+	}
 	for cmd, node := range a.nodes {
 		if node.Parent != nil && s.Hide(node) {
 			cmd.Hidden = true
@@ -160,8 +177,8 @@ func (a *App) Execute(ctx context.Context, args []string, s adapters.Streams) er
 	switch {
 	case s.Answer:
 		root.ExitErrHandler = func(context.Context, *cli.Command, error) {}
-	case a.exitErr != nil:
-		root.ExitErrHandler = a.exitErr
+	case a.exitErr != nil || s.AppMain:
+		root.ExitErrHandler = a.exitErr // the app's own, or urfave's
 	default:
 		root.ExitErrHandler = func(_ context.Context, _ *cli.Command, err error) { reportExit(errOut, err) }
 	}
@@ -169,7 +186,7 @@ func (a *App) Execute(ctx context.Context, args []string, s adapters.Streams) er
 	switch {
 	case s.Answer && err == nil && a.notFound != "":
 		return fmt.Errorf("unknown command %q", a.notFound)
-	case !s.Answer && err != nil && !reported(err):
+	case !s.Answer && !s.AppMain && err != nil && !reported(err):
 		fmt.Fprintln(errOut, err) // as an app's main does with what Run returns
 	}
 	return err
@@ -220,6 +237,10 @@ func (a *App) Classify(err error) *envelope.Error {
 		p.Code, p.Field = "UNKNOWN_FLAG", after("flag provided but not defined: -")
 	case strings.Contains(msg, "flag needs an argument: "):
 		p.Code, p.Field = "MISSING_FLAG_VALUE", strings.TrimLeft(after("flag needs an argument: "), "-")
+	case strings.HasPrefix(msg, "invalid value ") && strings.Contains(msg, " for argument "):
+		p.Code = "INVALID_ARGUMENT"
+		_, rest, _ := strings.Cut(msg, " for argument ")
+		p.Field, _, _ = strings.Cut(rest, ":")
 	case strings.HasPrefix(msg, "invalid value "):
 		p.Code = "INVALID_FLAG_VALUE"
 		if _, rest, ok := strings.Cut(msg, " for flag -"); ok {
@@ -574,13 +595,16 @@ func (a *App) install(cmd *cli.Command, n *schema.Command) {
 func (a *App) addBuiltins(cmd *cli.Command, n *schema.Command) {
 	for _, f := range n.Flags {
 		if f.Builtin && flagNamed(cmd.Flags, f.Name) == nil {
-			cmd.Flags = append(cmd.Flags, cliFlag(f))
+			flag, hide := cliFlag(f)
+			cmd.Flags = append(cmd.Flags, flag)
+			a.builtins = append(a.builtins, func(show bool) { hide(f.Hidden || !show) })
 		}
 	}
 	for _, sub := range n.Commands {
 		switch {
 		case sub.Builtin:
 			c := &cli.Command{Name: sub.Name, Usage: sub.Usage, Hidden: sub.Hidden, Aliases: sub.Aliases}
+			a.builtins = append(a.builtins, func(show bool) { c.Hidden = sub.Hidden || !show })
 			if sub.Runnable {
 				c.Action = func(context.Context, *cli.Command) error { return nil } // never called: the lifecycle runs it
 			}
@@ -604,19 +628,24 @@ func setter(c *cli.Command) adapters.Setter {
 
 // cliFlag makes a urfave flag for one of Duet's built-ins, so that help lists
 // it. Their values are read by the lifecycle; urfave only has to accept them.
-func cliFlag(f schema.Flag) cli.Flag {
+// and a function that hides it in help or shows it.
+func cliFlag(f schema.Flag) (cli.Flag, func(hidden bool)) {
 	local := !f.Persistent
 	switch f.Type {
 	case schema.Boolean:
-		return &cli.BoolFlag{Name: f.Name, Usage: f.Usage, Hidden: f.Hidden, Local: local}
+		c := &cli.BoolFlag{Name: f.Name, Usage: f.Usage, Hidden: f.Hidden, Local: local}
+		return c, func(h bool) { c.Hidden = h }
 	case schema.Integer:
 		v, _ := f.Default.(int)
-		return &cli.IntFlag{Name: f.Name, Usage: f.Usage, Hidden: f.Hidden, Local: local, Value: v}
+		c := &cli.IntFlag{Name: f.Name, Usage: f.Usage, Hidden: f.Hidden, Local: local, Value: v}
+		return c, func(h bool) { c.Hidden = h }
 	case schema.Array:
-		return &cli.StringSliceFlag{Name: f.Name, Usage: f.Usage, Hidden: f.Hidden, Local: local}
+		c := &cli.StringSliceFlag{Name: f.Name, Usage: f.Usage, Hidden: f.Hidden, Local: local}
+		return c, func(h bool) { c.Hidden = h }
 	default:
 		v, _ := f.Default.(string)
-		return &cli.StringFlag{Name: f.Name, Usage: f.Usage, Hidden: f.Hidden, Local: local, Value: v}
+		c := &cli.StringFlag{Name: f.Name, Usage: f.Usage, Hidden: f.Hidden, Local: local, Value: v}
+		return c, func(h bool) { c.Hidden = h }
 	}
 }
 
