@@ -232,8 +232,12 @@ func ForAgent(t testing.TB, wrapped string, c Case) (Envelope, Outcome) {
 }
 
 // Printed returns what an envelope holds of a command's own output: the
-// text in data.stdout, or the JSON document data is.
+// text in data.stdout, or the JSON document data is ("" for null: the
+// command printed nothing).
 func (e Envelope) Printed() string {
+	if string(e.Data) == "null" {
+		return ""
+	}
 	var text struct {
 		Stdout *string `json:"stdout"`
 	}
