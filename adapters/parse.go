@@ -369,29 +369,31 @@ func (c *call) checkGroups() {
 	}
 }
 
+// checkBuiltins checks the values of Duet's own flags; an app flag of the
+// same name is the app's to check.
 func (c *call) checkBuiltins() {
-	if c.has(FlagTimeout) {
-		if d, err := time.ParseDuration(c.last(FlagTimeout)); err == nil && d < 0 {
+	if v, ok := c.opt(FlagTimeout); ok {
+		if d, err := time.ParseDuration(v); err == nil && d < 0 {
 			c.problem("INVALID_FLAG_VALUE", FlagTimeout, "--timeout must not be negative")
 		}
 	}
-	if c.has(FlagLimit) {
-		if n, err := strconv.Atoi(c.last(FlagLimit)); err == nil && n < 0 {
+	if v, ok := c.opt(FlagLimit); ok {
+		if n, err := strconv.Atoi(v); err == nil && n < 0 {
 			c.problem("INVALID_FLAG_VALUE", FlagLimit, "--limit must be 0 (all) or more, not %d", n)
 		}
 	}
-	if c.has(FlagCursor) {
-		if _, err := envelope.DecodeCursor(c.last(FlagCursor)); err != nil {
+	if v, ok := c.opt(FlagCursor); ok {
+		if _, err := envelope.DecodeCursor(v); err != nil {
 			e := envelope.As(err)
 			c.problems = append(c.problems, envelope.FieldError{Code: e.Code, Field: FlagCursor, Message: e.Message, Suggestion: e.Suggestion})
 		}
 	}
-	if fields := c.values[FlagFields]; len(fields) > 0 && c.node.Meta.Output != nil {
+	if _, ok := c.opt(FlagFields); ok && c.node.Meta.Output != nil {
 		// An output schema that cannot be built names no fields to check
 		// against; --schema and describe report it.
 		s, _ := c.node.OutputSchema()
 		known := s.Properties()
-		for _, f := range fields {
+		for _, f := range c.values[FlagFields] {
 			if len(known) > 0 && !slices.Contains(known, f) {
 				c.problem("UNKNOWN_FIELD", FlagFields, "--fields: %q is not a field of this command's output", f)
 				c.problems[len(c.problems)-1].ValidValues = known

@@ -42,14 +42,6 @@ func (a *App) Parse(args []string) adapters.Parsed {
 	if p.Err != nil {
 		return p
 	}
-	if a.nodes[cmd] == nil && cmd.Name() == "help" && cmd.Parent() == root {
-		// cobra's help command: help for the command its arguments name.
-		p.Help = true
-		if target, _, err := root.Find(rest); err == nil {
-			p.Node = a.node(target)
-		}
-		return p
-	}
 	if cmd.DisableFlagParsing {
 		p.Args = rest
 		return p
@@ -68,6 +60,13 @@ func (a *App) Parse(args []string) adapters.Parsed {
 	}
 	p.Help = p.Help || got.set["help"]
 	p.Version = cmd.Version != "" && got.set["version"]
+	if p.Err == nil && a.nodes[cmd] == nil && cmd.Name() == "help" && cmd.Parent() == root {
+		// cobra's help command: help for the command its arguments name.
+		p.Help, p.Args = true, nil
+		if target, _, err := root.Find(fs.Args()); err == nil {
+			p.Node = a.node(target)
+		}
+	}
 	return p
 }
 

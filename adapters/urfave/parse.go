@@ -1,9 +1,12 @@
 package urfave
 
 import (
+	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -21,7 +24,8 @@ import (
 // takes no value, any other the next word unless it has =value; -abc is -a
 // -b -c only with UseShortOptionHandling; a dash before anything but a
 // letter ends the flags; --help, -h, help and h ask for help; a group that
-// cannot run takes no arguments. TestParseAgreesWithUrfave and
+// cannot run takes no arguments; a boolean, number or duration flag
+// refuses a value of another type. TestParseAgreesWithUrfave and
 // FuzzParseAgreesWithUrfave hold it to urfave's own parser.
 func (a *App) Parse(args []string) adapters.Parsed {
 	var p adapters.Parsed
@@ -35,13 +39,11 @@ func (a *App) Parse(args []string) adapters.Parsed {
 		pos, err := r.flags(rest)
 		p.Node, p.Args = a.nodes[cmd], pos
 		if r.help {
-			p.Help = true // shown whatever else is wrong
-			if len(pos) > 0 {
-				if sub := r.command(pos[0]); sub != nil && sub != helpCommand {
-					p.Node = a.nodes[sub]
-				}
+			if err != nil {
+				p.Help = true // cmd's help, whatever else is wrong
+				return p
 			}
-			return p
+			return a.helpFor(p, cmd, r, pos)
 		}
 		if err != nil {
 			p.Err = err
@@ -68,14 +70,7 @@ func (a *App) Parse(args []string) adapters.Parsed {
 			pos = []string{cmd.DefaultCommand} // urfave runs it with no arguments
 		}
 		if sub == helpCommand {
-			// help [command]: help for cmd, or for the subcommand named.
-			p.Help, p.Args = true, nil
-			if len(pos) > 1 {
-				if target := r.command(pos[1]); target != nil && target != helpCommand {
-					p.Node = a.nodes[target]
-				}
-			}
-			return p
+			return a.help(p, cmd, lineage, r, pos[1:])
 		}
 		if sub != nil && a.nodes[sub] == nil && sub.Name == a.completionCommand() {
 			p.Node = a.tree.Sub(sub.Name) // urfave's own completion command
@@ -87,7 +82,7 @@ func (a *App) Parse(args []string) adapters.Parsed {
 		lineage = append(lineage, cmd)
 		cmd, rest = sub, pos[1:]
 	}
-	if !p.Node.Runnable && len(p.Args) > 0 && cmd.CommandNotFound == nil {
+	if !p.Node.Runnable && len(p.Args) > 0 && p.Args[0] != "" && cmd.CommandNotFound == nil {
 		// A group shows help, and refuses a word that names no command.
 		p.Err = fmt.Errorf("No help topic for '%v'", p.Args[0])
 	}
@@ -96,7 +91,36 @@ func (a *App) Parse(args []string) adapters.Parsed {
 
 // helpCommand stands for urfave's help command, which it adds to every
 // command when it runs.
-var helpCommand = &cli.Command{Name: "help", Aliases: []string{"h"}}
+var helpCommand = &cli.Command{Name: "help", Aliases: []string{"h"}, HideHelp: true}
+
+// help reads what follows cmd's help command: its flags (the persistent
+// ones of cmd and its ancestors), then the command help is for, which must
+// be one of cmd's.
+func (a *App) help(p adapters.Parsed, cmd *cli.Command, lineage []*cli.Command, r *reader, args []string) adapters.Parsed {
+	pos, err := a.reader(helpCommand, append(lineage, cmd), &p).flags(args)
+	p.Node, p.Args = a.nodes[cmd], nil
+	if err != nil {
+		p.Err = err
+		return p
+	}
+	return a.helpFor(p, cmd, r, pos)
+}
+
+// helpFor is urfave's help for cmd, asked with the help command or flag:
+// for the subcommand the first argument names, when there is one.
+func (a *App) helpFor(p adapters.Parsed, cmd *cli.Command, r *reader, pos []string) adapters.Parsed {
+	p.Node, p.Args, p.Help = a.nodes[cmd], nil, true
+	if len(pos) == 0 || pos[0] == "" {
+		return p
+	}
+	switch target := r.command(pos[0]); {
+	case target == nil && cmd.CommandNotFound == nil:
+		p.Help, p.Err = false, fmt.Errorf("No help topic for '%v'", pos[0])
+	case target != nil && a.nodes[target] != nil:
+		p.Node = a.nodes[target]
+	}
+	return p
+}
 
 // reader reads one command's part of a command line.
 type reader struct {
@@ -242,8 +266,12 @@ func (r *reader) neutral(name string) *schema.Flag {
 	return nil
 }
 
-// set records that the command line gives the flag f, named name, value.
-func (r *reader) set(f cli.Flag, name, value string) {
+// set records that the command line gives the flag f, named name, value,
+// or returns urfave's refusal of a value its type cannot take.
+func (r *reader) set(f cli.Flag, name, value string) error {
+	if err := r.valid(f, value); err != nil {
+		return fmt.Errorf("invalid value %q for flag -%s: %w", value, name, err)
+	}
 	switch names := f.Names(); {
 	case names[0] == "help":
 		b, _ := parseBool(value)
@@ -255,6 +283,32 @@ func (r *reader) set(f cli.Flag, name, value string) {
 	if sf := r.neutral(name); sf != nil {
 		r.p.Values = append(r.p.Values, adapters.Value{Flag: sf, Value: value})
 	}
+	return nil
+}
+
+// valid checks a value as urfave's own flag types do when they are set:
+// booleans, integers, floats and durations.
+func (r *reader) valid(f cli.Flag, value string) error {
+	if r.isBool(f) {
+		if _, err := strconv.ParseBool(value); err != nil {
+			return errors.New("parse error")
+		}
+		return nil
+	}
+	sf := r.neutral(f.Names()[0])
+	if sf == nil {
+		return nil
+	}
+	var err error
+	switch {
+	case sf.Format == "duration":
+		_, err = time.ParseDuration(value)
+	case sf.Type == schema.Integer:
+		_, err = strconv.ParseInt(value, 0, 64)
+	case sf.Type == schema.Number:
+		_, err = strconv.ParseFloat(value, 64)
+	}
+	return err
 }
 
 func parseBool(s string) (bool, error) {
@@ -310,7 +364,9 @@ func (r *reader) flags(args []string) ([]string, error) {
 		}
 		if f := r.lookup(name); f != nil {
 			if r.isBool(f) {
-				r.set(f, name, cmpOr(value, "true"))
+				if err := r.set(f, name, cmpOr(value, "true")); err != nil {
+					return pos, err
+				}
 				continue
 			}
 			if value == "" && !eq {
@@ -320,7 +376,9 @@ func (r *reader) flags(args []string) ([]string, error) {
 				i++
 				value = args[i]
 			}
-			r.set(f, name, value)
+			if err := r.set(f, name, value); err != nil {
+				return pos, err
+			}
 			continue
 		}
 		if !short {
@@ -343,11 +401,9 @@ func (r *reader) flags(args []string) ([]string, error) {
 			f := r.lookup(string(c))
 			switch {
 			case r.isBool(f):
-				v := value
-				if v == "" {
-					v = "true"
+				if err := r.set(f, string(c), cmpOr(value, "true")); err != nil {
+					return pos, err
 				}
-				r.set(f, string(c), v)
 			case at == last:
 				if value == "" {
 					if i+1 >= len(args) {
@@ -356,7 +412,9 @@ func (r *reader) flags(args []string) ([]string, error) {
 					i++
 					value = args[i]
 				}
-				r.set(f, string(c), value)
+				if err := r.set(f, string(c), value); err != nil {
+					return pos, err
+				}
 			default:
 				return pos, fmt.Errorf("flag needs an argument: %s", string(c))
 			}

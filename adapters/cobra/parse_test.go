@@ -1,0 +1,243 @@
+package cobra_test
+
+import (
+	"bytes"
+	"context"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	duetcobra "github.com/duet-cli/duet/adapters/cobra"
+)
+
+// reading is what a command line came to: the command that ran, with the
+// flags the command line set (by name, as pflag prints their values) and
+// its arguments; or help; or a refusal.
+type reading struct {
+	Path  string
+	Flags map[string]string
+	Args  []string
+	Help  bool
+	Err   string
+}
+
+// parseApp is an app with the kinds of flags and commands pflag and cobra
+// parse differently: booleans, counts, values, slices, optional values,
+// persistent flags, aliases, a group, a root that runs, a command that
+// parses no flags and one that stops at its first argument. ran receives
+// what the command that runs saw.
+func parseApp(ran *reading) *cobra.Command {
+	record := func(cmd *cobra.Command, args []string) {
+		ran.Path = cmd.CommandPath()
+		ran.Flags = map[string]string{}
+		cmd.Flags().Visit(func(f *pflag.Flag) { ran.Flags[f.Name] = f.Value.String() })
+		ran.Args = slices.Clip(args)
+	}
+	root := &cobra.Command{Use: "app", Run: record}
+	root.PersistentFlags().BoolP("verbose", "V", false, "")
+	root.PersistentFlags().StringP("config", "c", "", "")
+	root.Flags().String("local", "", "")
+
+	list := &cobra.Command{Use: "list", Aliases: []string{"ls"}, Run: record}
+	list.Flags().BoolP("all", "a", false, "")
+	list.Flags().CountP("loud", "l", "")
+	list.Flags().IntP("limit", "n", 0, "")
+	list.Flags().StringP("sort", "s", "", "")
+	list.Flags().StringSliceP("tag", "t", nil, "")
+	list.Flags().StringP("color", "C", "auto", "")
+	list.Flags().Lookup("color").NoOptDefVal = "always"
+
+	get := &cobra.Command{Use: "get", Run: record, Args: cobra.MaximumNArgs(1)}
+	get.Flags().StringP("format", "f", "", "")
+
+	remote := &cobra.Command{Use: "remote"}
+	add := &cobra.Command{Use: "add", Run: record}
+	add.Flags().BoolP("force", "f", false, "")
+	remote.AddCommand(add, &cobra.Command{Use: "rm", Run: record})
+
+	raw := &cobra.Command{Use: "raw", DisableFlagParsing: true, Run: record}
+	first := &cobra.Command{Use: "first", Run: record}
+	first.Flags().SetInterspersed(false)
+	first.Flags().BoolP("all", "a", false, "")
+
+	root.AddCommand(list, get, remote, raw, first)
+	return root
+}
+
+// cobraReads runs args through cobra itself.
+func cobraReads(args []string) reading {
+	var r reading
+	app := parseApp(&r)
+	var out bytes.Buffer
+	app.SetOut(&out)
+	app.SetErr(&out)
+	app.SilenceErrors, app.SilenceUsage = true, true
+	app.SetArgs(args)
+	switch err := app.Execute(); {
+	case err != nil:
+		return reading{Err: strings.SplitN(err.Error(), "\n", 2)[0]}
+	case r.Path == "":
+		return reading{Help: true}
+	}
+	return r
+}
+
+// duetReads is what Parse says cobra will do with args: the flags it reads
+// are set on a fresh app's own, for pflag to print as it does.
+func duetReads(t testing.TB, args []string) reading {
+	var unused reading
+	app, err := duetcobra.Wrap(parseApp(&unused))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := app.Parse(args)
+	if p.Err != nil {
+		return reading{Err: strings.SplitN(p.Err.Error(), "\n", 2)[0]}
+	}
+	if p.Help || !p.Node.Runnable {
+		return reading{Help: true}
+	}
+	fresh := parseApp(&unused)
+	cmd, _, err := fresh.Find(p.Node.Path)
+	if err != nil {
+		t.Fatalf("Parse chose %q, which cobra cannot find: %v", p.Node.DotPath(), err)
+	}
+	cmd.InitDefaultHelpFlag() // merges the persistent flags
+	r := reading{Path: cmd.CommandPath(), Flags: map[string]string{}, Args: p.Args}
+	for _, v := range p.Values {
+		if err := cmd.Flags().Set(v.Flag.Name, v.Value); err != nil {
+			return reading{Err: "(invalid value)"}
+		}
+	}
+	cmd.Flags().Visit(func(f *pflag.Flag) { r.Flags[f.Name] = f.Value.String() })
+	if r.Args == nil {
+		r.Args = []string{}
+	}
+	return r
+}
+
+// wrappedRuns runs args through the app wrapped with Duet, for a script or
+// (agent) for an agent, and returns what its command saw, if one ran.
+func wrappedRuns(agent bool, args []string) reading {
+	var r reading
+	var out bytes.Buffer
+	opts := []duetcobra.Option{duetcobra.WithStdio(strings.NewReader(""), &out, &out), duetcobra.WithEnv(nil), duetcobra.WithTerminal(false, false, false)}
+	if agent {
+		opts = append(opts, duetcobra.WithSpecStrict())
+	}
+	duetcobra.Run(context.Background(), parseApp(&r), args, opts...)
+	return r
+}
+
+// agree fails the test unless Parse reads args as cobra does, and the
+// app's command, when cobra runs it, sees the same flags and arguments
+// wrapped — for a script and for an agent — as unwrapped.
+func agree(t testing.TB, args []string) {
+	t.Helper()
+	want, got := cobraReads(args), duetReads(t, args)
+	if want.Path != "" {
+		for _, agent := range []bool{false, true} {
+			if diff := cmp.Diff(want, wrappedRuns(agent, args)); diff != "" {
+				t.Errorf("%q, wrapped (agent %v): the command saw (-unwrapped +wrapped):\n%s", args, agent, diff)
+			}
+		}
+	}
+	if want.Args == nil && want.Path != "" {
+		want.Args = []string{}
+	}
+	if strings.HasPrefix(want.Err, "invalid argument") || got.Err == "(invalid value)" || strings.Contains(want.Err, "arg(s)") {
+		// A flag refused its value, or the command its arguments, after
+		// parsing: Parse sets no flag and validates no argument count.
+		return
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("%q (-cobra +Parse):\n%s", args, diff)
+	}
+}
+
+var parseCases = [][]string{
+	{},
+	{"x", "y"},
+	{"--local", "v", "x"},
+	{"list"},
+	{"ls", "-al"},
+	{"list", "-lll", "-a"},
+	{"list", "-n3", "x"},
+	{"list", "-an3"},
+	{"list", "-n", "-3"},
+	{"list", "--limit=4", "--limit", "5"},
+	{"list", "-t", "a,b", "--tag", "c"},
+	{"list", "-C"},
+	{"list", "-C", "never"},
+	{"list", "--color=never"},
+	{"list", "-Cnever"},
+	{"list", "--all=false", "-a=true"},
+	{"list", "--", "-a"},
+	{"list", "x", "-a", "y"},
+	{"list", "-z"},
+	{"list", "-az"},
+	{"list", "--bogus"},
+	{"list", "-n"},
+	{"--verbose", "list"},
+	{"-V", "ls", "-a"},
+	{"-c", "cfg", "get", "-f", "json", "name"},
+	{"get", "--config=cfg"},
+	{"get", "-c"},
+	{"remote"},
+	{"remote", "add", "-f", "origin"},
+	{"remote", "-V", "add", "origin", "--force"},
+	{"remote", "nope"},
+	{"nope"},
+	{"raw", "-a", "--bogus", "x"},
+	{"first", "x", "-a"},
+	{"first", "-a", "x", "-a"},
+	{"help"},
+	{"help", "list"},
+	{"list", "--help"},
+	{"-h"},
+	{"list", "-ah"},
+	{"remote", "add", "-h"},
+	{"--config", "list", "list"},
+}
+
+// TestParseAgreesWithCobra holds Parse to cobra's own parsing: for every
+// command line, the same command, flags and arguments, or the same refusal.
+func TestParseAgreesWithCobra(t *testing.T) {
+	for _, args := range parseCases {
+		agree(t, args)
+	}
+}
+
+var words = []string{
+	"list", "ls", "get", "remote", "add", "rm", "raw", "first", "help", "nope", "x",
+	"-a", "-l", "-al", "-lll", "-n", "-n3", "3", "-3", "--limit", "--limit=3", "-C", "never", "--color=never",
+	"-t", "a,b", "--tag", "--all=false", "--verbose", "-V", "-c", "cfg", "--config=cfg", "--local",
+	"--", "-", "--bogus", "-z", "--help", "-h", "-f", "--force", "json", "--format", "",
+}
+
+// FuzzParseAgreesWithCobra: any command line made of words.
+func FuzzParseAgreesWithCobra(f *testing.F) {
+	for _, args := range parseCases {
+		var seed []byte
+		for _, a := range args {
+			if i := slices.Index(words, a); i >= 0 {
+				seed = append(seed, byte(i))
+			}
+		}
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if len(b) > 12 {
+			b = b[:12]
+		}
+		args := []string{}
+		for _, c := range b {
+			args = append(args, words[int(c)%len(words)])
+		}
+		agree(t, args)
+	})
+}
