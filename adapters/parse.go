@@ -223,6 +223,14 @@ func (c *call) refusal(e *envelope.Error) {
 			if f := c.node.Flag(p.Field); f != nil {
 				p.Field, p.Message = f.Name, fmt.Sprintf("flag --%s needs a value", f.Name)
 			}
+		case "INVALID_FLAG_VALUE":
+			quoted, _ := strconv.QuotedPrefix(strings.TrimPrefix(p.Message, "invalid value "))
+			v, err := strconv.Unquote(quoted)
+			if f := c.node.Flag(p.Field); f != nil && err == nil {
+				if err := checkType(f, v); err != nil {
+					p.Field, p.Message = f.Name, fmt.Sprintf("invalid value %q for flag --%s: %v", v, f.Name, err)
+				}
+			}
 		}
 		switch p.Code {
 		case "UNKNOWN_COMMAND":

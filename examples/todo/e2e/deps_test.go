@@ -1,0 +1,10 @@
+package e2e
+
+// The binaries are built as the tests run; importing what they are built
+// from makes go test's cache miss whenever it changes.
+import (
+	_ "github.com/duet-cli/duet/adapters/cobra"
+	_ "github.com/duet-cli/duet/adapters/mcp"
+	_ "github.com/duet-cli/duet/adapters/urfave"
+	_ "github.com/duet-cli/duet/examples/todo/internal/commands"
+)
