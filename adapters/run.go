@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"os/signal"
@@ -133,6 +134,9 @@ func (inv *invocation) run(ctx context.Context, args []string) int {
 	}
 	inv.sigs, inv.stopSigs = inv.signals()
 	defer inv.stopSigs()
+	if mode.Agent {
+		inv.warnDeprecated()
+	}
 	profileErr := inv.applyProfile()
 	c.check(inv.classify, cfg.lookupEnv, inv.profiles.valueOf)
 	if modeErr != nil && output == "" { // a bad --output is refused as the flag's enum
@@ -254,6 +258,20 @@ func (inv *invocation) answers() bool {
 		}
 	}
 	return false
+}
+
+// warnDeprecated tells an agent, in the envelope, that the command or a
+// flag it gave is deprecated (the framework tells a person on stderr).
+func (inv *invocation) warnDeprecated() {
+	c := inv.call
+	if n := c.node; n.Deprecated != "" {
+		inv.warn("DEPRECATED", fmt.Sprintf("command %q is deprecated", n.DotPath()), n.Deprecated)
+	}
+	for _, name := range slices.Sorted(maps.Keys(c.flags)) {
+		if f := c.flags[name]; f.Deprecated != "" {
+			inv.warn("DEPRECATED", fmt.Sprintf("flag --%s is deprecated", f.Name), f.Deprecated)
+		}
+	}
 }
 
 // ownStreams reports whether the invocation's streams are the process's

@@ -67,7 +67,7 @@ func (c *Command) document(agent, input bool) (Doc, error) {
 	flags := c.visibleFlags()
 	d := Doc{
 		Command:              c.DotPath(),
-		Description:          c.Usage,
+		Description:          deprecated(c.Usage, c.Deprecated),
 		Aliases:              c.Aliases,
 		DangerLevel:          c.Danger(),
 		Audience:             c.Meta.Audience,
@@ -105,7 +105,7 @@ func (f *Flag) entry() FlagEntry {
 	e := FlagEntry{
 		Type:        string(f.Type),
 		Required:    f.Required,
-		Description: f.Usage,
+		Description: deprecated(f.Usage, f.Deprecated),
 		Default:     f.Default,
 		Short:       f.Short,
 		Env:         f.Env,

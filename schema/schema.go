@@ -160,6 +160,18 @@ type Flag struct {
 	// one shape, does not take it.
 	Control bool
 	Profile bool // may be saved in a profile
+	// Deprecated, when set, says what to use instead; the framework warns
+	// when the flag is given.
+	Deprecated string
+}
+
+// deprecated appends what to use instead to a description, when the thing
+// described is deprecated.
+func deprecated(usage, instead string) string {
+	if instead == "" {
+		return usage
+	}
+	return strings.TrimSpace(usage + " (deprecated: " + instead + ")")
 }
 
 // TakesValue reports whether the flag consumes a value on the command line.

@@ -124,3 +124,22 @@ func (r *Result) AssertOutputSchema(t testing.TB) {
 		t.Errorf("%q: data does not match its declared output schema: %v", cmd.DotPath(), err)
 	}
 }
+
+// Undeclared returns the dot paths of fw's commands still to port: the
+// runnable commands of the app that declare nothing to Duet (see the
+// adapter's Annotate) or no danger level. An app adopting Duet starts with
+// every command here; a test can hold the list to what is left to port, or
+// to nothing:
+//
+//	if left := adaptertest.Undeclared(app); len(left) > 0 {
+//		t.Errorf("commands not yet declared: %v", left)
+//	}
+func Undeclared(fw adapters.Framework) []string {
+	var left []string
+	fw.Tree().Walk(func(c *schema.Command) {
+		if c.Runnable && !c.Builtin && !c.Passthrough && (!c.Declared || c.Danger() == schema.Unknown) {
+			left = append(left, c.DotPath())
+		}
+	})
+	return left
+}

@@ -337,7 +337,7 @@ func (a *App) addCobraCommands() {
 }
 
 func flagOf(f *pflag.Flag, persistent bool) schema.Flag {
-	sf := schema.Flag{Name: f.Name, Short: f.Shorthand, Usage: f.Usage, Hidden: f.Hidden, Persistent: persistent}
+	sf := schema.Flag{Name: f.Name, Short: f.Shorthand, Usage: f.Usage, Hidden: f.Hidden, Persistent: persistent, Deprecated: f.Deprecated}
 	sf.Type, sf.Items, sf.Format = typeOf(f.Value.Type())
 	sf.Count = f.Value.Type() == "count"
 	sf.Required = slices.Contains(f.Annotations[cobra.BashCompOneRequiredFlag], "true")

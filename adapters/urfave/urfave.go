@@ -389,6 +389,9 @@ func flagOf(f cli.Flag) schema.Flag {
 		sf.Items = schema.String
 	}
 	sf.Default = defaultOf(f, sf)
+	if d, ok := f.(cli.DeprecatedFlag); ok {
+		sf.Deprecated = d.GetDeprecated()
+	}
 	return sf
 }
 

@@ -110,11 +110,13 @@ func TestAgent(t *testing.T) {
 		stdin string
 		exit  int
 		code  string // error.code when it fails
+		warn  string // the start of its one warning
 	}{
 		{args: []string{"t.txt"}},
 		{args: []string{"top", "-n2", "t.txt"}},
 		{args: []string{"count"}, stdin: text},
-		{args: []string{"words", "t.txt"}},
+		{args: []string{"words", "t.txt"}, warn: `DEPRECATED: command "words" is deprecated. Next: use 'tally count -w'`},
+		{args: []string{"count", "--bytes", "t.txt"}, warn: "DEPRECATED: flag --bytes is deprecated. Next: use -c"},
 		{args: []string{"version"}},
 		{args: []string{"missing.txt"}, exit: 5, code: "NOT_FOUND"},
 		{args: []string{"top", "a", "b"}, exit: 2, code: "WRONG_ARGUMENT_COUNT"},
@@ -138,6 +140,9 @@ func TestAgent(t *testing.T) {
 					t.Errorf("error.code %q, want %q\n%s", e.Code, tt.code, o.Stdout)
 				}
 				return
+			}
+			if tt.warn != "" && (len(env.Warnings) != 1 || !strings.HasPrefix(env.Warnings[0], tt.warn)) {
+				t.Errorf("warnings %q, want one starting %q", env.Warnings, tt.warn)
 			}
 			if want := fidelitytest.Run(t, bare, c); env.Printed() != want.Stdout {
 				t.Errorf("data holds %q, want what tally printed: %q", env.Printed(), want.Stdout)
