@@ -42,6 +42,18 @@ const (
 // DefaultLimit is the page size of a list command without --limit.
 const DefaultLimit = 20
 
+// isBuiltinFlag reports whether name is the name of one of Duet's built-in
+// flags, on any command.
+func isBuiltinFlag(name string) bool {
+	switch name {
+	case FlagOutput, FlagSchema, FlagHuman, FlagQuiet, FlagVerbose, FlagTimeout, FlagValidateOnly,
+		FlagFields, FlagYes, FlagDryRun, FlagLimit, FlagCursor, FlagVersion, FlagShowConfig, FlagProfile,
+		FlagEtag, FlagAgentsMD, FlagMCP:
+		return true
+	}
+	return false
+}
+
 // globalFlags are accepted by every command.
 func globalFlags() []schema.Flag {
 	return []schema.Flag{

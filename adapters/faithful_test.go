@@ -29,7 +29,7 @@ func plainApp() *cli.Command {
 		Name:  "plain",
 		Usage: "a plain app",
 		Commands: []*cli.Command{
-			{Name: "hello", Usage: "Say hello", Flags: []cli.Flag{&cli.StringFlag{Name: "name", Value: "world"}},
+			{Name: "hello", Usage: "Say hello", Flags: []cli.Flag{&cli.StringFlag{Name: "name", Value: "world", Sources: cli.EnvVars("PLAIN_NAME")}},
 				Action: func(_ context.Context, cmd *cli.Command) error {
 					fmt.Fprintf(cmd.Root().Writer, "hello, %s\n", cmd.String("name"))
 					return nil
@@ -76,6 +76,7 @@ func TestFaithful(t *testing.T) {
 		want result
 	}{
 		{"output as printed", []string{"hello", "--name", "you"}, result{0, "hello, you\n", ""}},
+		{"a flag of a subcommand from the environment", []string{"hello"}, result{0, "hello, env\n", ""}},
 		{"a plain error as urfave's apps print it", []string{"fail"}, result{1, "", "it broke\n"}},
 		{"an ExitCoder's message and code", []string{"exit"}, result{4, "", "not there\n"}},
 		{"a typed error as Duet shows it", []string{"typed"}, result{5, "", "ERROR [NOT_THERE]: the thing is not there.\n"}},
@@ -84,7 +85,7 @@ func TestFaithful(t *testing.T) {
 	for _, tt := range tests {
 		for _, tty := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/terminal=%v", tt.name, tty), func(t *testing.T) {
-				got := runPlain(t, tty, false, []string{"NO_COLOR=1"}, tt.args...)
+				got := runPlain(t, tty, false, []string{"NO_COLOR=1", "PLAIN_NAME=env"}, tt.args...)
 				if diff := cmp.Diff(tt.want, got, cmp.AllowUnexported(result{})); diff != "" {
 					t.Errorf("(-want +got):\n%s", diff)
 				}
@@ -190,5 +191,33 @@ func TestUnknownDangerIsNotSafe(t *testing.T) {
 	}
 	if err := json.Unmarshal([]byte(r.stdout), &env); err != nil || env.Data.Danger != "unknown" {
 		t.Errorf("danger_level %q (%v), want unknown: %s", env.Data.Danger, err, r.stdout)
+	}
+}
+
+// TestPlainRun: an app nobody ported runs without its command line being
+// read at all, and still gets the flag values the environment it was given
+// holds, at every depth.
+func TestPlainRun(t *testing.T) {
+	newApp := func() *cli.Command {
+		return &cli.Command{Name: "app", Commands: []*cli.Command{{Name: "group", Commands: []*cli.Command{{
+			Name:  "leaf",
+			Flags: []cli.Flag{&cli.StringFlag{Name: "who", Sources: cli.EnvVars("APP_WHO")}},
+			Action: func(_ context.Context, cmd *cli.Command) error {
+				fmt.Fprintln(cmd.Root().Writer, "who:", cmd.String("who"))
+				return nil
+			},
+		}}}}}
+	}
+	for _, args := range [][]string{{"group", "leaf"}, {"group", "leaf", "--who", "flag"}} {
+		var stdout bytes.Buffer
+		code := urfave.Run(context.Background(), newApp(), args, urfave.WithStdio(strings.NewReader(""), &stdout, &bytes.Buffer{}),
+			urfave.WithEnv([]string{"APP_WHO=env"}), urfave.WithTerminal(false, false, false))
+		want := "who: env\n"
+		if len(args) > 2 {
+			want = "who: flag\n"
+		}
+		if code != 0 || stdout.String() != want {
+			t.Errorf("%q: exit %d, stdout %q, want %q", args, code, stdout.String(), want)
+		}
 	}
 }

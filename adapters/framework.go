@@ -28,8 +28,15 @@ import (
 
 // Framework is what an adapter gives the lifecycle.
 type Framework interface {
-	// Tree returns the neutral command tree, built-ins included. It is built
-	// once, before anything runs.
+	// Name returns the tool's name.
+	Name() string
+	// Declared reports whether the app declares anything to Duet (the
+	// adapter's Annotate), without building the tree: an app that does
+	// not runs for a person or a script without its command line being
+	// read, unless a word of it is Duet's.
+	Declared() bool
+	// Tree returns the neutral command tree, built-ins included. It is
+	// built once, on first use, before the command line is read.
 	Tree() *schema.Command
 	// Parse reads args as the framework will when it runs them, without
 	// running anything: the command it chooses, the flags and arguments

@@ -37,19 +37,21 @@ func Invoke(ctx context.Context, action func(context.Context) error) error {
 }
 
 // Preset gives node's flags the values the lifecycle resolved for those the
-// command line left out — today from the environment it was given — through
-// set. An adapter calls it once the framework has chosen node and before the
-// framework checks required flags; it does nothing for any other command, or
-// outside a lifecycle.
+// command line left out — from the environment it was given, or a saved
+// profile — through set. An adapter calls it once the framework has chosen
+// node and before the framework checks required flags; it does nothing for
+// any other command than the one the lifecycle read (any, when it read
+// none: set must then leave alone a flag the command line set), or outside
+// a lifecycle.
 func Preset(ctx context.Context, node *schema.Command, set Setter) error {
 	inv, ok := ctx.Value(invocationKey{}).(*invocation)
 	if !ok {
 		return nil
 	}
-	if node != inv.call.node {
+	if node != inv.call.node && !inv.unread {
 		return nil
 	}
-	for _, p := range inv.presets() {
+	for _, p := range inv.presets(node) {
 		if err := set(p.name, p.value); err != nil {
 			return envelope.Validationf("INVALID_FLAG_VALUE", "flag --%s from %s: %v", p.name, p.source, err).WithField(p.name)
 		}
@@ -59,11 +61,11 @@ func Preset(ctx context.Context, node *schema.Command, set Setter) error {
 
 type preset struct{ name, value, source string }
 
-// presets are the values of flags the command line left out that the
-// lifecycle's environment, or else the applied profile, supplies.
-func (inv *invocation) presets() []preset {
+// presets are the values of node's flags the command line left out that
+// the lifecycle's environment, or else the applied profile, supplies.
+func (inv *invocation) presets(node *schema.Command) []preset {
 	var out []preset
-	for f := range inv.call.node.Accepted() {
+	for f := range node.Accepted() {
 		if inv.call.has(f.Name) || f.Builtin {
 			continue
 		}

@@ -28,6 +28,7 @@ type config struct {
 	signals    <-chan os.Signal
 	extensions []Extension
 	strict     bool
+	envGiven   bool // WithEnv replaced the process environment
 }
 
 type ttys struct{ stdin, stdout, stderr bool }
@@ -54,6 +55,7 @@ func WithEnv(env []string) Option {
 	return func(c *config) {
 		c.lookupEnv = func(k string) (string, bool) { v, ok := m[k]; return v, ok }
 		c.environ = func() []string { return slices.Clone(env) }
+		c.envGiven = true
 	}
 }
 

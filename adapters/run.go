@@ -47,6 +47,7 @@ type invocation struct {
 	sigs     <-chan os.Signal // SIGINT, SIGTERM and SIGPIPE, when the invocation answers
 	stopSigs func()
 
+	unread  bool     // the command line was left to the framework unread (see plain)
 	appMain bool     // the app's own main reports a faithful run's error (Exec)
 	appErr  error    // what the framework returned to it
 	capture *capture // what the command writes to stdout itself, for an agent's envelope
@@ -76,7 +77,7 @@ func newInvocation(fw Framework, opts []Option) *invocation {
 	if w, ok := fw.(interface{ Options() []Option }); ok {
 		opts = append(slices.Clip(w.Options()), opts...)
 	}
-	return &invocation{cfg: newConfig(opts), fw: fw, root: fw.Tree(), start: time.Now()}
+	return &invocation{cfg: newConfig(opts), fw: fw, start: time.Now()}
 }
 
 // Exec runs one invocation for an app that keeps its own main: a drop-in
@@ -110,6 +111,12 @@ func Exec[F Framework](ctx context.Context, wrap func() (F, error), args []strin
 
 func (inv *invocation) run(ctx context.Context, args []string) int {
 	cfg := inv.cfg
+	if inv.plain(args) {
+		inv.root = &schema.Command{Name: inv.fw.Name()} // the tree is not built
+		inv.call, inv.unread = &call{node: inv.root}, true
+		return inv.faithful(ctx, args)
+	}
+	inv.root = inv.fw.Tree()
 	c := inv.parse(args)
 	inv.call = c
 	if c.node.Passthrough {
@@ -197,6 +204,53 @@ func (inv *invocation) run(ctx context.Context, args []string) int {
 		return inv.finish(err)
 	}
 	return inv.execute(ctx, args)
+}
+
+// plain reports whether the command line is plainly the app's alone, so
+// that it runs as without Duet, unread: nothing in the app is declared to
+// Duet, the environment names no agent, and no word of it is Duet's (a
+// built-in flag or command). That is an app on the day it adopts Duet,
+// which then pays for nothing more than the wrapping. (An environment given
+// with WithEnv is Duet's to hand to the framework's flags: that needs the
+// tree.)
+func (inv *invocation) plain(args []string) bool {
+	if inv.fw.Declared() || inv.cfg.envGiven {
+		return false
+	}
+	mode, _ := envelope.Detect(envelope.Signals{
+		Tool: inv.fw.Name(), LookupEnv: inv.cfg.lookupEnv, StdoutTTY: inv.cfg.tty.stdout,
+		Detector: inv.cfg.detector, Strict: inv.cfg.strict,
+	})
+	if mode.Agent {
+		return false
+	}
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		if inv.duetWord(a) {
+			return false
+		}
+	}
+	return true
+}
+
+// duetWord reports whether arg may be one of Duet's built-in flags or
+// commands: -name, --name or --name=value, or the name of a built-in
+// command. It may be the app's own too: the command line is then read.
+func (inv *invocation) duetWord(arg string) bool {
+	if name, _, _ := strings.Cut(strings.TrimLeft(arg, "-"), "="); strings.HasPrefix(arg, "-") {
+		return isBuiltinFlag(name)
+	}
+	if arg == DescribeCommand || arg == ProfileCommand {
+		return true
+	}
+	for _, e := range inv.cfg.extensions {
+		if e.Command.Name == arg {
+			return true
+		}
+	}
+	return false
 }
 
 // parse reads args as the framework does. The framework stops at the first

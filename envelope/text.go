@@ -257,21 +257,43 @@ func RenderTSV(w io.Writer, v any, header bool) error {
 	return err
 }
 
-var tsvEscaper = strings.NewReplacer(`\`, `\\`, "\t", `\t`, "\n", `\n`, "\r", `\r`)
+// tsvEscape escapes what would break a TSV field. (A strings.Replacer would
+// be built at every start of the program, TSV or not.)
+func tsvEscape(s string) string {
+	if !strings.ContainsAny(s, "\\\t\n\r") {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		switch r {
+		case '\\':
+			b.WriteString(`\\`)
+		case '\t':
+			b.WriteString(`\t`)
+		case '\n':
+			b.WriteString(`\n`)
+		case '\r':
+			b.WriteString(`\r`)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
 
 func tsvField(v any) string {
 	switch v := v.(type) {
 	case nil:
 		return ""
 	case string:
-		return tsvEscaper.Replace(strings.ToValidUTF8(v, "\uFFFD"))
+		return tsvEscape(strings.ToValidUTF8(v, "\uFFFD"))
 	case json.Number:
 		return v.String()
 	case bool:
 		return fmt.Sprint(v)
 	default:
 		raw, _ := marshal(plain(v))
-		return tsvEscaper.Replace(string(raw))
+		return tsvEscape(string(raw))
 	}
 }
 

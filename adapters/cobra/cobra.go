@@ -31,6 +31,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -110,10 +111,15 @@ type App struct {
 	cmds  map[*schema.Command]*cobra.Command
 	opts  []Option
 
+	declared bool // the app declares something to Duet: prepared by Wrap
+	once     sync.Once
+	err      error // what prepare found
+
 	// The app's own settings, which a person and a script get.
 	silenceErrors, silenceUsage bool
 
 	builtins []func(show bool) // shows or hides each of Duet's built-ins in help
+	added    bool              // the built-ins are in the app (see addedBuiltins)
 }
 
 // Wrap prepares root for Duet: it reads the command tree and every
@@ -121,15 +127,40 @@ type App struct {
 // naming the command, when a declaration is broken.
 func Wrap(root *cobra.Command, opts ...Option) (*App, error) {
 	a := &App{root: root, nodes: map[*cobra.Command]*schema.Command{}, cmds: map[*schema.Command]*cobra.Command{}, opts: opts,
-		silenceErrors: root.SilenceErrors, silenceUsage: root.SilenceUsage}
-	a.tree = a.build(root, nil)
-	a.addCobraCommands()
-	if err := adapters.Prepare(a.tree, opts...); err != nil {
-		return nil, fmt.Errorf("duet: %s: %w", root.Name(), err)
+		silenceErrors: root.SilenceErrors, silenceUsage: root.SilenceUsage, declared: annotated(root)}
+	if a.declared {
+		if err := a.prepare(); err != nil {
+			return nil, fmt.Errorf("duet: %s: %w", root.Name(), err)
+		}
 	}
-	a.addBuiltins(root, a.tree)
-	a.install(root, a.tree)
 	return a, nil
+}
+
+// annotated reports whether cmd or a command below it was given to Annotate.
+func annotated(cmd *cobra.Command) bool {
+	if declarations(cmd) != nil {
+		return true
+	}
+	for _, sub := range cmd.Commands() {
+		if annotated(sub) {
+			return true
+		}
+	}
+	return false
+}
+
+// prepare builds the tree, checks it and wraps the app's commands, once. An
+// app that declares something is prepared by Wrap, which reports what does
+// not hold; one that declares nothing, when the tree is first needed — what
+// Prepare checks comes from declarations, so it holds.
+func (a *App) prepare() error {
+	a.once.Do(func() {
+		a.tree = a.build(a.root, nil)
+		a.addCobraCommands()
+		a.err = adapters.Prepare(a.tree, a.opts...)
+		a.install(a.root, a.tree)
+	})
+	return a.err
 }
 
 // Run wraps root and runs one invocation with args (without the program name),
@@ -186,8 +217,17 @@ func (a *App) Run(ctx context.Context, args []string) int {
 // it applies (see adapters.Run).
 func (a *App) Options() []Option { return a.opts }
 
+// Name returns the tool's name.
+func (a *App) Name() string { return a.root.Name() }
+
+// Declared reports whether the app declares anything to Duet.
+func (a *App) Declared() bool { return a.declared }
+
 // Tree returns the neutral command tree.
-func (a *App) Tree() *schema.Command { return a.tree }
+func (a *App) Tree() *schema.Command {
+	a.prepare()
+	return a.tree
+}
 
 // Execute lets cobra parse and dispatch.
 func (a *App) Execute(ctx context.Context, args []string, s adapters.Streams) error {
@@ -199,6 +239,9 @@ func (a *App) Execute(ctx context.Context, args []string, s adapters.Streams) er
 	}
 	if s.Stderr != nil {
 		a.root.SetErr(s.Stderr)
+	}
+	if s.Builtins {
+		a.addedBuiltins()
 	}
 	for _, show := range a.builtins {
 		show(s.Builtins)
@@ -473,6 +516,18 @@ func (a *App) install(cmd *cobra.Command, n *schema.Command) {
 			c.SilenceErrors, c.SilenceUsage = true, true
 		}
 		return err
+	}
+}
+
+// addedBuiltins gives the app Duet's built-in flags and commands, once:
+// when a command line is read (Parse), or help lists them. A run the
+// lifecycle leaves to the app without reading its command line — nothing
+// ported, no Duet flag given — never pays for them.
+func (a *App) addedBuiltins() {
+	a.prepare()
+	if !a.added {
+		a.added = true
+		a.addBuiltins(a.root, a.tree)
 	}
 }
 

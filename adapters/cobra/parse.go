@@ -18,6 +18,7 @@ import (
 // command, and pflag's own parser reads its flags — into stand-ins for the
 // flags' values, so that nothing the app holds is set before cobra sets it.
 func (a *App) Parse(args []string) adapters.Parsed {
+	a.addedBuiltins()
 	root := a.root
 	if len(args) > 0 {
 		if n := a.tree.Sub(args[0]); n != nil && n.Passthrough {

@@ -28,6 +28,7 @@ import (
 // refuses a value of another type. TestParseAgreesWithUrfave and
 // FuzzParseAgreesWithUrfave hold it to urfave's own parser.
 func (a *App) Parse(args []string) adapters.Parsed {
+	a.addedBuiltins()
 	var p adapters.Parsed
 	if a.root.EnableShellCompletion && len(args) > 0 && args[len(args)-1] == completionFlag {
 		return adapters.Parsed{Node: a.completing} // the shell asks urfave for candidates

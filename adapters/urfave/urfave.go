@@ -29,6 +29,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/urfave/cli/v3"
 
@@ -74,11 +75,16 @@ type App struct {
 	cmds  map[*schema.Command]*cli.Command
 	opts  []Option
 
+	declared bool // the app declares something to Duet: prepared by Wrap
+	once     sync.Once
+	err      error // what prepare found
+
 	// The app's own hooks, which a person and a script get.
 	hooks   map[*cli.Command]hooks
 	exitErr cli.ExitErrHandlerFunc
 
 	builtins   []func(show bool) // shows or hides each of Duet's built-ins in help
+	added      bool              // the built-ins are in the app (see addedBuiltins)
 	notFound   string            // set by CommandNotFound, which cannot return an error
 	completing *schema.Command   // a shell asking urfave for completion candidates
 }
@@ -93,15 +99,40 @@ type hooks struct {
 // every action. It fails, naming the command, when a declaration is broken.
 func Wrap(root *cli.Command, opts ...Option) (*App, error) {
 	a := &App{root: root, nodes: map[*cli.Command]*schema.Command{}, cmds: map[*schema.Command]*cli.Command{},
-		opts: opts, hooks: map[*cli.Command]hooks{}, exitErr: root.ExitErrHandler}
-	a.tree = a.build(root, nil)
-	a.addUrfaveCommands()
-	if err := adapters.Prepare(a.tree, opts...); err != nil {
-		return nil, fmt.Errorf("duet: %s: %w", root.Name, err)
+		opts: opts, hooks: map[*cli.Command]hooks{}, exitErr: root.ExitErrHandler, declared: annotated(root)}
+	if a.declared {
+		if err := a.prepare(); err != nil {
+			return nil, fmt.Errorf("duet: %s: %w", root.Name, err)
+		}
 	}
-	a.addBuiltins(root, a.tree)
-	a.install(root, a.tree)
 	return a, nil
+}
+
+// annotated reports whether cmd or a command below it was given to Annotate.
+func annotated(cmd *cli.Command) bool {
+	if _, ok := cmd.Metadata[metaKey]; ok {
+		return true
+	}
+	for _, sub := range cmd.Commands {
+		if annotated(sub) {
+			return true
+		}
+	}
+	return false
+}
+
+// prepare builds the tree, checks it and wraps the app's commands, once. An
+// app that declares something is prepared by Wrap, which reports what does
+// not hold; one that declares nothing, when the tree is first needed — what
+// Prepare checks comes from declarations, so it holds.
+func (a *App) prepare() error {
+	a.once.Do(func() {
+		a.tree = a.build(a.root, nil)
+		a.addUrfaveCommands()
+		a.err = adapters.Prepare(a.tree, a.opts...)
+		a.install(a.root, a.tree)
+	})
+	return a.err
 }
 
 // Run wraps root and runs one invocation with args (without the program name),
@@ -138,8 +169,17 @@ func (a *App) Run(ctx context.Context, args []string) int {
 // it applies (see adapters.Run).
 func (a *App) Options() []Option { return a.opts }
 
+// Name returns the tool's name.
+func (a *App) Name() string { return a.root.Name }
+
+// Declared reports whether the app declares anything to Duet.
+func (a *App) Declared() bool { return a.declared }
+
 // Tree returns the neutral command tree.
-func (a *App) Tree() *schema.Command { return a.tree }
+func (a *App) Tree() *schema.Command {
+	a.prepare()
+	return a.tree
+}
 
 // Execute lets urfave parse and dispatch.
 func (a *App) Execute(ctx context.Context, args []string, s adapters.Streams) error {
@@ -152,6 +192,9 @@ func (a *App) Execute(ctx context.Context, args []string, s adapters.Streams) er
 	}
 	if s.Stderr != nil {
 		root.ErrWriter = s.Stderr
+	}
+	if s.Builtins {
+		a.addedBuiltins()
 	}
 	for _, show := range a.builtins {
 		show(s.Builtins)
@@ -589,6 +632,18 @@ func (a *App) install(cmd *cli.Command, n *schema.Command) {
 			return before(ctx, c)
 		}
 		return ctx, nil
+	}
+}
+
+// addedBuiltins gives the app Duet's built-in flags and commands, once:
+// when a command line is read (Parse), or help lists them. A run the
+// lifecycle leaves to the app without reading its command line — nothing
+// ported, no Duet flag given — never pays for them.
+func (a *App) addedBuiltins() {
+	a.prepare()
+	if !a.added {
+		a.added = true
+		a.addBuiltins(a.root, a.tree)
 	}
 }
 

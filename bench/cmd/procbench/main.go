@@ -9,19 +9,23 @@
 //
 //	RESULT name=list ratio=1.04 a_median_ms=2.310 b_median_ms=2.221 a_p90_ms=… b_p90_ms=… runs=300
 //
-// Stdout and stdin of the programs are /dev/null; their stderr is kept and
+// Stdout and stdin of the programs are /dev/null, or with -tty a
+// pseudo-terminal, as a person's shell gives them; their stderr is kept and
 // shown if a run fails. A run that exits non-zero stops the benchmark with
-// exit status 1.
+// exit status 1, unless -exit says which code to expect.
 package main
 
 import (
 	"bytes"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"slices"
 	"time"
+
+	"github.com/creack/pty"
 )
 
 func main() {
@@ -30,12 +34,17 @@ func main() {
 	b := flag.String("b", "", "the baseline program (denominator)")
 	name := flag.String("name", "bench", "a label for the RESULT line")
 	warmup := flag.Int("warmup", 5, "untimed runs of each program first")
+	tty := flag.Bool("tty", false, "run the programs on a pseudo-terminal (stdin, stdout, stderr)")
+	exit := flag.Int("exit", 0, "the exit code every run must end with")
 	flag.Parse()
 	if *a == "" || *b == "" || *runs < 1 {
 		fmt.Fprintln(os.Stderr, "usage: procbench -runs N -a PROG -b PROG [-name NAME] [--] ARGS...")
 		os.Exit(2)
 	}
 	args := flag.Args()
+	runOnce := func(prog string, args []string) (time.Duration, error) {
+		return run(prog, args, *tty, *exit)
+	}
 
 	for range *warmup {
 		for _, p := range []string{*a, *b} {
@@ -77,16 +86,33 @@ func main() {
 		*name, ratio, ms(ma), ms(mb), ms(pa), ms(pb), *runs)
 }
 
-// runOnce runs prog with args and returns its wall time, from start to wait.
-func runOnce(prog string, args []string) (time.Duration, error) {
+// run runs prog with args and returns its wall time, from start to wait.
+func run(prog string, args []string, tty bool, want int) (time.Duration, error) {
 	cmd := exec.Command(prog, args...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr // stdin and stdout stay nil: /dev/null
+	var screen *os.File
+	if tty {
+		master, slave, err := pty.Open()
+		if err != nil {
+			return 0, err
+		}
+		defer master.Close()
+		go io.Copy(io.Discard, master) // what the terminal shows
+		cmd.Stdin, cmd.Stdout, cmd.Stderr = slave, slave, slave
+		screen = slave
+	}
 	start := time.Now()
-	err := cmd.Run()
+	if err := cmd.Start(); err != nil {
+		return 0, err
+	}
+	if screen != nil {
+		screen.Close() // the child holds its own
+	}
+	err := cmd.Wait()
 	d := time.Since(start)
-	if err != nil {
-		return 0, fmt.Errorf("%s %q: %w\n%s", prog, args, err, stderr.Bytes())
+	if code := cmd.ProcessState.ExitCode(); err != nil && code != want || err == nil && want != 0 {
+		return 0, fmt.Errorf("%s %q: exit %d, want %d: %v\n%s", prog, args, code, want, err, stderr.Bytes())
 	}
 	return d, nil
 }
