@@ -3,7 +3,6 @@ package fidelity
 import (
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
 
@@ -155,30 +154,18 @@ func TestWitBindgenAgent(t *testing.T) {
 	tests := []struct {
 		args []string
 		exit int
+		code string
 	}{
 		{args: []string{"wit", "demo.wit"}},
 		{args: []string{"generate", "--dry-run", "-p", "example.com/b", "demo.wit"}},
 		{args: []string{"go", "-o", "out", "-p", "example.com/out", "demo.wit"}},
-		{args: []string{"wit", "-w", "missing", "demo.wit"}, exit: 1},
-		{args: []string{"wit", "--nope", "demo.wit"}, exit: 2},
+		{args: []string{"wit", "-w", "missing", "demo.wit"}, exit: 1, code: "GENERAL_ERROR"},
+		{args: []string{"wit", "--nope", "demo.wit"}, exit: 2, code: "UNKNOWN_FLAG"},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
 			t.Parallel()
-			env, o := fidelitytest.ForAgent(t, b.wrapped, witCase(tt.args))
-			if o.Exit != tt.exit {
-				t.Errorf("exit %d, want %d: %s", o.Exit, tt.exit, o.Stdout)
-			}
-			if tt.exit != 0 {
-				return
-			}
-			want := fidelitytest.Run(t, b.bare, witCase(tt.args))
-			if got := env.Printed(); got != want.Stdout {
-				t.Errorf("data holds %q, want what wit-bindgen-go printed: %q", got, want.Stdout)
-			}
-			if !reflect.DeepEqual(o.Files, want.Files) {
-				t.Errorf("wit-bindgen-go wrote other files for an agent")
-			}
+			fidelitytest.SameForAgent(t, b.bare, b.wrapped, witCase(tt.args), tt.exit, tt.code)
 		})
 	}
 }

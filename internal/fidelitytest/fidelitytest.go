@@ -253,3 +253,36 @@ func describe(c Case) string {
 	}
 	return strings.Join(c.Args, " ")
 }
+
+// SameForAgent runs c with the wrapped build as an agent and fails the test
+// unless its one envelope ends with exit code exit: on success holding what
+// the bare build prints for a script — its JSON document, or its text — and
+// leaving the same files; on failure with error.code code.
+func SameForAgent(t testing.TB, bare, wrapped string, c Case, exit int, code string) Envelope {
+	t.Helper()
+	env, got := ForAgent(t, wrapped, c)
+	if got.Exit != exit {
+		t.Errorf("%s: exit %d for an agent, want %d: %s", describe(c), got.Exit, exit, got.Stdout)
+	}
+	if exit != 0 {
+		var e struct{ Code string }
+		if json.Unmarshal(env.Error, &e); e.Code != code {
+			t.Errorf("%s: error.code %q, want %q: %s", describe(c), e.Code, code, got.Stdout)
+		}
+		return env
+	}
+	want := Run(t, bare, c)
+	if printed := env.Printed(); printed != want.Stdout && !sameJSON(printed, want.Stdout) {
+		t.Errorf("%s: data holds %q, want what the app prints: %q", describe(c), printed, want.Stdout)
+	}
+	if diff := cmp.Diff(want.Files, got.Files); diff != "" {
+		t.Errorf("%s: the app left other files for an agent (-unwrapped +agent):\n%s", describe(c), diff)
+	}
+	return env
+}
+
+// sameJSON reports whether a and b are the same JSON document.
+func sameJSON(a, b string) bool {
+	var x, y any
+	return json.Unmarshal([]byte(a), &x) == nil && json.Unmarshal([]byte(b), &y) == nil && cmp.Equal(x, y)
+}

@@ -5,7 +5,6 @@
 package e2e
 
 import (
-	"encoding/json"
 	"strings"
 	"testing"
 
@@ -118,26 +117,7 @@ func TestAgent(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
 			t.Parallel()
-			c := prepare(fidelitytest.Case{Args: tt.args})
-			env, o := fidelitytest.ForAgent(t, wrapped, c)
-			if o.Exit != tt.exit {
-				t.Errorf("exit %d, want %d\n%s", o.Exit, tt.exit, o.Stdout)
-			}
-			if tt.exit != 0 {
-				var e struct{ Code string }
-				json.Unmarshal(env.Error, &e)
-				if e.Code != tt.code {
-					t.Errorf("error.code %q, want %q\n%s", e.Code, tt.code, o.Stdout)
-				}
-				return
-			}
-			want := fidelitytest.Run(t, bare, c)
-			if env.Printed() != want.Stdout {
-				t.Errorf("data holds %q, want what jot printed: %q", env.Printed(), want.Stdout)
-			}
-			if diff := want.Files["notes"]; o.Files["notes"] != diff {
-				t.Errorf("the notes file is %q for an agent, %q unwrapped", o.Files["notes"], diff)
-			}
+			fidelitytest.SameForAgent(t, bare, wrapped, prepare(fidelitytest.Case{Args: tt.args}), tt.exit, tt.code)
 		})
 	}
 }
