@@ -60,9 +60,10 @@ type invocation struct {
 
 type invocationKey struct{}
 
-// Run runs one invocation of a wrapped app and returns its exit code. It never
-// calls os.Exit and never panics: whatever the command does, the caller gets
-// one answer on stdout and an exit code.
+// Run runs one invocation of a wrapped app and returns its exit code. It
+// never calls os.Exit (an exit handler the app gave urfave may) and never
+// panics: an agent gets one answer on stdout whatever the command does, and
+// a person or a script what the app gives them.
 //
 // When fw remembers the options it was wrapped with (an Options method, as
 // the adapters' App has), they apply first and opts after them: an extension
@@ -171,7 +172,6 @@ func (inv *invocation) run(ctx context.Context, args []string) int {
 		inv.out.Warn(w[0], w[1], w[2])
 	}
 
-	_, schemaAsked := c.opt(FlagSchema)
 	switch {
 	case c.version:
 		inv.endCapture(false)
@@ -183,7 +183,7 @@ func (inv *invocation) run(ctx context.Context, args []string) int {
 		return inv.showConfig()
 	case len(c.problems) > 0 && !c.help:
 		return inv.finish(envelope.Invalid(c.problems))
-	case schemaAsked && c.on(FlagSchema) && !c.help:
+	case c.on(FlagSchema) && !c.help:
 		doc, err := c.node.Document(mode.Agent && !inv.human)
 		if err != nil {
 			return inv.finish(brokenDeclaration(err))
