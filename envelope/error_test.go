@@ -193,6 +193,7 @@ func TestHuman(t *testing.T) {
 		{"fix command", envelope.Errorf(2, "X", "bad input.").WithFix("pass --yes", "tool purge --dry-run"), "[X]: bad input. Next: run 'tool purge --dry-run'"},
 		{"fix only", envelope.Errorf(2, "X", "bad input").WithFix("pass --yes", ""), "[X]: bad input. Next: pass --yes"},
 		{"nothing next", envelope.Errorf(1, "X", "boom"), "[X]: boom."},
+		{"the fix is the problem", envelope.Invalid([]envelope.FieldError{{Code: "UNKNOWN_FLAG", Message: `unknown flag --bogus for "list"`}}), `[UNKNOWN_FLAG]: unknown flag --bogus for "list".`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

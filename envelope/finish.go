@@ -252,7 +252,7 @@ func Human(e *Error) string {
 	if next == "" && e.FixCommand != "" {
 		next = "run '" + e.FixCommand + "'"
 	}
-	if next == "" {
+	if next == "" && e.FixRequired != e.Message { // said once is enough
 		next = e.FixRequired
 	}
 	s := "[" + e.Code + "]: " + sentence(e.Message, next)
