@@ -24,10 +24,13 @@ const (
 	FlagValidateOnly = "validate-only"
 	FlagFields       = "fields"
 	FlagYes          = "yes"
-	FlagDryRun       = "dry-run"
-	FlagLimit        = "limit"
-	FlagCursor       = "cursor"
-	FlagVersion      = "version" // the root's, when the app has no --version of its own
+	// FlagConfirmDestructive is the CLI Agent Spec's name for --yes on a
+	// destructive command; Duet accepts both.
+	FlagConfirmDestructive = "confirm-destructive"
+	FlagDryRun             = "dry-run"
+	FlagLimit              = "limit"
+	FlagCursor             = "cursor"
+	FlagVersion            = "version" // the root's, when the app has no --version of its own
 )
 
 // DescribeCommand is the name of the built-in command that prints the tree,
@@ -47,7 +50,7 @@ const DefaultLimit = 20
 func isBuiltinFlag(name string) bool {
 	switch name {
 	case FlagOutput, FlagSchema, FlagHuman, FlagQuiet, FlagVerbose, FlagTimeout, FlagValidateOnly,
-		FlagFields, FlagYes, FlagDryRun, FlagLimit, FlagCursor, FlagVersion, FlagShowConfig, FlagProfile,
+		FlagFields, FlagYes, FlagConfirmDestructive, FlagDryRun, FlagLimit, FlagCursor, FlagVersion, FlagShowConfig, FlagProfile,
 		FlagEtag, FlagAgentsMD, FlagMCP:
 		return true
 	}
@@ -84,9 +87,15 @@ func commandFlags(c *schema.Command) []schema.Flag {
 		{Name: FlagFields, Control: true, Type: schema.Array, Items: schema.String, Usage: "comma-separated top-level fields to keep in data"},
 	}
 	if c.NeedsConfirmation() {
-		flags = append(flags,
-			schema.Flag{Name: FlagYes, Type: schema.Boolean, Default: false, Usage: "confirm: run without asking"},
-			schema.Flag{Name: FlagDryRun, Type: schema.Boolean, Default: false, Usage: "report what would change and change nothing"})
+		flags = append(flags, schema.Flag{Name: FlagYes, Type: schema.Boolean, Default: false, Usage: "confirm: run without asking"})
+	}
+	if c.Danger() == schema.Destructive {
+		flags = append(flags, schema.Flag{Name: FlagConfirmDestructive, Type: schema.Boolean, Default: false, Hidden: true, Usage: "the same as --yes"})
+	}
+	// Only a command that declares it implements --dry-run gets it: a flag
+	// the command ignored would act while promising not to.
+	if c.Meta.DryRun {
+		flags = append(flags, schema.Flag{Name: FlagDryRun, Type: schema.Boolean, Default: false, Usage: "report what would change and change nothing"})
 	}
 	if c.Meta.List {
 		flags = append(flags,
@@ -222,6 +231,12 @@ func complete(c *schema.Command, checked map[uintptr]error) error {
 	case "", schema.Safe, schema.Mutating, schema.Destructive:
 	default:
 		errs = append(errs, fmt.Errorf("danger %q is not safe, mutating or destructive", c.Meta.Danger))
+	}
+	switch {
+	case c.Meta.Danger == schema.Destructive && !c.Meta.DryRun && c.Flag(FlagDryRun) == nil:
+		errs = append(errs, errors.New("a destructive command must implement --dry-run: declare Meta.DryRun, and when Output.DryRun is true change nothing and report the effect it would have"))
+	case c.Meta.DryRun && c.Meta.Danger != schema.Mutating && c.Meta.Danger != schema.Destructive:
+		errs = append(errs, fmt.Errorf("Meta.DryRun is declared, but a %s command has nothing to preview", c.Danger()))
 	}
 	return errors.Join(errs...)
 }

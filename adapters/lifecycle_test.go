@@ -122,11 +122,28 @@ func newApp(h *harness) *cli.Command {
 	count := &cli.Command{Name: "count", Usage: "Count",
 		Flags:  []cli.Flag{&cli.IntFlag{Name: "n", Usage: "how many"}},
 		Action: action("count", func(ctx context.Context, cmd *cli.Command) error { return envelope.From(ctx).Result(cmd.Int("n")) })}
-	purge := &cli.Command{Name: "purge", Usage: "Delete everything", Action: action("purge", func(ctx context.Context, _ *cli.Command) error {
-		envelope.From(ctx).Effect(envelope.Deleted)
-		return envelope.From(ctx).Result(map[string]int{"deleted": 3})
+	// purge honours --dry-run: it records "purge" only when it acts.
+	purge := &cli.Command{Name: "purge", Usage: "Delete everything", Action: func(ctx context.Context, _ *cli.Command) error {
+		out := envelope.From(ctx)
+		out.Effect(envelope.Deleted)
+		if out.DryRun() {
+			h.record("purge --dry-run")
+			out.WouldAffect(map[string]any{"items": 3, "reversible": false})
+		} else {
+			h.record("purge")
+		}
+		return out.Result(map[string]int{"deleted": 3})
+	}}
+	urfave.Annotate(purge, schema.Meta{Danger: schema.Destructive, DryRun: true})
+	// reset needs confirmation and knows nothing of --dry-run; sloppy
+	// declares it implements --dry-run and acts all the same.
+	reset := &cli.Command{Name: "reset", Usage: "Start again", Action: action("reset", func(ctx context.Context, _ *cli.Command) error {
+		envelope.From(ctx).Effect(envelope.Updated)
+		return nil
 	})}
-	urfave.Annotate(purge, schema.Meta{Danger: schema.Destructive})
+	urfave.Annotate(reset, schema.Meta{Danger: schema.Mutating, Confirm: true})
+	sloppy := &cli.Command{Name: "sloppy", Usage: "Ignore --dry-run", Action: action("sloppy", func(context.Context, *cli.Command) error { return nil })}
+	urfave.Annotate(sloppy, schema.Meta{Danger: schema.Mutating, DryRun: true})
 	var pickFlags []cli.Flag
 	for _, n := range []string{"a", "b", "c", "d", "e", "f"} {
 		pickFlags = append(pickFlags, &cli.StringFlag{Name: n, Usage: "flag " + n})
@@ -151,7 +168,7 @@ func newApp(h *harness) *cli.Command {
 	return &cli.Command{
 		Name:     "app",
 		Usage:    "a test app",
-		Commands: []*cli.Command{show, boom, missing, deadline, stubborn, wait, slowstart, group, need, count, purge, pick, secret},
+		Commands: []*cli.Command{show, boom, missing, deadline, stubborn, wait, slowstart, group, need, count, purge, reset, sloppy, pick, secret},
 	}
 }
 
@@ -531,6 +548,16 @@ func TestWrapRejectsBrokenDeclarations(t *testing.T) {
 			want: []string{`"spicy"`},
 		},
 		{
+			name: "destructive without a dry run",
+			meta: schema.Meta{Danger: schema.Destructive},
+			want: []string{"must implement --dry-run"},
+		},
+		{
+			name: "a dry run of a safe command",
+			meta: schema.Meta{Danger: schema.Safe, DryRun: true},
+			want: []string{"nothing to preview"},
+		},
+		{
 			name: "every problem at once",
 			meta: schema.Meta{
 				ExitCodes: exitcodeTable(99, "", false, "none"),
@@ -812,32 +839,58 @@ func TestPromptInterrupted(t *testing.T) {
 }
 
 func TestConfirmationInAgentMode(t *testing.T) {
-	t.Run("refused", func(t *testing.T) {
+	t.Run("refused, with a preview", func(t *testing.T) {
 		h := newHarness(t)
 		r := run{stdin: "y\n"}.do(t, h, "purge")
 		w := wantError(t, r, 2, "CONFIRMATION_REQUIRED")
 		if w.Error.FixCommand != "app purge --dry-run" {
 			t.Errorf("fix_command = %q, want %q", w.Error.FixCommand, "app purge --dry-run")
 		}
-		if h.called("purge") != 0 {
-			t.Error("the handler ran")
+		if h.called("purge") != 0 || h.called("purge --dry-run") != 1 {
+			t.Errorf("purge acted %d times and previewed %d, want 0 and 1", h.called("purge"), h.called("purge --dry-run"))
+		}
+		preview := map[string]any{"effect": w.Meta["effect"], "would_affect": w.Meta["would_affect"], "dry_run": w.Meta["dry_run"], "data": string(w.Data)}
+		want := map[string]any{"effect": "would_delete", "would_affect": map[string]any{"items": 3.0, "reversible": false}, "dry_run": true, "data": `{"deleted":3}`}
+		if diff := cmp.Diff(want, preview); diff != "" {
+			t.Errorf("the refusal's preview (-want +got):\n%s", diff)
 		}
 		if strings.Contains(r.stderr, "Continue?") {
 			t.Errorf("prompted an agent: %q", r.stderr)
 		}
 	})
-	t.Run("--yes", func(t *testing.T) {
+	for _, flag := range []string{"--yes", "--confirm-destructive"} {
+		t.Run(flag, func(t *testing.T) {
+			h := newHarness(t)
+			w := wantOK(t, run{}.do(t, h, "purge", flag))
+			if w.Meta["effect"] != "deleted" || w.Meta["confirmed"] != true || h.called("purge") != 1 {
+				t.Errorf("meta.effect = %v, meta.confirmed = %v, runs = %d", w.Meta["effect"], w.Meta["confirmed"], h.called("purge"))
+			}
+		})
+	}
+	t.Run("--dry-run", func(t *testing.T) {
 		h := newHarness(t)
-		w := wantOK(t, run{}.do(t, h, "purge", "--yes"))
-		if w.Meta["effect"] != "deleted" || h.called("purge") != 1 {
-			t.Errorf("meta.effect = %v, runs = %d", w.Meta["effect"], h.called("purge"))
+		w := wantOK(t, run{}.do(t, h, "purge", "--dry-run"))
+		if w.Meta["dry_run"] != true || w.Meta["effect"] != "would_delete" || w.Meta["confirmed"] != nil || h.called("purge") != 0 {
+			t.Errorf("meta = %v, runs = %d", w.Meta, h.called("purge"))
 		}
 	})
-	t.Run("--dry-run", func(t *testing.T) {
-		w := wantOK(t, run{}.do(t, newHarness(t), "purge", "--dry-run"))
-		if w.Meta["dry_run"] != true {
-			t.Errorf("meta.dry_run = %v", w.Meta["dry_run"])
+	// A command that does not implement --dry-run has no such flag: given
+	// it, it is refused before it runs, and its refusal never offers it.
+	t.Run("no --dry-run where none is implemented", func(t *testing.T) {
+		h := newHarness(t)
+		w := wantError(t, run{}.do(t, h, "reset", "--dry-run"), 2, "UNKNOWN_FLAG")
+		if h.called("reset") != 0 {
+			t.Errorf("reset ran with --dry-run: %+v", w.Error)
 		}
+		w = wantError(t, run{}.do(t, h, "reset"), 2, "CONFIRMATION_REQUIRED")
+		if w.Error.FixCommand != "" || strings.Contains(w.Error.Suggestion, "--dry-run") || h.called("reset") != 0 {
+			t.Errorf("the refusal offers a form that would act: %+v", w.Error)
+		}
+	})
+	// A command that declares --dry-run and reports no effect may have
+	// acted: the author's bug is reported, never answered as a preview.
+	t.Run("a dry run that reports nothing", func(t *testing.T) {
+		wantError(t, run{}.do(t, newHarness(t), "sloppy", "--dry-run"), 1, "DRY_RUN_UNREPORTED")
 	})
 }
 

@@ -57,6 +57,8 @@ func profileNode(saved []schema.Flag) *schema.Command {
 	}
 	save := leaf("save", "Save the profileable flags given here under a name", schema.Mutating, name)
 	save.Flags = flags
+	del := leaf("delete", "Delete a profile", schema.Destructive, name)
+	del.Meta.DryRun = true
 	return &schema.Command{
 		Name:    ProfileCommand,
 		Usage:   "Save, choose and inspect named sets of flag values",
@@ -67,7 +69,7 @@ func profileNode(saved []schema.Flag) *schema.Command {
 			leaf("use", "Apply a profile by default from now on", schema.Mutating, name),
 			leaf("list", "List the saved profiles", schema.Safe, nil),
 			leaf("show", "Show one profile's flag values", schema.Safe, name),
-			leaf("delete", "Delete a profile", schema.Destructive, name),
+			del,
 		},
 	}
 }
@@ -239,6 +241,7 @@ func (inv *invocation) profileAction(ctx context.Context) error {
 		}
 		out.Effect(envelope.Deleted)
 		if out.DryRun() {
+			out.WouldAffect(map[string]any{"profile": name, "default": ps.file.Default == name, "reversible": false})
 			return out.Result(map[string]any{"deleted": name})
 		}
 		err := ps.store.Update(ctx, func(f *profile.File) error {

@@ -52,6 +52,12 @@ type invocation struct {
 	appErr  error    // what the framework returned to it
 	capture *capture // what the command writes to stdout itself, for an agent's envelope
 
+	// refusal is the CONFIRMATION_REQUIRED answer of a command run
+	// unconfirmed where nobody can be asked; when the command implements
+	// --dry-run, it runs as a dry run first so the refusal shows what a
+	// confirmed run would change.
+	refusal *envelope.Error
+
 	ran atomic.Bool // an action started; written by the command's goroutine
 
 	taken   sync.Mutex     // guards takenBy
@@ -155,6 +161,7 @@ func (inv *invocation) run(ctx context.Context, args []string) int {
 		mode.Format = envelope.Text // a document asked for by name, ready for `> AGENTS.md`
 		inv.mode = mode
 	}
+	inv.refusal = inv.unconfirmed(args)
 	stdout := cfg.stdout
 	if mode.Agent && inv.extension() == nil { // an extension owns the streams
 		inv.capture = inv.startCapture()
@@ -203,6 +210,7 @@ func (inv *invocation) run(ctx context.Context, args []string) int {
 	if err := inv.confirm(args); err != nil {
 		return inv.finish(err)
 	}
+	inv.meta.Confirmed = c.node.NeedsConfirmation() && inv.refusal == nil && !inv.out.DryRun()
 	return inv.execute(ctx, args)
 }
 
@@ -389,7 +397,7 @@ func (inv *invocation) settings(stdout io.Writer) envelope.Settings {
 		Stderr:   cfg.stderr,
 		Quiet:    c.on(FlagQuiet),
 		Verbose:  c.on(FlagVerbose),
-		DryRun:   c.bool(FlagDryRun),
+		DryRun:   c.bool(FlagDryRun) || inv.refusal != nil && c.node.Meta.DryRun,
 		Fields:   fields,
 		MaxBytes: maxBytes(cfg.getenv(envelope.EnvName(inv.root.Name, "MAX_OUTPUT_BYTES"))),
 	}
@@ -429,6 +437,7 @@ func maxBytes(env string) int {
 
 // finish writes the one answer and returns the exit code.
 func (inv *invocation) finish(fail *envelope.Error) int {
+	fail = inv.previewed(fail)
 	inv.endCapture(fail != nil)
 	if fail != nil {
 		fail.Settle(inv.call.node.ExitCodes())
@@ -444,6 +453,26 @@ func (inv *invocation) finish(fail *envelope.Error) int {
 		return int(exitcode.GeneralError) // an error cannot succeed
 	}
 	return int(reported.Exit)
+}
+
+// previewed checks the answer of a dry run. One that succeeded without
+// reporting an effect may have ignored --dry-run and acted: it is reported
+// as the author's bug. One that ran in place of a refused confirmation
+// becomes the refusal, with the preview as its data and meta.would_affect.
+func (inv *invocation) previewed(fail *envelope.Error) *envelope.Error {
+	if inv.out == nil || !inv.out.DryRun() || !inv.ran.Load() || fail != nil {
+		return fail
+	}
+	if inv.call.node.Meta.DryRun && inv.out.Effected() == "" {
+		return envelope.Errorf(exitcode.GeneralError, "DRY_RUN_UNREPORTED",
+			"%q ran as a dry run and reported no effect, so it may have ignored --dry-run", inv.call.node.DotPath()).
+			WithPhase(envelope.Execution).
+			WithSuggestion("report this to the tool's authors: a dry run must change nothing and report the effect it would have")
+	}
+	if inv.refusal != nil {
+		return inv.refusal.WithResult()
+	}
+	return nil
 }
 
 // help lets the framework print its help: to stdout for a person; for an agent
@@ -503,19 +532,39 @@ func (inv *invocation) streams() Streams {
 	return s
 }
 
-// confirm guards a command that needs confirmation: refused where nobody can
-// be asked, asked at a terminal, skipped with --yes or --dry-run.
-func (inv *invocation) confirm(args []string) *envelope.Error {
+// unconfirmed is the refusal of a command that needs confirmation and has
+// none: not given --yes (or --confirm-destructive, or --dry-run) where
+// nobody can be asked. Its fix_command is the dry run, read-only, and only
+// on a command that implements one.
+func (inv *invocation) unconfirmed(args []string) *envelope.Error {
 	c := inv.call
-	if !c.node.NeedsConfirmation() || c.bool(FlagYes) || c.bool(FlagDryRun) {
+	if !c.node.NeedsConfirmation() || inv.mode.Interactive || c.bool(FlagYes) || c.on(FlagConfirmDestructive) || c.bool(FlagDryRun) {
 		return nil // an app's own --yes or --dry-run, adopted, confirms as Duet's would
 	}
 	line := inv.root.Name + " " + commandLine(args)
-	if !inv.mode.Interactive {
-		return envelope.Validationf("CONFIRMATION_REQUIRED", "%q is %s and needs confirmation, and nobody can be asked", c.node.DotPath(), c.node.Danger()).
-			WithFix("pass --yes to confirm; first see what would change with --dry-run", line+" --dry-run").
-			WithSuggestion("run '%s --dry-run' to see what would change, then '%s --yes'", line, line)
+	e := envelope.Validationf("CONFIRMATION_REQUIRED", "%q is %s and needs confirmation, and nobody can be asked", c.node.DotPath(), c.node.Danger())
+	if c.node.Flag(FlagDryRun) == nil {
+		return e.WithFix("pass --yes to confirm", "").WithSuggestion("run '%s --yes' to proceed", line)
 	}
+	return e.WithFix("pass --yes to confirm; first see what would change with --dry-run", line+" --dry-run").
+		WithSuggestion("run '%s --dry-run' to see what would change, then '%s --yes'", line, line)
+}
+
+// confirm guards a command that needs confirmation: refused where nobody can
+// be asked, asked at a terminal, skipped with --yes or --dry-run. A refused
+// command that implements --dry-run runs as one, and is refused when it
+// returns (see finish).
+func (inv *invocation) confirm(args []string) *envelope.Error {
+	c := inv.call
+	switch {
+	case inv.refusal != nil && c.node.Meta.DryRun:
+		return nil
+	case inv.refusal != nil:
+		return inv.refusal
+	case !c.node.NeedsConfirmation() || !inv.mode.Interactive || c.bool(FlagYes) || c.on(FlagConfirmDestructive) || c.bool(FlagDryRun):
+		return nil
+	}
+	line := inv.root.Name + " " + commandLine(args)
 	fmt.Fprintf(inv.cfg.stderr, "%s is %s. Continue? [y/N] ", line, c.node.Danger())
 	answers := make(chan string, 1)
 	go func() {

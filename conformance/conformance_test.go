@@ -62,7 +62,7 @@ func TestFixturesFailWhatTheyBreak(t *testing.T) {
 		{fixture: "conformant"},
 		{fixture: "prose", want: []string{"F-006"}},                               // a line of prose before the envelope
 		{fixture: "helpstdout", want: []string{"F-048"}},                          // help on stdout when piped
-		{fixture: "exit1", want: []string{"F-002"}},                               // exit 1 for a bad flag, envelope unchanged
+		{fixture: "exit1", want: []string{"F-002", "O-021"}},                      // exit 1 for a bad flag or a missing --yes, envelope unchanged
 		{fixture: "nocolor", want: []string{"F-008"}},                             // colour under NO_COLOR, CI and TERM=dumb
 		{fixture: "stdinhang", timeout: 5 * time.Second, want: []string{"F-009"}}, // asks again at the end of stdin, for ever
 		{fixture: "sigterm2", want: []string{"F-013"}},                            // two envelopes after SIGTERM

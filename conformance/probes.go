@@ -416,7 +416,8 @@ func (c *checker) destructive(ctx context.Context, cmd *Command) {
 	inv := c.invoke(cmd.Path...)
 	out := c.run(ctx, inv)
 	after, _ := c.sandbox.Snapshot()
-	_, f := c.answer("no-confirmation", inv, out, "")
+	env, f := c.answer("no-confirmation", inv, out, "")
+	_, affects := env.preview()
 	switch diff := before.Diff(after); {
 	case f == hung || f == notRun:
 		c.skip("no-confirmation", inv, out, f, "O-021")
@@ -424,6 +425,10 @@ func (c *checker) destructive(ctx context.Context, cmd *Command) {
 		c.record("no-confirmation", &inv, &out, Fail, "ran without --yes where nobody can be asked: exit 0", "O-021")
 	case len(diff) > 0:
 		c.record("no-confirmation", &inv, &out, Fail, "refused, yet changed the sandbox: "+strings.Join(diff, ", "), "O-021")
+	case out.Exit != 2:
+		c.record("no-confirmation", &inv, &out, Fail, fmt.Sprintf("refused with exit %d, want 2", out.Exit), "O-021")
+	case cmd.Danger == "destructive" && !affects:
+		c.record("no-confirmation", &inv, &out, Fail, "the refusal does not say what a confirmed run would affect (would_affect)", "O-021")
 	default:
 		c.record("no-confirmation", &inv, &out, Pass, "", "O-021")
 	}
@@ -438,7 +443,8 @@ func (c *checker) destructive(ctx context.Context, cmd *Command) {
 	inv = c.invoke(append(slices.Clone(cmd.Path), "--dry-run")...)
 	out = c.run(ctx, inv)
 	after, _ = c.sandbox.Snapshot()
-	env, f := c.answer("dry-run", inv, out, "")
+	env, f = c.answer("dry-run", inv, out, "")
+	effect, affects := env.preview()
 	switch diff := before.Diff(after); {
 	case len(diff) > 0:
 		c.record("dry-run", &inv, &out, Fail, "--dry-run changed the sandbox: "+strings.Join(diff, ", "), "C-004")
@@ -446,6 +452,8 @@ func (c *checker) destructive(ctx context.Context, cmd *Command) {
 		c.skip("dry-run", inv, out, f, "C-004")
 	case out.Exit != 0 || env.Meta["dry_run"] != true:
 		c.record("dry-run", &inv, &out, Fail, "want exit 0 and meta.dry_run; stdout "+excerpt(out.Stdout), "C-004")
+	case !strings.HasPrefix(effect, "would_") || !affects:
+		c.record("dry-run", &inv, &out, Fail, fmt.Sprintf("want an effect starting would_ and would_affect; effect %q, would_affect present %v", effect, affects), "C-004")
 	default:
 		c.record("dry-run", &inv, &out, Pass, "", "C-004")
 	}

@@ -82,8 +82,37 @@ type wireError struct {
 	Retryable   *bool             `json:"retryable"`
 	Phase       string            `json:"phase"`
 	FixRequired string            `json:"fix_required"`
+	FixCommand  string            `json:"fix_command"`
+	Detail      json.RawMessage   `json:"detail"`
+	WouldAffect json.RawMessage   `json:"would_affect"`
 	Errors      []json.RawMessage `json:"errors"`
 	ValidValues []string          `json:"valid_values"`
+}
+
+// preview finds a dry run's account of a live run in an envelope: its
+// effect (which must start would_) and what it would affect, where a tool
+// may put them — in meta (Duet), in data (the spec's examples), or for a
+// refusal in the error or its detail.
+func (e envelope) preview() (effect string, affects bool) {
+	var data struct {
+		Effect      string          `json:"effect"`
+		WouldAffect json.RawMessage `json:"would_affect"`
+	}
+	_ = json.Unmarshal(e.Data, &data) // data need not be an object
+	effect, _ = e.Meta["effect"].(string)
+	if effect == "" {
+		effect = data.Effect
+	}
+	present := func(raw json.RawMessage) bool { return len(raw) > 0 && string(raw) != "null" }
+	affects = e.Meta["would_affect"] != nil || present(data.WouldAffect)
+	if e.Error != nil {
+		var detail struct {
+			WouldAffect json.RawMessage `json:"would_affect"`
+		}
+		_ = json.Unmarshal(e.Error.Detail, &detail) // detail is a string in the spec's schema, an object in its example
+		affects = affects || present(e.Error.WouldAffect) || present(detail.WouldAffect)
+	}
+	return effect, affects
 }
 
 // fault is what keeps a run's stdout from being one envelope.

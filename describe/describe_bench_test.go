@@ -52,6 +52,7 @@ func generatedTree(tb testing.TB, groups, leaves int) *schema.Command {
 				Args: []schema.Arg{{Name: "id", Required: true, Type: schema.String, ID: true, Usage: "the record's id"}},
 				Meta: schema.Meta{
 					Danger: danger,
+					DryRun: danger == schema.Destructive,
 					List:   l%2 == 0,
 					Output: output,
 					Flags:  map[string]schema.FlagMeta{"mode": {Enum: []string{"fast", "safe"}}},

@@ -11,7 +11,10 @@
 // person at a terminal, renders the same result as text.
 package envelope
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"strings"
+)
 
 // SchemaVersion is the version of the envelope's shape, reported in every meta.
 const SchemaVersion = "1.0"
@@ -29,24 +32,26 @@ type Envelope struct {
 // Meta carries everything volatile about an invocation, so that data stays
 // byte-identical between two runs over the same state.
 type Meta struct {
-	DurationMS     int64       `json:"duration_ms"`
-	SchemaVersion  string      `json:"schema_version"`
-	ToolVersion    string      `json:"tool_version"`
-	Command        string      `json:"command"`
-	RequestID      string      `json:"request_id"`
-	TimeoutMS      *int64      `json:"timeout_ms,omitempty"`
-	Pagination     *Pagination `json:"pagination,omitempty"`
-	Stream         *Stream     `json:"stream,omitempty"`
-	Truncated      bool        `json:"truncated,omitempty"`
-	TruncationHint string      `json:"truncation_hint,omitempty"`
-	Effect         Effect      `json:"effect,omitempty"`
-	DryRun         bool        `json:"dry_run,omitempty"`
-	ValidationOnly bool        `json:"validation_only,omitempty"`
-	Help           bool        `json:"help,omitempty"`
-	SchemaRef      string      `json:"schema_ref,omitempty"`
-	NotModified    bool        `json:"not_modified,omitempty"`
-	ConfigSources  []string    `json:"config_sources"` // absolute paths of the files that supplied values; [] when none
-	Profile        *ProfileUse `json:"profile,omitempty"`
+	DurationMS     int64           `json:"duration_ms"`
+	SchemaVersion  string          `json:"schema_version"`
+	ToolVersion    string          `json:"tool_version"`
+	Command        string          `json:"command"`
+	RequestID      string          `json:"request_id"`
+	TimeoutMS      *int64          `json:"timeout_ms,omitempty"`
+	Pagination     *Pagination     `json:"pagination,omitempty"`
+	Stream         *Stream         `json:"stream,omitempty"`
+	Truncated      bool            `json:"truncated,omitempty"`
+	TruncationHint string          `json:"truncation_hint,omitempty"`
+	Effect         Effect          `json:"effect,omitempty"`
+	WouldAffect    json.RawMessage `json:"would_affect,omitempty"` // a dry run's account of what a live run would change
+	DryRun         bool            `json:"dry_run,omitempty"`
+	Confirmed      bool            `json:"confirmed,omitempty"` // a command that needs confirmation was given it (--yes)
+	ValidationOnly bool            `json:"validation_only,omitempty"`
+	Help           bool            `json:"help,omitempty"`
+	SchemaRef      string          `json:"schema_ref,omitempty"`
+	NotModified    bool            `json:"not_modified,omitempty"`
+	ConfigSources  []string        `json:"config_sources"` // absolute paths of the files that supplied values; [] when none
+	Profile        *ProfileUse     `json:"profile,omitempty"`
 }
 
 // ProfileUse names the saved profile an invocation applied, and the flags it
@@ -80,3 +85,14 @@ const (
 	Deleted Effect = "deleted"
 	Noop    Effect = "noop"
 )
+
+// Would is the effect a dry run reports for e: "would_" and the verb, as in
+// would_create, would_update, would_delete and would_noop. An agent tells a
+// preview from a live run by the prefix alone.
+func (e Effect) Would() Effect {
+	if e == "" || strings.HasPrefix(string(e), "would_") {
+		return e
+	}
+	verb := strings.TrimSuffix(string(e), "d") // created → create, deleted → delete
+	return "would_" + Effect(verb)
+}

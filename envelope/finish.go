@@ -24,8 +24,16 @@ func (o *Output) Finish(meta Meta, fail *Error) *Error {
 	defer o.mu.Unlock()
 	o.progress.clearLocked()
 	o.closed = true
-	meta.Effect = o.effect
 	meta.DryRun = meta.DryRun || o.s.DryRun
+	meta.Effect = o.effect
+	if meta.DryRun {
+		meta.Effect = o.effect.Would()
+		if o.hasAffect {
+			if raw, err := marshal(o.affected); err == nil {
+				meta.WouldAffect = raw
+			}
+		}
+	}
 
 	var p payload
 	if fail == nil {
@@ -36,10 +44,11 @@ func (o *Output) Finish(meta Meta, fail *Error) *Error {
 		}
 	} else {
 		p = payload{one: json.RawMessage("null")}
-		meta.Effect = ""
+		effect, affected := meta.Effect, meta.WouldAffect
+		meta.Effect, meta.WouldAffect = "", nil
 		if fail.keepResult && o.hasResult { // a failure that still answers
 			if kept, err := o.payloadLocked(&meta); err == nil {
-				p, meta.Effect = kept, o.effect
+				p, meta.Effect, meta.WouldAffect = kept, effect, affected
 			}
 		}
 	}

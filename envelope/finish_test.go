@@ -548,14 +548,37 @@ func TestFinishWritesOnce(t *testing.T) {
 	}
 }
 
+// TestEffectAndDryRun: a live run reports its effect as is; a dry run
+// reports it with the would_ prefix, beside what it would affect, which a
+// live run leaves out.
 func TestEffectAndDryRun(t *testing.T) {
-	out, stdout, _ := newOutput(envelope.Settings{Mode: agentMode(envelope.JSON), DryRun: true})
-	out.Effect(envelope.Deleted)
-	out.Result(map[string]int{"deleted": 3})
-	out.Finish(fixedMeta(), nil)
-	env := decodeOne(t, stdout.Bytes())
-	if env.Meta["effect"] != "deleted" || env.Meta["dry_run"] != true {
-		t.Errorf("meta = %v, want effect deleted and dry_run true", env.Meta)
+	for _, tt := range []struct {
+		name   string
+		dryRun bool
+		effect envelope.Effect
+		want   map[string]any // the members of meta under test
+	}{
+		{"live", false, envelope.Deleted, map[string]any{"effect": "deleted", "would_affect": nil, "dry_run": nil}},
+		{"dry run", true, envelope.Deleted, map[string]any{"effect": "would_delete", "would_affect": map[string]any{"items": []any{"t1"}}, "dry_run": true}},
+		{"dry run create", true, envelope.Created, map[string]any{"effect": "would_create", "would_affect": map[string]any{"items": []any{"t1"}}, "dry_run": true}},
+		{"dry run update", true, envelope.Updated, map[string]any{"effect": "would_update", "would_affect": map[string]any{"items": []any{"t1"}}, "dry_run": true}},
+		{"dry run noop", true, envelope.Noop, map[string]any{"effect": "would_noop", "would_affect": map[string]any{"items": []any{"t1"}}, "dry_run": true}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			out, stdout, _ := newOutput(envelope.Settings{Mode: agentMode(envelope.JSON), DryRun: tt.dryRun})
+			out.Effect(tt.effect)
+			out.WouldAffect(map[string][]string{"items": {"t1"}})
+			out.Result(map[string]int{"deleted": 1})
+			out.Finish(fixedMeta(), nil)
+			env := decodeOne(t, stdout.Bytes())
+			got := map[string]any{}
+			for k := range tt.want {
+				got[k] = env.Meta[k]
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("meta (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
 

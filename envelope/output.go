@@ -57,6 +57,8 @@ type Output struct {
 	tsvCols   bool
 	warnings  []warning
 	effect    Effect
+	affected  any // what a dry run would change (WouldAffect)
+	hasAffect bool
 	text      func(io.Writer) error
 	progress  progress
 	logger    func() *slog.Logger // built on first use: most commands never log
@@ -167,11 +169,30 @@ func (o *Output) RenderText(fn func(w io.Writer) error) {
 	o.text = fn
 }
 
-// Effect records what a mutating command did.
+// Effect records what a mutating command did — or, in a dry run, what it
+// would do: the envelope then reports e.Would(), such as would_delete.
 func (o *Output) Effect(e Effect) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.effect = e
+}
+
+// WouldAffect records, in a dry run, what a live run would change: the
+// records it would delete, the counts, whether it could be undone. It is
+// reported as meta.would_affect beside the would_* effect, and left out of a
+// live run's envelope.
+func (o *Output) WouldAffect(v any) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.affected, o.hasAffect = v, true
+}
+
+// Effected returns the effect the command reported, for the lifecycle and
+// tests: the live verb, before a dry run's would_ prefix.
+func (o *Output) Effected() Effect {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.effect
 }
 
 // Warn records a non-fatal problem: a stable code, what happened, and what to

@@ -67,7 +67,12 @@ func (m Meta) appendJSON(b []byte) []byte {
 	b = optBool(b, "truncated", m.Truncated)
 	b = optString(b, "truncation_hint", m.TruncationHint)
 	b = optString(b, "effect", string(m.Effect))
+	if len(m.WouldAffect) > 0 {
+		b = append(b, `,"would_affect":`...)
+		b = append(b, m.WouldAffect...) // compact: produced by marshal
+	}
 	b = optBool(b, "dry_run", m.DryRun)
+	b = optBool(b, "confirmed", m.Confirmed)
 	b = optBool(b, "validation_only", m.ValidationOnly)
 	b = optBool(b, "help", m.Help)
 	b = optString(b, "schema_ref", m.SchemaRef)

@@ -29,7 +29,7 @@ func TestWireMatchesEncodingJSON(t *testing.T) {
 		ValidValues: []string{"t1"}, Errors: fieldErrors}
 	fullMeta := Meta{DurationMS: 12, SchemaVersion: "1.0", ToolVersion: "0.1.0", Command: "a <b> & \"c\"",
 		RequestID: "x\u2028y", TimeoutMS: &timeout, Pagination: &Pagination{Returned: 1}, Stream: &Stream{Items: 3},
-		Truncated: true, TruncationHint: "hint\n", Effect: Created, DryRun: true, ValidationOnly: true, Help: true,
+		Truncated: true, TruncationHint: "hint\n", Effect: Created, WouldAffect: json.RawMessage(`{"items":["t1"]}`), DryRun: true, Confirmed: true, ValidationOnly: true, Help: true,
 		SchemaRef: "#/x", NotModified: true, ConfigSources: []string{"/a", "/b"},
 		Profile: &ProfileUse{Name: "prod", Flags: []string{"region"}}}
 

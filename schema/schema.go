@@ -29,7 +29,7 @@ type Danger string
 const (
 	Safe        Danger = "safe"        // reads only
 	Mutating    Danger = "mutating"    // creates or modifies state; runs unasked, reports its effect
-	Destructive Danger = "destructive" // deletes or irreversibly changes state; needs --yes where nobody can be asked
+	Destructive Danger = "destructive" // deletes or irreversibly changes state; needs --yes where nobody can be asked, and must offer --dry-run
 	Unknown     Danger = "unknown"     // not declared: it may do anything
 )
 
@@ -52,16 +52,21 @@ const DefaultTimeout = 30 * time.Second
 // Meta is what a command author declares about a command beyond what the CLI
 // framework knows.
 type Meta struct {
-	Danger      Danger
-	List        bool           // returns a list: gets --limit, --cursor and meta.pagination
-	Output      Source         // the JSON Schema of data on success: Of[T]() or a Schema
-	Examples    []Example      //
-	ExitCodes   exitcode.Table // merged over exitcode.Defaults()
-	Timeout     time.Duration  // 0: DefaultTimeout; NoTimeout: none
-	Audience    Audience       //
-	Confirm     bool           // ask before running even if not destructive
-	Interactive bool           // reads from a person; not a tool unless Tool says so
-	Tool        ToolMode       // whether it is served as an MCP tool
+	Danger    Danger
+	List      bool           // returns a list: gets --limit, --cursor and meta.pagination
+	Output    Source         // the JSON Schema of data on success: Of[T]() or a Schema
+	Examples  []Example      //
+	ExitCodes exitcode.Table // merged over exitcode.Defaults()
+	Timeout   time.Duration  // 0: DefaultTimeout; NoTimeout: none
+	Audience  Audience       //
+	Confirm   bool           // ask before running even if not destructive
+	// DryRun declares that the command implements --dry-run: given it, the
+	// command changes nothing, reads envelope.Output.DryRun and reports the
+	// effect it would have. Only a command that declares it gets the flag;
+	// a destructive command must.
+	DryRun      bool
+	Interactive bool     // reads from a person; not a tool unless Tool says so
+	Tool        ToolMode // whether it is served as an MCP tool
 	// LongRunning marks a command that runs until it is stopped, or for
 	// long: a checker sends it signals rather than waits for it.
 	LongRunning bool

@@ -276,7 +276,7 @@ func TestContextAndEnv(t *testing.T) {
 // it had before Annotate.
 func TestAnnotateLeavesNoTrace(t *testing.T) {
 	cmd := duetcobra.Annotate(&cobra.Command{Use: "x", RunE: noop}, schema.Meta{Danger: schema.Mutating})
-	duetcobra.Annotate(cmd, schema.Meta{Danger: schema.Destructive}) // the second call wins
+	duetcobra.Annotate(cmd, schema.Meta{Danger: schema.Destructive, DryRun: true}) // the second call wins
 	root := &cobra.Command{Use: "app"}
 	root.AddCommand(cmd)
 	app, err := duetcobra.Wrap(root)

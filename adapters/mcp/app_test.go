@@ -110,9 +110,14 @@ func testApp() *cli.Command {
 	remove := urfave.Annotate(&cli.Command{
 		Name: "remove", Usage: "Remove a note",
 		Action: func(ctx context.Context, cmd *cli.Command) error {
-			return envelope.From(ctx).Result(map[string]string{"removed": cmd.Args().First()})
+			out := envelope.From(ctx)
+			out.Effect(envelope.Deleted)
+			if out.DryRun() {
+				out.WouldAffect(map[string]string{"note": cmd.Args().First()})
+			}
+			return out.Result(map[string]string{"removed": cmd.Args().First()})
 		},
-	}, schema.Meta{Danger: schema.Destructive, Args: idArg})
+	}, schema.Meta{Danger: schema.Destructive, DryRun: true, Args: idArg})
 
 	// hang starts a grandchild that ignores SIGTERM, records its pid, and
 	// never returns: only a killed process group ends it.

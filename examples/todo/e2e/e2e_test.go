@@ -355,8 +355,10 @@ func testPurgeSafety(t *testing.T, bin string) {
 	sb := newSandbox(t, bin)
 	sb.seed(t, item("t1", "finished", true), item("t2", "still open", false))
 
+	// Refused, with what a confirmed run would do: the dry run's answer.
 	env := expectEnvelope(t, "purge", sb.run(t, "purge"), 2)
-	want := map[string]any{"error.code": "CONFIRMATION_REQUIRED", "error.phase": "validation"}
+	want := map[string]any{"error.code": "CONFIRMATION_REQUIRED", "error.phase": "validation",
+		"meta.effect": "would_delete", "meta.would_affect.todos.0": "t1", "meta.would_affect.count": 1.0}
 	if diff := cmp.Diff(want, pick(env, want)); diff != "" {
 		t.Errorf("purge without --yes (-want +got):\n%s", diff)
 	}
@@ -378,14 +380,15 @@ func testPurgeSafety(t *testing.T, bin string) {
 	}
 
 	env = expectEnvelope(t, "purge --dry-run", sb.run(t, "purge", "--dry-run"), 0)
-	want = map[string]any{"meta.dry_run": true, "data.count": 1.0, "data.removed.0.id": "t1"}
+	want = map[string]any{"meta.dry_run": true, "meta.effect": "would_delete", "meta.would_affect.reversible": false,
+		"data.count": 1.0, "data.removed.0.id": "t1"}
 	if diff := cmp.Diff(want, pick(env, want)); diff != "" {
 		t.Errorf("purge --dry-run (-want +got):\n%s", diff)
 	}
 	sb.expectIDs(t, "after purge --dry-run", "t1", "t2")
 
 	env = expectEnvelope(t, "purge --yes", sb.run(t, "purge", "--yes"), 0)
-	want = map[string]any{"meta.effect": "deleted", "data.count": 1.0}
+	want = map[string]any{"meta.effect": "deleted", "meta.confirmed": true, "meta.would_affect": nil, "data.count": 1.0}
 	if diff := cmp.Diff(want, pick(env, want)); diff != "" {
 		t.Errorf("purge --yes (-want +got):\n%s", diff)
 	}

@@ -105,7 +105,7 @@ func (e Env) spaceCommand() *cli.Command {
 					c, err := space.Close(ctx, e.project(cmd), cmd.Args().First(), e.Now())
 					return result(ctx, c, err)
 				},
-			}, schema.Meta{Danger: schema.Destructive, Audience: schema.HumanOnly, Args: idArg, Output: schema.Of[space.Closed](), ExitCodes: space.Codes}),
+			}, schema.Meta{Danger: schema.Destructive, DryRun: true, Audience: schema.HumanOnly, Args: idArg, Output: schema.Of[space.Closed](), ExitCodes: space.Codes}),
 		},
 	}, schema.Meta{Audience: schema.HumanOnly})
 }

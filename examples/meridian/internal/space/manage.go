@@ -160,8 +160,7 @@ func Close(ctx context.Context, p project.Project, id string, now time.Time) (Cl
 	}
 	out := envelope.From(ctx)
 	if out.DryRun() {
-		sp.Status = state.Closed
-		return Closed{Summary: summary(sp)}, nil
+		return closePreview(out, p, sp)
 	}
 	effect := envelope.Noop
 	sp, err = p.State.UpdateSpace(ctx, id, func(sp *state.Space) error {
@@ -201,6 +200,28 @@ func Close(ctx context.Context, p project.Project, id string, now time.Time) (Cl
 			"end them in their terminals; 'meridian doctor' cleans up after them")
 	}
 	return res, nil
+}
+
+// closePreview answers a dry run of Close: the space as it would be, and
+// the chats that would be stopped, changing nothing.
+func closePreview(out *envelope.Output, p project.Project, sp state.Space) (Closed, error) {
+	out.Effect(envelope.Noop)
+	if sp.Status != state.Closed {
+		out.Effect(envelope.Updated)
+	}
+	chats, err := Chats(p.State.SpaceDir(sp.ID))
+	if err != nil {
+		return Closed{}, err
+	}
+	running := []string{}
+	for _, c := range chats {
+		if c.Alive {
+			running = append(running, c.ID)
+		}
+	}
+	out.WouldAffect(map[string]any{"space": sp.ID, "status": string(sp.Status), "chats_to_stop": running, "reversible": false})
+	sp.Status = state.Closed
+	return Closed{Summary: summary(sp), Stopped: []string{}, StaleLocks: []string{}, LiveChats: []string{}}, nil
 }
 
 // stopRunning sends SIGTERM to the process of every running chat and waits,

@@ -74,7 +74,7 @@ func Declare() Declarations {
 		},
 		Show:  schema.Meta{Danger: schema.Safe, Output: item, Args: idArg, ExitCodes: notFound},
 		Done:  schema.Meta{Danger: schema.Mutating, Output: item, Args: idArg, ExitCodes: notFound},
-		Purge: schema.Meta{Danger: schema.Destructive, NoArgs: true, Examples: []schema.Example{{Description: "see what would be deleted", Command: "purge --dry-run"}}},
+		Purge: schema.Meta{Danger: schema.Destructive, DryRun: true, NoArgs: true, Examples: []schema.Example{{Description: "see what would be deleted", Command: "purge --dry-run"}}},
 		Watch: schema.Meta{Danger: schema.Safe, NoArgs: true, LongRunning: true},
 	}
 }
@@ -151,6 +151,13 @@ func Purge(ctx context.Context, s *todo.Store, all bool) error {
 	out.Effect(envelope.Deleted)
 	if len(removed) == 0 {
 		out.Effect(envelope.Noop)
+	}
+	if out.DryRun() {
+		ids := make([]string, len(removed))
+		for i, it := range removed {
+			ids[i] = it.ID
+		}
+		out.WouldAffect(map[string]any{"todos": ids, "count": len(removed), "reversible": false})
 	}
 	return out.Result(map[string]any{"removed": removed, "count": len(removed)})
 }
