@@ -90,7 +90,7 @@ func commandFlags(c *schema.Command) []schema.Flag {
 		flags = append(flags, schema.Flag{Name: FlagYes, Type: schema.Boolean, Default: false, Usage: "confirm: run without asking"})
 	}
 	if c.Danger() == schema.Destructive {
-		flags = append(flags, schema.Flag{Name: FlagConfirmDestructive, Type: schema.Boolean, Default: false, Hidden: true, Usage: "the same as --yes"})
+		flags = append(flags, schema.Flag{Name: FlagConfirmDestructive, Type: schema.Boolean, Default: false, Usage: "the same as --yes: confirm a destructive run"})
 	}
 	// Only a command that declares it implements --dry-run gets it: a flag
 	// the command ignored would act while promising not to.

@@ -1,0 +1,126 @@
+package e2e
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// Tests named in spec/registry.tsv for requirements of the CLI Agent Spec,
+// each on both builds, as an agent sees them.
+
+// TestE2EPagination: a list answers 20 items by default and says it was
+// cut (F-019, F-018); its cursor continues to the end, where the answer
+// says it is complete; --limit 100 and --limit 0 give all 30; --schema
+// shows the default.
+func TestE2EPagination(t *testing.T) { onEach(t, testPagination) }
+
+func testPagination(t *testing.T, bin string) {
+	t.Parallel()
+	sb := newSandbox(t, bin)
+	var items []map[string]any
+	for i := 1; i <= 30; i++ {
+		items = append(items, item(fmt.Sprintf("t%d", i), fmt.Sprintf("to-do %d", i), false))
+	}
+	sb.seed(t, items...)
+
+	env := expectEnvelope(t, "list", sb.run(t, "list"), 0)
+	want := map[string]any{"meta.pagination.returned": 20.0, "meta.pagination.total": 30.0,
+		"meta.pagination.truncated": true, "meta.pagination.has_more": true, "data.19.id": "t20", "data.20": nil}
+	if diff := cmp.Diff(want, pick(env, want)); diff != "" {
+		t.Errorf("list (-want +got):\n%s", diff)
+	}
+	cursor, _ := get(env, "meta.pagination.next_cursor").(string)
+	if cursor == "" {
+		t.Fatalf("a cut list has no next_cursor: %v", get(env, "meta.pagination"))
+	}
+	env = expectEnvelope(t, "list --cursor", sb.run(t, "list", "--cursor", cursor), 0)
+	want = map[string]any{"meta.pagination.returned": 10.0, "meta.pagination.truncated": false,
+		"meta.pagination.has_more": false, "meta.pagination.next_cursor": nil, "data.0.id": "t21", "data.9.id": "t30"}
+	if diff := cmp.Diff(want, pick(env, want)); diff != "" {
+		t.Errorf("list --cursor (-want +got):\n%s", diff)
+	}
+	for _, limit := range []string{"100", "0"} {
+		env = expectEnvelope(t, "list --limit "+limit, sb.run(t, "list", "--limit", limit), 0)
+		want = map[string]any{"meta.pagination.returned": 30.0, "meta.pagination.truncated": false, "meta.pagination.next_cursor": nil}
+		if diff := cmp.Diff(want, pick(env, want)); diff != "" {
+			t.Errorf("list --limit %s (-want +got):\n%s", limit, diff)
+		}
+	}
+	env = expectEnvelope(t, "list --schema", sb.run(t, "list", "--schema"), 0)
+	if got := get(env, "data.input_schema.properties.limit.default"); got != 20.0 {
+		t.Errorf("--schema: limit's default = %v, want 20", got)
+	}
+}
+
+// TestE2EHallucinatedInput: an id an agent made up — a traversal, its
+// percent-encoded form, a query string — is refused in phase 1 with exit 2
+// (F-045); a real path given to a path flag reaches the command unchanged.
+func TestE2EHallucinatedInput(t *testing.T) { onEach(t, testHallucinatedInput) }
+
+func testHallucinatedInput(t *testing.T, bin string) {
+	t.Parallel()
+	sb := newSandbox(t, bin)
+	sb.seed(t, item("t1", "real", false))
+	for _, id := range []string{"../t1", "%2e%2e%2ft1", "t1?foo=bar", "t1 t2"} {
+		env := expectEnvelope(t, "show "+id, sb.run(t, "show", id), 2)
+		want := map[string]any{"error.code": "INVALID_ID", "error.phase": "validation", "error.field": "id"}
+		if diff := cmp.Diff(want, pick(env, want)); diff != "" {
+			t.Errorf("show %q (-want +got):\n%s", id, diff)
+		}
+	}
+	// A path with a space and dots, given to --file, is the file used.
+	other := filepath.Join(t.TempDir(), "my lists", "v1.0.todo.json")
+	expectEnvelope(t, "add --file", sb.run(t, "add", "kept as given", "--file", other), 0)
+	env := expectEnvelope(t, "list --file", sb.run(t, "list", "--file", other), 0)
+	if got := get(env, "data.0.title"); got != "kept as given" {
+		t.Errorf("list --file %q: data.0.title = %v", other, got)
+	}
+}
+
+// TestE2EValidateOnlyInHelp: every runnable command lists --validate-only
+// in its help (O-009).
+func TestE2EValidateOnlyInHelp(t *testing.T) { onEach(t, testValidateOnlyInHelp) }
+
+func testValidateOnlyInHelp(t *testing.T, bin string) {
+	t.Parallel()
+	sb := newSandbox(t, bin)
+	for _, cmd := range []string{"add", "list", "show", "done", "purge", "watch"} {
+		r := sb.run(t, cmd, "--help")
+		if !strings.Contains(r.stderr, "--validate-only") {
+			t.Errorf("%s --help does not list --validate-only:\n%s", cmd, r.stderr)
+		}
+	}
+}
+
+// TestE2EConfirmDestructive: a destructive command declares that it needs
+// confirmation and offers --confirm-destructive; no other command has it
+// (O-021).
+func TestE2EConfirmDestructive(t *testing.T) { onEach(t, testConfirmDestructive) }
+
+func testConfirmDestructive(t *testing.T, bin string) {
+	t.Parallel()
+	sb := newSandbox(t, bin)
+	for _, cmd := range []string{"add", "list", "show", "done", "purge", "watch"} {
+		env := expectEnvelope(t, cmd+" --schema", sb.run(t, cmd, "--schema"), 0)
+		destructive := cmd == "purge"
+		_, hasFlag := get(env, "data.flags").(map[string]any)["confirm-destructive"]
+		got := map[string]any{"requires_confirmation": get(env, "data.requires_confirmation"), "--confirm-destructive": hasFlag}
+		want := map[string]any{"requires_confirmation": nil, "--confirm-destructive": destructive}
+		if destructive {
+			want["requires_confirmation"] = true
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%s --schema (-want +got):\n%s", cmd, diff)
+		}
+	}
+	sb.seed(t, item("t1", "finished", true))
+	env := expectEnvelope(t, "purge --confirm-destructive", sb.run(t, "purge", "--confirm-destructive"), 0)
+	want := map[string]any{"meta.effect": "deleted", "meta.confirmed": true, "data.count": 1.0}
+	if diff := cmp.Diff(want, pick(env, want)); diff != "" {
+		t.Errorf("purge --confirm-destructive (-want +got):\n%s", diff)
+	}
+}
