@@ -114,6 +114,9 @@ func commandFlags(c *schema.Command) []schema.Flag {
 // Wrap was given, it reads the extensions (see [WithExtension]).
 func Prepare(root *schema.Command, opts ...Option) error {
 	root.Flags = appendMissing(root.Flags, globalFlags(), true)
+	if f := findOwn(root, FlagOutput); f != nil && f.Builtin {
+		f.Usage += "; " + envelope.EnvName(root.Name, "OUTPUT") + " sets the default"
+	}
 	root.Flags = appendMissing(root.Flags, []schema.Flag{{Name: FlagVersion, Control: true, Type: schema.Boolean, Default: false, Usage: "print the version"}}, false)
 	if root.Sub(DescribeCommand) == nil {
 		root.Commands = append(root.Commands, describeNode())

@@ -23,9 +23,10 @@ type call struct {
 	values   map[string][]string     // long name → values given on the command line
 	args     []string
 	problems []envelope.FieldError
-	refused  []error // the framework's own refusals of the command line (see Parsed.Err)
-	help     bool    // the framework shows help
-	version  bool    // the framework prints the version
+	refused  []error     // the framework's own refusals of the command line (see Parsed.Err)
+	warnings [][3]string // code, message, next: what is ignored rather than refused
+	help     bool        // the framework shows help
+	version  bool        // the framework prints the version
 }
 
 // newCall reads p. A value that fails its flag's type is a problem, found
@@ -401,10 +402,13 @@ func (c *call) checkBuiltins() {
 		// against; --schema and describe report it.
 		s, _ := c.node.OutputSchema()
 		known := s.Properties()
+		// The spec has an unknown name ignored, as a projection would; the
+		// warning says so, so a misspelling is not silent.
 		for _, f := range c.values[FlagFields] {
 			if len(known) > 0 && !slices.Contains(known, f) {
-				c.problem("UNKNOWN_FIELD", FlagFields, "--fields: %q is not a field of this command's output", f)
-				c.problems[len(c.problems)-1].ValidValues = known
+				c.warnings = append(c.warnings, [3]string{"UNKNOWN_FIELD",
+					fmt.Sprintf("--fields: %q is not a field of this command's output, and was ignored", f),
+					"use one of: " + strings.Join(known, ", ")})
 			}
 		}
 	}

@@ -153,9 +153,12 @@ func (inv *invocation) run(ctx context.Context, args []string) int {
 	}
 	profileErr := inv.applyProfile()
 	c.check(inv.classify, cfg.lookupEnv, inv.profiles.valueOf)
-	if modeErr != nil && output == "" { // a bad --output is refused as the flag's enum
-		e := envelope.As(modeErr)
-		c.problems = append(c.problems, envelope.FieldError{Code: e.Code, Field: FlagOutput, Message: modeErr.Error(), ValidValues: e.ValidValues})
+	inv.warnings = append(inv.warnings, c.warnings...)
+	if modeErr != nil && output == "" { // a bad --output is refused as the flag's enum, and a bad <TOOL>_OUTPUT alike
+		valid := envelope.FormatNames()
+		v, _ := cfg.lookupEnv(envelope.EnvName(inv.root.Name, "OUTPUT"))
+		c.problems = append(c.problems, envelope.FieldError{Code: "INVALID_ENUM_VALUE", Field: FlagOutput, ValidValues: valid,
+			Message: fmt.Sprintf("%s (the default of --output) must be one of %s, not %q", envelope.EnvName(inv.root.Name, "OUTPUT"), strings.Join(valid, ", "), v)})
 	}
 	if c.node.Name == DescribeCommand && c.node.Builtin && c.on(FlagAgentsMD) && output == "" {
 		mode.Format = envelope.Text // a document asked for by name, ready for `> AGENTS.md`

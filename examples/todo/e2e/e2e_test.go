@@ -182,8 +182,8 @@ func testValidation(t *testing.T, bin string) {
 			name:  "unknown output format from TODO_OUTPUT",
 			env:   []string{"TODO_OUTPUT=yaml"},
 			args:  []string{"list"},
-			codes: []string{"INVALID_OUTPUT_FORMAT"},
-			want:  map[string]any{"error.phase": "validation"},
+			codes: []string{"INVALID_ENUM_VALUE"}, // as --output yaml is refused (O-042)
+			want:  map[string]any{"error.phase": "validation", "error.field": "output", "error.valid_values": []any{"json", "jsonl", "tsv", "text", "id"}},
 		},
 		{
 			name:  "percent-encoded traversal id",

@@ -124,3 +124,48 @@ func testConfirmDestructive(t *testing.T, bin string) {
 		t.Errorf("purge --confirm-destructive (-want +got):\n%s", diff)
 	}
 }
+
+// TestE2EFields: --fields keeps the named top-level fields of data, on every
+// command; an unknown name is ignored, with a warning; ok, error and meta
+// stay (O-002).
+func TestE2EFields(t *testing.T) { onEach(t, testFields) }
+
+func testFields(t *testing.T, bin string) {
+	t.Parallel()
+	sb := newSandbox(t, bin)
+	sb.seed(t, item("t1", "one", false))
+	env := expectEnvelope(t, "show --fields", sb.run(t, "show", "t1", "--fields", "id,title,nope"), 0)
+	want := map[string]any{"data": map[string]any{"id": "t1", "title": "one"}, "ok": true, "error": nil,
+		"meta.command": "show", "warnings.0": `UNKNOWN_FIELD: --fields: "nope" is not a field of this command's output, and was ignored. Next: use one of: created, done, id, priority, tags, title`}
+	got := pick(env, want)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("show --fields id,title,nope (-want +got):\n%s", diff)
+	}
+	for _, cmd := range []string{"add", "list", "show", "done", "purge", "watch", "describe"} {
+		env := expectEnvelope(t, cmd+" --schema", sb.run(t, cmd, "--schema"), 0)
+		if _, ok := get(env, "data.flags").(map[string]any)["fields"]; !ok {
+			t.Errorf("%s has no --fields", cmd)
+		}
+	}
+}
+
+// TestE2EOutputEnv: TODO_OUTPUT is --output's default: the same answer as
+// the flag, the flag wins, a generic OUTPUT or _OUTPUT means nothing, and
+// help names the variable (O-042; a bad value: TestE2EValidation).
+func TestE2EOutputEnv(t *testing.T) { onEach(t, testOutputEnv) }
+
+func testOutputEnv(t *testing.T, bin string) {
+	t.Parallel()
+	sb := newSandbox(t, bin)
+	sb.seed(t, item("t1", "one", false), item("t2", "two", false))
+	byFlag := sb.run(t, "list", "--output", "tsv")
+	byEnv := sb.runEnv(t, []string{"TODO_OUTPUT=tsv"}, "list")
+	if byFlag.code != 0 || byEnv.stdout != byFlag.stdout {
+		t.Errorf("TODO_OUTPUT=tsv list:\n%s\nlist --output tsv:\n%s", byEnv.stdout, byFlag.stdout)
+	}
+	expectEnvelope(t, "TODO_OUTPUT=tsv list --output json", sb.runEnv(t, []string{"TODO_OUTPUT=tsv"}, "list", "--output", "json"), 0)
+	expectEnvelope(t, "OUTPUT=tsv _OUTPUT=tsv list", sb.runEnv(t, []string{"OUTPUT=tsv", "_OUTPUT=tsv"}, "list"), 0)
+	if r := sb.run(t, "list", "--help"); !strings.Contains(r.stderr, "TODO_OUTPUT") {
+		t.Errorf("list --help does not name TODO_OUTPUT:\n%s", r.stderr)
+	}
+}
