@@ -38,7 +38,8 @@ func (p payload) cut(w *Window) payload {
 
 // marshal encodes v without HTML escaping: agents read '<' and '&' literally.
 // encoding/json already turns invalid UTF-8 into U+FFFD and escapes control
-// bytes (ESC included), so its output never breaks the envelope.
+// bytes, so its output never breaks the envelope; terminal escape sequences
+// and carriage returns are then removed from its strings (F-007).
 func marshal(v any) (json.RawMessage, error) {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
@@ -46,7 +47,7 @@ func marshal(v any) (json.RawMessage, error) {
 	if err := enc.Encode(v); err != nil {
 		return nil, err
 	}
-	return bytes.TrimRight(b.Bytes(), "\n"), nil
+	return cleanJSON(bytes.TrimRight(b.Bytes(), "\n")), nil
 }
 
 // encodePayload turns a result into a payload. Slices and arrays are lists (a
@@ -87,7 +88,7 @@ func encodePayload(v any, window *Window) (payload, error) {
 		p := payload{list: true, items: make([]json.RawMessage, len(ends)), total: total, start: start}
 		all, from := buf.Bytes(), 0
 		for i, end := range ends {
-			p.items[i] = all[from:end:end]
+			p.items[i] = cleanJSON(all[from:end:end])
 			from = end + 1
 		}
 		return p, nil
@@ -112,7 +113,7 @@ func splitRaw(raw json.RawMessage) (payload, error) {
 	if err := json.Compact(&buf, raw); err != nil {
 		return payload{}, fmt.Errorf("encode result: %w", err)
 	}
-	trimmed := buf.Bytes()
+	trimmed := cleanJSON(buf.Bytes())
 	switch {
 	case len(trimmed) == 0:
 		return payload{one: json.RawMessage("null")}, nil

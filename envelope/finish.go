@@ -130,7 +130,8 @@ func (o *Output) writeEnvelope(p payload, meta Meta, fail *Error) {
 	if len(raw)+1 > o.s.MaxBytes {
 		raw = o.capped(p, meta, fail)
 	}
-	o.writeStdout(append(raw, '\n'))
+	// data was cleaned when encoded; the error and warnings are cleaned here
+	o.writeStdout(append(cleanJSON(raw), '\n'))
 }
 
 func (o *Output) capped(p payload, meta Meta, fail *Error) []byte {
@@ -195,7 +196,7 @@ func (o *Output) writeJSONL(p payload, meta Meta, fail *Error) {
 			meta.Stream = &Stream{Items: 1}
 		}
 	}
-	b.Write(o.envelope(payload{one: json.RawMessage("null")}, meta, fail).appendJSON(nil))
+	b.Write(cleanJSON(o.envelope(payload{one: json.RawMessage("null")}, meta, fail).appendJSON(nil)))
 	b.WriteByte('\n')
 	o.writeStdout(b.Bytes())
 }

@@ -425,6 +425,22 @@ func TestInvalidUTF8(t *testing.T) {
 	})
 }
 
+// TestANSIInErrors: an error's message and a warning a library coloured
+// reach an agent as plain text.
+func TestANSIInErrors(t *testing.T) {
+	for _, f := range []envelope.Format{envelope.JSON, envelope.JSONL} {
+		out, stdout, _ := newOutput(envelope.Settings{Mode: agentMode(f)})
+		out.Warn("LIB", "\x1b[33mcareful\x1b[0m\r", "")
+		out.Finish(fixedMeta(), envelope.Errorf(exitcode.Unavailable, "GONE", "\x1b[31mupstream\x1b[0m is down"))
+		if bytes.Contains(stdout.Bytes(), []byte(`\u001b`)) || bytes.Contains(stdout.Bytes(), []byte(`\r`)) {
+			t.Errorf("%s: an escape reached the agent: %s", f, stdout)
+		}
+		if !strings.Contains(stdout.String(), `"upstream is down"`) || !strings.Contains(stdout.String(), "LIB: careful") {
+			t.Errorf("%s: the text was lost: %s", f, stdout)
+		}
+	}
+}
+
 func TestANSIInData(t *testing.T) {
 	evil := record{ID: "r1", Name: "\x1b[31mred\x1b[0m \x1b]0;title\x07 \x1b[2J", Tags: []string{"\x1b[1mbold"}}
 	for _, f := range []envelope.Format{envelope.JSON, envelope.JSONL, envelope.Text} {
@@ -439,6 +455,9 @@ func TestANSIInData(t *testing.T) {
 				out.Finish(fixedMeta(), nil)
 				if i := bytes.IndexByte(stdout.Bytes(), 0x1b); i >= 0 {
 					t.Errorf("stdout carries a raw ESC byte at %d: %q", i, stdout)
+				}
+				if bytes.Contains(stdout.Bytes(), []byte(`\u001b`)) { // F-007: not escaped either, but gone
+					t.Errorf("stdout carries an escaped ESC: %s", stdout)
 				}
 				if !strings.Contains(stdout.String(), "red") {
 					t.Errorf("the text of the data was lost: %q", stdout)
