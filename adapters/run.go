@@ -154,6 +154,7 @@ func (inv *invocation) run(ctx context.Context, args []string) int {
 	profileErr := inv.applyProfile()
 	c.check(inv.classify, cfg.lookupEnv, inv.profiles.valueOf)
 	inv.warnings = append(inv.warnings, c.warnings...)
+	validateErr := inv.validate(ctx)
 	if modeErr != nil && output == "" { // a bad --output is refused as the flag's enum, and a bad <TOOL>_OUTPUT alike
 		valid := envelope.FormatNames()
 		v, _ := cfg.lookupEnv(envelope.EnvName(inv.root.Name, "OUTPUT"))
@@ -193,6 +194,8 @@ func (inv *invocation) run(ctx context.Context, args []string) int {
 		return inv.showConfig()
 	case len(c.problems) > 0 && !c.help:
 		return inv.finish(envelope.Invalid(c.problems))
+	case validateErr != nil:
+		return inv.finish(validateErr)
 	case c.on(FlagSchema) && !c.help:
 		doc, err := c.node.Document(mode.Agent && !inv.human)
 		if err != nil {
@@ -440,7 +443,7 @@ func maxBytes(env string) int {
 
 // finish writes the one answer and returns the exit code.
 func (inv *invocation) finish(fail *envelope.Error) int {
-	fail = inv.previewed(fail)
+	fail = inv.heldToTable(inv.previewed(fail))
 	inv.endCapture(fail != nil)
 	if fail != nil {
 		fail.Settle(inv.call.node.ExitCodes())

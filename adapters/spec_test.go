@@ -5,11 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/urfave/cli/v3"
 
 	"github.com/duet-cli/duet/adapters/urfave"
@@ -70,6 +72,168 @@ func TestDurationMeasured(t *testing.T) {
 					t.Errorf("exit %d, meta.duration_ms %v; want exit %d and 1000\nstdout: %s", code, env.Meta["duration_ms"], tt.exit, stdout.String())
 				}
 			})
+		})
+	}
+}
+
+// TestValidateHook: a command's own checks run in phase 1 (C-006): their
+// problems are reported at once with the declared ones, with --validate-only
+// too; another error they return is the answer; the action never runs.
+func TestValidateHook(t *testing.T) {
+	ran := 0
+	newMove := func() *cli.Command {
+		move := &cli.Command{Name: "move",
+			Flags: []cli.Flag{
+				&cli.StringFlag{Name: "from", Value: "here"},
+				&cli.StringFlag{Name: "to", Sources: cli.EnvVars("APP_TO")},
+				&cli.StringFlag{Name: "mode"},
+			},
+			Action: func(ctx context.Context, _ *cli.Command) error {
+				ran++
+				return envelope.From(ctx).Result(map[string]bool{"moved": true})
+			}}
+		urfave.Annotate(move, schema.Meta{Danger: schema.Safe, Flags: map[string]schema.FlagMeta{"mode": {Enum: []string{"slow", "careful"}}}, Validate: func(_ context.Context, in schema.Input) error {
+			var problems []envelope.FieldError
+			if in.String("from") == "ghost" {
+				return envelope.Errorf(exitcode.NotFound, "PLACE_NOT_FOUND", "there is no place %q", in.String("from"))
+			}
+			if in.String("from") == in.String("to") {
+				problems = append(problems, envelope.FieldError{Code: "SAME_PLACE", Field: "to", Message: "--to is where it already is: " + in.String("to")})
+			}
+			for _, a := range in.Args() {
+				if a == "forbidden" {
+					problems = append(problems, envelope.FieldError{Code: "FORBIDDEN_ITEM", Field: "item", Message: "forbidden cannot be moved"})
+				}
+			}
+			if len(problems) > 0 {
+				return envelope.Invalid(problems)
+			}
+			return nil
+		}})
+		return &cli.Command{Name: "app", Commands: []*cli.Command{move}}
+	}
+	tests := []struct {
+		name  string
+		args  []string
+		env   []string
+		exit  int
+		codes []string // error.errors, or error.code alone
+		phase string
+	}{
+		{"fine", []string{"move", "--to", "there", "box"}, nil, 0, nil, ""},
+		{"the default is seen", []string{"move", "--to", "here"}, nil, 2, []string{"SAME_PLACE"}, "validation"},
+		{"the environment is seen", []string{"move"}, []string{"APP_TO=here"}, 2, []string{"SAME_PLACE"}, "validation"},
+		{"every problem at once", []string{"move", "--to", "here", "--mode", "fast", "forbidden"}, nil, 2, []string{"INVALID_ENUM_VALUE", "SAME_PLACE", "FORBIDDEN_ITEM"}, "validation"},
+		{"with --validate-only", []string{"move", "--to", "here", "--validate-only"}, nil, 2, []string{"SAME_PLACE"}, "validation"},
+		{"--validate-only, fine", []string{"move", "--to", "there", "--validate-only"}, nil, 0, nil, ""},
+		{"another answer", []string{"move", "--from", "ghost", "--to", "there"}, nil, 5, []string{"PLACE_NOT_FOUND"}, "validation"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ran = 0
+			var stdout, stderr bytes.Buffer
+			code := urfave.Run(context.Background(), newMove(), tt.args, urfave.WithSpecStrict(),
+				urfave.WithStdio(strings.NewReader(""), &stdout, &stderr), urfave.WithEnv(tt.env))
+			var env struct {
+				Error *struct {
+					Code   string `json:"code"`
+					Phase  string `json:"phase"`
+					Errors []struct {
+						Code string `json:"code"`
+					} `json:"errors"`
+				} `json:"error"`
+			}
+			if err := json.Unmarshal(stdout.Bytes(), &env); err != nil {
+				t.Fatalf("not one envelope: %v\n%s", err, stdout.String())
+			}
+			var codes []string
+			phase := ""
+			if env.Error != nil {
+				phase = env.Error.Phase
+				for _, e := range env.Error.Errors {
+					codes = append(codes, e.Code)
+				}
+				if len(codes) == 0 {
+					codes = []string{env.Error.Code}
+				}
+			}
+			got := []any{code, codes, phase}
+			if diff := cmp.Diff([]any{tt.exit, tt.codes, tt.phase}, got); diff != "" {
+				t.Errorf("(-want +got):\n%s\nstdout: %s", diff, stdout.String())
+			}
+			wantRan := 0
+			if tt.exit == 0 && !slices.Contains(tt.args, "--validate-only") {
+				wantRan = 1
+			}
+			if ran != wantRan {
+				t.Errorf("the action ran %d times, want %d", ran, wantRan)
+			}
+		})
+	}
+}
+
+// TestExitCodesHeldToTheTable: exit 2 only when nothing changed, with phase
+// validation (F-002); a code the command's table does not declare exits 1,
+// with a warning naming it (F-001, C-001).
+func TestExitCodesHeldToTheTable(t *testing.T) {
+	fails := func(name string, meta schema.Meta, fn func(out *envelope.Output) error) *cli.Command {
+		return urfave.Annotate(&cli.Command{Name: name, Action: func(ctx context.Context, _ *cli.Command) error { return fn(envelope.From(ctx)) }}, meta)
+	}
+	mutating := schema.Meta{Danger: schema.Mutating}
+	root := func() *cli.Command {
+		return &cli.Command{Name: "app", Commands: []*cli.Command{
+			fails("early", mutating, func(*envelope.Output) error { return envelope.Validationf("BAD_NAME", "no such name") }),
+			fails("bare", mutating, func(*envelope.Output) error { return envelope.Errorf(exitcode.ArgError, "BAD_NAME", "no such name") }),
+			fails("late", mutating, func(out *envelope.Output) error {
+				out.Effect(envelope.Updated)
+				return envelope.Validationf("BAD_NAME", "no such name")
+			}),
+			fails("marked", mutating, func(*envelope.Output) error {
+				return envelope.Errorf(exitcode.ArgError, "BAD_NAME", "no such name").WithPhase(envelope.Execution)
+			}),
+			fails("odd", mutating, func(*envelope.Output) error { return envelope.Errorf(exitcode.Code(200), "ODD", "odd") }),
+			fails("custom", schema.Meta{Danger: schema.Mutating, ExitCodes: exitcode.Table{80: {Name: "DRIFTED", Description: "The plan drifted.", SideEffects: exitcode.None}}},
+				func(*envelope.Output) error { return envelope.Errorf(80, "DRIFTED", "drifted") }),
+			fails("undeclared", mutating, func(*envelope.Output) error { return envelope.Errorf(81, "DRIFTED", "drifted") }),
+		}}
+	}
+	tests := []struct {
+		cmd     string
+		exit    int
+		phase   string
+		warning string // the code of the one warning, if any
+	}{
+		{"early", 2, "validation", ""},
+		{"bare", 2, "validation", ""},
+		{"late", 1, "execution", "EXIT_2_AFTER_CHANGE"},
+		{"marked", 1, "execution", "EXIT_2_AFTER_CHANGE"},
+		{"odd", 1, "execution", "UNDECLARED_EXIT_CODE"},
+		{"custom", 80, "execution", ""},
+		{"undeclared", 1, "execution", "UNDECLARED_EXIT_CODE"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.cmd, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			code := urfave.Run(context.Background(), root(), []string{tt.cmd}, urfave.WithSpecStrict(),
+				urfave.WithStdio(strings.NewReader(""), &stdout, &stderr), urfave.WithEnv(nil))
+			var env struct {
+				Error struct {
+					Code  string `json:"code"`
+					Phase string `json:"phase"`
+				} `json:"error"`
+				Warnings []string `json:"warnings"`
+			}
+			if err := json.Unmarshal(stdout.Bytes(), &env); err != nil {
+				t.Fatalf("not one envelope: %v\n%s", err, stdout.String())
+			}
+			warning := ""
+			if len(env.Warnings) > 0 {
+				warning, _, _ = strings.Cut(env.Warnings[0], ":")
+			}
+			got := []any{code, env.Error.Phase, warning, len(env.Warnings) <= 1}
+			if diff := cmp.Diff([]any{tt.exit, tt.phase, tt.warning, true}, got); diff != "" {
+				t.Errorf("(-want +got):\n%s\nstdout: %s", diff, stdout.String())
+			}
 		})
 	}
 }

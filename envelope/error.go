@@ -143,6 +143,9 @@ func (e *Error) Settle(t exitcode.Table) {
 	}
 	if e.Phase == "" {
 		e.Phase = Execution
+		if e.Exit == exitcode.ArgError { // exit 2 means nothing ran that changed anything (F-002)
+			e.Phase = Validation
+		}
 	}
 	if !e.Retryable {
 		e.RetryAfterMS, e.RetryStrategy = 0, ""

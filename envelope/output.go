@@ -187,6 +187,14 @@ func (o *Output) WouldAffect(v any) {
 	o.affected, o.hasAffect = v, true
 }
 
+// Changed reports whether the command reported changing state: an effect
+// other than noop, outside a dry run.
+func (o *Output) Changed() bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.effect != "" && o.effect != Noop && !o.s.DryRun
+}
+
 // Effected returns the effect the command reported, for the lifecycle and
 // tests: the live verb, before a dry run's would_ prefix.
 func (o *Output) Effected() Effect {

@@ -10,6 +10,7 @@
 package schema
 
 import (
+	"context"
 	"fmt"
 	"iter"
 	"slices"
@@ -81,6 +82,13 @@ type Meta struct {
 	Args   []Arg
 	NoArgs bool
 	Groups []Group
+	// Validate checks the input beyond what the declarations above can say
+	// — that two flags agree, that a name is free — before anything runs,
+	// with --validate-only too (phase 1). It must change nothing. It
+	// returns every problem at once (envelope.Invalid), one validation
+	// error, or another error to answer with, such as NOT_FOUND; its
+	// problems are reported beside those the declarations found.
+	Validate func(ctx context.Context, in Input) error
 }
 
 // ToolMode says whether a command is served as an MCP tool (see adapters/mcp).
