@@ -2,9 +2,12 @@ package adapters
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/duet-cli/duet/envelope"
 	"github.com/duet-cli/duet/exitcode"
+	"github.com/duet-cli/duet/schema"
 )
 
 // heldToTable holds an invocation's error to the exit code contract before it
@@ -39,4 +42,50 @@ func (inv *invocation) heldToTable(fail *envelope.Error) *envelope.Error {
 		fail.Exit = exitcode.GeneralError
 	}
 	return fail
+}
+
+// fixChecked drops an error's fix_command when it is not one an agent can
+// run verbatim and safely (C-030): one with a placeholder (<id>, $TOKEN,
+// {name}), one that does not name a command of this tool, or one that runs
+// a destructive command other than as a dry run. fix_required keeps the
+// condition, and a warning tells the author.
+func (inv *invocation) fixChecked(fail *envelope.Error) *envelope.Error {
+	if fail == nil || fail.FixCommand == "" || inv.out == nil {
+		return fail
+	}
+	if why := inv.unsafeFix(fail.FixCommand); why != "" {
+		inv.out.Warn("FIX_COMMAND_DROPPED", fmt.Sprintf("the fix_command %q of %s was left out: %s", fail.FixCommand, fail.Code, why),
+			"give a fix_command only when one safe command, run as it is, resolves the error")
+		fail.FixCommand = ""
+	}
+	return fail
+}
+
+// unsafeFix says why line is not a safe, verbatim fix_command, or "".
+func (inv *invocation) unsafeFix(line string) string {
+	if strings.ContainsAny(line, "<>$`{}") {
+		return "it holds a placeholder or shell syntax"
+	}
+	words := strings.Fields(line)
+	if len(words) == 0 || words[0] != inv.root.Name {
+		return "it does not run " + inv.root.Name
+	}
+	node := inv.root
+	for _, w := range words[1:] {
+		if strings.HasPrefix(w, "-") {
+			break
+		}
+		sub := node.Sub(w)
+		if sub == nil {
+			break
+		}
+		node = sub
+	}
+	if !node.Runnable {
+		return "it names no command of " + inv.root.Name
+	}
+	if node.Danger() == schema.Destructive && !slices.Contains(words, "--"+FlagDryRun) {
+		return node.DotPath() + " is destructive"
+	}
+	return ""
 }

@@ -443,7 +443,7 @@ func maxBytes(env string) int {
 
 // finish writes the one answer and returns the exit code.
 func (inv *invocation) finish(fail *envelope.Error) int {
-	fail = inv.heldToTable(inv.previewed(fail))
+	fail = inv.fixChecked(inv.heldToTable(inv.previewed(fail)))
 	inv.endCapture(fail != nil)
 	if fail != nil {
 		fail.Settle(inv.call.node.ExitCodes())
@@ -540,8 +540,9 @@ func (inv *invocation) streams() Streams {
 
 // unconfirmed is the refusal of a command that needs confirmation and has
 // none: not given --yes (or --confirm-destructive, or --dry-run) where
-// nobody can be asked. Its fix_command is the dry run, read-only, and only
-// on a command that implements one.
+// nobody can be asked. It has no fix_command: the one command that resolves
+// it, the same with --yes, acts, and a fix_command must be safe to run
+// (C-030); a command that implements --dry-run answers with its preview.
 func (inv *invocation) unconfirmed(args []string) *envelope.Error {
 	c := inv.call
 	if !c.node.NeedsConfirmation() || inv.mode.Interactive || c.bool(FlagYes) || c.on(FlagConfirmDestructive) || c.bool(FlagDryRun) {
@@ -550,10 +551,10 @@ func (inv *invocation) unconfirmed(args []string) *envelope.Error {
 	line := inv.root.Name + " " + commandLine(args)
 	e := envelope.Validationf("CONFIRMATION_REQUIRED", "%q is %s and needs confirmation, and nobody can be asked", c.node.DotPath(), c.node.Danger())
 	if c.node.Flag(FlagDryRun) == nil {
-		return e.WithFix("pass --yes to confirm", "").WithSuggestion("run '%s --yes' to proceed", line)
+		return e.WithFix("confirm with --yes", "").WithSuggestion("run '%s --yes' to proceed", line)
 	}
-	return e.WithFix("pass --yes to confirm; first see what would change with --dry-run", line+" --dry-run").
-		WithSuggestion("run '%s --dry-run' to see what would change, then '%s --yes'", line, line)
+	return e.WithFix("confirm with --yes; data and meta.would_affect are what it would change", "").
+		WithSuggestion("check what it would change (here, or with '%s --dry-run'), then run '%s --yes'", line, line)
 }
 
 // confirm guards a command that needs confirmation: refused where nobody can

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -233,6 +234,99 @@ func TestExitCodesHeldToTheTable(t *testing.T) {
 			got := []any{code, env.Error.Phase, warning, len(env.Warnings) <= 1}
 			if diff := cmp.Diff([]any{tt.exit, tt.phase, tt.warning, true}, got); diff != "" {
 				t.Errorf("(-want +got):\n%s\nstdout: %s", diff, stdout.String())
+			}
+		})
+	}
+}
+
+// TestFixCommand: a fix_command is one safe command that resolves the error
+// when run as it is, twice harmlessly, after which the original invocation
+// no longer fails so; one with a placeholder, or one that runs a destructive
+// command other than as a dry run, is left out with a warning (C-030).
+func TestFixCommand(t *testing.T) {
+	marker := filepath.Join(t.TempDir(), "initialised")
+	withFix := func(name, fix string) *cli.Command {
+		return urfave.Annotate(&cli.Command{Name: name, Action: func(context.Context, *cli.Command) error {
+			return envelope.Errorf(exitcode.Precondition, "NOT_READY", "not ready").WithFix("get ready", fix)
+		}}, schema.Meta{Danger: schema.Safe})
+	}
+	root := func() *cli.Command {
+		return &cli.Command{Name: "app", Commands: []*cli.Command{
+			urfave.Annotate(&cli.Command{Name: "init", Action: func(ctx context.Context, _ *cli.Command) error {
+				out := envelope.From(ctx)
+				if _, err := os.Stat(marker); err == nil {
+					out.Effect(envelope.Noop)
+					return out.Result(map[string]bool{"already_initialized": true})
+				}
+				out.Effect(envelope.Created)
+				return os.WriteFile(marker, []byte("ok"), 0o644)
+			}}, schema.Meta{Danger: schema.Mutating}),
+			urfave.Annotate(&cli.Command{Name: "status", Action: func(ctx context.Context, _ *cli.Command) error {
+				if _, err := os.Stat(marker); err != nil {
+					return envelope.Errorf(exitcode.Precondition, "NOT_INITIALIZED", "not initialised").WithFix("initialise", "app init")
+				}
+				return envelope.From(ctx).Result(map[string]bool{"ready": true})
+			}}, schema.Meta{Danger: schema.Safe}),
+			urfave.Annotate(&cli.Command{Name: "wipe", Action: func(ctx context.Context, _ *cli.Command) error {
+				envelope.From(ctx).Effect(envelope.Deleted)
+				return nil
+			}}, schema.Meta{Danger: schema.Destructive, DryRun: true}),
+			withFix("placeholder", "app show <id>"),
+			withFix("variable", "app init --token $TOKEN"),
+			withFix("destructive", "app wipe --yes"),
+			withFix("preview", "app wipe --dry-run"),
+			withFix("elsewhere", "rm -rf /"),
+		}}
+	}
+	type answer struct {
+		Error *struct {
+			Code       string `json:"code"`
+			FixCommand string `json:"fix_command"`
+		} `json:"error"`
+		Warnings []string `json:"warnings"`
+	}
+	run := func(t *testing.T, args ...string) (int, answer) {
+		t.Helper()
+		var stdout, stderr bytes.Buffer
+		code := urfave.Run(context.Background(), root(), args, urfave.WithSpecStrict(),
+			urfave.WithStdio(strings.NewReader(""), &stdout, &stderr), urfave.WithEnv(nil))
+		var a answer
+		if err := json.Unmarshal(stdout.Bytes(), &a); err != nil {
+			t.Fatalf("not one envelope: %v\n%s", err, stdout.String())
+		}
+		return code, a
+	}
+
+	t.Run("resolves", func(t *testing.T) {
+		code, a := run(t, "status")
+		if code != 4 || a.Error == nil || a.Error.FixCommand != "app init" {
+			t.Fatalf("status: exit %d, %+v", code, a.Error)
+		}
+		words := strings.Fields(a.Error.FixCommand)[1:]
+		for range 2 { // twice: the second changes nothing
+			if code, a := run(t, words...); code != 0 {
+				t.Fatalf("the fix_command: exit %d, %+v", code, a.Error)
+			}
+		}
+		if code, a := run(t, "status"); code != 0 {
+			t.Errorf("status after its fix_command: exit %d, %+v", code, a.Error)
+		}
+	})
+	for _, tt := range []struct {
+		cmd, want string // the fix_command answered
+		dropped   bool
+	}{
+		{"placeholder", "", true},
+		{"variable", "", true},
+		{"destructive", "", true},
+		{"elsewhere", "", true},
+		{"preview", "app wipe --dry-run", false},
+	} {
+		t.Run(tt.cmd, func(t *testing.T) {
+			_, a := run(t, tt.cmd)
+			dropped := len(a.Warnings) == 1 && strings.HasPrefix(a.Warnings[0], "FIX_COMMAND_DROPPED: ")
+			if a.Error == nil || a.Error.FixCommand != tt.want || dropped != tt.dropped {
+				t.Errorf("fix_command %+v, warnings %q; want %q, dropped %v", a.Error, a.Warnings, tt.want, tt.dropped)
 			}
 		})
 	}

@@ -74,7 +74,7 @@ func (p Project) Config() (*config.Loaded, error) {
 func FileError(err error) error {
 	return envelope.Errorf(exitcode.Precondition, "CONFIG_INVALID", "%w", err).
 		WithSuggestion("fix the file named in the message; 'meridian config show' prints what is in effect").
-		WithFix("correct the file", "meridian config show")
+		WithFix("correct the file", "")
 }
 
 // Catalog returns where agent profiles and skills are looked up: the

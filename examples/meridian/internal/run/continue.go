@@ -46,7 +46,7 @@ func (r *Runner) planContinue(ctx context.Context, req ContinueRequest) (*plan, 
 	case src.HarnessSessionID == "":
 		return nil, envelope.Errorf(exitcode.Precondition, "NO_HARNESS_SESSION", "Run %s has no harness session to continue: %s never reported one", src.ID, h.Display()).
 			WithSuggestion("start a new conversation with 'meridian run spawn'").
-			WithFix("see how the run ended", "meridian run show "+src.ID)
+			WithFix("start a new conversation", "")
 	}
 	model := src.Model
 	if req.Model != "" {
@@ -84,7 +84,7 @@ func (r *Runner) source(spaceID string, all []*state.Run, id string) (state.Run,
 	if r.Chat == "" {
 		return state.Run{}, envelope.Validationf("RUN_ID_REQUIRED", "No run id given, and no %s names a chat whose last run to continue", EnvChat).
 			WithSuggestion("pass the run id; 'meridian run list' shows them").
-			WithFix("name the run to continue", "meridian run list").WithField("run-id")
+			WithFix("name the run to continue", "").WithField("run-id")
 	}
 	for i := len(all) - 1; i >= 0; i-- {
 		if all[i].SessionID == r.Chat {
@@ -93,5 +93,5 @@ func (r *Runner) source(spaceID string, all []*state.Run, id string) (state.Run,
 	}
 	return state.Run{}, envelope.Errorf(exitcode.NotFound, "RUN_NOT_FOUND", "Chat %s has no runs in space %s", r.Chat, spaceID).
 		WithSuggestion("pass the run id; 'meridian run list' shows them").
-		WithFix("name the run to continue", "meridian run list")
+		WithFix("name the run to continue", "")
 }

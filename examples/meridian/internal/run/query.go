@@ -122,7 +122,7 @@ func find(spaceID string, all []*state.Run, id string) (state.Run, error) {
 	if i < 0 {
 		return state.Run{}, envelope.Errorf(exitcode.NotFound, "RUN_NOT_FOUND", "Run %s does not exist in space %s", id, spaceID).
 			WithSuggestion("run 'meridian run list' to see the space's runs").
-			WithFix("name an existing run", "meridian run list")
+			WithFix("name an existing run", "")
 	}
 	return *all[i], nil
 }
@@ -273,7 +273,7 @@ func waitProblems(problems []envelope.FieldError) error {
 	}
 	e := envelope.Errorf(exitcode.NotFound, "RUN_NOT_FOUND", "%s", strings.Join(msgs, "; ")).
 		WithSuggestion("run 'meridian run list' to see the space's runs").
-		WithFix("name existing runs", "meridian run list")
+		WithFix("name existing runs", "")
 	e.Errors = problems
 	return e
 }

@@ -270,7 +270,7 @@ func (r *Runner) executable(h *harness.Harness) (string, error) {
 	}
 	return "", envelope.Errorf(exitcode.Precondition, "HARNESS_NOT_INSTALLED", "%s is not installed: %q is not an executable on PATH", h.Display(), name).
 		WithSuggestion("install it with '%s', or set the command in .meridian/config.toml: [harness] %s = \"/path/to/%s\"", h.Install(), h.Name(), h.Name()).
-		WithFix("install "+h.Display(), "meridian doctor")
+		WithFix("install "+h.Display(), "")
 }
 
 func (r *Runner) runTimeout(asked time.Duration) time.Duration {

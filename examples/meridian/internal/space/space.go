@@ -31,7 +31,7 @@ func Resolve(p project.Project, id string) (state.Space, error) {
 	if id == "" {
 		return state.Space{}, envelope.Errorf(exitcode.Precondition, "SPACE_REQUIRED", "No %s set", EnvID).
 			WithSuggestion("run 'meridian run spawn' to auto-create a space, or pass --space").
-			WithFix("name a space with --space or "+EnvID, "meridian space list")
+			WithFix("name a space with --space or "+EnvID, "")
 	}
 	return Get(p, id)
 }
@@ -54,11 +54,11 @@ func explain(id string, err error) error {
 	case errors.Is(err, state.ErrNoSpace):
 		return envelope.Errorf(exitcode.NotFound, "SPACE_NOT_FOUND", "Space %s does not exist", id).
 			WithSuggestion("run 'meridian space list' to see the spaces").
-			WithFix("name an existing space", "meridian space list")
+			WithFix("name an existing space", "")
 	case errors.As(err, &corrupt):
 		return envelope.Errorf(exitcode.Precondition, "SPACE_CORRUPT", "Space %s cannot be read: %w", id, err).
 			WithSuggestion("inspect %s; 'meridian doctor' reports every space in this state (it never rewrites one)", corrupt.Path).
-			WithFix("repair or remove the space's space.json", "meridian doctor")
+			WithFix("repair or remove the space's space.json", "")
 	}
 	return fmt.Errorf("space %s: %w", id, err)
 }
