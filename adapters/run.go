@@ -620,6 +620,7 @@ func (inv *invocation) execute(parent context.Context, args []string) int {
 	ctx = envelope.NewContext(ctx, inv.out)
 	ctx = context.WithValue(ctx, invocationKey{}, inv)
 
+	restoreWorkdir := inv.keepWorkdir()
 	done := make(chan error, 1)
 	go func() {
 		defer func() {
@@ -640,6 +641,7 @@ func (inv *invocation) execute(parent context.Context, args []string) int {
 	for {
 		select {
 		case err := <-done:
+			restoreWorkdir()
 			return inv.finish(inv.outcome(err, got))
 		case s := <-inv.sigs:
 			if s == syscall.SIGPIPE {

@@ -331,3 +331,28 @@ func TestFixCommand(t *testing.T) {
 		})
 	}
 }
+
+// TestWorkdirKept: the working directory after a command is the one before
+// it, whatever the command did, and a change is reported (F-041).
+func TestWorkdirKept(t *testing.T) {
+	start, elsewhere := t.TempDir(), t.TempDir()
+	t.Chdir(start)
+	root := &cli.Command{Name: "app", Commands: []*cli.Command{
+		urfave.Annotate(&cli.Command{Name: "wander", Action: func(ctx context.Context, _ *cli.Command) error {
+			if err := os.Chdir(elsewhere); err != nil {
+				return err
+			}
+			return envelope.From(ctx).Result(map[string]bool{"wandered": true})
+		}}, schema.Meta{Danger: schema.Safe}),
+	}}
+	var stdout, stderr bytes.Buffer
+	code := urfave.Run(context.Background(), root, []string{"wander"}, urfave.WithSpecStrict(),
+		urfave.WithStdio(strings.NewReader(""), &stdout, &stderr), urfave.WithEnv(nil))
+	now, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code != 0 || now != start || !strings.Contains(stdout.String(), `"CWD_CHANGED: wander changed the working directory to `+elsewhere) {
+		t.Errorf("exit %d, working directory %s (want %s)\nstdout: %s", code, now, start, stdout.String())
+	}
+}
