@@ -6,7 +6,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 
 	"github.com/duet-cli/duet/proc"
 )
@@ -20,7 +19,7 @@ func ExampleCommand() {
 	s := proc.NewSession(proc.Options{
 		Tool: "demo", RequestID: "r1", TraceID: "t-42",
 		Environ: []string{"PATH=" + os.Getenv("PATH"), "PAGER=less", "LC_ALL=de_DE.UTF-8"},
-		Dir:     filepath.Join(dir, "sessions"),
+		TempDir: dir,
 	})
 	defer s.End()
 	ctx := proc.NewContext(context.Background(), s)

@@ -33,8 +33,8 @@ import (
 // goes in a directory of the test's; the session ends with the test.
 func session(t *testing.T, o proc.Options) (context.Context, *proc.Session) {
 	t.Helper()
-	if o.Dir == "" {
-		o.Dir = filepath.Join(t.TempDir(), "sessions")
+	if o.TempDir == "" {
+		o.TempDir = t.TempDir()
 	}
 	if o.RequestID == "" {
 		o.RequestID = "req-1"

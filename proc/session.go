@@ -31,8 +31,9 @@ type Options struct {
 	// starts a process meant to outlive it (schema.Meta.Background).
 	Background bool
 	Grace      time.Duration // see Cmd.Grace; 0 is DefaultGrace
-	// Dir is where the PID file goes; "" is <temp>/<tool>/sessions.
-	Dir string
+	// TempDir is the temporary directory: the PID file is
+	// <TempDir>/<tool>/sessions/<request id>.pids. "" is os.TempDir().
+	TempDir string
 	// Log, when set, gets one line per program started, its argv as a JSON
 	// array, so that the quoting shows.
 	Log io.Writer
@@ -171,11 +172,11 @@ func (s *Session) writePIDs() {
 }
 
 func (s *Session) path() string {
-	dir := s.opts.Dir
-	if dir == "" {
-		dir = filepath.Join(os.TempDir(), safeName(s.opts.Tool, "tool"), "sessions")
+	tmp := s.opts.TempDir
+	if tmp == "" {
+		tmp = os.TempDir()
 	}
-	return filepath.Join(dir, safeName(s.opts.RequestID, strconv.Itoa(os.Getpid()))+".pids")
+	return filepath.Join(tmp, safeName(s.opts.Tool, "tool"), "sessions", safeName(s.opts.RequestID, strconv.Itoa(os.Getpid()))+".pids")
 }
 
 // safeName makes s a file name: letters, digits, '.', '-' and '_'.

@@ -73,7 +73,8 @@ func main() {
 
 // wait [--ignore-term] [--record FILE] [--spawn] [--exit]: print "ready PID"
 // once the signals are handled, then wait for SIGTERM or SIGINT, appending
-// "PID SIG" to FILE for each; exit on the first unless --ignore-term. With
+// "PID SIG" to FILE for each; exit on the first unless --ignore-term (after
+// the grandchild, which got the signal too, has exited). With
 // --spawn it first starts a grandchild (child wait, with the same --record
 // and --ignore-term), in its process group, and prints "grandchild PID";
 // with --exit it then exits at once, leaving the grandchild behind.
@@ -95,6 +96,7 @@ func wait(args []string) {
 	}
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
+	var g *exec.Cmd
 	if spawn {
 		gargs := []string{"wait"}
 		if record != "" {
@@ -103,7 +105,7 @@ func wait(args []string) {
 		if ignore {
 			gargs = append(gargs, "--ignore-term")
 		}
-		g := exec.Command(os.Args[0], gargs...)
+		g = exec.Command(os.Args[0], gargs...)
 		out, err := g.StdoutPipe()
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
@@ -128,6 +130,9 @@ func wait(args []string) {
 			}
 		}
 		if !ignore {
+			if g != nil {
+				g.Wait() // a parent that ends its children first: it got the signal too
+			}
 			os.Exit(0)
 		}
 	}
