@@ -38,11 +38,15 @@ func (inv *invocation) startSession(ctx context.Context) context.Context {
 	if inv.call.on(FlagVerbose) {
 		log = cfg.stderr
 	}
+	var env []string // nil: the process's, read when a program starts
+	if cfg.envGiven {
+		env = cfg.environ()
+	}
 	inv.session = proc.NewSession(proc.Options{
 		Tool:           tool,
 		RequestID:      inv.meta.RequestID,
 		TraceID:        trace,
-		Environ:        cfg.environ(),
+		Environ:        env,
 		Interactive:    inv.mode.Interactive,
 		Color:          inv.mode.Color,
 		PreserveLocale: n.Meta.PreserveLocale,
