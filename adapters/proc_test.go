@@ -9,7 +9,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -469,4 +471,76 @@ func TestBackgroundProcess(t *testing.T) {
 	proctest.AwaitGone(t, pid)
 
 	wantError(t, a.do(t, r, "sneak"), 1, proc.CodeBackgroundUndeclared)
+}
+
+// TestRealSIGTERMStopsChildrenFirst sends a built app a real SIGTERM while
+// its command waits for a program that started another: both get SIGTERM
+// and are gone by the time the app answers CANCELLED (exit 143).
+func TestRealSIGTERMStopsChildrenFirst(t *testing.T) {
+	child, app := proctest.Child(t), proctest.App(t)
+	rec, tmp := filepath.Join(t.TempDir(), "signals"), t.TempDir()
+	cmd := exec.Command(app, "hold", "--output", "json")
+	cmd.Env = append(os.Environ(), "PROCTEST_CHILD="+child, "PROCTEST_RECORD="+rec, "TMPDIR="+tmp)
+	var stdout bytes.Buffer
+	cmd.Stdout = &stdout
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	r := bufio.NewReader(stderr)
+	pids := proctest.ReadyPIDs(t, r)
+	cmd.Process.Signal(syscall.SIGTERM)
+	go io.Copy(io.Discard, r)
+	cmd.Wait()
+	w := wantError(t, result{cmd.ProcessState.ExitCode(), stdout.String(), ""}, 143, "CANCELLED")
+	raw, _ := os.ReadFile(rec)
+	got := strings.Fields(strings.ReplaceAll(string(raw), " ", "="))
+	slices.Sort(got)
+	if diff := cmp.Diff(each("SIGTERM", pids), got); diff != "" {
+		t.Errorf("signals received by the time of the answer (-want +got):\n%s", diff)
+	}
+	for _, pid := range pids {
+		proctest.AwaitGone(t, pid)
+	}
+	if file, _ := w.Meta["session_pid_file"].(string); !strings.HasPrefix(file, filepath.Join(tmp, "app", "sessions")) {
+		t.Errorf("meta.session_pid_file = %q", file)
+	}
+}
+
+// TestBackgroundHoldsNoFDs: a background process a built app started holds
+// none of the app's files once the app has exited — not its stdout, which
+// the reader then sees close (F-071).
+func TestBackgroundHoldsNoFDs(t *testing.T) {
+	child, app := proctest.Child(t), proctest.App(t)
+	cmd := exec.Command(app, "watch", "--output", "json")
+	cmd.Env = append(os.Environ(), "PROCTEST_CHILD="+child, "TMPDIR="+t.TempDir())
+	cmd.WaitDelay = 10 * time.Second // were stdout held open, Output would wait this long and fail
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("app watch: %v\n%s", err, out)
+	}
+	w := wantOK(t, result{0, string(out), ""})
+	var data struct {
+		PID int `json:"background_pid"`
+	}
+	json.Unmarshal(w.Data, &data)
+	if data.PID == 0 || !proctest.Alive(data.PID) {
+		t.Fatalf("data %s: the background process does not run", w.Data)
+	}
+	t.Cleanup(func() { syscall.Kill(data.PID, syscall.SIGKILL) })
+	entries, err := os.ReadDir(fmt.Sprintf("/proc/%d/fd", data.PID))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		link, _ := os.Readlink(fmt.Sprintf("/proc/%d/fd/%s", data.PID, e.Name()))
+		// Its stdio is /dev/null; the rest is its own runtime's (epoll,
+		// eventfd, the cgroup's CPU limit).
+		if link != "/dev/null" && !strings.HasPrefix(link, "anon_inode:") && !strings.HasPrefix(link, "/sys/fs/cgroup/") {
+			t.Errorf("the background process holds fd %s -> %s", e.Name(), link)
+		}
+	}
 }

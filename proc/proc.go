@@ -30,7 +30,9 @@
 //     program exits, what it left running in its group is killed; and when
 //     the command ends, whatever is still tracked is stopped;
 //   - passes the program only stdin, stdout and stderr (and ExtraFiles):
-//     every file Go opens is close-on-exec.
+//     every file Go opens is close-on-exec, and Start marks close-on-exec
+//     any other descriptor this process has (one it inherited without the
+//     flag, or opened with a raw syscall).
 //
 // Duet's lifecycle gives every command it runs a [Session] (its context
 // carries it); outside one, a Cmd still gets its environment and its own
@@ -133,6 +135,7 @@ func (c *Cmd) Start() error {
 		}
 		s.log(c.Args)
 	}
+	closeOnExec()
 	if err := c.Cmd.Start(); err != nil {
 		return err
 	}

@@ -656,8 +656,16 @@ func TestOnlyStandardFDsInherited(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer extra.Close()
+	// One opened without close-on-exec, as an inherited descriptor or a
+	// raw syscall's is.
+	rawFD, err := syscall.Open(filepath.Join(t.TempDir(), "raw"), syscall.O_RDWR|syscall.O_CREAT, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw := os.NewFile(uintptr(rawFD), "raw")
+	defer raw.Close()
 	var targets []string // what this process's files are, as /proc shows them
-	for _, f := range []*os.File{open, r, w, extra} {
+	for _, f := range []*os.File{open, r, w, extra, raw} {
 		link, err := os.Readlink(fmt.Sprintf("/proc/self/fd/%d", f.Fd()))
 		if err != nil {
 			t.Fatal(err)

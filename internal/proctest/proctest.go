@@ -1,7 +1,8 @@
 //go:build linux
 
-// Package proctest builds the program proc's tests start (see ./child) and
-// reads what it reports.
+// Package proctest builds the programs proc's tests start — the child
+// (./child), and a Duet app that starts it (./app) — and reads what they
+// report.
 //
 //	bin := proctest.Child(t)
 //	cmd := proc.Command(ctx, bin, "env", "PAGER")
@@ -26,12 +27,15 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-const childPackage = "github.com/duet-cli/duet/internal/proctest/child"
-
-// built is the child binary, built once per process: an open file whose
+// builds are the programs, each built once per process: an open file whose
 // directory is already gone, so nothing is left behind however the process
 // ends.
-var built = sync.OnceValues(func() (*os.File, error) {
+var builds = map[string]func() (*os.File, error){
+	"child": sync.OnceValues(func() (*os.File, error) { return build("child") }),
+	"app":   sync.OnceValues(func() (*os.File, error) { return build("app") }),
+}
+
+func build(name string) (*os.File, error) {
 	goTool, err := exec.LookPath("go")
 	if err != nil {
 		goTool = filepath.Join(runtime.GOROOT(), "bin", "go")
@@ -41,14 +45,14 @@ var built = sync.OnceValues(func() (*os.File, error) {
 		return nil, err
 	}
 	defer os.RemoveAll(dir)
-	bin := filepath.Join(dir, "child")
-	cmd := exec.Command(goTool, "build", "-o", bin, childPackage)
+	bin := filepath.Join(dir, name)
+	cmd := exec.Command(goTool, "build", "-o", bin, "github.com/duet-cli/duet/internal/proctest/"+name)
 	cmd.Dir = sourceDir()
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return nil, fmt.Errorf("build the child program: %w\n%s", err, out)
+		return nil, fmt.Errorf("build the %s program: %w\n%s", name, err, out)
 	}
 	return os.Open(bin)
-})
+}
 
 func sourceDir() string {
 	_, file, _, ok := runtime.Caller(0)
@@ -60,9 +64,15 @@ func sourceDir() string {
 
 // Child builds the child program (once per test process) and returns its
 // path in a directory removed with the test.
-func Child(t testing.TB) string {
+func Child(t testing.TB) string { return install(t, "child") }
+
+// App builds the test app (once per test process) and returns its path in
+// a directory removed with the test.
+func App(t testing.TB) string { return install(t, "app") }
+
+func install(t testing.TB, name string) string {
 	t.Helper()
-	src, err := built()
+	src, err := builds[name]()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +80,7 @@ func Child(t testing.TB) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(t.TempDir(), "child")
+	path := filepath.Join(t.TempDir(), name)
 	out, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o755)
 	if err != nil {
 		t.Fatal(err)
