@@ -43,6 +43,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"sync"
@@ -95,6 +96,9 @@ type Cmd struct {
 	stopping sync.Once
 	mu       sync.Mutex
 	kill     *time.Timer // SIGKILL after the grace period, once stopping
+
+	childEnds []*os.File // the program's ends of StdoutPipe and StderrPipe, closed here once it starts
+	ourEnds   []*os.File // their readers, closed by Wait
 }
 
 // Command returns the Cmd to run the program name with args, in the session
@@ -113,6 +117,17 @@ func (c *Cmd) Start() error {
 	if c.started {
 		return errors.New("proc: already started")
 	}
+	defer func() {
+		// The program has its own copies of its pipe ends, or none.
+		for _, f := range c.childEnds {
+			f.Close()
+		}
+		if !c.started {
+			for _, f := range c.ourEnds {
+				f.Close()
+			}
+		}
+	}()
 	if err := c.ctx.Err(); err != nil {
 		return err
 	}
@@ -161,7 +176,46 @@ func (c *Cmd) Wait() error {
 		return errors.New("proc: Wait was already called")
 	}
 	<-c.done
+	for _, f := range c.ourEnds {
+		f.Close()
+	}
 	return c.waitErr
+}
+
+// StdoutPipe returns a pipe that will be connected to the program's
+// standard output, as exec.Cmd.StdoutPipe does: Wait closes it, so read
+// all of it first. (The program is reaped as soon as it exits, whoever
+// waits: what it wrote stays readable until Wait.)
+func (c *Cmd) StdoutPipe() (io.ReadCloser, error) {
+	if c.Stdout != nil {
+		return nil, errors.New("proc: Stdout already set")
+	}
+	r, w, err := c.pipe()
+	c.Stdout = w
+	return r, err
+}
+
+// StderrPipe is StdoutPipe for standard error.
+func (c *Cmd) StderrPipe() (io.ReadCloser, error) {
+	if c.Stderr != nil {
+		return nil, errors.New("proc: Stderr already set")
+	}
+	r, w, err := c.pipe()
+	c.Stderr = w
+	return r, err
+}
+
+func (c *Cmd) pipe() (*os.File, *os.File, error) {
+	if c.started {
+		return nil, nil, errors.New("proc: pipe after the program started")
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, nil, err
+	}
+	c.childEnds = append(c.childEnds, w)
+	c.ourEnds = append(c.ourEnds, r)
+	return r, w, nil
 }
 
 // Run starts the program and waits for it.

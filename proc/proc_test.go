@@ -584,10 +584,14 @@ func TestBackground(t *testing.T) {
 	cctx, cancel := context.WithCancel(ctx)
 	bg := proc.Command(cctx, bin, "wait")
 	bg.Background = true
+	out, err := bg.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := bg.Start(); err != nil {
 		t.Fatal(err)
 	}
-	pid := bg.Process.Pid
+	pid := proctest.ReadyPIDs(t, bufio.NewReader(out))[0]
 	t.Cleanup(func() { syscall.Kill(-pid, syscall.SIGKILL) })
 	cancel()
 	s.End()
