@@ -175,6 +175,7 @@ func complete(c *schema.Command, checked map[uintptr]error) error {
 		f.ID = fm.ID || f.ID
 		f.Sensitive = fm.Sensitive || f.Sensitive
 		f.Profile = fm.Profile || f.Profile
+		f.Subprocess = fm.Subprocess || f.Subprocess
 		for _, e := range fm.Env {
 			if !slices.Contains(f.Env, e) {
 				f.Env = append(slices.Clip(f.Env), e) // never into the framework's slice
@@ -229,6 +230,9 @@ func complete(c *schema.Command, checked map[uintptr]error) error {
 		if err != nil {
 			errs = append(errs, fmt.Errorf("output schema: %w", err))
 		}
+	}
+	if err := checkProc(c); err != nil {
+		errs = append(errs, err)
 	}
 	switch c.Meta.Danger {
 	case "", schema.Safe, schema.Mutating, schema.Destructive:

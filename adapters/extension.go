@@ -105,6 +105,8 @@ func (inv *invocation) extension() *Extension {
 func (inv *invocation) extend(parent context.Context, e *Extension) int {
 	ctx, cancel := context.WithCancel(parent)
 	defer cancel()
+	ctx = inv.startSession(ctx)
+	defer inv.endSession()
 	got := make(chan os.Signal, 1)
 	go func() {
 		for {

@@ -29,6 +29,9 @@ type config struct {
 	extensions []Extension
 	strict     bool
 	envGiven   bool // WithEnv replaced the process environment
+
+	// child processes (proc)
+	quietUpdates []func() // WithUpdateNotifierSuppression
 }
 
 type ttys struct{ stdin, stdout, stderr bool }

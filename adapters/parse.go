@@ -202,6 +202,7 @@ func (c *call) check(classify func(error) *envelope.Error, lookupEnv func(string
 	}
 	c.checkGroups()
 	c.checkBuiltins()
+	c.checkSubprocess(lookupEnv, fromProfile)
 }
 
 // refusal records the framework's refusal as problems, with what Duet adds:

@@ -25,6 +25,7 @@ import (
 
 	"github.com/duet-cli/duet/envelope"
 	"github.com/duet-cli/duet/exitcode"
+	"github.com/duet-cli/duet/proc"
 	"github.com/duet-cli/duet/schema"
 )
 
@@ -62,6 +63,9 @@ type invocation struct {
 
 	taken   sync.Mutex     // guards takenBy
 	takenBy chan os.Signal // the command's, while it has taken the signals (TakeSignals)
+
+	// child processes (proc)
+	session *proc.Session // tracks the programs the running command starts
 }
 
 type invocationKey struct{}
@@ -443,6 +447,7 @@ func maxBytes(env string) int {
 
 // finish writes the one answer and returns the exit code.
 func (inv *invocation) finish(fail *envelope.Error) int {
+	inv.endSession()
 	fail = inv.fixChecked(inv.heldToTable(inv.previewed(fail)))
 	inv.endCapture(fail != nil)
 	if fail != nil {
@@ -619,6 +624,7 @@ func (inv *invocation) execute(parent context.Context, args []string) int {
 	}
 	ctx = envelope.NewContext(ctx, inv.out)
 	ctx = context.WithValue(ctx, invocationKey{}, inv)
+	ctx = inv.startSession(ctx)
 
 	restoreWorkdir := inv.keepWorkdir()
 	done := make(chan error, 1)
@@ -654,6 +660,7 @@ func (inv *invocation) execute(parent context.Context, args []string) int {
 				return inv.finish(cancelled(got)) // a second signal: answer now
 			}
 			got = s
+			inv.forward(s)
 			cancel(errSignal{s})
 			grace = time.After(inv.cfg.grace)
 		case <-ctxDone:

@@ -52,6 +52,9 @@ type Meta struct {
 	NotModified    bool            `json:"not_modified,omitempty"`
 	ConfigSources  []string        `json:"config_sources"` // absolute paths of the files that supplied values; [] when none
 	Profile        *ProfileUse     `json:"profile,omitempty"`
+
+	// child processes (proc)
+	SessionPIDFile string `json:"session_pid_file,omitempty"` // lists the programs the command started that may still run
 }
 
 // ProfileUse names the saved profile an invocation applied, and the flags it

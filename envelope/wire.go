@@ -86,6 +86,7 @@ func (m Meta) appendJSON(b []byte) []byte {
 		b = jsonw.Strings(b, m.Profile.Flags)
 		b = append(b, '}')
 	}
+	b = optString(b, "session_pid_file", m.SessionPIDFile)
 	return append(b, '}')
 }
 

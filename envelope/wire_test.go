@@ -32,7 +32,7 @@ func TestWireMatchesEncodingJSON(t *testing.T) {
 		RequestID: "x\u2028y", TimeoutMS: &timeout, Pagination: &Pagination{Returned: 1}, Stream: &Stream{Items: 3},
 		Truncated: true, TruncationHint: "hint\n", Effect: Created, WouldAffect: json.RawMessage(`{"items":["t1"]}`), DryRun: true, Confirmed: true, ValidationOnly: true, Help: true,
 		SchemaRef: "#/x", NotModified: true, ConfigSources: []string{"/a", "/b"},
-		Profile: &ProfileUse{Name: "prod", Flags: []string{"region"}}}
+		Profile: &ProfileUse{Name: "prod", Flags: []string{"region"}}, SessionPIDFile: "/tmp/tool/sessions/r1.pids"}
 
 	tests := []struct {
 		name  string

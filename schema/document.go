@@ -33,6 +33,22 @@ type Doc struct {
 	ExitCodes            exitcode.Table       `json:"exit_codes"`
 	Examples             []Example            `json:"examples,omitempty"`
 	Subcommands          []string             `json:"subcommands,omitempty"`
+
+	// child processes (proc)
+	Subprocess              *SubprocessEntry `json:"subprocess,omitempty"`
+	PreserveLocale          bool             `json:"preserve_locale,omitempty"`
+	SpawnsBackgroundProcess bool             `json:"spawns_background_process,omitempty"`
+	CleanupCommand          string           `json:"cleanup_command,omitempty"`
+	MaxLifetimeSeconds      int64            `json:"max_lifetime_seconds,omitempty"`
+}
+
+// SubprocessEntry is the spec's subprocess section of a command: the program
+// it runs, the flags and arguments whose values it passes (shell
+// metacharacters refused), and the arguments always passed.
+type SubprocessEntry struct {
+	Binary             string   `json:"binary"`
+	UserControlledArgs []string `json:"user_controlled_args"`
+	HardcodedArgs      []string `json:"hardcoded_args"`
 }
 
 // FlagEntry is the spec's description of one flag.
@@ -45,6 +61,9 @@ type FlagEntry struct {
 	Short       string   `json:"short,omitempty"`
 	Env         []string `json:"env,omitempty"`
 	Sensitive   bool     `json:"sensitive,omitempty"`
+
+	// child processes (proc)
+	Subprocess bool `json:"subprocess,omitempty"`
 }
 
 // Document returns c's self-description, as `--schema` prints it. agent
@@ -98,6 +117,7 @@ func (c *Command) document(agent, input bool) (Doc, error) {
 			d.Subcommands = append(d.Subcommands, s.DotPath())
 		}
 	}
+	c.documentProc(&d, flags)
 	return d, nil
 }
 
@@ -110,6 +130,7 @@ func (f *Flag) entry() FlagEntry {
 		Short:       f.Short,
 		Env:         f.Env,
 		Sensitive:   f.Sensitive,
+		Subprocess:  f.Subprocess,
 	}
 	if len(f.Enum) > 0 {
 		e.Type, e.EnumValues = "enum", f.Enum

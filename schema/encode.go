@@ -139,6 +139,7 @@ func (e *DocEncoder) Append(b []byte, d Doc) ([]byte, error) {
 		b = append(b, `,"subcommands":`...)
 		b = jsonw.Strings(b, d.Subcommands)
 	}
+	b = d.appendProc(b)
 	return append(b, '}'), nil
 }
 
@@ -174,6 +175,9 @@ func (e FlagEntry) AppendJSON(b []byte) []byte {
 	if e.Sensitive {
 		b = append(b, `,"sensitive":true`...)
 	}
+	if e.Subprocess {
+		b = append(b, `,"subprocess":true`...)
+	}
 	return append(b, '}')
 }
 
@@ -202,6 +206,9 @@ func (a Arg) AppendJSON(b []byte) []byte {
 	}
 	if a.ID {
 		b = append(b, `,"id":true`...)
+	}
+	if a.Subprocess {
+		b = append(b, `,"subprocess":true`...)
 	}
 	return append(b, '}')
 }

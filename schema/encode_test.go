@@ -32,25 +32,29 @@ func TestDocEncodingMatchesEncodingJSON(t *testing.T) {
 			{Name: "mode", Type: String, Enum: []string{"fast", "safe"}, Default: "safe"},
 			{Name: "token", Type: String, Sensitive: true, Default: "secret"},
 			{Name: "hidden", Type: Boolean, Hidden: true},
+			{Name: "repo", Type: String, Subprocess: true},
 		},
 		Args: []Arg{
 			{Name: "id", Required: true, Type: String, ID: true, Usage: "the id", Pattern: "^t[0-9]+$"},
-			{Name: "rest", Variadic: true, Required: true, Enum: []string{"a", "b"}},
+			{Name: "rest", Variadic: true, Required: true, Enum: []string{"a", "b"}, Subprocess: true},
 		},
 		Meta: Meta{
 			Danger: Destructive, List: true, Audience: AgentOnly, Timeout: 90 * time.Second, LongRunning: true, Protocol: "mcp",
-			Output:    Of[[]record](),
-			Examples:  []Example{{Description: "one", Command: "tool run t1 --name x"}},
-			Groups:    []Group{{Kind: MutuallyExclusive, Flags: []string{"count", "ratio"}}, {Kind: OneRequired, Flags: nil}},
-			ExitCodes: exitcode.Table{80: {Name: "CUSTOM", Description: "a custom code", SideEffects: exitcode.None}},
+			Output:     Of[[]record](),
+			Examples:   []Example{{Description: "one", Command: "tool run t1 --name x"}},
+			Groups:     []Group{{Kind: MutuallyExclusive, Flags: []string{"count", "ratio"}}, {Kind: OneRequired, Flags: nil}},
+			ExitCodes:  exitcode.Table{80: {Name: "CUSTOM", Description: "a custom code", SideEffects: exitcode.None}},
+			Subprocess: Subprocess{Binary: "git", Hardcoded: []string{"--no-pager"}}, PreserveLocale: true,
+			Background: &Background{CleanupCommand: "tool run stop", MaxLifetime: time.Hour},
 		},
 		Commands: []*Command{{Name: "sub", Path: []string{"run", "sub"}}},
 	}
 	full.Commands[0].Parent = full
 	root.Commands = []*Command{full}
 	bare := &Command{Name: "bare", Path: []string{"bare"}, Parent: root}
+	binaryOnly := &Command{Name: "git", Path: []string{"git"}, Parent: root, Meta: Meta{Subprocess: Subprocess{Binary: "git"}}}
 
-	for _, c := range []*Command{root, full, bare} {
+	for _, c := range []*Command{root, full, bare, binaryOnly} {
 		for _, agent := range []bool{false, true} {
 			d, err := c.Document(agent)
 			if err != nil {

@@ -89,6 +89,37 @@ type Meta struct {
 	// error, or another error to answer with, such as NOT_FOUND; its
 	// problems are reported beside those the declarations found.
 	Validate func(ctx context.Context, in Input) error
+
+	// child processes (proc)
+	// Subprocess names the program the command runs with the values of its
+	// flags and arguments marked Subprocess; it must be declared when one is.
+	Subprocess Subprocess
+	// PreserveLocale keeps the locale of the programs the command starts
+	// through package proc, which otherwise run with LC_ALL=C.
+	PreserveLocale bool
+	// Background declares that the command starts a process meant to
+	// outlive it (proc.Cmd.Background), and how that process is stopped.
+	Background *Background
+}
+
+// Subprocess declares the program a command passes input to (see
+// [Meta.Subprocess]). The flags and arguments whose values are passed are
+// marked Subprocess; their values are refused before the command runs when
+// they hold a shell metacharacter.
+type Subprocess struct {
+	Binary    string   // the program's name, such as "git"
+	Hardcoded []string // arguments always passed as they are, such as "--no-pager"
+}
+
+// Background declares that a command starts a process meant to outlive it,
+// as a server or a watcher (see [Meta.Background]).
+type Background struct {
+	// CleanupCommand is the command that stops the process, such as
+	// "tool watcher stop"; required.
+	CleanupCommand string
+	// MaxLifetime is how long the process may run, after which it may be
+	// killed; required.
+	MaxLifetime time.Duration
 }
 
 // ToolMode says whether a command is served as an MCP tool (see adapters/mcp).
@@ -111,6 +142,9 @@ type FlagMeta struct {
 	Sensitive bool     // never printed, logged or saved
 	Env       []string // environment variables that supply the value when the command line does not
 	Profile   bool     // may be saved in a profile (see package profile)
+
+	// child processes (proc)
+	Subprocess bool // the value is passed to the program of Meta.Subprocess: shell metacharacters are refused
 }
 
 // Example is one invocation shown in help, --schema and describe.
@@ -176,6 +210,9 @@ type Flag struct {
 	// Deprecated, when set, says what to use instead; the framework warns
 	// when the flag is given.
 	Deprecated string
+
+	// child processes (proc)
+	Subprocess bool // the value is passed to a program: shell metacharacters are refused
 }
 
 // deprecated appends what to use instead to a description, when the thing
@@ -203,6 +240,9 @@ type Arg struct {
 	Enum     []string `json:"enum,omitempty"`
 	Pattern  string   `json:"pattern,omitempty"`
 	ID       bool     `json:"id,omitempty"`
+
+	// child processes (proc)
+	Subprocess bool `json:"subprocess,omitempty"` // the value is passed to a program: shell metacharacters are refused
 }
 
 // Command is one command of the tree.

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/duet-cli/duet/adapters"
+	"github.com/duet-cli/duet/proc"
 )
 
 // A Runner runs the app once with a command line, in agent mode, and returns
@@ -46,34 +47,23 @@ type ExecRunner struct {
 // Once the child has exited, whatever is left in its process group is
 // killed.
 func (r *ExecRunner) Run(ctx context.Context, args []string) ([]byte, int, error) {
-	cmd := exec.Command(r.Path, append(append([]string(nil), r.Args...), args...)...)
+	cmd := proc.Command(ctx, r.Path, append(append([]string(nil), r.Args...), args...)...)
 	cmd.Env = r.Env
+	// The child is the app itself: its commands keep or normalise their
+	// programs' locale as each declares.
+	cmd.PreserveLocale = true
 	var stdout bytes.Buffer
 	cmd.Stdout = &stdout // stdin and stderr stay nil: /dev/null
-	// A grandchild holding stdout open must not hold the answer.
-	cmd.WaitDelay = r.Grace
-	ownGroup(cmd)
+	// proc stops the child's process group when ctx is done (SIGTERM,
+	// SIGKILL after Grace), kills what it left in its group when it exits,
+	// and waits at most Grace for a grandchild holding stdout open. A
+	// command that means to leave a process behind starts it in a session
+	// of its own, as a daemon does.
+	cmd.Grace = r.Grace
 	if err := cmd.Start(); err != nil {
 		return nil, 0, fmt.Errorf("mcp: start %s: %w", r.Path, err)
 	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	var err error
-	select {
-	case err = <-done:
-	case <-ctx.Done():
-		signalGroup(cmd, false)
-		select {
-		case err = <-done:
-		case <-time.After(r.Grace):
-			signalGroup(cmd, true)
-			err = <-done
-		}
-	}
-	// A call leaves nothing running: what the command left in its group is
-	// killed. A command that means to leave a process behind starts it in a
-	// session of its own (setsid), as a daemon does.
-	signalGroup(cmd, true)
+	err := cmd.Wait()
 	var exit *exec.ExitError
 	switch {
 	case err == nil:

@@ -65,6 +65,11 @@ func TestStartChat(t *testing.T) {
 		"MERIDIAN_SESSION_ID":      "c1",
 		"MERIDIAN_HARNESS_COMMAND": "claude",
 	}
+	// The invocation's trace id reaches the programs it starts (proc).
+	if rec.Env["MERIDIAN_TRACE_ID"] == "" {
+		t.Errorf("the harness did not get the invocation's trace id, MERIDIAN_TRACE_ID")
+	}
+	delete(rec.Env, "MERIDIAN_TRACE_ID")
 	if diff := cmp.Diff(wantEnv, rec.Env); diff != "" {
 		t.Errorf("the harness's MERIDIAN_* environment (-want +got):\n%s", diff)
 	}

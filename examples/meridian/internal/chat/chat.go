@@ -18,7 +18,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"slices"
@@ -35,6 +34,7 @@ import (
 	"github.com/duet-cli/duet/examples/meridian/internal/space"
 	"github.com/duet-cli/duet/examples/meridian/internal/state"
 	"github.com/duet-cli/duet/exitcode"
+	"github.com/duet-cli/duet/proc"
 )
 
 // The environment a chat's harness gets, besides meridian's own.
@@ -305,7 +305,10 @@ func (s *Starter) runHarness(ctx context.Context, argv, env []string, dir string
 	signal.Notify(quiet, syscall.SIGQUIT, syscall.SIGHUP)
 	defer signal.Stop(quiet)
 
-	c := exec.Command(argv[0], argv[1:]...)
+	// Given the terminal, the harness stays in meridian's process group
+	// (proc.Cmd.Terminal); it gets a person's environment, but no pager.
+	c := proc.Command(ctx, argv[0], argv[1:]...)
+	c.Terminal = true
 	c.Stdin, c.Stdout, c.Stderr = s.Stdin, s.Stdout, s.Stderr
 	c.Env, c.Dir = env, dir
 	if err := c.Start(); err != nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/duet-cli/duet/adapters/urfave"
 	"github.com/duet-cli/duet/envelope"
+	"github.com/duet-cli/duet/examples/meridian/internal/config"
 	"github.com/duet-cli/duet/examples/meridian/internal/run"
 	"github.com/duet-cli/duet/examples/meridian/internal/space"
 	"github.com/duet-cli/duet/exitcode"
@@ -61,7 +62,8 @@ func (e Env) runCommand() *cli.Command {
 					return started(ctx, d, err)
 				},
 			}, schema.Meta{Danger: schema.Mutating, Output: detail, Timeout: schema.NoTimeout, ExitCodes: codes,
-				Flags: map[string]schema.FlagMeta{"sandbox": {Enum: sandboxes}},
+				Flags:      map[string]schema.FlagMeta{"sandbox": {Enum: sandboxes}, "model": {Subprocess: true}},
+				Subprocess: harnessProgram, Background: supervisor,
 				Examples: []schema.Example{
 					{Description: "start a run and go on", Command: `run spawn -p "review the auth module" -m opus`},
 					{Description: "start a run with a profile and wait for its report", Command: `run spawn -a reviewer -p "review src/auth" --wait`},
@@ -88,6 +90,8 @@ func (e Env) runCommand() *cli.Command {
 			}, schema.Meta{Danger: schema.Mutating, Output: detail, Timeout: schema.NoTimeout, ExitCodes: codes.Merge(exitcode.Table{
 				exitcode.Conflict: {Description: "The run is still running: wait for it first.", Retryable: true, SideEffects: exitcode.None},
 			}),
+				Flags:      map[string]schema.FlagMeta{"model": {Subprocess: true}},
+				Subprocess: harnessProgram, Background: supervisor,
 				Args: []schema.Arg{{Name: "run-id", Type: schema.String, ID: true, Pattern: runIDPattern, Usage: "the run to continue (default: the last run of the current chat)"}},
 				Examples: []schema.Example{
 					{Description: "ask a finished run a follow-up", Command: `run continue r3 -p "now add tests" --wait`},
@@ -169,6 +173,21 @@ func (e Env) runCommand() *cli.Command {
 }
 
 // turnFlags are the flags of a run's turn, spawned or continued.
+// harnessProgram is the program a run's input is passed to: the model's
+// harness. Only --model is passed as an argument of its own; the prompt goes
+// on stdin, and free text such as --append-system-prompt is passed as one
+// argument, verbatim (no shell ever sees it).
+var harnessProgram = schema.Subprocess{Binary: "the model's harness: claude, codex, opencode or gemini"}
+
+// supervisor declares the run's supervisor, which a run starts in the
+// background: it ends with the run, at the latest at the run's time limit
+// (the default's is declared); SIGTERM to it cancels the run, recorded as
+// cancelled. meta.session_pid_file lists its pid.
+var supervisor = &schema.Background{
+	CleanupCommand: "kill -TERM $(cat <meta.session_pid_file>)",
+	MaxLifetime:    config.Default().Timeouts.Run + config.Default().Timeouts.KillGrace,
+}
+
 func turnFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "model", Aliases: []string{"m"}, Usage: "a model id or alias of the catalog (see 'meridian models list'); it picks the harness"},

@@ -45,11 +45,16 @@ func (e Env) startCommand() *cli.Command {
 	}, schema.Meta{
 		Danger: schema.Mutating, Audience: schema.HumanOnly, Interactive: true, Timeout: schema.NoTimeout,
 		Output: schema.Of[chat.Result](), ExitCodes: chat.Codes,
-		Args: []schema.Arg{{Name: "chat", Type: schema.String, Usage: "with --continue: a chat (c2) or a harness session id"}},
+		// The harness is a person's session on their terminal: their
+		// language, their numbers.
+		PreserveLocale: true,
+		Args:           []schema.Arg{{Name: "chat", Type: schema.String, Usage: "with --continue: a chat (c2) or a harness session id"}},
 		Flags: map[string]schema.FlagMeta{
 			"space":   {Pattern: spaceIDPattern},
 			"sandbox": {Enum: sandboxes},
+			"model":   {Subprocess: true},
 		},
+		Subprocess: harnessProgram,
 		Groups: []schema.Group{
 			{Kind: schema.MutuallyExclusive, Flags: []string{"new", "space"}},
 			{Kind: schema.MutuallyExclusive, Flags: []string{"new", "continue"}},

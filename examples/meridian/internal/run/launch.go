@@ -1,16 +1,16 @@
 package run
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"syscall"
 	"time"
 
 	"github.com/duet-cli/duet/examples/meridian/internal/state"
 	"github.com/duet-cli/duet/internal/atomicfile"
+	"github.com/duet-cli/duet/proc"
 )
 
 // SupervisorArg is the first argument that makes the meridian binary a run's
@@ -70,26 +70,27 @@ func readLaunch(dir string) (Launch, error) {
 	return l, nil
 }
 
-// startSupervisor starts `exe __supervise dir` in a session of its own, so
-// that it outlives the CLI and no terminal signal meant for the CLI reaches
-// it. It inherits the run's liveness lock as fd 3 and holds it until the run
-// is finalized.
-func startSupervisor(exe, dir string, env []string, hold *state.Hold) (*os.Process, error) {
+// startSupervisor starts `exe __supervise dir` in the background, in a
+// session of its own (proc.Cmd.Background), so that it outlives the CLI and
+// no terminal signal meant for the CLI reaches it; the command that starts
+// it declares so (schema.Meta.Background), and the invocation's PID file
+// lists it. It inherits the run's liveness lock as fd 3 and holds it until
+// the run is finalized.
+func startSupervisor(ctx context.Context, exe, dir string, env []string, hold *state.Hold) (*os.Process, error) {
 	log, err := os.OpenFile(filepath.Join(dir, logFile), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, err
 	}
 	defer log.Close()
-	cmd := exec.Command(exe, SupervisorArg, dir)
+	cmd := proc.Command(ctx, exe, SupervisorArg, dir)
+	cmd.Background = true
 	cmd.Env = env
 	cmd.Stdout, cmd.Stderr = log, log
 	cmd.ExtraFiles = []*os.File{hold.File()}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	// proc reaps it if it ends before this process (a --wait that was
+	// interrupted); otherwise init does.
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start the supervisor: %w", err)
 	}
-	// It outlives this process, which reaps it only if it ends first (a
-	// --wait that was interrupted); then init does.
-	go cmd.Wait()
 	return cmd.Process, nil
 }

@@ -354,7 +354,7 @@ func (r *Runner) launch(ctx context.Context, sp state.Space, dir string, p *plan
 	if err := writeLaunch(dir, l); err != nil {
 		return nil, err
 	}
-	return startSupervisor(r.Exe, dir, r.Env, hold)
+	return startSupervisor(ctx, r.Exe, dir, r.Env, hold)
 }
 
 func warn(ctx context.Context, code, msg, next string) { envelope.From(ctx).Warn(code, msg, next) }

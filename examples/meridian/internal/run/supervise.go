@@ -6,7 +6,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"strings"
@@ -16,6 +15,7 @@ import (
 	"github.com/duet-cli/duet/examples/meridian/internal/harness"
 	"github.com/duet-cli/duet/examples/meridian/internal/lines"
 	"github.com/duet-cli/duet/examples/meridian/internal/state"
+	"github.com/duet-cli/duet/proc"
 )
 
 // maxLine is the longest stdout line handed to a harness's parser; longer
@@ -116,7 +116,11 @@ func (s *supervision) run(ctx context.Context, sigs <-chan os.Signal) outcome {
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return outcome{status: state.Failed, err: err.Error(), exit: -1}
 	}
-	cmd, stdout, closeAll, err := s.command(out)
+	// Stopping the harness is cancelling its context: proc sends its
+	// process group SIGTERM, and SIGKILL once the grace period has passed.
+	harnessCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	cmd, stdout, closeAll, err := s.command(harnessCtx, out)
 	if err != nil {
 		return outcome{status: state.Failed, err: err.Error(), exit: -1}
 	}
@@ -153,18 +157,17 @@ wait:
 			break wait
 		case <-timeout:
 			reason = timedOut
-			go s.stop(pgid)
+			stop()
 			timeout = nil
 		case <-sigs:
 			if reason == notStopped {
 				reason = cancelled
-				go s.stop(pgid)
+				stop()
 			}
 		}
 	}
 	duration := time.Since(started)
-	// Whatever the harness left running in its group goes with it.
-	syscall.Kill(-pgid, syscall.SIGKILL)
+	// Whatever the harness left running in its group went with it (proc).
 	stdout.SetReadDeadline(time.Now().Add(drainWait))
 	<-read
 
@@ -192,11 +195,13 @@ wait:
 	return o
 }
 
-// command prepares the harness process: its own process group (see
-// harnessAttr), stdin from the run's input, stdout through a pipe the supervisor
-// reads, stderr straight to output/stderr.log. closeAll closes the files the
-// child gets, once it has started.
-func (s *supervision) command(out string) (cmd *exec.Cmd, stdout *os.File, closeAll func(), err error) {
+// command prepares the harness process, stopped when ctx is done: its own
+// process group (proc; see harnessAttr), the environment of a program nobody
+// can answer (proc: no pager, no editor, no update notice, the C locale),
+// stdin from the run's input, stdout through a pipe the supervisor reads,
+// stderr straight to output/stderr.log. closeAll closes the files the child
+// gets, once it has started.
+func (s *supervision) command(ctx context.Context, out string) (cmd *proc.Cmd, stdout *os.File, closeAll func(), err error) {
 	l := s.launch
 	var files []*os.File
 	closeAll = func() {
@@ -209,10 +214,11 @@ func (s *supervision) command(out string) (cmd *exec.Cmd, stdout *os.File, close
 			closeAll()
 		}
 	}()
-	cmd = exec.Command(l.Args[0], l.Args[1:]...)
+	cmd = proc.Command(ctx, l.Args[0], l.Args[1:]...)
 	cmd.Dir = l.Dir
 	cmd.Env = append(os.Environ(), l.Env...)
 	cmd.SysProcAttr = harnessAttr()
+	cmd.Grace = max(l.grace(), time.Nanosecond) // a kill_grace of 0 kills at once
 	if l.Stdin != "" {
 		in, err := os.Open(filepath.Join(s.dir, l.Stdin))
 		if err != nil {
@@ -258,13 +264,6 @@ func (s *supervision) read(ctx context.Context, stdout *os.File, path string) er
 		}
 	})
 	return err
-}
-
-// stop asks the harness's process group to end, then makes it.
-func (s *supervision) stop(pgid int) {
-	syscall.Kill(-pgid, syscall.SIGTERM)
-	time.Sleep(s.launch.grace())
-	syscall.Kill(-pgid, syscall.SIGKILL)
 }
 
 // keepReport makes output/report.md the run's report: a file the harness

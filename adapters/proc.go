@@ -1,0 +1,164 @@
+package adapters
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/duet-cli/duet/envelope"
+	"github.com/duet-cli/duet/proc"
+	"github.com/duet-cli/duet/schema"
+)
+
+// The programs a command starts (package proc): the lifecycle gives each
+// command it runs a session, which tracks them, passes the invocation's
+// signals on to them and stops what is left when the command ends; and it
+// checks, before the command runs, the values a command passes to a
+// program.
+
+// WithUpdateNotifierSuppression registers fn, which silences an update
+// notifier proc's environment cannot reach: one of a library the app uses
+// in-process, that checks for updates its own way. fn runs before each
+// command the lifecycle runs where nobody can answer (an agent, a script).
+func WithUpdateNotifierSuppression(fn func()) Option {
+	return func(c *config) { c.quietUpdates = append(c.quietUpdates, fn) }
+}
+
+// startSession gives the command about to run its session, in ctx.
+func (inv *invocation) startSession(ctx context.Context) context.Context {
+	cfg, n := inv.cfg, inv.call.node
+	tool := inv.root.Name
+	trace, _ := cfg.lookupEnv(envelope.EnvName(tool, "TRACE_ID"))
+	if trace == "" {
+		trace = inv.meta.RequestID
+	}
+	var log io.Writer
+	if inv.call.on(FlagVerbose) {
+		log = cfg.stderr
+	}
+	var env []string // nil: the process's, read when a program starts
+	if cfg.envGiven {
+		env = cfg.environ()
+	}
+	inv.session = proc.NewSession(proc.Options{
+		Tool:           tool,
+		RequestID:      inv.meta.RequestID,
+		TraceID:        trace,
+		Environ:        env,
+		Interactive:    inv.mode.Interactive,
+		Color:          inv.mode.Color,
+		PreserveLocale: n.Meta.PreserveLocale,
+		Background:     n.Meta.Background != nil,
+		Grace:          cfg.grace,
+		TempDir:        tempDir(cfg),
+		Log:            log,
+	})
+	if !inv.mode.Interactive {
+		for _, fn := range cfg.quietUpdates {
+			fn()
+		}
+	}
+	return proc.NewContext(ctx, inv.session)
+}
+
+// tempDir is the temporary directory of the invocation's environment.
+func tempDir(cfg *config) string {
+	if tmp, _ := cfg.lookupEnv("TMPDIR"); tmp != "" {
+		return tmp
+	}
+	return os.TempDir()
+}
+
+// endSession stops what the command left running, before the answer, and
+// names the PID file in meta when the command started anything.
+func (inv *invocation) endSession() {
+	if inv.session == nil {
+		return
+	}
+	inv.session.End()
+	inv.meta.SessionPIDFile = inv.session.PIDFile()
+}
+
+// forward passes a signal the invocation received on to the programs the
+// command started.
+func (inv *invocation) forward(s os.Signal) {
+	if inv.session != nil {
+		inv.session.Signal(s)
+	}
+}
+
+// checkSubprocess refuses, before the command runs, a shell metacharacter
+// in a value the command passes to a program (flags and arguments marked
+// Subprocess): from the command line, the environment or a saved profile.
+func (c *call) checkSubprocess(lookupEnv func(string) (string, bool), fromProfile func(*schema.Flag) string) {
+	if c.help || c.version || c.on(FlagSchema) {
+		return
+	}
+	for f := range c.node.Accepted() {
+		if !f.Subprocess {
+			continue
+		}
+		given, what := c.values[f.Name], "flag --"+f.Name
+		for _, e := range f.Env {
+			if v, ok := lookupEnv(e); ok && len(given) == 0 {
+				given, what = []string{v}, what+" (from $"+e+")"
+			}
+		}
+		if len(given) == 0 {
+			if v := fromProfile(f); v != "" {
+				given, what = splitFor(f, v), what+" (from a saved profile)"
+			}
+		}
+		for _, v := range given {
+			c.metacharacter(f.Name, what, v)
+		}
+	}
+	declared := c.node.Args
+	for i, v := range c.args {
+		if len(declared) == 0 {
+			break
+		}
+		a := declared[min(i, len(declared)-1)]
+		if i >= len(declared) && !a.Variadic {
+			break
+		}
+		if a.Subprocess {
+			c.metacharacter(a.Name, "argument <"+a.Name+">", v)
+		}
+	}
+}
+
+func (c *call) metacharacter(field, what, v string) {
+	if msg := proc.MetacharacterMessage(what, v); msg != "" {
+		c.problem(proc.CodeMetacharacter, field, "%s", msg)
+		c.problems[len(c.problems)-1].Suggestion = "pass the value without shell metacharacters ; | & $ ( ) < > ` or a line break: it is given to a program"
+	}
+}
+
+// checkProc checks a command's declarations of the programs it starts.
+func checkProc(c *schema.Command) error {
+	var errs []error
+	if c.Meta.Subprocess.Binary == "" {
+		for _, f := range c.Flags {
+			if f.Subprocess {
+				errs = append(errs, fmt.Errorf("flag --%s is passed to a program (Subprocess), but Meta.Subprocess.Binary does not name the program", f.Name))
+			}
+		}
+		for _, a := range c.Args {
+			if a.Subprocess {
+				errs = append(errs, fmt.Errorf("argument <%s> is passed to a program (Subprocess), but Meta.Subprocess.Binary does not name the program", a.Name))
+			}
+		}
+	}
+	if b := c.Meta.Background; b != nil {
+		if b.CleanupCommand == "" {
+			errs = append(errs, errors.New("Meta.Background needs a CleanupCommand: the command that stops the background process"))
+		}
+		if b.MaxLifetime <= 0 {
+			errs = append(errs, errors.New("Meta.Background needs a MaxLifetime: how long the background process may run"))
+		}
+	}
+	return errors.Join(errs...)
+}
