@@ -321,14 +321,17 @@ func (c *call) constrain(field, what, v string, enum []string, pattern string, i
 		c.problem("INVALID_ENUM_VALUE", field, "%s must be one of %s, not %q", what, strings.Join(enum, ", "), v)
 		c.problems[len(c.problems)-1].ValidValues = enum
 	}
-	if pattern != "" {
-		if !regexp.MustCompile(pattern).MatchString(v) { // checked by Prepare
-			c.problem("PATTERN_MISMATCH", field, "%s %q does not match %s", what, v, pattern)
-		}
-	}
+	// A made-up id is one problem, named for what it is, not also a
+	// pattern it misses.
 	if id {
 		if reason := hallucinated(v); reason != "" {
 			c.problem("INVALID_ID", field, "%s %q is not a resource id: %s", what, v, reason)
+			return
+		}
+	}
+	if pattern != "" {
+		if !regexp.MustCompile(pattern).MatchString(v) { // checked by Prepare
+			c.problem("PATTERN_MISMATCH", field, "%s %q does not match %s", what, v, pattern)
 		}
 	}
 }
@@ -341,6 +344,8 @@ func hallucinated(v string) string {
 	switch {
 	case v == "":
 		return "it is empty"
+	case v == ".":
+		return "it names the current directory, not a resource"
 	case strings.Contains(v, ".."):
 		return "it contains a path traversal (..)"
 	case strings.ContainsAny(v, "/\\"):

@@ -77,6 +77,14 @@ func (s Schema) Properties() []string {
 	return names
 }
 
+// Property returns the schema of the named property of the object s
+// describes (or of its items), as Properties finds them; nil when there is
+// none.
+func (s Schema) Property(name string) Schema {
+	p, _ := s.properties(map[string]any(s), 0)[name].(map[string]any)
+	return p
+}
+
 // properties finds the "properties" of node, looking through local "$ref"s,
 // array "items" and the branches of a nullable "anyOf". depth bounds a
 // reference cycle in a hand-written document.

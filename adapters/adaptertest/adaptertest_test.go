@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/urfave/cli/v3"
@@ -55,5 +56,51 @@ func TestAssertDeclarations(t *testing.T) {
 	}
 	if len(rec.errors) == 2 && !strings.Contains(rec.errors[0], "cannot encode chan int") {
 		t.Errorf("error for chan does not say why: %s", rec.errors[0])
+	}
+}
+
+func TestWarnings(t *testing.T) {
+	noop := func(context.Context, *cli.Command) error { return nil }
+	type stamped struct {
+		ID        string    `json:"id"`
+		CreatedAt time.Time `json:"created_at"` // a fact about the item
+		Timestamp time.Time `json:"timestamp"`  // when it was answered
+	}
+	root := &cli.Command{Name: "tool", Commands: []*cli.Command{
+		urfave.Annotate(&cli.Command{Name: "show", Action: noop, Flags: []cli.Flag{
+			&cli.StringFlag{Name: "space-id"},
+			&cli.StringFlag{Name: "owner"},
+			&cli.StringFlag{Name: "run-id"},
+			&cli.StringFlag{Name: "key"},
+		}}, schema.Meta{
+			Danger: schema.Safe,
+			Args:   []schema.Arg{{Name: "id", Type: schema.String, Required: true}},
+			Flags: map[string]schema.FlagMeta{
+				"run-id": {Pattern: schema.AlphanumericID},
+				"key":    {ID: true},
+			},
+			Output: schema.Of[[]stamped](),
+		}),
+		urfave.Annotate(&cli.Command{Name: "get", Action: noop}, schema.Meta{
+			Danger: schema.Safe,
+			Args:   []schema.Arg{{Name: "uuid", Type: schema.String, ID: true, Pattern: schema.UUID}},
+			Output: schema.Of[stamped](),
+		}),
+		// Not ported: nothing is asked of it.
+		{Name: "legacy", Action: noop, Flags: []cli.Flag{&cli.StringFlag{Name: "item-id"}}},
+	}}
+	app, err := urfave.Wrap(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		`"get": output field "timestamp" is the time of the call, which belongs in meta.timestamp, not data`,
+		`"show": flag --space-id is a resource id with no pattern`,
+		`"show": flag --key is a resource id with no pattern`,
+		`"show": argument <id> is a resource id with no pattern`,
+		`"show": output field "timestamp" is the time of the call, which belongs in meta.timestamp, not data`,
+	}
+	if diff := cmp.Diff(want, adaptertest.Warnings(app)); diff != "" {
+		t.Errorf("Warnings mismatch (-want +got):\n%s", diff)
 	}
 }

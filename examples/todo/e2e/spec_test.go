@@ -65,17 +65,27 @@ func testHallucinatedInput(t *testing.T, bin string) {
 	t.Parallel()
 	sb := newSandbox(t, bin)
 	sb.seed(t, item("t1", "real", false))
-	for _, id := range []string{"../t1", "%2e%2e%2ft1", "t1?foo=bar", "t1 t2"} {
+	for _, id := range []string{"../t1", "%2e%2e%2ft1", "t1?foo=bar", "t1 t2", ".", "<id>"} {
 		env := expectEnvelope(t, "show "+id, sb.run(t, "show", id), 2)
 		want := map[string]any{"error.code": "INVALID_ID", "error.phase": "validation", "error.field": "id"}
 		if diff := cmp.Diff(want, pick(env, want)); diff != "" {
 			t.Errorf("show %q (-want +got):\n%s", id, diff)
 		}
 	}
+	// A well-formed value outside the declared pattern is refused by
+	// name, with the pattern an agent can check the next one against.
+	env := expectEnvelope(t, "show item-1", sb.run(t, "show", "item-1"), 2)
+	want := map[string]any{"error.code": "PATTERN_MISMATCH", "error.phase": "validation", "error.field": "id"}
+	if diff := cmp.Diff(want, pick(env, want)); diff != "" {
+		t.Errorf("show item-1 (-want +got):\n%s", diff)
+	}
+	if msg, _ := get(env, "error.message").(string); !strings.Contains(msg, "^t[1-9][0-9]*$") {
+		t.Errorf("show item-1: error.message %q does not name the pattern", msg)
+	}
 	// A path with a space and dots, given to --file, is the file used.
 	other := filepath.Join(t.TempDir(), "my lists", "v1.0.todo.json")
 	expectEnvelope(t, "add --file", sb.run(t, "add", "kept as given", "--file", other), 0)
-	env := expectEnvelope(t, "list --file", sb.run(t, "list", "--file", other), 0)
+	env = expectEnvelope(t, "list --file", sb.run(t, "list", "--file", other), 0)
 	if got := get(env, "data.0.title"); got != "kept as given" {
 		t.Errorf("list --file %q: data.0.title = %v", other, got)
 	}

@@ -60,7 +60,7 @@ func (e Env) skillsCommand() *cli.Command {
 					return envelope.From(ctx).Result(s)
 				},
 			}, schema.Meta{Danger: schema.Safe, Output: schema.Of[catalog.Skill](), ExitCodes: catalogCodes,
-				Args: []schema.Arg{{Name: "name", Type: schema.String, Required: true, ID: true, Usage: "a skill's name"}}}),
+				Args: []schema.Arg{{Name: "name", Type: schema.String, Required: true, ID: true, Pattern: skillNamePattern, Usage: "a skill's name"}}}),
 		},
 	}
 }

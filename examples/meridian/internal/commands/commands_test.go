@@ -47,7 +47,11 @@ func app(t *testing.T, dir string, env map[string]string) *urfave.App {
 }
 
 func TestDeclarations(t *testing.T) {
-	adaptertest.AssertDeclarations(t, app(t, t.TempDir(), nil))
+	a := app(t, t.TempDir(), nil)
+	adaptertest.AssertDeclarations(t, a)
+	if w := adaptertest.Warnings(a); len(w) > 0 {
+		t.Errorf("declarations to fix:\n%s", strings.Join(w, "\n"))
+	}
 }
 
 // TestOutputSchemas runs every command that answers with data and holds the

@@ -22,6 +22,9 @@ import (
 const (
 	spaceIDPattern = `^s[1-9][0-9]*$`
 	runIDPattern   = `^r[1-9][0-9]*$`
+	// A skill is named as Agent Skills are: lowercase letters, digits and
+	// hyphens.
+	skillNamePattern = `^[a-z0-9][a-z0-9-]{0,63}$`
 )
 
 var (

@@ -2,6 +2,7 @@ package main
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/duet-cli/duet/adapters/adaptertest"
@@ -48,4 +49,7 @@ func TestDeclarationsCompile(t *testing.T) {
 		t.Fatal(err)
 	}
 	adaptertest.AssertDeclarations(t, app)
+	if w := adaptertest.Warnings(app); len(w) > 0 {
+		t.Errorf("declarations to fix:\n%s", strings.Join(w, "\n"))
+	}
 }

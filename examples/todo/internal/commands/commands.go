@@ -50,7 +50,7 @@ type Declarations struct {
 // share one output schema value, which Duet builds and describes once.
 func Declare() Declarations {
 	item := schema.Of[todo.Item]()
-	idArg := []schema.Arg{{Name: "id", Required: true, Type: schema.String, ID: true, Usage: "the item's id, such as t3"}}
+	idArg := []schema.Arg{{Name: "id", Required: true, Type: schema.String, ID: true, Pattern: `^t[1-9][0-9]*$`, Usage: "the item's id, such as t3"}}
 	notFound := exitcode.Table{exitcode.NotFound: {Description: "No to-do has that id."}}
 	return Declarations{
 		Add: schema.Meta{
