@@ -1,6 +1,8 @@
 package e2e
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -177,5 +179,33 @@ func testOutputEnv(t *testing.T, bin string) {
 	expectEnvelope(t, "OUTPUT=tsv _OUTPUT=tsv list", sb.runEnv(t, []string{"OUTPUT=tsv", "_OUTPUT=tsv"}, "list"), 0)
 	if r := sb.run(t, "list", "--help"); !strings.Contains(r.stderr, "TODO_OUTPUT") {
 		t.Errorf("list --help does not name TODO_OUTPUT:\n%s", r.stderr)
+	}
+}
+
+// TestE2EStableData: the same read twice answers byte-identical data, and
+// everything that differs between the two answers is in meta (F-021).
+func TestE2EStableData(t *testing.T) { onEach(t, testStableData) }
+
+func testStableData(t *testing.T, bin string) {
+	t.Parallel()
+	sb := newSandbox(t, bin)
+	sb.seed(t, item("t1", "one", false), item("t2", "two", true))
+	for _, args := range [][]string{{"list"}, {"list", "--limit", "1"}, {"show", "t2"}} {
+		var raws [2]map[string]json.RawMessage
+		for i := range raws {
+			r := sb.run(t, args...)
+			expectEnvelope(t, strings.Join(args, " "), r, 0)
+			if err := json.Unmarshal([]byte(r.stdout), &raws[i]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for key := range raws[0] {
+			if key != "meta" && !bytes.Equal(raws[0][key], raws[1][key]) {
+				t.Errorf("%s: %s differs between two identical calls:\n%s\n%s", strings.Join(args, " "), key, raws[0][key], raws[1][key])
+			}
+		}
+		if bytes.Equal(raws[0]["meta"], raws[1]["meta"]) {
+			t.Errorf("%s: meta is identical in two calls; the request ids should differ", strings.Join(args, " "))
+		}
 	}
 }
