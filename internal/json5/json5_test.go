@@ -197,8 +197,8 @@ func TestNormalizeRefuses(t *testing.T) {
 
 func TestRepair(t *testing.T) {
 	tests := []struct{ in, want string }{
-		{`{env prod}`, `{"env":"prod"}`},                      // the spec's example
-		{`{"key": "value",}`, `{"key":"value"}`},              // valid JSON5: its normal form
+		{`{env prod}`, `{"env":"prod"}`},         // the spec's example
+		{`{"key": "value",}`, `{"key":"value"}`}, // valid JSON5: its normal form
 		{`{name: prod, region: us-east-1}`, `{"name":"prod","region":"us-east-1"}`},
 		{`{a: 1 b: 2}`, `{"a":1,"b":2}`},
 		{`[1 2 3]`, `[1,2,3]`},
