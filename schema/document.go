@@ -33,6 +33,11 @@ type Doc struct {
 	ExitCodes            exitcode.Table       `json:"exit_codes"`
 	Examples             []Example            `json:"examples,omitempty"`
 	Subcommands          []string             `json:"subcommands,omitempty"`
+	// input: what the command reads beyond its flags (see Meta).
+	StdinInput         *StdinInput `json:"stdin_input,omitempty"`
+	RecursiveTraversal bool        `json:"recursive_traversal,omitempty"`
+	Requires           []Rule      `json:"requires,omitempty"`
+	RawPayloadSchema   Schema      `json:"raw_payload_schema,omitempty"`
 }
 
 // FlagEntry is the spec's description of one flag.
@@ -45,6 +50,9 @@ type FlagEntry struct {
 	Short       string   `json:"short,omitempty"`
 	Env         []string `json:"env,omitempty"`
 	Sensitive   bool     `json:"sensitive,omitempty"`
+	// input: the value is JSON (JSON5 accepted); "-" reads it from stdin.
+	JSON           bool `json:"json,omitempty"`
+	PipeCompatible bool `json:"pipe_compatible,omitempty"`
 }
 
 // Document returns c's self-description, as `--schema` prints it. agent
@@ -98,6 +106,7 @@ func (c *Command) document(agent, input bool) (Doc, error) {
 			d.Subcommands = append(d.Subcommands, s.DotPath())
 		}
 	}
+	c.inputDoc(&d, input)
 	return d, nil
 }
 
@@ -110,6 +119,9 @@ func (f *Flag) entry() FlagEntry {
 		Short:       f.Short,
 		Env:         f.Env,
 		Sensitive:   f.Sensitive,
+
+		JSON:           f.Format == FormatJSON,
+		PipeCompatible: f.Pipe,
 	}
 	if len(f.Enum) > 0 {
 		e.Type, e.EnumValues = "enum", f.Enum

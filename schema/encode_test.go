@@ -32,12 +32,16 @@ func TestDocEncodingMatchesEncodingJSON(t *testing.T) {
 			{Name: "mode", Type: String, Enum: []string{"fast", "safe"}, Default: "safe"},
 			{Name: "token", Type: String, Sensitive: true, Default: "secret"},
 			{Name: "hidden", Type: Boolean, Hidden: true},
+			{Name: "config", Type: String, Format: FormatJSON, Pipe: true},
+			{Name: "timeout", Type: String, Builtin: true},
 		},
 		Args: []Arg{
 			{Name: "id", Required: true, Type: String, ID: true, Usage: "the id", Pattern: "^t[0-9]+$"},
-			{Name: "rest", Variadic: true, Required: true, Enum: []string{"a", "b"}},
+			{Name: "rest", Variadic: true, Required: true, Enum: []string{"a", "b"}, Pipe: true},
 		},
 		Meta: Meta{
+			Stdin: "JSON lines", RawPayload: true, Traverses: true,
+			Requires: []Rule{IfValue("mode", "fast", "count"), IfPresent("count", "ratio"), DefaultWhenAbsent("mode", "count", 3)},
 			Danger: Destructive, List: true, Audience: AgentOnly, Timeout: 90 * time.Second, LongRunning: true, Protocol: "mcp",
 			Output:    Of[[]record](),
 			Examples:  []Example{{Description: "one", Command: "tool run t1 --name x"}},
