@@ -200,6 +200,7 @@ func (c *call) check(classify func(error) *envelope.Error, lookupEnv func(string
 		c.checkArgValues()
 	}
 	c.checkGroups()
+	c.checkRequires(lookupEnv, fromProfile) // input: Meta.Requires
 	c.checkBuiltins()
 }
 

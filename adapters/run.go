@@ -25,6 +25,7 @@ import (
 
 	"github.com/duet-cli/duet/envelope"
 	"github.com/duet-cli/duet/exitcode"
+	"github.com/duet-cli/duet/input"
 	"github.com/duet-cli/duet/schema"
 )
 
@@ -62,6 +63,10 @@ type invocation struct {
 
 	taken   sync.Mutex     // guards takenBy
 	takenBy chan os.Signal // the command's, while it has taken the signals (TakeSignals)
+
+	// input: the payload the command reads (package input), and why it cannot have it.
+	payload  *input.Source
+	inputErr *envelope.Error
 }
 
 type invocationKey struct{}
@@ -152,6 +157,7 @@ func (inv *invocation) run(ctx context.Context, args []string) int {
 		inv.warnDeprecated()
 	}
 	profileErr := inv.applyProfile()
+	args, c = inv.rewrite(args, c) // input: --raw-payload, ids piped as -, JSON5, rule defaults
 	c.check(inv.classify, cfg.lookupEnv, inv.profiles.valueOf)
 	if modeErr != nil && output == "" { // a bad --output is refused as the flag's enum
 		e := envelope.As(modeErr)
@@ -178,6 +184,7 @@ func (inv *invocation) run(ctx context.Context, args []string) int {
 	for _, w := range inv.warnings {
 		inv.out.Warn(w[0], w[1], w[2])
 	}
+	inv.readPayload() // input: stdin, whole and within its cap, before the command writes anything
 
 	switch {
 	case c.version:
@@ -190,6 +197,8 @@ func (inv *invocation) run(ctx context.Context, args []string) int {
 		return inv.showConfig()
 	case len(c.problems) > 0 && !c.help:
 		return inv.finish(envelope.Invalid(c.problems))
+	case inv.inputErr != nil && !c.help:
+		return inv.finish(inv.inputErr)
 	case c.on(FlagSchema) && !c.help:
 		doc, err := c.node.Document(mode.Agent && !inv.human)
 		if err != nil {
@@ -612,6 +621,7 @@ func (inv *invocation) execute(parent context.Context, args []string) int {
 	}
 	ctx = envelope.NewContext(ctx, inv.out)
 	ctx = context.WithValue(ctx, invocationKey{}, inv)
+	ctx = inv.inputContext(ctx)
 
 	done := make(chan error, 1)
 	go func() {

@@ -40,13 +40,14 @@ func TestDocEncodingMatchesEncodingJSON(t *testing.T) {
 			{Name: "rest", Variadic: true, Required: true, Enum: []string{"a", "b"}, Pipe: true},
 		},
 		Meta: Meta{
-			Stdin: "JSON lines", RawPayload: true, Traverses: true,
-			Requires: []Rule{IfValue("mode", "fast", "count"), IfPresent("count", "ratio"), DefaultWhenAbsent("mode", "count", 3)},
 			Danger: Destructive, List: true, Audience: AgentOnly, Timeout: 90 * time.Second, LongRunning: true, Protocol: "mcp",
 			Output:    Of[[]record](),
 			Examples:  []Example{{Description: "one", Command: "tool run t1 --name x"}},
 			Groups:    []Group{{Kind: MutuallyExclusive, Flags: []string{"count", "ratio"}}, {Kind: OneRequired, Flags: nil}},
 			ExitCodes: exitcode.Table{80: {Name: "CUSTOM", Description: "a custom code", SideEffects: exitcode.None}},
+			// input
+			Stdin: "JSON lines", RawPayload: true, Traverses: true,
+			Requires: []Rule{IfValue("mode", "fast", "count"), IfPresent("count", "ratio"), DefaultWhenAbsent("mode", "count", 3)},
 		},
 		Commands: []*Command{{Name: "sub", Path: []string{"run", "sub"}}},
 	}

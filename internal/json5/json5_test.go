@@ -219,7 +219,12 @@ func TestRepair(t *testing.T) {
 		{`{a: 1 /* unterminated`, `{"a":1}`},
 		{`{{1}}`, `{"":{"1":null}}`},
 		{`{"a": 'it\'s \q'}`, `{"a":"it's q"}`},
-		{`hello world`, `"hello"`},
+		{`hello world`, `"hello world"`},
+		{`{title: write the docs, due: next friday}`, `{"title":"write the docs","due":"next friday"}`},
+		{`{title: write docs priority: high}`, `{"title":"write docs","priority":"high"}`},
+		{`{a: x 1}`, `{"a":"x 1"}`},
+		{`{a: 1 x}`, `{"a":1,"x":null}`},
+		{`[a b]`, `["a","b"]`},
 	}
 	for _, tc := range tests {
 		got := Repair([]byte(tc.in))

@@ -156,7 +156,7 @@ func (r *repairer) feed(t token) {
 			if t.kind == tokPunct && t.punct != '{' && t.punct != '[' {
 				return // nothing opened yet: stray punctuation
 			}
-			r.value(t)
+			r.value(r.phrase(t))
 		}
 		return
 	}
@@ -198,6 +198,9 @@ func (r *repairer) feed(t token) {
 			// a doubled colon: drop it
 		default:
 			f.state = wantMore
+			if f.object {
+				t = r.phrase(t)
+			}
 			r.value(t)
 		}
 	case wantMore:
@@ -222,6 +225,30 @@ func (r *repairer) feed(t token) {
 			}
 			r.feed(t)
 		}
+	}
+}
+
+// phrase joins to a bare word the bare words that follow it, up to one that
+// is a key (a colon follows it): `{title: write the docs, due: friday}` means
+// the title "write the docs".
+func (r *repairer) phrase(t token) token {
+	if t.kind != tokWord || string(word(t.text)) != string(jsonw.String(nil, t.text)) {
+		return t // not a bare word: a literal or a number
+	}
+	for {
+		save := r.lex.pos
+		next := r.lex.next()
+		if next.kind != tokWord {
+			r.lex.pos = save
+			return t
+		}
+		after := r.lex.pos
+		if colon := r.lex.next(); colon.kind == tokPunct && colon.punct == ':' {
+			r.lex.pos = save
+			return t
+		}
+		r.lex.pos = after
+		t.text += " " + next.text
 	}
 }
 
