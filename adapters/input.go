@@ -399,7 +399,7 @@ func jsonProblem(flag string, err error) envelope.FieldError {
 // --raw-payload
 
 // expandPayload returns the command line with --raw-payload replaced by the
-// flags and arguments its object names, or the problems with it.
+// flags and arguments its object names, and the problems with it.
 func (c *call) expandPayload(args []string, raw string) ([]string, []envelope.FieldError) {
 	fail := func(code, format string, a ...any) ([]string, []envelope.FieldError) {
 		return args, []envelope.FieldError{{Code: code, Field: FlagRawPayload, Message: fmt.Sprintf(format, a...)}}
@@ -473,9 +473,6 @@ func (c *call) expandPayload(args []string, raw string) ([]string, []envelope.Fi
 		problems = append(problems, envelope.FieldError{Code: "UNKNOWN_FIELD", Field: key,
 			Message: fmt.Sprintf("--raw-payload: %q is not an input of %q", key, c.node.DotPath()), ValidValues: names})
 	}
-	if len(problems) > 0 {
-		return args, problems
-	}
 	var rest []string
 	for _, a := range c.node.Args { // in their declared order
 		rest = append(rest, positional[a.Name]...)
@@ -494,7 +491,9 @@ func (c *call) expandPayload(args []string, raw string) ([]string, []envelope.Fi
 		}
 		out = append(out, args[i])
 	}
-	return withFlags(out, flags, rest), nil
+	// With problems, the fields that are fine are still given, so that
+	// what is wrong with their values is found now too.
+	return withFlags(out, flags, rest), problems
 }
 
 func argNamed(c *schema.Command, name string) *schema.Arg {
@@ -624,6 +623,9 @@ func (inv *invocation) pipe(args []string, c *call) ([]string, []envelope.FieldE
 		name     string // the argument's or flag's
 		variadic bool
 	}
+	if !slices.ContainsFunc(c.node.Args, func(a schema.Arg) bool { return a.Pipe }) && !acceptsPipe(c.node) {
+		return args, nil, nil
+	}
 	var uses []use
 	positional := func(at, index int) {
 		if d := declaredAt(c.node.Args, c.args, index); d != nil && d.Pipe && args[at] == "-" {
@@ -685,6 +687,15 @@ func (inv *invocation) pipe(args []string, c *call) ([]string, []envelope.FieldE
 		values = []string{strings.Join(values, ",")} // a list flag splits at commas
 	}
 	return slices.Concat(args[:u.at], values, args[u.at+1:]), nil, nil
+}
+
+func acceptsPipe(n *schema.Command) bool {
+	for f := range n.Accepted() {
+		if f.Pipe {
+			return true
+		}
+	}
+	return false
 }
 
 // declaredAt is the declared argument that the positional argument at index

@@ -102,6 +102,14 @@ func (p *parser) describe(i int) string {
 	return fmt.Sprintf("%q", r)
 }
 
+// clip shortens what an error quotes from the text to 40 characters.
+func clip(s string) string {
+	if utf8.RuneCountInString(s) <= 40 {
+		return s
+	}
+	return string([]rune(s)[:39]) + "…"
+}
+
 // isSpace reports whether r is JSON5 white space or a line terminator.
 func isSpace(r rune) bool {
 	switch r {
@@ -185,7 +193,7 @@ func (p *parser) value(depth int) {
 		case "Infinity", "NaN":
 			p.fail(start, "%s is JSON5 but has no JSON form", name)
 		default:
-			p.fail(start, "unexpected word %q, want a value (a string needs quotes)", name)
+			p.fail(start, "unexpected word %q, want a value (a string needs quotes)", clip(name))
 		}
 	}
 }
@@ -230,7 +238,7 @@ func (p *parser) object(depth int) {
 			return
 		}
 		if p.pos >= len(p.src) || p.src[p.pos] != ':' {
-			p.fail(p.pos, "unexpected %s after the key %q, want ':'", p.describe(p.pos), key)
+			p.fail(p.pos, "unexpected %s after the key %q, want ':'", p.describe(p.pos), clip(key))
 			return
 		}
 		p.pos++
