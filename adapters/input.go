@@ -213,6 +213,9 @@ func (inv *invocation) readStdin(what, hint string) ([]byte, *envelope.Error) {
 			WithPhase(envelope.Validation).
 			WithHint("pipe it in, or pass it in a file with --input-file <path>")
 	}
+	if inv.cfg.tty.stdin {
+		fmt.Fprintf(inv.cfg.stderr, "Reading %s from the terminal; end it with Ctrl-D.\n", what)
+	}
 	type read struct {
 		data  []byte
 		total int64

@@ -790,3 +790,18 @@ func mapKeysOf(m map[string]any) func(func(string) bool) {
 		}
 	}
 }
+
+// TestStdinAtATerminal: a person at a terminal types the input, told how to
+// end it; nothing is refused.
+func TestStdinAtATerminal(t *testing.T) {
+	onBoth(t, func(t *testing.T, fw string) {
+		r, ran := in{stdin: strings.NewReader("typed\n"), stdinT: true, env: []string{"NO_COLOR=1"},
+			opts: []urfave.Option{urfave.WithTerminal(true, true, true)}}.do(t, fw, "import")
+		if r.code != 0 || ran["import"] != 1 {
+			t.Fatalf("exit %d, ran %v\nstdout %s\nstderr %s", r.code, ran, r.stdout, r.stderr)
+		}
+		if !strings.Contains(r.stderr, "end it with Ctrl-D") || !strings.Contains(r.stdout, "bytes:  6") {
+			t.Errorf("stdout %q stderr %q", r.stdout, r.stderr)
+		}
+	})
+}
