@@ -457,6 +457,10 @@ func TestRawPayload(t *testing.T) {
 			{`{"name": "x", "tag": "one", "count": null}`, []string{"--name", "x", "--tag", "one"}},
 			{`{"name": "x", "region": "-weird"}`, []string{"--name", "x", "--", "-weird"}},
 		}
+		r, _ := in{}.do(t, fw, "create", "--raw-payload", `{"name": "x", "region": "-weird"}`)
+		if got := dataOf[received](t, wantOK(t, r)).Region; got != "-weird" {
+			t.Errorf("a positional argument that looks like a flag: region = %q", got)
+		}
 		for _, tc := range same {
 			raw, _ := in{}.do(t, fw, "create", "--raw-payload", tc.payload)
 			flags, _ := in{}.do(t, fw, append([]string{"create"}, tc.flags...)...)
@@ -506,7 +510,7 @@ func TestRawPayload(t *testing.T) {
 			wantError(t, r, 2, "RAW_PAYLOAD_CONFLICT")
 		}
 		// Only a command that declares it takes --raw-payload.
-		r, _ := in{}.do(t, fw, "export", "--raw-payload", `{}`)
+		r, _ = in{}.do(t, fw, "export", "--raw-payload", `{}`)
 		wantError(t, r, 2, "UNKNOWN_FLAG")
 	})
 }
