@@ -102,6 +102,7 @@ func commandFlags(c *schema.Command) []schema.Flag {
 			schema.Flag{Name: FlagLimit, Type: schema.Integer, Default: DefaultLimit, Usage: "return at most this many items; 0 means all"},
 			schema.Flag{Name: FlagCursor, Type: schema.String, Usage: "continue from meta.pagination.next_cursor of a previous response"})
 	}
+	flags = append(flags, inputFlags(c)...) // input: --input-file, --raw-payload, --no-follow-symlinks, --max-depth
 	return flags
 }
 
@@ -212,6 +213,8 @@ func complete(c *schema.Command, checked map[uintptr]error) error {
 		}
 	}
 	c.Flags = appendMissing(c.Flags, commandFlags(c), false)
+	// input: JSON and Pipe flags, rules.
+	errs = append(errs, completeInput(c)...)
 	if len(c.Meta.ExitCodes) > 0 { // the defaults alone are valid (tested in schema)
 		if err := c.ExitCodes().Validate(); err != nil {
 			errs = append(errs, fmt.Errorf("exit codes: %w", err))

@@ -201,6 +201,7 @@ func (c *call) check(classify func(error) *envelope.Error, lookupEnv func(string
 		c.checkArgValues()
 	}
 	c.checkGroups()
+	c.checkRequires(lookupEnv, fromProfile) // input: Meta.Requires
 	c.checkBuiltins()
 	c.checkSubprocess(lookupEnv, fromProfile)
 }
@@ -317,6 +318,11 @@ func (c *call) checkArgs() {
 }
 
 func (c *call) constrain(field, what, v string, enum []string, pattern string, id bool) {
+	// An input already refused (stdin gave no value for it, say) is one
+	// problem, not also the placeholder's.
+	if slices.ContainsFunc(c.problems, func(p envelope.FieldError) bool { return p.Field == field }) {
+		return
+	}
 	if len(enum) > 0 && !slices.Contains(enum, v) {
 		c.problem("INVALID_ENUM_VALUE", field, "%s must be one of %s, not %q", what, strings.Join(enum, ", "), v)
 		c.problems[len(c.problems)-1].ValidValues = enum

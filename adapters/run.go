@@ -25,6 +25,7 @@ import (
 
 	"github.com/duet-cli/duet/envelope"
 	"github.com/duet-cli/duet/exitcode"
+	"github.com/duet-cli/duet/input"
 	"github.com/duet-cli/duet/proc"
 	"github.com/duet-cli/duet/schema"
 )
@@ -66,6 +67,9 @@ type invocation struct {
 
 	// child processes (proc)
 	session *proc.Session // tracks the programs the running command starts
+	// input: the payload the command reads (package input), and why it cannot have it.
+	payload  *input.Source
+	inputErr *envelope.Error
 }
 
 type invocationKey struct{}
@@ -156,6 +160,7 @@ func (inv *invocation) run(ctx context.Context, args []string) int {
 		inv.warnDeprecated()
 	}
 	profileErr := inv.applyProfile()
+	args, c = inv.rewrite(args, c) // input: --raw-payload, ids piped as -, JSON5, rule defaults
 	c.check(inv.classify, cfg.lookupEnv, inv.profiles.valueOf)
 	inv.warnings = append(inv.warnings, c.warnings...)
 	validateErr := inv.validate(ctx)
@@ -186,6 +191,7 @@ func (inv *invocation) run(ctx context.Context, args []string) int {
 	for _, w := range inv.warnings {
 		inv.out.Warn(w[0], w[1], w[2])
 	}
+	inv.readPayload() // input: stdin, whole and within its cap, before the command writes anything
 
 	switch {
 	case c.version:
@@ -200,6 +206,8 @@ func (inv *invocation) run(ctx context.Context, args []string) int {
 		return inv.finish(envelope.Invalid(c.problems))
 	case validateErr != nil:
 		return inv.finish(validateErr)
+	case inv.inputErr != nil && !c.help:
+		return inv.finish(inv.inputErr)
 	case c.on(FlagSchema) && !c.help:
 		doc, err := c.node.Document(mode.Agent && !inv.human)
 		if err != nil {
@@ -625,6 +633,7 @@ func (inv *invocation) execute(parent context.Context, args []string) int {
 	ctx = envelope.NewContext(ctx, inv.out)
 	ctx = context.WithValue(ctx, invocationKey{}, inv)
 	ctx = inv.startSession(ctx)
+	ctx = inv.inputContext(ctx)
 
 	restoreWorkdir := inv.keepWorkdir()
 	done := make(chan error, 1)

@@ -23,6 +23,8 @@ type Command struct {
 	Flags                map[string]Flag `json:"flags,omitempty"`
 	Args                 []Arg           `json:"arguments,omitempty"`
 	Subcommands          []string        `json:"subcommands,omitempty"`
+	// input: a payload the command reads on stdin (REQ-F-054's stdin_input).
+	StdinInput json.RawMessage `json:"stdin_input,omitempty"`
 }
 
 // Flag is a flag of a command, as a manifest lists it.
@@ -43,8 +45,12 @@ type Arg struct {
 // DotPath is the command's key in a manifest.
 func (c *Command) DotPath() string { return strings.Join(c.Path, ".") }
 
-// requiresInput reports whether the command cannot run without arguments.
+// requiresInput reports whether the command cannot run without arguments
+// or a payload on stdin.
 func (c *Command) requiresInput() bool {
+	if len(c.StdinInput) > 0 && string(c.StdinInput) != "null" {
+		return true // run with nothing on stdin, it is refused (EMPTY_STDIN)
+	}
 	for _, f := range c.Flags {
 		if f.Required {
 			return true

@@ -59,6 +59,9 @@ func encodePayload(v any, window *Window) (payload, error) {
 	if v == nil {
 		return payload{one: json.RawMessage("null")}, nil
 	}
+	if b, ok := v.([]byte); ok { // input: bytes as a whole are a Binary
+		v = Binary{Bytes: b}
+	}
 	if raw, ok := v.(json.RawMessage); ok {
 		p, err := splitRaw(raw)
 		return p.cut(window), err

@@ -58,6 +58,15 @@ type Error struct {
 	retrySet   bool
 	keepResult bool
 	cause      error
+
+	// input: what a refused input shows the caller (see package input).
+	Hint           string         `json:"hint,omitempty"`            // the flag or form to use instead
+	CorrectedInput string         `json:"corrected_input,omitempty"` // the input as it would have been accepted
+	Context        map[string]any `json:"context,omitempty"`         // the figures behind the error, such as received_bytes
+	Path           string         `json:"path,omitempty"`            // the file at fault, absolute
+	LoopTarget     string         `json:"loop_target,omitempty"`     // the directory a symlink loops back to
+	CompletedCount *int           `json:"completed_count,omitempty"` // the work done before the error
+	MaxDepth       int            `json:"max_depth,omitempty"`       // the depth limit that was reached
 }
 
 // FieldError is one validation failure among several reported at once.
@@ -67,6 +76,8 @@ type FieldError struct {
 	Field       string   `json:"field,omitempty"`
 	ValidValues []string `json:"valid_values,omitempty"`
 	Suggestion  string   `json:"suggestion,omitempty"`
+	// input: a JSON value refused, as it would have been accepted.
+	CorrectedInput string `json:"corrected_input,omitempty"`
 }
 
 // Redirect names the command that replaces a moved one.
@@ -166,6 +177,7 @@ func Invalid(problems []FieldError) *Error {
 		e := Validationf(p.Code, "%s", p.Message).WithField(p.Field, p.ValidValues...)
 		e.Suggestion = p.Suggestion
 		e.FixRequired = p.Message
+		e.CorrectedInput = p.CorrectedInput
 		e.Errors = problems
 		return e
 	}

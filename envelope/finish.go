@@ -262,6 +262,9 @@ func Human(e *Error) string {
 	if next == "" && e.FixCommand != "" {
 		next = "run '" + e.FixCommand + "'"
 	}
+	if next == "" {
+		next = e.Hint // input: the flag or form to use instead
+	}
 	if next == "" && e.FixRequired != e.Message { // said once is enough
 		next = e.FixRequired
 	}

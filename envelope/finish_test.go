@@ -496,7 +496,7 @@ func TestScalarAndNilResults(t *testing.T) {
 		{"raw list items are compacted", json.RawMessage(`[ {"a": 1} , 2 ]`), `[{"a":1},2]`},
 		{"nil map", nilMap, `null`},
 		{"pointer to struct", &owner{Login: "a"}, `{"login":"a","admin":false}`},
-		{"bytes stay one value", []byte("hi"), `{"value":"aGk="}`},
+		{"bytes are one binary value (F-017)", []byte("hi"), `{"type":"binary","encoding":"base64","value":"aGk=","size_bytes":2}`},
 		{"html is not escaped", map[string]string{"q": "a<b&c"}, `{"q":"a<b&c"}`},
 	}
 	for _, tt := range tests {

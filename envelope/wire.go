@@ -158,7 +158,7 @@ func (e *Error) appendJSON(b []byte) []byte {
 		}
 		b = append(b, ']')
 	}
-	return append(b, '}')
+	return e.appendInput(b)
 }
 
 // MarshalJSON encodes one of several validation failures.
@@ -175,6 +175,7 @@ func (f FieldError) appendJSON(b []byte) []byte {
 		b = jsonw.Strings(b, f.ValidValues)
 	}
 	b = optString(b, "suggestion", f.Suggestion)
+	b = optString(b, "corrected_input", f.CorrectedInput)
 	return append(b, '}')
 }
 

@@ -22,12 +22,15 @@ func TestWireMatchesEncodingJSON(t *testing.T) {
 	total, timeout, cursor := 42, int64(5000), "duet1:20"
 	fieldErrors := []FieldError{
 		{Code: "UNKNOWN_FLAG", Message: "unknown flag --x"},
-		{Code: "INVALID_ENUM", Message: "m", Field: "--p", ValidValues: []string{"a", "b"}, Suggestion: "use a"},
+		{Code: "INVALID_ENUM", Message: "m", Field: "--p", ValidValues: []string{"a", "b"}, Suggestion: "use a", CorrectedInput: `{"a":1}`},
 	}
+	completed := 142
 	fullError := &Error{Code: "TODO_NOT_FOUND", Message: "no \x1b[31mto-do\x1b[0m \xff", Detail: "d", Retryable: true,
 		RetryAfterMS: 100, RetryStrategy: RetryExponential, FixRequired: "f", FixCommand: "todo list", Phase: Validation,
 		Suggestion: "s", Redirect: &Redirect{Command: "new", Permanent: true, Reason: "moved"}, Field: "id",
-		ValidValues: []string{"t1"}, Errors: fieldErrors}
+		ValidValues: []string{"t1"}, Errors: fieldErrors,
+		Hint: "use --input-file <path>", CorrectedInput: `{"env":"prod"}`, Context: map[string]any{"received_bytes": 65537, "limit_bytes": 65536, "why": "<x>"},
+		Path: "/p/a/link", LoopTarget: "/p/a", CompletedCount: &completed, MaxDepth: 50}
 	fullMeta := Meta{DurationMS: 12, SchemaVersion: "1.0", ToolVersion: "0.1.0", Command: "a <b> & \"c\"",
 		RequestID: "x\u2028y", TimeoutMS: &timeout, Pagination: &Pagination{Returned: 1}, Stream: &Stream{Items: 3},
 		Truncated: true, TruncationHint: "hint\n", Effect: Created, WouldAffect: json.RawMessage(`{"items":["t1"]}`), DryRun: true, Confirmed: true, ValidationOnly: true, Help: true,

@@ -33,6 +33,11 @@ type Doc struct {
 	ExitCodes            exitcode.Table       `json:"exit_codes"`
 	Examples             []Example            `json:"examples,omitempty"`
 	Subcommands          []string             `json:"subcommands,omitempty"`
+	// input: what the command reads beyond its flags (see Meta).
+	StdinInput         *StdinInput `json:"stdin_input,omitempty"`
+	RecursiveTraversal bool        `json:"recursive_traversal,omitempty"`
+	Requires           []Rule      `json:"requires,omitempty"`
+	RawPayloadSchema   Schema      `json:"raw_payload_schema,omitempty"`
 
 	// child processes (proc)
 	Subprocess              *SubprocessEntry `json:"subprocess,omitempty"`
@@ -61,6 +66,9 @@ type FlagEntry struct {
 	Short       string   `json:"short,omitempty"`
 	Env         []string `json:"env,omitempty"`
 	Sensitive   bool     `json:"sensitive,omitempty"`
+	// input: the value is JSON (JSON5 accepted); "-" reads it from stdin.
+	JSON           bool `json:"json,omitempty"`
+	PipeCompatible bool `json:"pipe_compatible,omitempty"`
 
 	// child processes (proc)
 	Subprocess bool `json:"subprocess,omitempty"`
@@ -117,6 +125,7 @@ func (c *Command) document(agent, input bool) (Doc, error) {
 			d.Subcommands = append(d.Subcommands, s.DotPath())
 		}
 	}
+	c.inputDoc(&d, input)
 	c.documentProc(&d, flags)
 	return d, nil
 }
@@ -130,7 +139,10 @@ func (f *Flag) entry() FlagEntry {
 		Short:       f.Short,
 		Env:         f.Env,
 		Sensitive:   f.Sensitive,
-		Subprocess:  f.Subprocess,
+
+		JSON:           f.Format == FormatJSON,
+		PipeCompatible: f.Pipe,
+		Subprocess:     f.Subprocess,
 	}
 	if len(f.Enum) > 0 {
 		e.Type, e.EnumValues = "enum", f.Enum

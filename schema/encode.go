@@ -139,6 +139,9 @@ func (e *DocEncoder) Append(b []byte, d Doc) ([]byte, error) {
 		b = append(b, `,"subcommands":`...)
 		b = jsonw.Strings(b, d.Subcommands)
 	}
+	if b, err = d.appendInput(b); err != nil {
+		return b, err
+	}
 	b = d.appendProc(b)
 	return append(b, '}'), nil
 }
@@ -175,6 +178,12 @@ func (e FlagEntry) AppendJSON(b []byte) []byte {
 	if e.Sensitive {
 		b = append(b, `,"sensitive":true`...)
 	}
+	if e.JSON {
+		b = append(b, `,"json":true`...)
+	}
+	if e.PipeCompatible {
+		b = append(b, `,"pipe_compatible":true`...)
+	}
 	if e.Subprocess {
 		b = append(b, `,"subprocess":true`...)
 	}
@@ -206,6 +215,9 @@ func (a Arg) AppendJSON(b []byte) []byte {
 	}
 	if a.ID {
 		b = append(b, `,"id":true`...)
+	}
+	if a.Pipe {
+		b = append(b, `,"pipe_compatible":true`...)
 	}
 	if a.Subprocess {
 		b = append(b, `,"subprocess":true`...)

@@ -33,10 +33,12 @@ func TestDocEncodingMatchesEncodingJSON(t *testing.T) {
 			{Name: "token", Type: String, Sensitive: true, Default: "secret"},
 			{Name: "hidden", Type: Boolean, Hidden: true},
 			{Name: "repo", Type: String, Subprocess: true},
+			{Name: "config", Type: String, Format: FormatJSON, Pipe: true, Subprocess: true},
+			{Name: "timeout", Type: String, Builtin: true},
 		},
 		Args: []Arg{
 			{Name: "id", Required: true, Type: String, ID: true, Usage: "the id", Pattern: "^t[0-9]+$"},
-			{Name: "rest", Variadic: true, Required: true, Enum: []string{"a", "b"}, Subprocess: true},
+			{Name: "rest", Variadic: true, Required: true, Enum: []string{"a", "b"}, Subprocess: true, Pipe: true},
 		},
 		Meta: Meta{
 			Danger: Destructive, List: true, Audience: AgentOnly, Timeout: 90 * time.Second, LongRunning: true, Protocol: "mcp",
@@ -46,6 +48,9 @@ func TestDocEncodingMatchesEncodingJSON(t *testing.T) {
 			ExitCodes:  exitcode.Table{80: {Name: "CUSTOM", Description: "a custom code", SideEffects: exitcode.None}},
 			Subprocess: Subprocess{Binary: "git", Hardcoded: []string{"--no-pager"}}, PreserveLocale: true,
 			Background: &Background{CleanupCommand: "tool run stop", MaxLifetime: time.Hour},
+			// input
+			Stdin: "JSON lines", RawPayload: true, Traverses: true,
+			Requires: []Rule{IfValue("mode", "fast", "count"), IfPresent("count", "ratio"), DefaultWhenAbsent("mode", "count", 3)},
 		},
 		Commands: []*Command{{Name: "sub", Path: []string{"run", "sub"}}},
 	}

@@ -1,36 +1,192 @@
 package schema
 
-// Input is what a command was given, as its [Meta.Validate] hook sees it:
-// each flag's values — from the command line, else the environment, a saved
-// profile or the flag's default — and the positional arguments. Values are
-// the text given; the declared checks have already judged their types.
-type Input struct {
-	values map[string][]string
-	given  map[string]bool
-	args   []string
+import (
+	"fmt"
+	"slices"
+
+	"github.com/duet-cli/duet/internal/jsonw"
+)
+
+// FormatJSON is the Format of a flag whose value is a JSON document
+// (FlagMeta.JSON): JSON5 is accepted and normalized to strict JSON.
+const FormatJSON = "json"
+
+// DefaultMaxStdinBytes is how much a command that reads stdin (Meta.Stdin)
+// may be given there: 64 KiB, the pipe buffer of Linux, beyond which a
+// caller that writes all of stdin before reading stdout can deadlock. A
+// larger payload goes through --input-file.
+const DefaultMaxStdinBytes = 64 << 10
+
+// StdinInput is how --schema describes a command's stdin payload.
+type StdinInput struct {
+	Description  string `json:"description"`
+	MaxBytes     int    `json:"max_bytes"`     // the default cap; <TOOL>_MAX_STDIN_BYTES changes it
+	OverflowFlag string `json:"overflow_flag"` // the flag for a larger payload
 }
 
-// NewInput returns an Input; given names the flags set on the command line,
-// the environment or a profile rather than by default. For tests of a
-// Validate hook, and for adapters.
-func NewInput(values map[string][]string, given map[string]bool, args []string) Input {
-	return Input{values: values, given: given, args: args}
+// Rule is a conditional dependency between a command's flags, in one of
+// the three shapes of the CLI Agent Spec's ConditionalRule (its C-026):
+//
+//   - when IfFlag has the value IfValue — or, with IfValue empty, when it is
+//     given at all — the flags of ThenRequired are required and those of
+//     Prohibited are refused;
+//   - with TargetFlag set, when IfFlag is not given, TargetFlag takes Default
+//     instead of its declared default.
+//
+// Rules are checked before the command runs, with every other input, and
+// listed under "requires" by --schema. Build them with [IfValue],
+// [IfPresent] and [DefaultWhenAbsent].
+type Rule struct {
+	IfFlag       string   `json:"if_flag"`
+	IfValue      string   `json:"if_value,omitempty"`
+	ThenRequired []string `json:"then_required,omitempty"`
+	Prohibited   []string `json:"prohibited,omitempty"`
+	TargetFlag   string   `json:"target_flag,omitempty"`
+	Default      any      `json:"default,omitempty"`
 }
 
-// String is the flag's value: the last one given, or "".
-func (in Input) String(name string) string {
-	v := in.values[name]
-	if len(v) == 0 {
-		return ""
+// IfValue is the rule "when --flag is value, the flags required are required".
+func IfValue(flag, value string, required ...string) Rule {
+	return Rule{IfFlag: flag, IfValue: value, ThenRequired: required}
+}
+
+// IfPresent is the rule "when --flag is given, the flags prohibited are not".
+func IfPresent(flag string, prohibited ...string) Rule {
+	return Rule{IfFlag: flag, Prohibited: prohibited}
+}
+
+// DefaultWhenAbsent is the rule "when --flag is not given, --target
+// defaults to value".
+func DefaultWhenAbsent(flag, target string, value any) Rule {
+	return Rule{IfFlag: flag, TargetFlag: target, Default: value}
+}
+
+// Absent reports whether the rule applies when its flag is not given (the
+// default_when_absent shape), rather than when it is.
+func (r Rule) Absent() bool { return r.TargetFlag != "" }
+
+// Flags returns every flag the rule names.
+func (r Rule) Flags() []string {
+	names := append([]string{r.IfFlag}, r.ThenRequired...)
+	names = append(names, r.Prohibited...)
+	if r.TargetFlag != "" {
+		names = append(names, r.TargetFlag)
 	}
-	return v[len(v)-1]
+	return names
 }
 
-// Strings is every value of the flag, for a flag given more than once or a list.
-func (in Input) Strings(name string) []string { return in.values[name] }
+// Check reports what is wrong with the rule as a declaration of c: a flag c
+// does not accept, an if_value its enum does not hold, a shape that is none
+// of the three.
+func (r Rule) Check(c *Command) error {
+	switch {
+	case r.IfFlag == "":
+		return fmt.Errorf("a rule needs if_flag")
+	case r.Absent() && (r.IfValue != "" || len(r.ThenRequired) > 0 || len(r.Prohibited) > 0):
+		return fmt.Errorf("rule on --%s: target_flag (default_when_absent) cannot be combined with if_value, then_required or prohibited", r.IfFlag)
+	case !r.Absent() && len(r.ThenRequired) == 0 && len(r.Prohibited) == 0:
+		return fmt.Errorf("rule on --%s requires and prohibits nothing", r.IfFlag)
+	case r.Absent() && r.Default == nil:
+		return fmt.Errorf("rule on --%s: target_flag --%s needs a default", r.IfFlag, r.TargetFlag)
+	}
+	for _, name := range r.Flags() {
+		if c.Flag(name) == nil {
+			return fmt.Errorf("rule on --%s names %q, which is not a flag of this command", r.IfFlag, name)
+		}
+	}
+	if f := c.Flag(r.IfFlag); r.IfValue != "" && len(f.Enum) > 0 && !slices.Contains(f.Enum, r.IfValue) {
+		return fmt.Errorf("rule on --%s: if_value %q is not one of %v", r.IfFlag, r.IfValue, f.Enum)
+	}
+	return nil
+}
 
-// Has reports whether the flag was given, not left to its default.
-func (in Input) Has(name string) bool { return in.given[name] }
+// inputDoc adds to d what the command reads beyond its flags.
+func (c *Command) inputDoc(d *Doc, input bool) {
+	if c.Meta.Stdin != "" {
+		d.StdinInput = &StdinInput{Description: c.Meta.Stdin, MaxBytes: DefaultMaxStdinBytes, OverflowFlag: "--input-file"}
+	}
+	d.RecursiveTraversal = c.Meta.Traverses
+	d.Requires = c.Meta.Requires
+	if input && c.Meta.RawPayload {
+		d.RawPayloadSchema = c.RawPayloadSchema()
+	}
+}
 
-// Args are the positional arguments.
-func (in Input) Args() []string { return in.args }
+// RawPayloadSchema returns the JSON Schema of the object --raw-payload takes
+// (Meta.RawPayload): one property per flag of the app's own that is not
+// hidden, by long name, and one per positional argument — the command's
+// inputs, without Duet's built-in flags.
+func (c *Command) RawPayloadSchema() Schema {
+	var own []*Flag
+	for _, f := range c.visibleFlags() {
+		if !f.Builtin {
+			own = append(own, f)
+		}
+	}
+	return c.inputSchema(own)
+}
+
+// appendInput appends the input area's members of d.
+func (d Doc) appendInput(b []byte) ([]byte, error) {
+	if s := d.StdinInput; s != nil {
+		b = append(b, `,"stdin_input":{"description":`...)
+		b = jsonw.String(b, s.Description)
+		b = append(b, `,"max_bytes":`...)
+		b = jsonw.Int(b, int64(s.MaxBytes))
+		b = append(b, `,"overflow_flag":`...)
+		b = jsonw.String(b, s.OverflowFlag)
+		b = append(b, '}')
+	}
+	if d.RecursiveTraversal {
+		b = append(b, `,"recursive_traversal":true`...)
+	}
+	if len(d.Requires) > 0 {
+		b = append(b, `,"requires":[`...)
+		for i, r := range d.Requires {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			var err error
+			if b, err = r.AppendJSON(b); err != nil {
+				return b, err
+			}
+		}
+		b = append(b, ']')
+	}
+	if len(d.RawPayloadSchema) > 0 {
+		b = append(b, `,"raw_payload_schema":`...)
+		return jsonw.Map(b, d.RawPayloadSchema)
+	}
+	return b, nil
+}
+
+// AppendJSON appends the rule's encoding; it fails on a default JSON cannot
+// hold.
+func (r Rule) AppendJSON(b []byte) ([]byte, error) {
+	b = append(b, `{"if_flag":`...)
+	b = jsonw.String(b, r.IfFlag)
+	if r.IfValue != "" {
+		b = append(b, `,"if_value":`...)
+		b = jsonw.String(b, r.IfValue)
+	}
+	if len(r.ThenRequired) > 0 {
+		b = append(b, `,"then_required":`...)
+		b = jsonw.Strings(b, r.ThenRequired)
+	}
+	if len(r.Prohibited) > 0 {
+		b = append(b, `,"prohibited":`...)
+		b = jsonw.Strings(b, r.Prohibited)
+	}
+	if r.TargetFlag != "" {
+		b = append(b, `,"target_flag":`...)
+		b = jsonw.String(b, r.TargetFlag)
+	}
+	if r.Default != nil {
+		b = append(b, `,"default":`...)
+		var err error
+		if b, err = jsonw.Value(b, r.Default); err != nil {
+			return b, err
+		}
+	}
+	return append(b, '}'), nil
+}

@@ -134,7 +134,13 @@ var (
 	rawMessageType    = reflect.TypeFor[json.RawMessage]()
 	jsonMarshalerType = reflect.TypeFor[json.Marshaler]()
 	textMarshalerType = reflect.TypeFor[encoding.TextMarshaler]()
+
+	selfDescribingType = reflect.TypeFor[selfDescribing]()
 )
+
+// selfDescribing is a type that gives the schema of its own JSON encoding,
+// as envelope.Binary does.
+type selfDescribing interface{ JSONSchema() map[string]any }
 
 // generator builds the schema of one type. It carries the state that makes
 // recursive types terminate: the named types being built, and the "$defs"
@@ -214,6 +220,8 @@ func (g *generator) build(t reflect.Type) map[string]any {
 		// is addressable, which depends on how it is marshalled: accept
 		// anything rather than guess.
 		switch {
+		case t.Implements(selfDescribingType): // input: such as envelope.Binary
+			return reflect.Zero(t).Interface().(selfDescribing).JSONSchema()
 		case t.Implements(jsonMarshalerType):
 			return map[string]any{}
 		case t.Implements(textMarshalerType):

@@ -82,6 +82,24 @@ type Meta struct {
 	Args   []Arg
 	NoArgs bool
 	Groups []Group
+
+	// input: what the command reads beyond its flags and arguments.
+	//
+	// Stdin declares that the command reads a payload on stdin, and says
+	// what it is ("JSON lines, one to-do each"): the command gets
+	// --input-file, and the lifecycle reads stdin before the command runs,
+	// within a size cap (see package input).
+	Stdin string
+	// RawPayload declares that the command also takes all its inputs as
+	// one JSON object, --raw-payload '{"title":"x"}' standing for the
+	// flags and arguments it names.
+	RawPayload bool
+	// Traverses declares that the command walks directory trees with
+	// package walk: it gets --no-follow-symlinks and --max-depth.
+	Traverses bool
+	// Requires are the conditional dependencies between the command's
+	// flags, checked before it runs and listed by --schema.
+	Requires []Rule
 	// Validate checks the input beyond what the declarations above can say
 	// — that two flags agree, that a name is free — before anything runs,
 	// with --validate-only too (phase 1). It must change nothing. It
@@ -142,6 +160,11 @@ type FlagMeta struct {
 	Sensitive bool     // never printed, logged or saved
 	Env       []string // environment variables that supply the value when the command line does not
 	Profile   bool     // may be saved in a profile (see package profile)
+	// input: JSON marks a value that is a JSON document: JSON5 is accepted
+	// and handed to the command as strict JSON. Pipe lets "-" stand for a
+	// value read from stdin, one per line.
+	JSON bool
+	Pipe bool
 
 	// child processes (proc)
 	Subprocess bool // the value is passed to the program of Meta.Subprocess: shell metacharacters are refused
@@ -210,6 +233,8 @@ type Flag struct {
 	// Deprecated, when set, says what to use instead; the framework warns
 	// when the flag is given.
 	Deprecated string
+	// input: "-" stands for values read from stdin (FlagMeta.Pipe).
+	Pipe bool
 
 	// child processes (proc)
 	Subprocess bool // the value is passed to a program: shell metacharacters are refused
@@ -240,6 +265,8 @@ type Arg struct {
 	Enum     []string `json:"enum,omitempty"`
 	Pattern  string   `json:"pattern,omitempty"`
 	ID       bool     `json:"id,omitempty"`
+	// input: "-" stands for values read from stdin, one per line.
+	Pipe bool `json:"pipe_compatible,omitempty"`
 
 	// child processes (proc)
 	Subprocess bool `json:"subprocess,omitempty"` // the value is passed to a program: shell metacharacters are refused

@@ -74,6 +74,14 @@ func TestParity(t *testing.T) {
 		{"--help"},
 		{"list", "--help"},
 		{"help", "show"},
+		{"add", "--raw-payload", `{title: 'as one object', tag: ['x',],}`},
+		{"add", "--raw-payload", `{"title": "x"}`, "-p", "low"},
+		{"add", "--raw-payload", `{"title": "x", "priority": "urgent", "colour": 1}`},
+		{"import"},
+		{"import", "--input-file", "no-such.jsonl"},
+		{"import", "--defaults", "{priority high}"},
+		{"import", "--schema"},
+		{"show", "-"},
 	}
 	urfave, cobra := newSandbox(t, binaries[0].path), newSandbox(t, binaries[1].path)
 	for _, args := range steps {

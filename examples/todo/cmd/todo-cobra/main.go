@@ -85,9 +85,19 @@ func newApp() *cobra.Command {
 	watch.Flags().DurationVar(&interval, "interval", time.Second, commands.IntervalUsage)
 	watch.Flags().IntVar(&count, "count", 0, commands.CountUsage)
 
+	var defaults string
+	imp := duetcobra.Annotate(&cobra.Command{
+		Use:   "import",
+		Short: commands.ImportUsage,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return commands.Import(cmd.Context(), store(), defaults)
+		},
+	}, decl.Import)
+	imp.Flags().StringVar(&defaults, "defaults", "", commands.DefaultsUsage)
+
 	root := duetcobra.Annotate(&cobra.Command{Use: commands.Tool, Short: commands.ToolUsage}, commands.RootMeta())
 	root.PersistentFlags().StringVar(&file, "file", "", commands.FileUsage)
-	root.AddCommand(add, list, show, done, purge, watch)
+	root.AddCommand(add, list, show, done, purge, watch, imp)
 	return root
 }
 

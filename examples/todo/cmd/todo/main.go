@@ -7,6 +7,7 @@
 //	todo list            # a table at a terminal, one JSON envelope in a pipe
 //	todo done t1
 //	todo purge --dry-run
+//	todo import < todos.jsonl   # or --input-file todos.jsonl
 package main
 
 import (
@@ -91,12 +92,21 @@ func newApp() *cli.Command {
 		},
 	}, decl.Watch)
 
+	imp := urfave.Annotate(&cli.Command{
+		Name:  "import",
+		Usage: commands.ImportUsage,
+		Flags: []cli.Flag{&cli.StringFlag{Name: "defaults", Usage: commands.DefaultsUsage}},
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			return commands.Import(ctx, store(cmd), cmd.String("defaults"))
+		},
+	}, decl.Import)
+
 	return urfave.Annotate(&cli.Command{
 		Name:  commands.Tool,
 		Usage: commands.ToolUsage,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "file", Sources: cli.EnvVars(commands.FileEnv), Usage: commands.FileUsage},
 		},
-		Commands: []*cli.Command{add, list, show, done, purge, watch},
+		Commands: []*cli.Command{add, list, show, done, purge, watch, imp},
 	}, commands.RootMeta())
 }

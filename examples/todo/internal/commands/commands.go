@@ -5,15 +5,22 @@
 package commands
 
 import (
+	"bufio"
+	"bytes"
+	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/duet-cli/duet/envelope"
 	"github.com/duet-cli/duet/examples/todo/internal/todo"
 	"github.com/duet-cli/duet/exitcode"
+	"github.com/duet-cli/duet/input"
 	"github.com/duet-cli/duet/schema"
 )
 
@@ -39,18 +46,22 @@ const (
 	WatchUsage    = "Print the open to-dos once a second until stopped"
 	IntervalUsage = "time between updates"
 	CountUsage    = "stop after this many updates; 0 means never"
+
+	ImportUsage   = "Add to-dos from JSON lines on stdin (or --input-file), all or none"
+	DefaultsUsage = "a JSON object of what every imported to-do that does not say gets, such as {priority: 'high', tags: ['inbox']}"
 )
 
 // Declarations are the Duet declarations of every command.
 type Declarations struct {
 	Add, List, Show, Done, Purge, Watch schema.Meta
+	Import                              schema.Meta
 }
 
 // Declare returns the declarations. The commands that answer with one item
 // share one output schema value, which Duet builds and describes once.
 func Declare() Declarations {
 	item := schema.Of[todo.Item]()
-	idArg := []schema.Arg{{Name: "id", Required: true, Type: schema.String, ID: true, Pattern: `^t[1-9][0-9]*$`, Usage: "the item's id, such as t3"}}
+	idArg := []schema.Arg{{Name: "id", Required: true, Type: schema.String, ID: true, Pattern: `^t[1-9][0-9]*$`, Pipe: true, Usage: "the item's id, such as t3; - reads it from stdin"}}
 	notFound := exitcode.Table{exitcode.NotFound: {Description: "No to-do has that id."}}
 	return Declarations{
 		Add: schema.Meta{
@@ -60,7 +71,9 @@ func Declare() Declarations {
 			Args:   []schema.Arg{{Name: "title", Required: true, Type: schema.String, Usage: "what to do"}},
 			Examples: []schema.Example{
 				{Description: "add an urgent item", Command: `add "renew the certificate" --priority high`},
+				{Description: "the same, as one JSON object", Command: `add --raw-payload '{"title": "renew the certificate", "priority": "high"}'`},
 			},
+			RawPayload: true,
 		},
 		List: schema.Meta{
 			Danger: schema.Safe,
@@ -76,6 +89,17 @@ func Declare() Declarations {
 		Done:  schema.Meta{Danger: schema.Mutating, Output: item, Args: idArg, ExitCodes: notFound},
 		Purge: schema.Meta{Danger: schema.Destructive, DryRun: true, NoArgs: true, Examples: []schema.Example{{Description: "see what would be deleted", Command: "purge --dry-run"}}},
 		Watch: schema.Meta{Danger: schema.Safe, NoArgs: true, LongRunning: true},
+		Import: schema.Meta{
+			Danger: schema.Mutating,
+			NoArgs: true,
+			Output: schema.Of[[]todo.Item](),
+			Stdin:  `JSON lines, one to-do each: {"title": "...", "priority": "low|normal|high", "tags": ["..."]} (JSON5 accepted)`,
+			Flags:  map[string]schema.FlagMeta{"defaults": {JSON: true}},
+			Examples: []schema.Example{
+				{Description: "import from a file of any size", Command: "import --input-file todos.jsonl"},
+				{Description: "import what is piped, high priority unless a line says", Command: `import --defaults "{priority: 'high'}"`},
+			},
+		},
 	}
 }
 
@@ -186,6 +210,92 @@ func Watch(ctx context.Context, s *todo.Store, interval time.Duration, count int
 		case <-tick.C:
 		}
 	}
+}
+
+// Import adds the to-dos of the input, one JSON object (JSON5 accepted) per
+// line: every line is checked first, and every problem reported at once,
+// so that nothing is added unless all of it can be. defaults is a JSON
+// object of the priority and tags a line that gives none gets.
+func Import(ctx context.Context, s *todo.Store, defaults string) error {
+	type entry struct {
+		Title    string   `json:"title"`
+		Priority string   `json:"priority"`
+		Tags     []string `json:"tags"`
+	}
+	var base entry
+	if defaults != "" {
+		err := strictDecode([]byte(defaults), &base)
+		if err == nil && base.Title != "" {
+			err = errors.New("a title is no default")
+		}
+		if err != nil {
+			return envelope.Validationf("INVALID_DEFAULTS", "--defaults: want an object of priority and tags: %v", err).WithField("defaults")
+		}
+	}
+	r, err := input.From(ctx).Open()
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	var news []todo.New
+	var problems []envelope.FieldError
+	lines := bufio.NewReader(r)
+	for n := 1; ; n++ {
+		line, err := lines.ReadBytes('\n')
+		if err != nil && !errors.Is(err, io.EOF) {
+			return err
+		}
+		if text := bytes.TrimSpace(line); len(text) > 0 {
+			field := fmt.Sprintf("line %d", n)
+			e := base
+			strict, jerr := input.NormalizeJSON(text)
+			var derr error
+			if jerr == nil {
+				derr = strictDecode(strict, &e)
+			}
+			switch {
+			case jerr != nil:
+				bad := envelope.As(jerr)
+				problems = append(problems, envelope.FieldError{Code: bad.Code, Field: field, Message: field + ": " + bad.Message, CorrectedInput: bad.CorrectedInput})
+			case derr != nil:
+				problems = append(problems, envelope.FieldError{Code: "INVALID_TODO", Field: field, Message: field + ": " + derr.Error()})
+			case e.Title == "":
+				problems = append(problems, envelope.FieldError{Code: "INVALID_TODO", Field: field, Message: field + ": a to-do needs a title"})
+			case e.Priority != "" && !slices.Contains(todo.Priorities, e.Priority):
+				problems = append(problems, envelope.FieldError{Code: "INVALID_ENUM_VALUE", Field: field, ValidValues: todo.Priorities,
+					Message: fmt.Sprintf("%s: priority must be one of %s, not %q", field, strings.Join(todo.Priorities, ", "), e.Priority)})
+			default:
+				news = append(news, todo.New{Title: e.Title, Priority: cmp.Or(e.Priority, "normal"), Tags: todo.NormalizeTags(e.Tags)})
+			}
+		}
+		if err != nil {
+			break
+		}
+	}
+	if len(problems) > 0 {
+		return envelope.Invalid(problems)
+	}
+	added, err := s.AddAll(news)
+	if err != nil {
+		return notFound(err, "")
+	}
+	out := envelope.From(ctx)
+	out.Effect(envelope.Created)
+	if len(added) == 0 {
+		out.Effect(envelope.Noop)
+	}
+	out.RenderText(func(w io.Writer) error {
+		_, err := fmt.Fprintf(w, "Imported %d to-dos\n", len(added))
+		return err
+	})
+	return out.Result(added)
+}
+
+// strictDecode decodes one JSON object into v, refusing unknown fields.
+func strictDecode(raw []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	return dec.Decode(v)
 }
 
 // notFound turns the store's sentinels into errors an agent can act on.

@@ -109,6 +109,28 @@ func (s *Store) Add(title, priority string, tags []string) (Item, error) {
 	return added, err
 }
 
+// New is an item to add: what AddAll takes.
+type New struct {
+	Title    string
+	Priority string
+	Tags     []string
+}
+
+// AddAll creates items, all in one change to the file: every one or none.
+func (s *Store) AddAll(news []New) ([]Item, error) {
+	added := []Item{}
+	err := s.update(func(f *file) error {
+		for _, n := range news {
+			f.Next++
+			it := Item{ID: "t" + strconv.Itoa(f.Next), Title: n.Title, Priority: n.Priority, Tags: n.Tags, Created: s.now()}
+			f.Items = append(f.Items, it)
+			added = append(added, it)
+		}
+		return nil
+	})
+	return added, err
+}
+
 // Done marks an item done and reports whether it changed.
 func (s *Store) Done(id string) (Item, bool, error) {
 	var it Item

@@ -1,0 +1,43 @@
+package input_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/duet-cli/duet/envelope"
+	"github.com/duet-cli/duet/input"
+)
+
+// A command reads its payload from the context, whether it came on stdin or
+// in the file --input-file names; a test gives it one with NewContext.
+func ExampleFrom() {
+	importLines := func(ctx context.Context) error {
+		data, err := input.From(ctx).ReadAll()
+		if err != nil {
+			return err
+		}
+		fmt.Printf("read %d bytes from %s\n", len(data), input.From(ctx).Name())
+		return nil
+	}
+	ctx := input.NewContext(context.Background(), input.FromBytes([]byte(`{"title":"a"}`+"\n")))
+	importLines(ctx)
+	// Output:
+	// read 14 bytes from stdin
+}
+
+// JSON an agent wrote by hand is taken as it was meant; what cannot be is
+// refused with the input corrected, ready to send again.
+func ExampleNormalizeJSON() {
+	out, _ := input.NormalizeJSON([]byte(`{title: 'write docs', tags: ['a', 'b',], /* soon */ priority: 'high',}`))
+	fmt.Println(string(out))
+
+	_, err := input.NormalizeJSON([]byte(`{title: write docs}`))
+	var e *envelope.Error
+	if errors.As(err, &e) {
+		fmt.Println(e.Code, e.CorrectedInput)
+	}
+	// Output:
+	// {"title":"write docs","tags":["a","b"],"priority":"high"}
+	// INVALID_JSON {"title":"write docs"}
+}
