@@ -102,7 +102,7 @@ func commandFlags(c *schema.Command) []schema.Flag {
 			schema.Flag{Name: FlagLimit, Type: schema.Integer, Default: DefaultLimit, Usage: "return at most this many items; 0 means all"},
 			schema.Flag{Name: FlagCursor, Type: schema.String, Usage: "continue from meta.pagination.next_cursor of a previous response"})
 	}
-	return flags
+	return append(flags, workFlags(c)...)
 }
 
 // Prepare completes a tree an adapter built from an app: it sets parents and
@@ -152,6 +152,13 @@ func Prepare(root *schema.Command, opts ...Option) error {
 		p := profileNode(saved)
 		root.Commands = append(root.Commands, p)
 		walk(p, root)
+		slices.SortStableFunc(root.Commands, func(a, b *schema.Command) int { return strings.Compare(a.Name, b.Name) })
+	}
+	if nodes := workNodes(root, cfg.cleanup); len(nodes) > 0 {
+		root.Commands = append(root.Commands, nodes...)
+		for _, n := range nodes {
+			walk(n, root)
+		}
 		slices.SortStableFunc(root.Commands, func(a, b *schema.Command) int { return strings.Compare(a.Name, b.Name) })
 	}
 	return errors.Join(errs...)
@@ -237,6 +244,9 @@ func complete(c *schema.Command, checked map[uintptr]error) error {
 		errs = append(errs, errors.New("a destructive command must implement --dry-run: declare Meta.DryRun, and when Output.DryRun is true change nothing and report the effect it would have"))
 	case c.Meta.DryRun && c.Meta.Danger != schema.Mutating && c.Meta.Danger != schema.Destructive:
 		errs = append(errs, fmt.Errorf("Meta.DryRun is declared, but a %s command has nothing to preview", c.Danger()))
+	}
+	if err := checkWork(c); err != nil {
+		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
 }

@@ -29,6 +29,8 @@ type config struct {
 	extensions []Extension
 	strict     bool
 	envGiven   bool // WithEnv replaced the process environment
+
+	cleanup bool // long work: the app has the cleanup command (WithCleanupCommand)
 }
 
 type ttys struct{ stdin, stdout, stderr bool }

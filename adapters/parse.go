@@ -408,6 +408,7 @@ func (c *call) checkBuiltins() {
 			}
 		}
 	}
+	c.checkWorkFlags()
 }
 
 func flagNames(c *schema.Command) []string {

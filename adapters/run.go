@@ -62,6 +62,8 @@ type invocation struct {
 
 	taken   sync.Mutex     // guards takenBy
 	takenBy chan os.Signal // the command's, while it has taken the signals (TakeSignals)
+
+	work workState // long work: steps, cleanup, idempotency, jobs
 }
 
 type invocationKey struct{}
@@ -77,7 +79,7 @@ type invocationKey struct{}
 func Run(ctx context.Context, fw Framework, args []string, opts ...Option) int {
 	inv := newInvocation(fw, opts)
 	defer inv.restoreCapture()
-	return inv.run(ctx, args)
+	return inv.afterRun(inv.run(ctx, args))
 }
 
 func newInvocation(fw Framework, opts []Option) *invocation {
@@ -105,7 +107,7 @@ func Exec[F Framework](ctx context.Context, wrap func() (F, error), args []strin
 	}
 	inv := newInvocation(fw, opts)
 	inv.appMain = true
-	code := inv.run(ctx, args)
+	code := inv.afterRun(inv.run(ctx, args))
 	inv.restoreCapture()
 	switch {
 	case inv.appErr != nil || code == 0:
@@ -211,6 +213,9 @@ func (inv *invocation) run(ctx context.Context, args []string) int {
 		return inv.finish(err)
 	}
 	inv.meta.Confirmed = c.node.NeedsConfirmation() && inv.refusal == nil && !inv.out.DryRun()
+	if code, done := inv.beforeWork(ctx, args); done {
+		return code
+	}
 	return inv.execute(ctx, args)
 }
 
@@ -424,6 +429,7 @@ func (inv *invocation) settings(stdout io.Writer) envelope.Settings {
 		}
 		s.Window = w
 	}
+	inv.workSettings(&s)
 	return s
 }
 
@@ -438,6 +444,7 @@ func maxBytes(env string) int {
 // finish writes the one answer and returns the exit code.
 func (inv *invocation) finish(fail *envelope.Error) int {
 	fail = inv.previewed(fail)
+	fail = inv.endWork(fail)
 	inv.endCapture(fail != nil)
 	if fail != nil {
 		fail.Settle(inv.call.node.ExitCodes())
@@ -612,6 +619,7 @@ func (inv *invocation) execute(parent context.Context, args []string) int {
 	}
 	ctx = envelope.NewContext(ctx, inv.out)
 	ctx = context.WithValue(ctx, invocationKey{}, inv)
+	defer inv.heartbeats()()
 
 	done := make(chan error, 1)
 	go func() {

@@ -52,6 +52,10 @@ type Meta struct {
 	NotModified    bool            `json:"not_modified,omitempty"`
 	ConfigSources  []string        `json:"config_sources"` // absolute paths of the files that supplied values; [] when none
 	Profile        *ProfileUse     `json:"profile,omitempty"`
+	// long work
+	Steps          *StepReport `json:"steps,omitempty"`           // a multi-step command's account of its steps
+	IdempotencyHit bool        `json:"idempotency_hit,omitempty"` // the answer is a replay of the first call with this --idempotency-key
+	SessionTmpDir  string      `json:"session_tmp_dir,omitempty"` // the invocation's temp directory, removed when it ended
 }
 
 // ProfileUse names the saved profile an invocation applied, and the flags it

@@ -58,6 +58,9 @@ type Error struct {
 	retrySet   bool
 	keepResult bool
 	cause      error
+
+	// long work
+	ConflictID string `json:"conflict_id,omitempty"` // ALREADY_EXISTS: the id of the resource that exists
 }
 
 // FieldError is one validation failure among several reported at once.

@@ -43,6 +43,7 @@ func TestDocEncodingMatchesEncodingJSON(t *testing.T) {
 			Examples:  []Example{{Description: "one", Command: "tool run t1 --name x"}},
 			Groups:    []Group{{Kind: MutuallyExclusive, Flags: []string{"count", "ratio"}}, {Kind: OneRequired, Flags: nil}},
 			ExitCodes: exitcode.Table{80: {Name: "CUSTOM", Description: "a custom code", SideEffects: exitcode.None}},
+			Steps:     []string{"backup", "apply <schema>"}, Rollback: true, Async: true,
 		},
 		Commands: []*Command{{Name: "sub", Path: []string{"run", "sub"}}},
 	}
