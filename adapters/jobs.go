@@ -309,6 +309,9 @@ func (inv *invocation) waitJob(ctx context.Context, store *jobstore.Store, id st
 
 // cancelJob sends the job's process SIGTERM and waits for it to end.
 func (inv *invocation) cancelJob(ctx context.Context, store *jobstore.Store, j jobstore.Job) (jobstore.Job, error) {
+	if err := store.MarkCancel(j.ID); err != nil {
+		return j, err
+	}
 	if err := terminate(j.PID); err != nil {
 		return store.Current(j.ID, time.Now()) // it ended meanwhile
 	}

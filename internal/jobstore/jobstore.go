@@ -100,6 +100,19 @@ func (s *Store) OutPath(id string) string { return filepath.Join(s.Dir, id+".out
 // ErrPath returns the file the job's diagnostics go to.
 func (s *Store) ErrPath(id string) string { return filepath.Join(s.Dir, id+".err") }
 
+// CancelPath returns the marker of a cancel asked for: a process that the
+// cancel's signal killed before it could record its end was cancelled, not
+// lost. It is a file of its own so that it never races the job's record.
+func (s *Store) CancelPath(id string) string { return filepath.Join(s.Dir, id+".cancel") }
+
+// MarkCancel records that the job's cancel was asked for.
+func (s *Store) MarkCancel(id string) error {
+	if !ValidID(id) {
+		return fmt.Errorf("%s: %w", id, ErrNotFound)
+	}
+	return atomicfile.Write(s.CancelPath(id), nil, 0o600)
+}
+
 // Save writes j's record atomically, mode 0600, making the directory
 // (mode 0700) if need be.
 func (s *Store) Save(j Job) error {
@@ -149,6 +162,9 @@ func (s *Store) Current(id string, now time.Time) (Job, error) {
 	}
 	if j.PID != 0 || now.Sub(j.Created) > StartGrace {
 		j.Status, j.Lost = Failed, true
+		if _, err := os.Stat(s.CancelPath(id)); err == nil {
+			j.Status = Cancelled // killed by its cancel before it could say so
+		}
 	}
 	return j, nil
 }
@@ -177,10 +193,10 @@ func (s *Store) List(now time.Time) ([]Job, error) {
 }
 
 // Files returns the paths of job id's files that exist: record, lock,
-// output and diagnostics.
+// output, diagnostics and cancel marker.
 func (s *Store) Files(id string) []string {
 	var out []string
-	for _, p := range []string{s.Path(id), s.LockPath(id), s.OutPath(id), s.ErrPath(id)} {
+	for _, p := range []string{s.Path(id), s.LockPath(id), s.OutPath(id), s.ErrPath(id), s.CancelPath(id)} {
 		if _, err := os.Lstat(p); err == nil {
 			out = append(out, p)
 		}
