@@ -19,6 +19,7 @@ import (
 	"github.com/duet-cli/duet/adapters/urfave"
 	"github.com/duet-cli/duet/envelope"
 	"github.com/duet-cli/duet/exitcode"
+	"github.com/duet-cli/duet/internal/jobstore"
 	"github.com/duet-cli/duet/lock"
 	"github.com/duet-cli/duet/schema"
 )
@@ -148,7 +149,11 @@ func workApp(h *workHarness) *cli.Command {
 		}}
 	urfave.Annotate(long, schema.Meta{Danger: schema.Safe, LongRunning: true})
 
-	return &cli.Command{Name: "work", Usage: "a long-work test app", Commands: []*cli.Command{steps, create, hold, long}}
+	later := &cli.Command{Name: "later", Usage: "Work detached",
+		Action: func(ctx context.Context, _ *cli.Command) error { return envelope.From(ctx).Result("done") }}
+	urfave.Annotate(later, schema.Meta{Danger: schema.Safe, Async: true})
+
+	return &cli.Command{Name: "work", Usage: "a long-work test app", Commands: []*cli.Command{steps, create, hold, long, later}}
 }
 
 // beatWriter is stderr: it closes beats once it has seen two heartbeats.
@@ -534,4 +539,69 @@ func TestHeartbeats(t *testing.T) {
 			t.Errorf("%d heartbeats, want at least 2", n)
 		}
 	})
+}
+
+// TestJobStatusExitCodes: `job status` exits 0 for a complete job, 3 for
+// one running, 4 for one failed (or lost: its process ended without
+// recording an answer) or cancelled, 5 for no such job.
+func TestJobStatusExitCodes(t *testing.T) {
+	dir := t.TempDir()
+	store := &jobstore.Store{Dir: filepath.Join(dir, "state", "jobs")}
+	now := time.Now().UTC()
+	code := 0
+	for _, j := range []jobstore.Job{
+		{ID: "later-complete", Status: jobstore.Complete, Finished: &now, ExitCode: &code},
+		{ID: "later-failed", Status: jobstore.Failed, Finished: &now},
+		{ID: "later-cancelled", Status: jobstore.Cancelled, Finished: &now},
+		{ID: "later-running", Status: jobstore.Running, PID: os.Getpid()},
+		{ID: "later-lost", Status: jobstore.Running, PID: 1},
+	} {
+		j.Command, j.Created, j.PollMS = "later", now, 500
+		if err := store.Save(j); err != nil {
+			t.Fatal(err)
+		}
+	}
+	held, err := lock.Acquire(context.Background(), store.LockPath("later-running"), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Release()
+	if err := os.WriteFile(store.OutPath("later-complete"), []byte(`{"ok":true,"data":"done","error":null}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		id     string
+		exit   int
+		code   string
+		status string
+	}{
+		{"later-complete", 0, "", "complete"},
+		{"later-running", 3, "JOB_RUNNING", "running"},
+		{"later-failed", 4, "JOB_FAILED", "failed"},
+		{"later-lost", 4, "JOB_FAILED", "failed"},
+		{"later-cancelled", 4, "JOB_CANCELLED", "cancelled"},
+		{"later-none", 5, "JOB_NOT_FOUND", ""},
+	} {
+		t.Run(tt.id, func(t *testing.T) {
+			r := workRun(t, newWorkHarness(), dir, nil, "job", "status", tt.id)
+			var w wire
+			if tt.exit == 0 {
+				w = wantOK(t, r)
+			} else {
+				w = wantError(t, r, tt.exit, tt.code)
+			}
+			var d struct {
+				Status   string `json:"status"`
+				Terminal bool   `json:"terminal"`
+				Result   any    `json:"result"`
+			}
+			json.Unmarshal(w.Data, &d)
+			if d.Status != tt.status || d.Terminal != (tt.status != "running" && tt.status != "") {
+				t.Errorf("data %s", w.Data)
+			}
+			if tt.exit == 0 && d.Result != "done" {
+				t.Errorf("result = %v, want the job's data", d.Result)
+			}
+		})
+	}
 }
