@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -279,6 +280,10 @@ func TestSteps(t *testing.T) {
 				if tt.report.Partial && !strings.Contains(w.Error.Suggestion, "--resume-from "+tt.report.ResumeFrom) {
 					t.Errorf("suggestion %q does not say where to resume", w.Error.Suggestion)
 				}
+			}
+			// The effect is the resumed run's own: its steps changed things.
+			if tt.exit == 0 && w.Meta["effect"] != "updated" {
+				t.Errorf("effect = %v, want updated", w.Meta["effect"])
 			}
 			var ran []string
 			for _, s := range []string{"one", "two", "three"} {
@@ -603,5 +608,33 @@ func TestJobStatusExitCodes(t *testing.T) {
 				t.Errorf("result = %v, want the job's data", d.Result)
 			}
 		})
+	}
+}
+
+// TestPruneOnNextRun: what an ended run left in the tool's temp root — a
+// kept file older than its time, the session of a process gone — is
+// removed when the tool next runs; what is young stays.
+func TestPruneOnNextRun(t *testing.T) {
+	dir := t.TempDir()
+	root := filepath.Join(dir, "tmp", "work-"+strconv.Itoa(os.Getuid()))
+	if err := os.MkdirAll(root, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	old := filepath.Join(root, "kept-req_1-abc")
+	young := filepath.Join(root, "kept-req_2-def")
+	gone := filepath.Join(root, "session-"+strconv.Itoa(1<<22+1)+"-req_3-ghi")
+	for _, d := range []string{old, young, gone} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	then := time.Now().Add(-envelope.KeptFor - time.Minute)
+	os.Chtimes(old, then, then)
+	wantOK(t, workRun(t, newWorkHarness(), dir, nil, "create", "--name", "a"))
+	for d, want := range map[string]bool{old: false, young: true, gone: false} {
+		_, err := os.Stat(d)
+		if exists := err == nil; exists != want {
+			t.Errorf("%s: exists %v, want %v", d, exists, want)
+		}
 	}
 }

@@ -96,12 +96,14 @@ func (o *Output) Step(ctx context.Context, name string, run func(context.Context
 			WithSuggestion("this is a bug in the tool: declare every step in Meta.Steps, in the order they run")
 	case o.resumesAfter(name):
 		o.work.runs = append(o.work.runs, stepRun{name, stepSkipped})
+		o.stepEvent(name, "skipped")
 		o.mu.Unlock()
 		return nil
 	}
 	i := len(o.work.runs)
 	o.work.runs = append(o.work.runs, stepRun{name, stepRunning})
 	o.work.status = name
+	o.stepEvent(name, "started")
 	o.mu.Unlock()
 
 	err := run(ctx)
@@ -109,11 +111,34 @@ func (o *Output) Step(ctx context.Context, name string, run func(context.Context
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.work.runs[i].state = stepDone
+	status := "completed"
 	if err != nil {
 		o.work.runs[i].state = stepFailed
 		o.work.stepErr = err
+		status = "failed"
 	}
+	o.stepEvent(name, status)
 	return err
+}
+
+// StepEvent is what an agent reads on stderr as each step starts and ends,
+// beside the progress events.
+type StepEvent struct {
+	Type   string `json:"type"` // always "step"
+	Step   string `json:"step"`
+	Status string `json:"status"` // started, completed, failed or skipped
+}
+
+// stepEvent writes a StepEvent for an agent, unless under --quiet or once
+// the invocation has answered. o.mu is held.
+func (o *Output) stepEvent(name, status string) {
+	if !o.s.Mode.Agent || o.s.Quiet || o.closed {
+		return
+	}
+	o.progress.clearLocked()
+	b := jsonw.String([]byte(`{"type":"step","step":`), name)
+	b = jsonw.String(append(b, `,"status":`...), status)
+	o.s.Stderr.Write(append(b, "}\n"...))
 }
 
 // resumesAfter reports whether --resume-from names a step declared after name.

@@ -122,12 +122,12 @@ func TestAlreadyExists(t *testing.T) {
 }
 
 // TestStepReport: steps not reached and steps before --resume-from are
-// skipped; a step still running when the report is asked for failed; a
-// failed step stops the later ones; an undeclared step is refused.
+// skipped; a failed step stops the later ones; an agent reads an event as
+// each step starts and ends; an undeclared step is refused.
 func TestStepReport(t *testing.T) {
 	ctx := context.Background()
 	steps := []string{"a", "b", "c", "d"}
-	out, _, _ := newOutput(envelope.Settings{Mode: agentMode(envelope.JSON), Steps: steps, ResumeFrom: "b"})
+	out, _, stderr := newOutput(envelope.Settings{Mode: agentMode(envelope.JSON), Steps: steps, ResumeFrom: "b"})
 	var ran []string
 	run := func(name string, err error) error {
 		return out.Step(ctx, name, func(context.Context) error { ran = append(ran, name); return err })
@@ -152,6 +152,15 @@ func TestStepReport(t *testing.T) {
 	want := &envelope.StepReport{Partial: true, CompletedSteps: []string{"b"}, FailedStep: &c, SkippedSteps: []string{"a", "d"}, ResumeFrom: "c"}
 	if diff := cmp.Diff(want, out.StepReport()); diff != "" {
 		t.Errorf("report (-want +got):\n%s", diff)
+	}
+	events := `{"type":"step","step":"a","status":"skipped"}
+{"type":"step","step":"b","status":"started"}
+{"type":"step","step":"b","status":"completed"}
+{"type":"step","step":"c","status":"started"}
+{"type":"step","step":"c","status":"failed"}
+`
+	if diff := cmp.Diff(events, stderr.String()); diff != "" {
+		t.Errorf("step events (-want +got):\n%s", diff)
 	}
 	if err := out.Step(ctx, "zz", func(context.Context) error { return nil }); err != boom {
 		t.Errorf("after a failure the failure is returned, got %v", err)

@@ -62,6 +62,10 @@ func testCreateTwice(t *testing.T, bin string) {
 	if get(schema, "data.exit_codes.6") == nil {
 		t.Errorf("add --schema declares no exit code 6: %v", get(schema, "data.exit_codes"))
 	}
+	schema = sb.expect(t, 0, map[string]any{}, "remove", "--schema")
+	if get(schema, "data.exit_codes.5") == nil || get(schema, "data.exit_codes.0") == nil {
+		t.Errorf("remove --schema does not declare 0 and 5: %v", get(schema, "data.exit_codes"))
+	}
 }
 
 // TestE2EBatch: C-009: a batch answers summary and results, and a partial
@@ -200,7 +204,18 @@ func testAsyncJob(t *testing.T, bin string) {
 	if _, err := os.Stat(file); err != nil {
 		t.Errorf("--scope cache removed the output file: %v", err)
 	}
+	if _, err := os.Stat(filepath.Join(sb.dir, "home", ".local", "state", "todo", "jobs", id+".out")); err != nil {
+		t.Errorf("--scope cache removed the job's output: %v", err)
+	}
 	sb.expect(t, 0, map[string]any{"meta.effect": "noop", "data.total_bytes_freed": 0.0}, "cleanup", "--min-age", "3600", "--yes")
+	tmp := sb.expect(t, 0, map[string]any{"meta.effect": "deleted", "data.cleaned.0.path": filepath.Dir(file), "data.cleaned.0.type": "temp"},
+		"cleanup", "--scope", "temp", "--yes")
+	if freed, _ := get(tmp, "data.total_bytes_freed").(float64); freed <= 0 {
+		t.Errorf("total_bytes_freed = %v", get(tmp, "data.total_bytes_freed"))
+	}
+	if _, err := os.Stat(file); !os.IsNotExist(err) {
+		t.Errorf("--scope temp left the output file: %v", err)
+	}
 	sb.expect(t, 0, map[string]any{"meta.effect": "deleted"}, "cleanup", "--scope", "jobs", "--yes")
 	sb.expect(t, 5, map[string]any{"error.code": "JOB_NOT_FOUND"}, "job", "status", id)
 }
