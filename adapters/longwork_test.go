@@ -638,3 +638,28 @@ func TestPruneOnNextRun(t *testing.T) {
 		}
 	}
 }
+
+// TestWrapRejectsBrokenWorkDeclarations: long-work declarations that cannot
+// hold fail Wrap, naming the command.
+func TestWrapRejectsBrokenWorkDeclarations(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		meta schema.Meta
+		want string
+	}{
+		{"empty step", schema.Meta{Danger: schema.Mutating, Steps: []string{"a", ""}}, "Meta.Steps[1] is empty"},
+		{"step twice", schema.Meta{Danger: schema.Mutating, Steps: []string{"a", "a"}}, `names "a" twice`},
+		{"rollback without steps", schema.Meta{Danger: schema.Mutating, Rollback: true}, "Meta.Rollback is declared without Meta.Steps"},
+		{"async list", schema.Meta{Danger: schema.Safe, Async: true, List: true}, "an async command runs detached"},
+		{"async interactive", schema.Meta{Danger: schema.Safe, Async: true, Interactive: true}, "an async command runs detached"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			broken := &cli.Command{Name: "broken", Action: func(context.Context, *cli.Command) error { return nil }}
+			urfave.Annotate(broken, tt.meta)
+			_, err := urfave.Wrap(&cli.Command{Name: "app", Commands: []*cli.Command{broken}})
+			if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), `"broken"`) {
+				t.Errorf("Wrap = %v, want an error naming broken with %q", err, tt.want)
+			}
+		})
+	}
+}
