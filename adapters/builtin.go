@@ -103,7 +103,7 @@ func commandFlags(c *schema.Command) []schema.Flag {
 			schema.Flag{Name: FlagCursor, Type: schema.String, Usage: "continue from meta.pagination.next_cursor of a previous response"})
 	}
 	flags = append(flags, inputFlags(c)...) // input: --input-file, --raw-payload, --no-follow-symlinks, --max-depth
-	return flags
+	return append(flags, workFlags(c)...)
 }
 
 // Prepare completes a tree an adapter built from an app: it sets parents and
@@ -156,6 +156,13 @@ func Prepare(root *schema.Command, opts ...Option) error {
 		p := profileNode(saved)
 		root.Commands = append(root.Commands, p)
 		walk(p, root)
+		slices.SortStableFunc(root.Commands, func(a, b *schema.Command) int { return strings.Compare(a.Name, b.Name) })
+	}
+	if nodes := workNodes(root, cfg.cleanup); len(nodes) > 0 {
+		root.Commands = append(root.Commands, nodes...)
+		for _, n := range nodes {
+			walk(n, root)
+		}
 		slices.SortStableFunc(root.Commands, func(a, b *schema.Command) int { return strings.Compare(a.Name, b.Name) })
 	}
 	return errors.Join(errs...)
@@ -247,6 +254,9 @@ func complete(c *schema.Command, checked map[uintptr]error) error {
 		errs = append(errs, errors.New("a destructive command must implement --dry-run: declare Meta.DryRun, and when Output.DryRun is true change nothing and report the effect it would have"))
 	case c.Meta.DryRun && c.Meta.Danger != schema.Mutating && c.Meta.Danger != schema.Destructive:
 		errs = append(errs, fmt.Errorf("Meta.DryRun is declared, but a %s command has nothing to preview", c.Danger()))
+	}
+	if err := checkWork(c); err != nil {
+		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
 }

@@ -438,6 +438,9 @@ func (c *call) expandPayload(args []string, raw string) ([]string, []envelope.Fi
 			names = append(names, f.Name)
 		}
 	}
+	// By name: cobra and urfave keep flags in different orders, and the
+	// answer must not depend on which an app uses.
+	slices.Sort(names)
 	for _, a := range c.node.Args {
 		names = append(names, a.Name)
 	}

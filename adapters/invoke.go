@@ -33,6 +33,7 @@ func Invoke(ctx context.Context, action func(context.Context) error) error {
 	if action == nil {
 		action = inv.builtin()
 	}
+	defer inv.actionReturned()
 	return action(ctx)
 }
 
@@ -89,6 +90,10 @@ func (inv *invocation) builtin() func(context.Context) error {
 		return inv.describe
 	case node.Builtin && node.Parent != nil && node.Parent.Name == ProfileCommand && inv.profiles != nil:
 		return inv.profileAction
+	case node.Builtin && node.Parent == inv.root && node.Name == CleanupCommand:
+		return inv.cleanupAction
+	case node.Builtin && node.Parent != nil && node.Parent.Parent == inv.root && node.Parent.Name == JobCommand:
+		return inv.jobAction
 	default:
 		return func(context.Context) error {
 			return fmt.Errorf("duet: %q has no action", node.DotPath())

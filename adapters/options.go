@@ -32,6 +32,7 @@ type config struct {
 
 	// child processes (proc)
 	quietUpdates []func() // WithUpdateNotifierSuppression
+	cleanup      bool     // long work: the app has the cleanup command (WithCleanupCommand)
 }
 
 type ttys struct{ stdin, stdout, stderr bool }

@@ -424,6 +424,7 @@ func (c *call) checkBuiltins() {
 			}
 		}
 	}
+	c.checkWorkFlags()
 }
 
 func flagNames(c *schema.Command) []string {

@@ -70,6 +70,7 @@ type invocation struct {
 	// input: the payload the command reads (package input), and why it cannot have it.
 	payload  *input.Source
 	inputErr *envelope.Error
+	work     workState // long work: steps, cleanup, idempotency, jobs
 }
 
 type invocationKey struct{}
@@ -85,7 +86,7 @@ type invocationKey struct{}
 func Run(ctx context.Context, fw Framework, args []string, opts ...Option) int {
 	inv := newInvocation(fw, opts)
 	defer inv.restoreCapture()
-	return inv.run(ctx, args)
+	return inv.afterRun(inv.run(ctx, args))
 }
 
 func newInvocation(fw Framework, opts []Option) *invocation {
@@ -113,7 +114,7 @@ func Exec[F Framework](ctx context.Context, wrap func() (F, error), args []strin
 	}
 	inv := newInvocation(fw, opts)
 	inv.appMain = true
-	code := inv.run(ctx, args)
+	code := inv.afterRun(inv.run(ctx, args))
 	inv.restoreCapture()
 	switch {
 	case inv.appErr != nil || code == 0:
@@ -229,6 +230,9 @@ func (inv *invocation) run(ctx context.Context, args []string) int {
 		return inv.finish(err)
 	}
 	inv.meta.Confirmed = c.node.NeedsConfirmation() && inv.refusal == nil && !inv.out.DryRun()
+	if code, done := inv.beforeWork(ctx, args); done {
+		return code
+	}
 	return inv.execute(ctx, args)
 }
 
@@ -442,6 +446,7 @@ func (inv *invocation) settings(stdout io.Writer) envelope.Settings {
 		}
 		s.Window = w
 	}
+	inv.workSettings(&s)
 	return s
 }
 
@@ -456,7 +461,7 @@ func maxBytes(env string) int {
 // finish writes the one answer and returns the exit code.
 func (inv *invocation) finish(fail *envelope.Error) int {
 	inv.endSession()
-	fail = inv.fixChecked(inv.heldToTable(inv.previewed(fail)))
+	fail = inv.fixChecked(inv.heldToTable(inv.endWork(inv.previewed(fail))))
 	inv.endCapture(fail != nil)
 	if fail != nil {
 		fail.Settle(inv.call.node.ExitCodes())
@@ -634,6 +639,7 @@ func (inv *invocation) execute(parent context.Context, args []string) int {
 	ctx = context.WithValue(ctx, invocationKey{}, inv)
 	ctx = inv.startSession(ctx)
 	ctx = inv.inputContext(ctx)
+	defer inv.heartbeats()()
 
 	restoreWorkdir := inv.keepWorkdir()
 	done := make(chan error, 1)

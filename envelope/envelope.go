@@ -55,6 +55,10 @@ type Meta struct {
 
 	// child processes (proc)
 	SessionPIDFile string `json:"session_pid_file,omitempty"` // lists the programs the command started that may still run
+	// long work
+	Steps          *StepReport `json:"steps,omitempty"`           // a multi-step command's account of its steps
+	IdempotencyHit bool        `json:"idempotency_hit,omitempty"` // the answer is a replay of the first call with this --idempotency-key
+	SessionTmpDir  string      `json:"session_tmp_dir,omitempty"` // the invocation's temp directory, removed when it ended
 }
 
 // ProfileUse names the saved profile an invocation applied, and the flags it

@@ -59,6 +59,8 @@ type Error struct {
 	keepResult bool
 	cause      error
 
+	// long work
+	ConflictID string `json:"conflict_id,omitempty"` // ALREADY_EXISTS: the id of the resource that exists
 	// input: what a refused input shows the caller (see package input).
 	Hint           string         `json:"hint,omitempty"`            // the flag or form to use instead
 	CorrectedInput string         `json:"corrected_input,omitempty"` // the input as it would have been accepted

@@ -30,6 +30,12 @@ type Settings struct {
 	MaxBytes int      // the envelope's size cap; 0 means DefaultMaxBytes
 	Secrets  []string // values never to print: the values of sensitive flags
 	Window   *Window  // set for list commands
+
+	// long work
+	Steps      []string // the command's declared steps, in order (schema.Meta.Steps)
+	ResumeFrom string   // --resume-from: the declared step to start at
+	TempRoot   string   // where the session's temp directory is made; "" for the system's
+	Session    string   // names the session's temp directory: the request id
 }
 
 // Window is the page a list command was asked for.
@@ -65,6 +71,8 @@ type Output struct {
 	writeErr  error
 	closed    bool // Finish has run: later writes from an abandoned handler are dropped
 	shown     int  // warnings a person was shown already (ShowWarnings)
+
+	work work // long work: steps, undo and cleanup hooks, temp directory, status
 }
 
 type warning struct{ code, message, next string }

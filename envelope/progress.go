@@ -29,6 +29,7 @@ type ProgressEvent struct {
 func (o *Output) Progress(message string, done, total int) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
+	o.work.status = o.redact(message) // for heartbeats, even under --quiet
 	if o.s.Quiet {
 		return
 	}

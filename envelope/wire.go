@@ -87,7 +87,7 @@ func (m Meta) appendJSON(b []byte) []byte {
 		b = append(b, '}')
 	}
 	b = optString(b, "session_pid_file", m.SessionPIDFile)
-	return append(b, '}')
+	return append(m.appendWork(b), '}')
 }
 
 // MarshalJSON encodes a page description; its members are always present.
@@ -158,6 +158,7 @@ func (e *Error) appendJSON(b []byte) []byte {
 		}
 		b = append(b, ']')
 	}
+	b = optString(b, "conflict_id", e.ConflictID)
 	return e.appendInput(b)
 }
 

@@ -28,14 +28,17 @@ func TestWireMatchesEncodingJSON(t *testing.T) {
 	fullError := &Error{Code: "TODO_NOT_FOUND", Message: "no \x1b[31mto-do\x1b[0m \xff", Detail: "d", Retryable: true,
 		RetryAfterMS: 100, RetryStrategy: RetryExponential, FixRequired: "f", FixCommand: "todo list", Phase: Validation,
 		Suggestion: "s", Redirect: &Redirect{Command: "new", Permanent: true, Reason: "moved"}, Field: "id",
-		ValidValues: []string{"t1"}, Errors: fieldErrors,
+		ValidValues: []string{"t1"}, Errors: fieldErrors, ConflictID: "t1",
 		Hint: "use --input-file <path>", CorrectedInput: `{"env":"prod"}`, Context: map[string]any{"received_bytes": 65537, "limit_bytes": 65536, "why": "<x>"},
 		Path: "/p/a/link", LoopTarget: "/p/a", CompletedCount: &completed, MaxDepth: 50}
 	fullMeta := Meta{DurationMS: 12, SchemaVersion: "1.0", ToolVersion: "0.1.0", Command: "a <b> & \"c\"",
 		RequestID: "x\u2028y", TimeoutMS: &timeout, Pagination: &Pagination{Returned: 1}, Stream: &Stream{Items: 3},
 		Truncated: true, TruncationHint: "hint\n", Effect: Created, WouldAffect: json.RawMessage(`{"items":["t1"]}`), DryRun: true, Confirmed: true, ValidationOnly: true, Help: true,
 		SchemaRef: "#/x", NotModified: true, ConfigSources: []string{"/a", "/b"},
-		Profile: &ProfileUse{Name: "prod", Flags: []string{"region"}}, SessionPIDFile: "/tmp/tool/sessions/r1.pids"}
+		Profile:        &ProfileUse{Name: "prod", Flags: []string{"region"}},
+		SessionPIDFile: "/tmp/tool/sessions/r1.pids",
+		Steps:          &StepReport{Partial: true, CompletedSteps: []string{"backup"}, FailedStep: ptr("apply"), SkippedSteps: []string{"verify"}, ResumeFrom: "apply", RollbackStatus: RollbackFailed, RollbackError: "undo <backup>"},
+		IdempotencyHit: true, SessionTmpDir: "/tmp/todo-1000/session-1"}
 
 	tests := []struct {
 		name  string
@@ -86,3 +89,5 @@ func TestEnvelopeNilListsAreLists(t *testing.T) {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
 }
+
+func ptr[T any](v T) *T { return &v }

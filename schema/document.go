@@ -33,6 +33,12 @@ type Doc struct {
 	ExitCodes            exitcode.Table       `json:"exit_codes"`
 	Examples             []Example            `json:"examples,omitempty"`
 	Subcommands          []string             `json:"subcommands,omitempty"`
+	// long work
+	Steps               []string `json:"steps,omitempty"`
+	Resumable           bool     `json:"resumable,omitempty"`
+	RollbackAvailable   bool     `json:"rollback_available,omitempty"`
+	Async               bool     `json:"async,omitempty"`
+	JobDescriptorSchema Schema   `json:"job_descriptor_schema,omitempty"`
 	// input: what the command reads beyond its flags (see Meta).
 	StdinInput         *StdinInput `json:"stdin_input,omitempty"`
 	RecursiveTraversal bool        `json:"recursive_traversal,omitempty"`
@@ -114,6 +120,7 @@ func (c *Command) document(agent, input bool) (Doc, error) {
 	if !c.Runnable {
 		d.TimeoutMS = 0
 	}
+	d.work(c)
 	if input {
 		d.InputSchema = c.inputSchema(flags)
 	}

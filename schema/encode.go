@@ -139,6 +139,9 @@ func (e *DocEncoder) Append(b []byte, d Doc) ([]byte, error) {
 		b = append(b, `,"subcommands":`...)
 		b = jsonw.Strings(b, d.Subcommands)
 	}
+	if b, err = d.appendWork(b); err != nil {
+		return b, err
+	}
 	if b, err = d.appendInput(b); err != nil {
 		return b, err
 	}

@@ -51,6 +51,8 @@ func TestDocEncodingMatchesEncodingJSON(t *testing.T) {
 			// input
 			Stdin: "JSON lines", RawPayload: true, Traverses: true,
 			Requires: []Rule{IfValue("mode", "fast", "count"), IfPresent("count", "ratio"), DefaultWhenAbsent("mode", "count", 3)},
+			// long work
+			Steps: []string{"backup", "apply <schema>"}, Rollback: true, Async: true,
 		},
 		Commands: []*Command{{Name: "sub", Path: []string{"run", "sub"}}},
 	}

@@ -83,6 +83,20 @@ type Meta struct {
 	NoArgs bool
 	Groups []Group
 
+	// long work
+
+	// Steps is the step manifest of a command whose work is a sequence of
+	// named steps, each run with envelope.Output.Step in this order:
+	// --schema lists them, the command gets --resume-from, and its answer
+	// reports the steps completed, failed and skipped.
+	Steps []string
+	// Rollback declares that the command registers how to undo its steps
+	// (envelope.Output.Undo): it gets --rollback-on-failure.
+	Rollback bool
+	// Async declares a command whose work outlives the invocation: it
+	// answers at once with a job descriptor, and the work goes on in a
+	// detached process that `job status` follows.
+	Async bool
 	// input: what the command reads beyond its flags and arguments.
 	//
 	// Stdin declares that the command reads a payload on stdin, and says
@@ -453,9 +467,9 @@ func (c *Command) Timeout() time.Duration {
 }
 
 // IsTool reports whether c is served as an MCP tool: by default a runnable
-// command of the app (not one of Duet's) that agents see, that is not hidden
-// and not interactive. Meta.Tool overrides the default either way, except
-// for Duet's own commands and those that cannot run.
+// command of the app (not one of Duet's) that agents see, that is not
+// hidden, not interactive and not async. Meta.Tool overrides the default
+// either way, except for Duet's own commands and those that cannot run.
 func (c *Command) IsTool() bool {
 	if !c.Runnable || c.Builtin || c.Passthrough {
 		return false
@@ -466,7 +480,9 @@ func (c *Command) IsTool() bool {
 	case ToolNever:
 		return false
 	}
-	return !c.Hidden && c.VisibleTo(true) && !c.Meta.Interactive
+	// An async command answers with a job that only `job status`, one of
+	// Duet's own commands and no tool, follows.
+	return !c.Hidden && c.VisibleTo(true) && !c.Meta.Interactive && !c.Meta.Async
 }
 
 // NeedsConfirmation reports whether c must be confirmed with --yes (or at a

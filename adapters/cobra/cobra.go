@@ -68,6 +68,8 @@ var (
 	WithGrace         = adapters.WithGrace
 	WithSignals       = adapters.WithSignals
 	WithRequestID     = adapters.WithRequestID
+	// long work
+	WithCleanupCommand = adapters.WithCleanupCommand
 )
 
 // Annotate attaches Duet declarations to a command and returns it. Call it

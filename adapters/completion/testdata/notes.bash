@@ -39,6 +39,7 @@ __notes_flag() {
 	*:'--min-words') v=n ;;
 	*:'-s') v=e e=('open' 'done' 'all') ;;
 	*:'--status') v=e e=('open' 'done' 'all') ;;
+	*:'--idempotency-key') v=f ;;
 	esac
 }
 
@@ -62,9 +63,9 @@ __notes_words() {
 	2) c=() f=('--agents-md' '--color' '--colour' '--dir' '--etag' '--fields' '-h' '--help' '--mcp' '--output' '--quiet' '--schema' '--show-config' '--timeout' '--validate-only' '--verbose') ;;
 	3) c=() f=('--color' '--colour' '--cursor' '--dir' '--fields' '-h' '--help' '--limit' '--min-words' '--output' '--quiet' '-s' '--schema' '--show-config' '--status' '--timeout' '--validate-only' '--verbose') ;;
 	4) c=('add' 'tag') f=('--color' '--colour' '--dir' '-h' '--help' '--output' '--quiet' '--schema' '--show-config' '--verbose') ;;
-	5) c=() f=('--color' '--colour' '--dir' '--fields' '-h' '--help' '--output' '--quiet' '--schema' '--show-config' '--timeout' '--validate-only' '--verbose') ;;
+	5) c=() f=('--color' '--colour' '--dir' '--fields' '-h' '--help' '--idempotency-key' '--output' '--quiet' '--schema' '--show-config' '--timeout' '--validate-only' '--verbose') ;;
 	6) c=('set') f=('--color' '--colour' '--dir' '-h' '--help' '--output' '--quiet' '--schema' '--show-config' '--verbose') ;;
-	7) c=() f=('--color' '--colour' '--dir' '--fields' '-h' '--help' '--output' '--quiet' '--schema' '--show-config' '--timeout' '--validate-only' '--verbose') ;;
+	7) c=() f=('--color' '--colour' '--dir' '--fields' '-h' '--help' '--idempotency-key' '--output' '--quiet' '--schema' '--show-config' '--timeout' '--validate-only' '--verbose') ;;
 	8) c=() f=('--color' '--colour' '--dir' '--fields' '-h' '--help' '--output' '--quiet' '--schema' '--show-config' '--timeout' '--validate-only' '--verbose') ;;
 	esac
 }

@@ -71,7 +71,7 @@ func testMCP(t *testing.T, bin string) {
 			}
 		}
 	}
-	if diff := cmp.Diff([]string{"add", "done", "import", "list", "purge", "show", "watch"}, names); diff != "" {
+	if diff := cmp.Diff([]string{"add", "archive", "done", "import", "list", "purge", "remove", "show", "tag", "watch"}, names); diff != "" {
 		t.Errorf("tools (-want +got):\n%s", diff)
 	}
 
@@ -236,7 +236,7 @@ func TestE2EMCPInspector(t *testing.T) {
 	for _, tool := range listed["tools"].([]any) {
 		names = append(names, tool.(map[string]any)["name"].(string))
 	}
-	if diff := cmp.Diff([]string{"add", "done", "import", "list", "purge", "show", "watch"}, names); diff != "" {
+	if diff := cmp.Diff([]string{"add", "archive", "done", "import", "list", "purge", "remove", "show", "tag", "watch"}, names); diff != "" {
 		t.Errorf("inspector tools/list (-want +got):\n%s", diff)
 	}
 

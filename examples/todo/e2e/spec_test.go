@@ -76,13 +76,13 @@ func testHallucinatedInput(t *testing.T, bin string) {
 	}
 	// A well-formed value outside the declared pattern is refused by
 	// name, with the pattern an agent can check the next one against.
-	env := expectEnvelope(t, "show item-1", sb.run(t, "show", "item-1"), 2)
+	env := expectEnvelope(t, "show 9lives", sb.run(t, "show", "9lives"), 2)
 	want := map[string]any{"error.code": "PATTERN_MISMATCH", "error.phase": "validation", "error.field": "id"}
 	if diff := cmp.Diff(want, pick(env, want)); diff != "" {
-		t.Errorf("show item-1 (-want +got):\n%s", diff)
+		t.Errorf("show 9lives (-want +got):\n%s", diff)
 	}
-	if msg, _ := get(env, "error.message").(string); !strings.Contains(msg, "^t[1-9][0-9]*$") {
-		t.Errorf("show item-1: error.message %q does not name the pattern", msg)
+	if msg, _ := get(env, "error.message").(string); !strings.Contains(msg, "^[a-z][a-z0-9-]{0,39}$") {
+		t.Errorf("show 9lives: error.message %q does not name the pattern", msg)
 	}
 	// A path with a space and dots, given to --file, is the file used.
 	other := filepath.Join(t.TempDir(), "my lists", "v1.0.todo.json")

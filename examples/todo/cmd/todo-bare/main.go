@@ -69,7 +69,7 @@ func newApp() *cli.Command {
 			&cli.StringSliceFlag{Name: "tag", Usage: "a tag; repeat for more"},
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
-			it, err := store(cmd).Add(cmd.Args().First(), cmd.String("priority"), todo.NormalizeTags(cmd.StringSlice("tag")))
+			it, err := store(cmd).Add(ctx, "", cmd.Args().First(), cmd.String("priority"), todo.NormalizeTags(cmd.StringSlice("tag")))
 			if err != nil {
 				return notFound(err, "")
 			}
@@ -110,7 +110,7 @@ func newApp() *cli.Command {
 		Usage: "Mark a to-do done (again is fine)",
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			id := cmd.Args().First()
-			it, _, err := store(cmd).Done(id)
+			it, _, err := store(cmd).Done(ctx, id)
 			if err != nil {
 				return notFound(err, id)
 			}
@@ -123,7 +123,7 @@ func newApp() *cli.Command {
 		Usage: "Delete done to-dos for good (--all: every to-do)",
 		Flags: []cli.Flag{&cli.BoolFlag{Name: "all", Usage: "delete open to-dos too"}},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
-			removed, err := store(cmd).Purge(cmd.Bool("all"), false)
+			removed, err := store(cmd).Purge(ctx, cmd.Bool("all"), false)
 			if err != nil {
 				return notFound(err, "")
 			}

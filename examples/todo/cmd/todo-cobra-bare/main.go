@@ -54,8 +54,8 @@ func newApp() *cobra.Command {
 	add := &cobra.Command{
 		Use:   "add <title>",
 		Short: commands.AddUsage,
-		RunE: func(_ *cobra.Command, args []string) error {
-			it, err := store().Add(first(args), priority, todo.NormalizeTags(tags))
+		RunE: func(cmd *cobra.Command, args []string) error {
+			it, err := store().Add(cmd.Context(), "", first(args), priority, todo.NormalizeTags(tags))
 			if err != nil {
 				return err
 			}
@@ -94,8 +94,8 @@ func newApp() *cobra.Command {
 	done := &cobra.Command{
 		Use:   "done",
 		Short: commands.DoneUsage,
-		RunE: func(_ *cobra.Command, args []string) error {
-			it, _, err := store().Done(first(args))
+		RunE: func(cmd *cobra.Command, args []string) error {
+			it, _, err := store().Done(cmd.Context(), first(args))
 			if err != nil {
 				return err
 			}
@@ -107,8 +107,8 @@ func newApp() *cobra.Command {
 	purge := &cobra.Command{
 		Use:   "purge",
 		Short: commands.PurgeUsage,
-		RunE: func(*cobra.Command, []string) error {
-			removed, err := store().Purge(all, false)
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			removed, err := store().Purge(cmd.Context(), all, false)
 			if err != nil {
 				return err
 			}

@@ -17,7 +17,7 @@ import (
 var version = "0.1.0"
 
 func main() {
-	duetcobra.Main(newApp(), append(serveMCP(), duetcobra.WithVersion(version), duetcobra.WithSpecStrict(), completion.Command("completion"))...)
+	duetcobra.Main(newApp(), append(serveMCP(), duetcobra.WithVersion(version), duetcobra.WithSpecStrict(), duetcobra.WithCleanupCommand(), completion.Command("completion"))...)
 }
 
 func newApp() *cobra.Command {
@@ -25,17 +25,18 @@ func newApp() *cobra.Command {
 	var file string
 	store := func() *todo.Store { return commands.Store(file) }
 
-	var priority string
+	var priority, id string
 	var tags []string
 	add := duetcobra.Annotate(&cobra.Command{
 		Use:   "add <title>",
 		Short: commands.AddUsage,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return commands.Add(cmd.Context(), store(), first(args), priority, tags)
+			return commands.Add(cmd.Context(), store(), id, first(args), priority, tags)
 		},
 	}, decl.Add)
 	add.Flags().StringVarP(&priority, "priority", "p", "normal", commands.PriorityUsage)
 	add.Flags().StringSliceVar(&tags, "tag", nil, commands.TagUsage)
+	add.Flags().StringVar(&id, "id", "", commands.IDUsage)
 
 	var status string
 	list := duetcobra.Annotate(&cobra.Command{
@@ -95,9 +96,45 @@ func newApp() *cobra.Command {
 	}, decl.Import)
 	imp.Flags().StringVar(&defaults, "defaults", "", commands.DefaultsUsage)
 
+	remove := duetcobra.Annotate(&cobra.Command{
+		Use:   "remove",
+		Short: commands.RemoveUsage,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return commands.Remove(cmd.Context(), store(), first(args))
+		},
+	}, decl.Remove)
+
+	tag := duetcobra.Annotate(&cobra.Command{
+		Use:   "tag <tag> <id>...",
+		Short: commands.TagCmdUsage,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return commands.Tag(cmd.Context(), store(), args[0], args[1:])
+		},
+	}, decl.Tag)
+
+	var to string
+	archive := duetcobra.Annotate(&cobra.Command{
+		Use:   "archive",
+		Short: commands.ArchiveUsage,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return commands.Archive(cmd.Context(), store(), to)
+		},
+	}, decl.Archive)
+	archive.Flags().StringVar(&to, "to", "", commands.ToUsage)
+
+	var exportStatus string
+	export := duetcobra.Annotate(&cobra.Command{
+		Use:   "export",
+		Short: commands.ExportUsage,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return commands.Export(cmd.Context(), store(), exportStatus)
+		},
+	}, decl.Export)
+	export.Flags().StringVar(&exportStatus, "status", "all", commands.StatusUsage)
+
 	root := duetcobra.Annotate(&cobra.Command{Use: commands.Tool, Short: commands.ToolUsage}, commands.RootMeta())
 	root.PersistentFlags().StringVar(&file, "file", "", commands.FileUsage)
-	root.AddCommand(add, list, show, done, purge, watch, imp)
+	root.AddCommand(add, list, show, done, purge, watch, imp, remove, tag, archive, export)
 	return root
 }
 

@@ -25,7 +25,7 @@ import (
 var version = "0.1.0"
 
 func main() {
-	urfave.Main(newApp(), append(serveMCP(), urfave.WithVersion(version), urfave.WithSpecStrict(), completion.Command("completion"))...)
+	urfave.Main(newApp(), append(serveMCP(), urfave.WithVersion(version), urfave.WithSpecStrict(), urfave.WithCleanupCommand(), completion.Command("completion"))...)
 }
 
 func store(cmd *cli.Command) *todo.Store { return commands.Store(cmd.String("file")) }
@@ -40,9 +40,10 @@ func newApp() *cli.Command {
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "priority", Aliases: []string{"p"}, Value: "normal", Usage: commands.PriorityUsage},
 			&cli.StringSliceFlag{Name: "tag", Usage: commands.TagUsage},
+			&cli.StringFlag{Name: "id", Usage: commands.IDUsage},
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
-			return commands.Add(ctx, store(cmd), cmd.Args().First(), cmd.String("priority"), cmd.StringSlice("tag"))
+			return commands.Add(ctx, store(cmd), cmd.String("id"), cmd.Args().First(), cmd.String("priority"), cmd.StringSlice("tag"))
 		},
 	}, decl.Add)
 
@@ -101,12 +102,48 @@ func newApp() *cli.Command {
 		},
 	}, decl.Import)
 
+	remove := urfave.Annotate(&cli.Command{
+		Name:  "remove",
+		Usage: commands.RemoveUsage,
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			return commands.Remove(ctx, store(cmd), cmd.Args().First())
+		},
+	}, decl.Remove)
+
+	tag := urfave.Annotate(&cli.Command{
+		Name:      "tag",
+		Usage:     commands.TagCmdUsage,
+		ArgsUsage: "<tag> <id>...",
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			args := cmd.Args().Slice()
+			return commands.Tag(ctx, store(cmd), args[0], args[1:])
+		},
+	}, decl.Tag)
+
+	archive := urfave.Annotate(&cli.Command{
+		Name:  "archive",
+		Usage: commands.ArchiveUsage,
+		Flags: []cli.Flag{&cli.StringFlag{Name: "to", Usage: commands.ToUsage}},
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			return commands.Archive(ctx, store(cmd), cmd.String("to"))
+		},
+	}, decl.Archive)
+
+	export := urfave.Annotate(&cli.Command{
+		Name:  "export",
+		Usage: commands.ExportUsage,
+		Flags: []cli.Flag{&cli.StringFlag{Name: "status", Value: "all", Usage: commands.StatusUsage}},
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			return commands.Export(ctx, store(cmd), cmd.String("status"))
+		},
+	}, decl.Export)
+
 	return urfave.Annotate(&cli.Command{
 		Name:  commands.Tool,
 		Usage: commands.ToolUsage,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "file", Sources: cli.EnvVars(commands.FileEnv), Usage: commands.FileUsage},
 		},
-		Commands: []*cli.Command{add, list, show, done, purge, watch, imp},
+		Commands: []*cli.Command{add, list, show, done, purge, watch, imp, remove, tag, archive, export},
 	}, commands.RootMeta())
 }

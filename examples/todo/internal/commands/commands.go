@@ -13,6 +13,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
 	"slices"
 	"strings"
 	"time"
@@ -21,6 +23,8 @@ import (
 	"github.com/duet-cli/duet/examples/todo/internal/todo"
 	"github.com/duet-cli/duet/exitcode"
 	"github.com/duet-cli/duet/input"
+	"github.com/duet-cli/duet/internal/atomicfile"
+	"github.com/duet-cli/duet/lock"
 	"github.com/duet-cli/duet/schema"
 )
 
@@ -34,6 +38,7 @@ const (
 	AddUsage      = "Add a to-do"
 	PriorityUsage = "low, normal or high"
 	TagUsage      = "a tag; repeat for more"
+	IDUsage       = "the new to-do's id, such as release-notes (default: the next t<n>)"
 
 	ListUsage   = "List to-dos"
 	StatusUsage = "open, done or all"
@@ -49,31 +54,46 @@ const (
 
 	ImportUsage   = "Add to-dos from JSON lines on stdin (or --input-file), all or none"
 	DefaultsUsage = "a JSON object of what every imported to-do that does not say gets, such as {priority: 'high', tags: ['inbox']}"
+	RemoveUsage   = "Delete one to-do (a missing one is fine: status not_found)"
+	TagCmdUsage   = "Tag several to-dos at once"
+	ArchiveUsage  = "Move done to-dos to an archive file: back up, archive, prune"
+	ToUsage       = "the archive file (default: the to-do file with .archive.json)"
+	ExportUsage   = "Export to-dos to a JSON file, as a job (follow it with 'todo job status')"
 )
+
+// idPattern is what a to-do's id looks like: t3 as add numbers them, or
+// one given with add --id.
+const idPattern = `^[a-z][a-z0-9-]{0,39}$`
 
 // Declarations are the Duet declarations of every command.
 type Declarations struct {
 	Add, List, Show, Done, Purge, Watch schema.Meta
 	Import                              schema.Meta
+	Remove, Tag, Archive, Export        schema.Meta
 }
 
 // Declare returns the declarations. The commands that answer with one item
 // share one output schema value, which Duet builds and describes once.
 func Declare() Declarations {
 	item := schema.Of[todo.Item]()
-	idArg := []schema.Arg{{Name: "id", Required: true, Type: schema.String, ID: true, Pattern: `^t[1-9][0-9]*$`, Pipe: true, Usage: "the item's id, such as t3; - reads it from stdin"}}
+	idArg := []schema.Arg{{Name: "id", Required: true, Type: schema.String, ID: true, Pattern: idPattern, Pipe: true, Usage: "the item's id, such as t3; - reads it from stdin"}}
 	notFound := exitcode.Table{exitcode.NotFound: {Description: "No to-do has that id."}}
 	return Declarations{
 		Add: schema.Meta{
 			Danger: schema.Mutating,
 			Output: item,
-			Flags:  map[string]schema.FlagMeta{"priority": {Enum: todo.Priorities}},
-			Args:   []schema.Arg{{Name: "title", Required: true, Type: schema.String, Usage: "what to do"}},
+			Flags: map[string]schema.FlagMeta{
+				"priority": {Enum: todo.Priorities},
+				"id":       {ID: true, Pattern: idPattern},
+			},
+			Args: []schema.Arg{{Name: "title", Required: true, Type: schema.String, Usage: "what to do"}},
 			Examples: []schema.Example{
 				{Description: "add an urgent item", Command: `add "renew the certificate" --priority high`},
 				{Description: "the same, as one JSON object", Command: `add --raw-payload '{"title": "renew the certificate", "priority": "high"}'`},
+				{Description: "add it once, however often the call is retried", Command: `add "ship it" --id ship --idempotency-key ship-1`},
 			},
 			RawPayload: true,
+			ExitCodes:  exitcode.Table{exitcode.Conflict: {Description: "A to-do with that --id exists (ALREADY_EXISTS): data holds it; nothing was changed."}},
 		},
 		List: schema.Meta{
 			Danger: schema.Safe,
@@ -100,8 +120,35 @@ func Declare() Declarations {
 				{Description: "import what is piped, high priority unless a line says", Command: `import --defaults "{priority: 'high'}"`},
 			},
 		},
+		Remove: schema.Meta{Danger: schema.Destructive, DryRun: true, Args: idArg,
+			ExitCodes: exitcode.Table{
+				exitcode.Success:  {Description: "The to-do was deleted, or there was none with that id (data.status not_found)."},
+				exitcode.NotFound: {Description: "Not used: removing a to-do that does not exist succeeds with data.status not_found."},
+			}},
+		Tag: schema.Meta{Danger: schema.Mutating,
+			Args: []schema.Arg{
+				{Name: "tag", Required: true, Type: schema.String, Usage: "the tag to add"},
+				{Name: "ids", Required: true, Variadic: true, Type: schema.String, ID: true, Pattern: idPattern, Usage: "the to-dos to tag"},
+			},
+			ExitCodes: exitcode.Table{
+				exitcode.PartialFailure: {Description: "Some to-dos were tagged and some were not: data.results says which."},
+				exitcode.NotFound:       {Description: "None of the ids names a to-do."},
+			},
+			Examples: []schema.Example{{Description: "tag three to-dos", Command: "tag urgent t1 t2 t3"}}},
+		Archive: schema.Meta{Danger: schema.Mutating, NoArgs: true, Steps: ArchiveSteps, Rollback: true,
+			ExitCodes: exitcode.Table{exitcode.PartialFailure: {Description: "A step failed after others completed: data says which, and where to --resume-from."}},
+			Examples: []schema.Example{
+				{Description: "archive, undoing everything if a step fails", Command: "archive --rollback-on-failure"},
+				{Description: "finish a run that failed at the archive step", Command: "archive --resume-from archive"},
+			}},
+		Export: schema.Meta{Danger: schema.Mutating, NoArgs: true, Async: true, Timeout: 10 * time.Minute,
+			Flags:    map[string]schema.FlagMeta{"status": {Enum: []string{"open", "done", "all"}}},
+			Examples: []schema.Example{{Description: "export everything, then wait for the file", Command: "export && todo job status <job_id> --wait"}}},
 	}
 }
+
+// ArchiveSteps are the steps of archive, in order.
+var ArchiveSteps = []string{"backup", "archive", "prune"}
 
 // RootMeta declares the root command's --file flag as read from TODO_FILE,
 // and, like list's --status, one a saved profile may hold.
@@ -109,21 +156,30 @@ func RootMeta() schema.Meta {
 	return schema.Meta{Flags: map[string]schema.FlagMeta{"file": {Env: []string{FileEnv}, Profile: true}}}
 }
 
-// Store opens the to-do file at path, or at the default path when it is empty.
+// Store opens the to-do file at path, or at the default path when it is
+// empty. Its lock is Duet's: a change that waits for it too long answers
+// LOCK_HELD, and it is released when the command ends however it ends.
 func Store(path string) *todo.Store {
 	if path == "" {
 		path = todo.DefaultPath()
 	}
-	return &todo.Store{Path: path}
+	return &todo.Store{Path: path, Lock: func(ctx context.Context, path string, fn func() error) error {
+		return lock.With(ctx, path, 0, fn)
+	}}
 }
 
-// Add adds a to-do and answers with it.
-func Add(ctx context.Context, s *todo.Store, title, priority string, tags []string) error {
-	it, err := s.Add(title, priority, todo.NormalizeTags(tags))
+// Add adds a to-do, under id when it is not empty, and answers with it. A
+// to-do with that id already is answered as ALREADY_EXISTS, with it as data.
+func Add(ctx context.Context, s *todo.Store, id, title, priority string, tags []string) error {
+	out := envelope.From(ctx)
+	it, err := s.Add(ctx, id, title, priority, todo.NormalizeTags(tags))
+	var exists *todo.ExistsError
+	if errors.As(err, &exists) {
+		return out.AlreadyExists(id, exists.Item, "a to-do with id %s already exists", id)
+	}
 	if err != nil {
 		return notFound(err, "")
 	}
-	out := envelope.From(ctx)
 	out.Effect(envelope.Created)
 	out.RenderText(func(w io.Writer) error {
 		_, err := fmt.Fprintf(w, "Added %s: %s\n", it.ID, it.Title)
@@ -152,7 +208,7 @@ func Show(ctx context.Context, s *todo.Store, id string) error {
 
 // Done marks a to-do done; doing it again changes nothing and says so.
 func Done(ctx context.Context, s *todo.Store, id string) error {
-	it, changed, err := s.Done(id)
+	it, changed, err := s.Done(ctx, id)
 	if err != nil {
 		return notFound(err, id)
 	}
@@ -168,7 +224,7 @@ func Done(ctx context.Context, s *todo.Store, id string) error {
 // which it would.
 func Purge(ctx context.Context, s *todo.Store, all bool) error {
 	out := envelope.From(ctx)
-	removed, err := s.Purge(all, out.DryRun())
+	removed, err := s.Purge(ctx, all, out.DryRun())
 	if err != nil {
 		return notFound(err, "")
 	}
@@ -275,7 +331,7 @@ func Import(ctx context.Context, s *todo.Store, defaults string) error {
 	if len(problems) > 0 {
 		return envelope.Invalid(problems)
 	}
-	added, err := s.AddAll(news)
+	added, err := s.AddAll(ctx, news)
 	if err != nil {
 		return notFound(err, "")
 	}
@@ -298,8 +354,150 @@ func strictDecode(raw []byte, v any) error {
 	return dec.Decode(v)
 }
 
+// Remove deletes one to-do. Removing one that does not exist succeeds with
+// data.status not_found: the state asked for holds.
+func Remove(ctx context.Context, s *todo.Store, id string) error {
+	out := envelope.From(ctx)
+	it, found, err := s.Remove(ctx, id, out.DryRun())
+	if err != nil {
+		return notFound(err, id)
+	}
+	if !found {
+		out.Effect(envelope.Noop)
+		return out.Result(map[string]any{"status": "not_found", "id": id})
+	}
+	out.Effect(envelope.Deleted)
+	if out.DryRun() {
+		out.WouldAffect(map[string]any{"todos": []string{id}, "count": 1, "reversible": false})
+	}
+	return out.Result(map[string]any{"status": "deleted", "id": id, "todo": it})
+}
+
+// Tag adds a tag to several to-dos, and answers item by item: a batch whose
+// summary and results say which were tagged and which were not.
+func Tag(ctx context.Context, s *todo.Store, tag string, ids []string) error {
+	out := envelope.From(ctx)
+	tagged, err := s.Tag(ctx, todo.NormalizeTags([]string{tag})[0], ids)
+	if err != nil {
+		return notFound(err, "")
+	}
+	b := out.Batch()
+	for _, t := range tagged {
+		switch {
+		case t.Err != nil:
+			b.Fail(t.ID, notFound(t.Err, t.ID))
+		case t.Changed:
+			b.OK(t.ID, envelope.Updated, t.Item)
+		default:
+			b.OK(t.ID, envelope.Noop, t.Item)
+		}
+	}
+	return b.Finish()
+}
+
+// Archive moves the done to-dos to an archive file in three steps — back
+// the to-do file up, add the done ones to the archive, prune them from the
+// to-do file — each of which can be undone (--rollback-on-failure) and
+// resumed from (--resume-from).
+func Archive(ctx context.Context, s *todo.Store, to string) error {
+	out := envelope.From(ctx)
+	if to == "" {
+		to = s.Path + ".archive.json"
+	}
+	var moved []todo.Item
+	err := out.Step(ctx, "backup", func(ctx context.Context) error {
+		out.Undo(func(context.Context) error { return removeIfExists(s.BackupPath()) })
+		return notFound(s.Backup(ctx), "")
+	})
+	if err == nil {
+		err = out.Step(ctx, "archive", func(ctx context.Context) error {
+			done, err := s.Snapshot(ctx, "done")
+			if err != nil {
+				return notFound(err, "")
+			}
+			before, err := os.ReadFile(to)
+			existed := err == nil
+			if err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return unwritable(to, err)
+			}
+			out.Undo(func(context.Context) error {
+				if existed {
+					return atomicfile.Write(to, before, 0o600)
+				}
+				return removeIfExists(to)
+			})
+			var archived []todo.Item
+			if existed && json.Unmarshal(before, &archived) != nil {
+				return unwritable(to, errors.New("it is not a JSON list of to-dos"))
+			}
+			raw, _ := json.MarshalIndent(append(archived, done...), "", "  ")
+			if err := atomicfile.Write(to, append(raw, '\n'), 0o600); err != nil {
+				return unwritable(to, err)
+			}
+			moved = done
+			return nil
+		})
+	}
+	if err == nil {
+		err = out.Step(ctx, "prune", func(ctx context.Context) error {
+			out.Undo(func(ctx context.Context) error { return s.Restore(ctx) })
+			_, err := s.Purge(ctx, false, false)
+			return notFound(err, "")
+		})
+	}
+	if err != nil {
+		return err
+	}
+	out.Effect(envelope.Updated)
+	if len(moved) == 0 {
+		out.Effect(envelope.Noop)
+	}
+	return out.Result(map[string]any{"archived": len(moved), "archive": to, "backup": s.BackupPath()})
+}
+
+func removeIfExists(path string) error {
+	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return nil
+}
+
+func unwritable(path string, err error) error {
+	return envelope.Errorf(exitcode.Precondition, "ARCHIVE_UNWRITABLE", "cannot write the archive %s: %v", path, err).
+		WithFix("pass --to with a writable file", "")
+}
+
+// Export writes the to-dos of a status to a JSON file for the caller. It is
+// an async command: the caller gets a job at once, and the file's path in
+// the job's answer. The to-do file is read under its lock, so the export
+// is one consistent state.
+func Export(ctx context.Context, s *todo.Store, status string) error {
+	out := envelope.From(ctx)
+	out.Progress("waiting for the to-do file", 0, 0)
+	items, err := s.Snapshot(ctx, status)
+	if err != nil {
+		return notFound(err, "")
+	}
+	f, cleanup, err := out.OutputFile("todos.json")
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	raw, _ := json.MarshalIndent(items, "", "  ")
+	if _, err := f.Write(append(raw, '\n')); err != nil {
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return out.Result(map[string]any{"output_file": f.Name(), "count": len(items), "cleanup": cleanup})
+}
+
 // notFound turns the store's sentinels into errors an agent can act on.
 func notFound(err error, id string) error {
+	if err == nil {
+		return nil
+	}
 	if errors.Is(err, todo.ErrNotFound) {
 		return envelope.Errorf(exitcode.NotFound, "TODO_NOT_FOUND", "no to-do with id %s", id).
 			WithSuggestion("run 'todo list --status all' to see the ids")

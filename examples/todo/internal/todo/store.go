@@ -3,6 +3,7 @@
 package todo
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -34,6 +35,11 @@ type Item struct {
 // ErrNotFound is returned for an id the list does not hold.
 var ErrNotFound = errors.New("no such item")
 
+// ExistsError is returned by Add for an id the list holds already.
+type ExistsError struct{ Item Item }
+
+func (e *ExistsError) Error() string { return "a to-do with id " + e.Item.ID + " exists" }
+
 // file is the on-disk format.
 type file struct {
 	Version int    `json:"version"`
@@ -47,6 +53,9 @@ type file struct {
 type Store struct {
 	Path string
 	Now  func() time.Time
+	// Lock runs fn holding an exclusive lock on the lock file path. Nil
+	// takes an flock(2) and waits for it as long as it takes.
+	Lock func(ctx context.Context, path string, fn func() error) error
 }
 
 // DefaultPath is $XDG_DATA_HOME/todo/todo.json, or ~/.local/share/todo/todo.json.
@@ -97,12 +106,21 @@ func (s *Store) Get(id string) (Item, error) {
 	return Item{}, fmt.Errorf("%s: %w", id, ErrNotFound)
 }
 
-// Add creates an item.
-func (s *Store) Add(title, priority string, tags []string) (Item, error) {
+// Add creates an item, under id when it is not empty (an *ExistsError when
+// the list holds that id), else under the next free id t<n>.
+func (s *Store) Add(ctx context.Context, id, title, priority string, tags []string) (Item, error) {
 	var added Item
-	err := s.update(func(f *file) error {
-		f.Next++
-		added = Item{ID: "t" + strconv.Itoa(f.Next), Title: title, Priority: priority, Tags: tags, Created: s.now()}
+	err := s.update(ctx, func(f *file) error {
+		if id != "" {
+			if i := slices.IndexFunc(f.Items, func(it Item) bool { return it.ID == id }); i >= 0 {
+				return &ExistsError{Item: f.Items[i]}
+			}
+		}
+		for id == "" || slices.ContainsFunc(f.Items, func(it Item) bool { return it.ID == id }) {
+			f.Next++
+			id = "t" + strconv.Itoa(f.Next)
+		}
+		added = Item{ID: id, Title: title, Priority: priority, Tags: tags, Created: s.now()}
 		f.Items = append(f.Items, added)
 		return nil
 	})
@@ -117,9 +135,9 @@ type New struct {
 }
 
 // AddAll creates items, all in one change to the file: every one or none.
-func (s *Store) AddAll(news []New) ([]Item, error) {
+func (s *Store) AddAll(ctx context.Context, news []New) ([]Item, error) {
 	added := []Item{}
-	err := s.update(func(f *file) error {
+	err := s.update(ctx, func(f *file) error {
 		for _, n := range news {
 			f.Next++
 			it := Item{ID: "t" + strconv.Itoa(f.Next), Title: n.Title, Priority: n.Priority, Tags: n.Tags, Created: s.now()}
@@ -131,11 +149,100 @@ func (s *Store) AddAll(news []New) ([]Item, error) {
 	return added, err
 }
 
+// Remove deletes the item with id and returns it; found is false when the
+// list has no such item. With dryRun it changes nothing.
+func (s *Store) Remove(ctx context.Context, id string, dryRun bool) (it Item, found bool, err error) {
+	if dryRun {
+		it, err = s.Get(id)
+		if errors.Is(err, ErrNotFound) {
+			return Item{}, false, nil
+		}
+		return it, err == nil, err
+	}
+	err = s.update(ctx, func(f *file) error {
+		i := slices.IndexFunc(f.Items, func(it Item) bool { return it.ID == id })
+		if i >= 0 {
+			it, found = f.Items[i], true
+			f.Items = slices.Delete(f.Items, i, i+1)
+		}
+		return nil
+	})
+	return it, found, err
+}
+
+// Tagged is what Tag did to one item.
+type Tagged struct {
+	ID      string
+	Item    Item
+	Changed bool  // the tag was added, not there already
+	Err     error // ErrNotFound for an id the list does not hold
+}
+
+// Tag adds tag to each item of ids, in one change of the file.
+func (s *Store) Tag(ctx context.Context, tag string, ids []string) ([]Tagged, error) {
+	var out []Tagged
+	err := s.update(ctx, func(f *file) error {
+		out = out[:0]
+		for _, id := range ids {
+			i := slices.IndexFunc(f.Items, func(it Item) bool { return it.ID == id })
+			if i < 0 {
+				out = append(out, Tagged{ID: id, Err: fmt.Errorf("%s: %w", id, ErrNotFound)})
+				continue
+			}
+			it := &f.Items[i]
+			changed := !slices.Contains(it.Tags, tag)
+			if changed {
+				it.Tags = NormalizeTags(append(slices.Clone(it.Tags), tag))
+			}
+			out = append(out, Tagged{ID: id, Item: *it, Changed: changed})
+		}
+		return nil
+	})
+	return out, err
+}
+
+// Snapshot returns the items of a status ("open", "done" or "all") read
+// under the lock, so that no change is half seen.
+func (s *Store) Snapshot(ctx context.Context, status string) ([]Item, error) {
+	var items []Item
+	err := s.withLock(ctx, func() error {
+		var err error
+		items, err = s.List(status)
+		return err
+	})
+	return items, err
+}
+
+// BackupPath is where Backup copies the file.
+func (s *Store) BackupPath() string { return s.Path + ".bak" }
+
+// Backup copies the file to BackupPath, under the lock.
+func (s *Store) Backup(ctx context.Context) error {
+	return s.withLock(ctx, func() error {
+		f, err := s.read()
+		if err != nil {
+			return err
+		}
+		return write(s.BackupPath(), f)
+	})
+}
+
+// Restore puts the copy Backup made back in place of the file.
+func (s *Store) Restore(ctx context.Context) error {
+	return s.withLock(ctx, func() error {
+		raw, err := os.ReadFile(s.BackupPath())
+		if err != nil {
+			return err
+		}
+		return atomicfile.Write(s.Path, raw, 0o600)
+	})
+}
+
 // Done marks an item done and reports whether it changed.
-func (s *Store) Done(id string) (Item, bool, error) {
+func (s *Store) Done(ctx context.Context, id string) (Item, bool, error) {
 	var it Item
 	var changed bool
-	err := s.update(func(f *file) error {
+	err := s.update(ctx, func(f *file) error {
 		i := slices.IndexFunc(f.Items, func(it Item) bool { return it.ID == id })
 		if i < 0 {
 			return fmt.Errorf("%s: %w", id, ErrNotFound)
@@ -151,14 +258,14 @@ func (s *Store) Done(id string) (Item, bool, error) {
 // Purge removes the done items (every item with all) and returns them. With
 // dryRun it only returns them, and touches nothing: not even the lock file
 // (the file is replaced atomically, so reading it needs no lock).
-func (s *Store) Purge(all, dryRun bool) ([]Item, error) {
+func (s *Store) Purge(ctx context.Context, all, dryRun bool) ([]Item, error) {
 	if dryRun {
 		f, err := s.read()
 		removed, _ := purge(f.Items, all)
 		return removed, err
 	}
 	var removed []Item
-	err := s.update(func(f *file) error {
+	err := s.update(ctx, func(f *file) error {
 		removed, f.Items = purge(f.Items, all)
 		return nil
 	})
@@ -206,9 +313,35 @@ func (e *CorruptError) Error() string {
 func (e *CorruptError) Unwrap() error { return e.Err }
 
 // update changes the file under an exclusive lock and writes it atomically.
-func (s *Store) update(change func(*file) error) error {
+func (s *Store) update(ctx context.Context, change func(*file) error) error {
+	return s.withLock(ctx, func() error {
+		f, err := s.read()
+		if err != nil {
+			return err
+		}
+		if err := change(&f); err != nil {
+			return err
+		}
+		return write(s.Path, f)
+	})
+}
+
+// write writes f to path atomically.
+func write(path string, f file) error {
+	raw, err := json.MarshalIndent(f, "", "  ")
+	if err != nil {
+		return err
+	}
+	return atomicfile.Write(path, append(raw, '\n'), 0o600) // a private list
+}
+
+// withLock runs fn holding the store's lock file, with Lock when set.
+func (s *Store) withLock(ctx context.Context, fn func() error) error {
 	if err := os.MkdirAll(filepath.Dir(s.Path), 0o755); err != nil {
 		return fmt.Errorf("create data dir: %w", err)
+	}
+	if s.Lock != nil {
+		return s.Lock(ctx, s.Path+".lock", fn)
 	}
 	lock, err := os.OpenFile(s.Path+".lock", os.O_CREATE|os.O_RDWR, 0o644)
 	if err != nil {
@@ -219,19 +352,7 @@ func (s *Store) update(change func(*file) error) error {
 		return fmt.Errorf("lock %s: %w", s.Path, err)
 	}
 	defer syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
-
-	f, err := s.read()
-	if err != nil {
-		return err
-	}
-	if err := change(&f); err != nil {
-		return err
-	}
-	raw, err := json.MarshalIndent(f, "", "  ")
-	if err != nil {
-		return err
-	}
-	return atomicfile.Write(s.Path, append(raw, '\n'), 0o600) // a private list
+	return fn()
 }
 
 // NormalizeTags trims, lowercases and sorts tags so data is deterministic.

@@ -1,0 +1,373 @@
+package adapters
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/duet-cli/duet/envelope"
+	"github.com/duet-cli/duet/exitcode"
+	"github.com/duet-cli/duet/internal/idempotency"
+	"github.com/duet-cli/duet/internal/jobstore"
+	"github.com/duet-cli/duet/internal/sessiondir"
+	"github.com/duet-cli/duet/schema"
+)
+
+// Long work: commands that run for long (heartbeats), in steps (step
+// report, --resume-from, --rollback-on-failure), with resources to release
+// (cleanup hooks, the session's temp directory), repeated calls
+// (--idempotency-key) and work that outlives the invocation (async jobs).
+
+// Names of the built-in flags of long work.
+const (
+	// FlagHeartbeatMS sets how often a long-running command tells an agent
+	// it is alive with a JSON heartbeat (the CLI Agent Spec's O-038).
+	FlagHeartbeatMS = "heartbeat-ms"
+	// FlagHeartbeatInterval sets how often, in seconds, a long-running
+	// command writes "[<elapsed>s] <status>" on stderr (O-012).
+	FlagHeartbeatInterval = "heartbeat-interval"
+	// FlagIdempotencyKey, on a mutating or destructive command, makes a
+	// repeated call answer the first one's data with effect noop (C-007).
+	FlagIdempotencyKey = "idempotency-key"
+	// FlagResumeFrom, on a command that declares steps, starts at the step
+	// named (O-010).
+	FlagResumeFrom = "resume-from"
+	// FlagRollbackOnFailure, on a command that declares steps and
+	// rollback, undoes them when it fails (O-011).
+	FlagRollbackOnFailure = "rollback-on-failure"
+)
+
+// DefaultHeartbeat is how often a long-running command sends an agent a
+// heartbeat when --heartbeat-ms is not given.
+const DefaultHeartbeat = 10 * time.Second
+
+// rollbackWait bounds a rollback; cleanup hooks get the grace period.
+const rollbackWait = 30 * time.Second
+
+// workState is the invocation's long-work state.
+type workState struct {
+	returned atomic.Bool          // the command's action has returned (or panicked)
+	idem     *idempotency.Pending // the key under which this call records its answer
+	job      *jobstore.Job        // the job this process does: an async command's detached run
+	jobs     *jobstore.Store      // where that job is recorded
+	after    sync.Once            // afterRun
+}
+
+// workFlags are the built-in flags a command gets from its long-work
+// declarations.
+func workFlags(c *schema.Command) []schema.Flag {
+	var flags []schema.Flag
+	if c.Meta.LongRunning && c.Meta.Protocol == "" { // a server's stdout is its protocol's
+		flags = append(flags,
+			schema.Flag{Name: FlagHeartbeatMS, Control: true, Type: schema.Integer, Default: int(DefaultHeartbeat / time.Millisecond),
+				Usage: "for an agent, a JSON heartbeat this often, in ms: a line of the jsonl stream on stdout, else on stderr; 0 for none"},
+			schema.Flag{Name: FlagHeartbeatInterval, Control: true, Type: schema.Number, Default: 0,
+				Usage: "write '[<elapsed>s] <status>' on stderr this often, in seconds; 0 for never"})
+	}
+	if (c.Meta.Danger == schema.Mutating || c.Meta.Danger == schema.Destructive) && !c.Builtin {
+		flags = append(flags, schema.Flag{Name: FlagIdempotencyKey, Type: schema.String, Pattern: `^[A-Za-z0-9._:-]{1,200}$`,
+			Usage: "the caller's key for this call: repeated with the same key within 24h, the call is not run again and answers the first call's data with effect noop; without a key, a repeated call runs again"})
+	}
+	if len(c.Meta.Steps) > 0 {
+		flags = append(flags, schema.Flag{Name: FlagResumeFrom, Type: schema.String, Enum: slices.Clone(c.Meta.Steps),
+			Usage: "start at this step, skipping those before it: the resume_from of a failed run"})
+		if c.Meta.Rollback {
+			flags = append(flags, schema.Flag{Name: FlagRollbackOnFailure, Type: schema.Boolean, Default: false,
+				Usage: "when a step fails, undo what the steps did before answering"})
+		}
+	}
+	return flags
+}
+
+// checkWork checks a command's long-work declarations when the app is
+// wrapped.
+func checkWork(c *schema.Command) error {
+	var errs []error
+	m := c.Meta
+	for i, s := range m.Steps {
+		switch {
+		case s == "":
+			errs = append(errs, fmt.Errorf("Meta.Steps[%d] is empty: every step has a name", i))
+		case slices.Contains(m.Steps[:i], s):
+			errs = append(errs, fmt.Errorf("Meta.Steps names %q twice", s))
+		}
+	}
+	if m.Rollback && len(m.Steps) == 0 {
+		errs = append(errs, errors.New("Meta.Rollback is declared without Meta.Steps: undo is registered by the steps (Output.Undo)"))
+	}
+	if m.Async {
+		switch {
+		case !c.Runnable:
+			errs = append(errs, errors.New("Meta.Async is declared on a command that does not run"))
+		case m.Interactive || m.List || m.Protocol != "":
+			errs = append(errs, errors.New("an async command runs detached: it cannot be interactive, a list or a protocol server"))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// checkWorkFlags checks the values of the long-work flags.
+func (c *call) checkWorkFlags() {
+	if v, ok := c.opt(FlagHeartbeatMS); ok {
+		if n, err := strconv.Atoi(v); err == nil && n < 0 {
+			c.problem("INVALID_FLAG_VALUE", FlagHeartbeatMS, "--heartbeat-ms must be 0 (none) or more, not %d", n)
+		}
+	}
+	if v, ok := c.opt(FlagMinAge); ok {
+		if n, err := strconv.Atoi(v); err == nil && n < 0 {
+			c.problem("INVALID_FLAG_VALUE", FlagMinAge, "--min-age must be 0 or more seconds, not %d", n)
+		}
+	}
+	if v, ok := c.opt(FlagHeartbeatInterval); ok {
+		if f, err := strconv.ParseFloat(v, 64); err == nil && (f < 0 || f > 1e6) {
+			c.problem("INVALID_FLAG_VALUE", FlagHeartbeatInterval, "--heartbeat-interval must be 0 (never) or a number of seconds up to 1000000, not %s", v)
+		}
+	}
+}
+
+// WithCleanupCommand gives the app the built-in cleanup command, which
+// removes the files Duet keeps for it: temp directories that killed runs
+// left, files kept for callers, idempotency records, ended jobs. (What an
+// ended run leaves is removed without it, when the tool next runs.)
+func WithCleanupCommand() Option { return func(c *config) { c.cleanup = true } }
+
+// workNodes are the built-in commands long work adds: cleanup when the app
+// asked for it, job to an app with an async command.
+func workNodes(root *schema.Command, cleanup bool) []*schema.Command {
+	async := false
+	root.Walk(func(c *schema.Command) { async = async || c.Meta.Async })
+	var nodes []*schema.Command
+	if cleanup && root.Sub(CleanupCommand) == nil {
+		nodes = append(nodes, cleanupNode())
+	}
+	if async && root.Sub(JobCommand) == nil {
+		nodes = append(nodes, jobNode())
+	}
+	return nodes
+}
+
+// workSettings fills the Output's long-work settings.
+func (inv *invocation) workSettings(s *envelope.Settings) {
+	if inv.unread {
+		return // the plain path pays for nothing
+	}
+	c := inv.call
+	s.Steps = c.node.Meta.Steps
+	s.ResumeFrom, _ = c.opt(FlagResumeFrom)
+	s.TempRoot = inv.tempRoot()
+	// The session's temp directory is named for the request id, which meta
+	// is given after the Output is made: draw it now, and give meta the same.
+	id := inv.cfg.requestID()
+	inv.cfg.requestID = func() string { return id }
+	s.Session = id
+}
+
+// tempRoot is the tool's private temp root.
+func (inv *invocation) tempRoot() string {
+	tmp := inv.cfg.getenv("TMPDIR")
+	if tmp == "" {
+		tmp = os.TempDir()
+	}
+	return sessiondir.Root(tmp, inv.root.Name)
+}
+
+// stateDir is where the tool keeps its jobs and idempotency records:
+// $<TOOL>_STATE_DIR, else $XDG_STATE_HOME/<tool>, else
+// ~/.local/state/<tool>.
+func (inv *invocation) stateDir() (string, error) {
+	getenv := inv.cfg.getenv
+	if d := getenv(envelope.EnvName(inv.root.Name, "STATE_DIR")); d != "" {
+		return filepath.Abs(d)
+	}
+	if d := getenv("XDG_STATE_HOME"); d != "" {
+		return filepath.Abs(filepath.Join(d, inv.root.Name))
+	}
+	home := getenv("HOME")
+	if home == "" {
+		var err error
+		if home, err = os.UserHomeDir(); err != nil {
+			return "", err
+		}
+	}
+	return filepath.Join(home, ".local", "state", inv.root.Name), nil
+}
+
+func noStateDir(tool string, err error) *envelope.Error {
+	return envelope.Errorf(exitcode.Precondition, "NO_STATE_DIR", "no directory for the tool's state: %v", err).
+		WithFix("set "+envelope.EnvName(tool, "STATE_DIR")+" to a directory for the tool's state", "")
+}
+
+// beforeWork runs after confirmation, before the command: it prunes what
+// killed invocations left in the temp root, claims the job this process is
+// started for, answers a repeated call with an idempotency key from its
+// record, and starts the job of an async command. done reports that the
+// invocation has answered, with code.
+func (inv *invocation) beforeWork(ctx context.Context, args []string) (code int, done bool) {
+	sessiondir.Prune(inv.tempRoot(), envelope.KeptFor, time.Now()) // best effort: a root in a bad state is reported where it is used
+	if e := inv.claimJob(); e != nil {
+		return inv.finish(e), true
+	}
+	if inv.work.job != nil || inv.out.DryRun() {
+		return 0, false // a dry run changes nothing, so it is neither replayed nor recorded
+	}
+	if code, done := inv.idempotent(ctx); done {
+		return code, true
+	}
+	if inv.call.node.Meta.Async {
+		return inv.startJob(args), true
+	}
+	return 0, false
+}
+
+// heartbeats starts the heartbeats of a long-running command, and returns
+// what stops them.
+func (inv *invocation) heartbeats() (stop func()) {
+	c := inv.call
+	if !c.node.Meta.LongRunning || c.node.Meta.Protocol != "" || inv.out == nil {
+		return func() {}
+	}
+	var every, text time.Duration
+	if v, ok := c.opt(FlagHeartbeatMS); ok {
+		ms, _ := strconv.Atoi(v)
+		every = time.Duration(ms) * time.Millisecond
+	} else if inv.mode.Agent {
+		every = DefaultHeartbeat
+	}
+	if v, ok := c.opt(FlagHeartbeatInterval); ok {
+		s, _ := strconv.ParseFloat(v, 64)
+		text = time.Duration(s * float64(time.Second))
+	}
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	beat := func(d time.Duration, write func(time.Duration)) {
+		if d <= 0 {
+			return
+		}
+		wg.Go(func() {
+			t := time.NewTicker(d)
+			defer t.Stop()
+			for {
+				select {
+				case <-done:
+					return
+				case <-t.C:
+					write(time.Since(inv.start))
+				}
+			}
+		})
+	}
+	beat(every, inv.out.Beat)
+	beat(text, inv.out.BeatText)
+	return func() {
+		close(done)
+		wg.Wait()
+	}
+}
+
+// endWork settles what long work leaves for the answer, before it is
+// written: the step report (and a rollback), the idempotency record, the
+// cleanup hooks, and the session's temp directory.
+func (inv *invocation) endWork(fail *envelope.Error) *envelope.Error {
+	out := inv.out
+	if out == nil {
+		return fail
+	}
+	fail = inv.settleSteps(fail)
+	if p := inv.work.idem; p != nil {
+		inv.work.idem = nil
+		if fail == nil {
+			inv.record(p)
+		} else {
+			p.Abort()
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), inv.cfg.grace)
+	defer cancel()
+	if err := out.Cleanup(ctx); err != nil {
+		if fail == nil {
+			fail = envelope.Errorf(exitcode.GeneralError, "CLEANUP_FAILED", "the command finished, but releasing what it held failed: %v", err).
+				WithPhase(envelope.Cleanup).
+				WithSuggestion("the work is done; check what the message names before running it again").
+				WithResult()
+		} else {
+			out.Warn("CLEANUP_FAILED", "releasing what the command held failed: "+err.Error(), "check what it names")
+		}
+	}
+	inv.meta.SessionTmpDir = out.SessionTmpDir()
+	return fail
+}
+
+// settleSteps reports a multi-step command's steps: in meta.steps always,
+// and as data when it failed. A failure after a completed step is a
+// PARTIAL_FAILURE (exit 3), unless it was a timeout or a signal; under
+// --rollback-on-failure the steps are undone first.
+func (inv *invocation) settleSteps(fail *envelope.Error) *envelope.Error {
+	out := inv.out
+	rep := out.StepReport()
+	if rep == nil || !inv.ran.Load() {
+		return fail
+	}
+	inv.meta.Steps = rep
+	if fail == nil {
+		return nil
+	}
+	switch {
+	case inv.call.on(FlagRollbackOnFailure) && !inv.work.returned.Load():
+		rep.RollbackStatus = envelope.RollbackNotAttempted
+		rep.RollbackError = "the command had not returned when its grace period ran out, so its steps could not be undone safely"
+	case inv.call.on(FlagRollbackOnFailure):
+		ctx, cancel := context.WithTimeout(context.Background(), max(inv.cfg.grace, rollbackWait))
+		err := out.Rollback(ctx)
+		cancel()
+		rep.RollbackStatus = envelope.RollbackCompleted
+		if err != nil {
+			rep.RollbackStatus, rep.RollbackError = envelope.RollbackFailed, err.Error()
+		}
+	case inv.call.node.Meta.Rollback:
+		rep.RollbackStatus = envelope.RollbackNotAttempted
+	}
+	switch fail.Exit {
+	case exitcode.Timeout, exitcode.Interrupted, exitcode.Terminated:
+	default:
+		if rep.Partial {
+			fail.Exit = exitcode.PartialFailure
+			fail.Message = fmt.Sprintf("step %q failed after %d completed: %s", *rep.FailedStep, len(rep.CompletedSteps), fail.Message)
+			if fail.Suggestion == "" {
+				fail.Suggestion = fmt.Sprintf("inspect the state, then run it again with --%s %s", FlagResumeFrom, rep.ResumeFrom)
+			}
+		}
+	}
+	if _, has := out.Recorded(); !has {
+		out.Result(rep)
+		fail = fail.WithResult()
+	}
+	return fail
+}
+
+// actionReturned records that the command's action has returned.
+func (inv *invocation) actionReturned() { inv.work.returned.Store(true) }
+
+// afterRun runs once the invocation has answered: the cleanup hooks of a
+// command the app ran itself (the faithful path writes no envelope), and
+// the record of the job this process did.
+func (inv *invocation) afterRun(code int) int {
+	inv.work.after.Do(func() {
+		if inv.out != nil {
+			ctx, cancel := context.WithTimeout(context.Background(), inv.cfg.grace)
+			inv.out.Cleanup(ctx)
+			cancel()
+		}
+		if p := inv.work.idem; p != nil {
+			p.Abort()
+		}
+		inv.finishJob(code)
+	})
+	return code
+}

@@ -1,0 +1,58 @@
+package jobstore_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/duet-cli/duet/internal/jobstore"
+	"github.com/duet-cli/duet/lock"
+)
+
+// TestCurrent: a job recorded running is running while its lock is held;
+// once the lock is free it was lost (failed), or cancelled when its cancel
+// was asked for; a job still starting is given StartGrace.
+func TestCurrent(t *testing.T) {
+	s := &jobstore.Store{Dir: t.TempDir()}
+	now := time.Now().UTC()
+	save := func(id string, pid int, created time.Time) {
+		t.Helper()
+		if err := s.Save(jobstore.Job{ID: id, Command: "export", Status: jobstore.Running, PID: pid, Created: created}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	save("held", 42, now)
+	save("lost", 42, now)
+	save("cancelled", 42, now)
+	save("starting", 0, now)
+	save("never-started", 0, now.Add(-jobstore.StartGrace-time.Second))
+	h, err := lock.Acquire(context.Background(), s.LockPath("held"), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Release()
+	if err := s.MarkCancel("cancelled"); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]jobstore.Status{}
+	for _, id := range []string{"held", "lost", "cancelled", "starting", "never-started"} {
+		j, err := s.Current(id, now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got[id] = j.Status
+	}
+	want := map[string]jobstore.Status{"held": jobstore.Running, "lost": jobstore.Failed, "cancelled": jobstore.Cancelled,
+		"starting": jobstore.Running, "never-started": jobstore.Failed}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("statuses (-want +got):\n%s", diff)
+	}
+	if _, err := s.Current("../etc", now); err == nil {
+		t.Error("an invalid id was looked up")
+	}
+	if jobs, err := s.List(now); err != nil || len(jobs) != 5 {
+		t.Errorf("List: %d jobs, %v", len(jobs), err)
+	}
+}

@@ -1,0 +1,68 @@
+package schema
+
+import (
+	"sync"
+
+	"github.com/duet-cli/duet/internal/jsonw"
+)
+
+// JobStatuses are the states of an async command's job, in the job
+// descriptor's status.
+var JobStatuses = []string{"running", "complete", "failed", "cancelled"}
+
+// JobDescriptor returns the JSON Schema of the job descriptor an async
+// command answers with (see [Meta.Async]): the CLI Agent Spec's, which
+// `--schema` shows as job_descriptor_schema. Duet builds the descriptor, so
+// an async command cannot lack it. The schema is shared: do not modify it.
+func JobDescriptor() Schema { return jobDescriptor() }
+
+var jobDescriptor = sync.OnceValue(func() Schema {
+	str := map[string]any{"type": "string"}
+	integer := map[string]any{"type": "integer"}
+	return Schema{
+		"type":     "object",
+		"required": []string{"job_id", "status", "terminal", "status_command", "cancel_command", "poll_interval_ms", "timeout_ms"},
+		"properties": map[string]any{
+			"job_id":           str,
+			"status":           map[string]any{"type": "string", "enum": JobStatuses},
+			"terminal":         map[string]any{"type": "boolean"},
+			"status_command":   str,
+			"cancel_command":   str,
+			"poll_interval_ms": integer,
+			"timeout_ms":       integer,
+		},
+	}
+})
+
+// work fills the document's long-work members from c's declarations.
+func (d *Doc) work(c *Command) {
+	d.Steps = c.Meta.Steps
+	d.Resumable = len(c.Meta.Steps) > 0
+	d.RollbackAvailable = c.Meta.Rollback && len(c.Meta.Steps) > 0
+	d.Async = c.Meta.Async
+	if c.Meta.Async {
+		d.JobDescriptorSchema = JobDescriptor()
+	}
+}
+
+// appendWork appends the long-work members, as encoding/json would.
+func (d Doc) appendWork(b []byte) ([]byte, error) {
+	if len(d.Steps) > 0 {
+		b = append(b, `,"steps":`...)
+		b = jsonw.Strings(b, d.Steps)
+	}
+	if d.Resumable {
+		b = append(b, `,"resumable":true`...)
+	}
+	if d.RollbackAvailable {
+		b = append(b, `,"rollback_available":true`...)
+	}
+	if d.Async {
+		b = append(b, `,"async":true`...)
+	}
+	if len(d.JobDescriptorSchema) > 0 {
+		b = append(b, `,"job_descriptor_schema":`...)
+		return jsonw.Map(b, d.JobDescriptorSchema)
+	}
+	return b, nil
+}
