@@ -58,6 +58,9 @@ type Error struct {
 	retrySet   bool
 	keepResult bool
 	cause      error
+
+	// seeing what happened (issue 16: observe)
+	Signal string `json:"signal,omitempty"` // SIGINT or SIGTERM, when one cancelled the command
 }
 
 // FieldError is one validation failure among several reported at once.

@@ -86,7 +86,7 @@ func (m Meta) appendJSON(b []byte) []byte {
 		b = jsonw.Strings(b, m.Profile.Flags)
 		b = append(b, '}')
 	}
-	return append(b, '}')
+	return m.appendObserved(b)
 }
 
 // MarshalJSON encodes a page description; its members are always present.
@@ -157,6 +157,7 @@ func (e *Error) appendJSON(b []byte) []byte {
 		}
 		b = append(b, ']')
 	}
+	b = optString(b, "signal", e.Signal)
 	return append(b, '}')
 }
 

@@ -26,12 +26,14 @@ func TestWireMatchesEncodingJSON(t *testing.T) {
 	fullError := &Error{Code: "TODO_NOT_FOUND", Message: "no \x1b[31mto-do\x1b[0m \xff", Detail: "d", Retryable: true,
 		RetryAfterMS: 100, RetryStrategy: RetryExponential, FixRequired: "f", FixCommand: "todo list", Phase: Validation,
 		Suggestion: "s", Redirect: &Redirect{Command: "new", Permanent: true, Reason: "moved"}, Field: "id",
-		ValidValues: []string{"t1"}, Errors: fieldErrors}
+		ValidValues: []string{"t1"}, Errors: fieldErrors, Signal: "SIGINT"}
 	fullMeta := Meta{DurationMS: 12, SchemaVersion: "1.0", ToolVersion: "0.1.0", Command: "a <b> & \"c\"",
 		RequestID: "x\u2028y", TimeoutMS: &timeout, Pagination: &Pagination{Returned: 1}, Stream: &Stream{Items: 3},
 		Truncated: true, TruncationHint: "hint\n", Effect: Created, WouldAffect: json.RawMessage(`{"items":["t1"]}`), DryRun: true, Confirmed: true, ValidationOnly: true, Help: true,
 		SchemaRef: "#/x", NotModified: true, ConfigSources: []string{"/a", "/b"},
-		Profile: &ProfileUse{Name: "prod", Flags: []string{"region"}}}
+		Profile: &ProfileUse{Name: "prod", Flags: []string{"region"}},
+		TraceID: "trace-<1>", Timestamp: "2024-06-01T12:00:00.000Z", Cwd: "/home/u/p", ProjectRoot: "/home/u",
+		EffectiveConfigHash: "a3f1c9", Context: "staging", AuditLogPath: "/home/u/.local/share/t/audit.jsonl", Headless: true, Retries: 2}
 
 	tests := []struct {
 		name  string

@@ -33,6 +33,13 @@ type Doc struct {
 	ExitCodes            exitcode.Table       `json:"exit_codes"`
 	Examples             []Example            `json:"examples,omitempty"`
 	Subcommands          []string             `json:"subcommands,omitempty"`
+	// nobody to ask, and seeing what happened (issue 16: observe)
+	Interactive                bool             `json:"interactive,omitempty"`
+	RequiresEditor             bool             `json:"requires_editor,omitempty"`
+	NonInteractiveAlternatives []string         `json:"non_interactive_alternatives,omitempty"`
+	GUIOperations              []string         `json:"gui_operations,omitempty"`
+	HeadlessBehavior           HeadlessBehavior `json:"headless_behavior,omitempty"`
+	HighEntropyFields          []string         `json:"high_entropy_fields,omitempty"`
 }
 
 // FlagEntry is the spec's description of one flag.
@@ -87,6 +94,7 @@ func (c *Command) document(agent, input bool) (Doc, error) {
 	if !c.Runnable {
 		d.TimeoutMS = 0
 	}
+	c.observeDoc(&d)
 	if input {
 		d.InputSchema = c.inputSchema(flags)
 	}

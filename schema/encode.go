@@ -139,7 +139,7 @@ func (e *DocEncoder) Append(b []byte, d Doc) ([]byte, error) {
 		b = append(b, `,"subcommands":`...)
 		b = jsonw.Strings(b, d.Subcommands)
 	}
-	return append(b, '}'), nil
+	return append(d.appendObserved(b), '}'), nil
 }
 
 // AppendJSON appends the flag's entry; a default JSON cannot hold (NaN) is

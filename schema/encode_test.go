@@ -43,6 +43,8 @@ func TestDocEncodingMatchesEncodingJSON(t *testing.T) {
 			Examples:  []Example{{Description: "one", Command: "tool run t1 --name x"}},
 			Groups:    []Group{{Kind: MutuallyExclusive, Flags: []string{"count", "ratio"}}, {Kind: OneRequired, Flags: nil}},
 			ExitCodes: exitcode.Table{80: {Name: "CUSTOM", Description: "a custom code", SideEffects: exitcode.None}},
+			Prompts:   true, Editor: true, Alternatives: []string{"name", "when"}, GUI: []string{"browser_open"},
+			Headless: EmitInOutput, HighEntropy: []string{"token"},
 		},
 		Commands: []*Command{{Name: "sub", Path: []string{"run", "sub"}}},
 	}
