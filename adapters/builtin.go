@@ -54,19 +54,19 @@ func isBuiltinFlag(name string) bool {
 		FlagEtag, FlagAgentsMD, FlagMCP:
 		return true
 	}
-	return false
+	return isObservedFlag(name)
 }
 
 // globalFlags are accepted by every command.
 func globalFlags() []schema.Flag {
-	return []schema.Flag{
+	return append([]schema.Flag{
 		{Name: FlagOutput, Control: true, Type: schema.String, Enum: envelope.FormatNames(), Usage: "output format: json, jsonl, tsv, text or id (default: json for an agent, text otherwise)"},
 		{Name: FlagSchema, Control: true, Type: schema.Boolean, Usage: "print this command's input and output schema, exit codes and examples, and exit", Default: false},
 		{Name: FlagQuiet, Control: true, Type: schema.Boolean, Usage: "no progress and no diagnostics but errors", Default: false},
 		{Name: FlagVerbose, Control: true, Type: schema.Boolean, Usage: "debug diagnostics on stderr", Default: false},
 		{Name: FlagHuman, Control: true, Type: schema.Boolean, Usage: "show every command in help and describe, whatever the audience", Hidden: true, Default: false},
 		{Name: FlagShowConfig, Control: true, Type: schema.Boolean, Usage: "print the value of every flag of this command and where it comes from, and exit", Default: false},
-	}
+	}, observedGlobalFlags()...)
 }
 
 // commandFlags are the built-ins a runnable command gets from its
@@ -102,7 +102,7 @@ func commandFlags(c *schema.Command) []schema.Flag {
 			schema.Flag{Name: FlagLimit, Type: schema.Integer, Default: DefaultLimit, Usage: "return at most this many items; 0 means all"},
 			schema.Flag{Name: FlagCursor, Type: schema.String, Usage: "continue from meta.pagination.next_cursor of a previous response"})
 	}
-	return flags
+	return append(flags, observedCommandFlags(c)...)
 }
 
 // Prepare completes a tree an adapter built from an app: it sets parents and
@@ -152,6 +152,12 @@ func Prepare(root *schema.Command, opts ...Option) error {
 		p := profileNode(saved)
 		root.Commands = append(root.Commands, p)
 		walk(p, root)
+		slices.SortStableFunc(root.Commands, func(a, b *schema.Command) int { return strings.Compare(a.Name, b.Name) })
+	}
+	if n := len(root.Commands); observeTree(root, &cfg) > 0 {
+		for _, s := range root.Commands[n:] {
+			walk(s, root)
+		}
 		slices.SortStableFunc(root.Commands, func(a, b *schema.Command) int { return strings.Compare(a.Name, b.Name) })
 	}
 	return errors.Join(errs...)
@@ -227,6 +233,7 @@ func complete(c *schema.Command, checked map[uintptr]error) error {
 			errs = append(errs, fmt.Errorf("output schema: %w", err))
 		}
 	}
+	errs = append(errs, observedDeclarations(c)...)
 	switch c.Meta.Danger {
 	case "", schema.Safe, schema.Mutating, schema.Destructive:
 	default:

@@ -29,6 +29,14 @@ type config struct {
 	extensions []Extension
 	strict     bool
 	envGiven   bool // WithEnv replaced the process environment
+
+	// seeing what happened (issue 16: observe)
+	now         func() time.Time   // WithClock
+	workDir     string             // WithWorkDir
+	audit       string             // WithAuditLog's path
+	auditGiven  bool               // WithAuditLog was given
+	configFiles *Config            // WithConfig
+	open        func(string) error // WithOpener
 }
 
 type ttys struct{ stdin, stdout, stderr bool }

@@ -62,6 +62,8 @@ type invocation struct {
 
 	taken   sync.Mutex     // guards takenBy
 	takenBy chan os.Signal // the command's, while it has taken the signals (TakeSignals)
+
+	obs observed // seeing what happened (observe.go)
 }
 
 type invocationKey struct{}
@@ -153,6 +155,7 @@ func (inv *invocation) run(ctx context.Context, args []string) int {
 	}
 	profileErr := inv.applyProfile()
 	c.check(inv.classify, cfg.lookupEnv, inv.profiles.valueOf)
+	inv.observe()
 	if modeErr != nil && output == "" { // a bad --output is refused as the flag's enum
 		e := envelope.As(modeErr)
 		c.problems = append(c.problems, envelope.FieldError{Code: e.Code, Field: FlagOutput, Message: modeErr.Error(), ValidValues: e.ValidValues})
@@ -161,7 +164,7 @@ func (inv *invocation) run(ctx context.Context, args []string) int {
 		mode.Format = envelope.Text // a document asked for by name, ready for `> AGENTS.md`
 		inv.mode = mode
 	}
-	inv.refusal = inv.unconfirmed(args)
+	inv.refusal = inv.inputRequired(inv.unconfirmed(args))
 	stdout := cfg.stdout
 	if mode.Agent && inv.extension() == nil { // an extension owns the streams
 		inv.capture = inv.startCapture()
@@ -178,6 +181,7 @@ func (inv *invocation) run(ctx context.Context, args []string) int {
 	for _, w := range inv.warnings {
 		inv.out.Warn(w[0], w[1], w[2])
 	}
+	inv.traceStart()
 
 	switch {
 	case c.version:
@@ -206,6 +210,9 @@ func (inv *invocation) run(ctx context.Context, args []string) int {
 	}
 	if e := inv.extension(); e != nil {
 		return inv.extend(ctx, e)
+	}
+	if err := inv.needsPerson(); err != nil {
+		return inv.finish(err)
 	}
 	if err := inv.confirm(args); err != nil {
 		return inv.finish(err)
@@ -424,6 +431,7 @@ func (inv *invocation) settings(stdout io.Writer) envelope.Settings {
 		}
 		s.Window = w
 	}
+	inv.observeSettings(&s)
 	return s
 }
 
@@ -443,16 +451,21 @@ func (inv *invocation) finish(fail *envelope.Error) int {
 		fail.Settle(inv.call.node.ExitCodes())
 	}
 	inv.meta.DurationMS = time.Since(inv.start).Milliseconds()
+	inv.observed()
 	reported := inv.out.Finish(inv.meta, fail) // fail, or the error rendering hit
+	code := int(exitcode.Success)
 	switch {
 	case isEPIPE(inv.out.WriteErr()):
-		return int(exitcode.Success) // the reader went away: that is its choice, not our failure
+		// the reader went away: that is its choice, not our failure
 	case reported == nil:
-		return int(exitcode.Success)
 	case reported.Exit == exitcode.Success:
-		return int(exitcode.GeneralError) // an error cannot succeed
+		code = int(exitcode.GeneralError) // an error cannot succeed
+	default:
+		code = int(reported.Exit)
 	}
-	return int(reported.Exit)
+	inv.audit(code, reported)
+	inv.traceEnd(code)
+	return code
 }
 
 // previewed checks the answer of a dry run. One that succeeded without
@@ -718,8 +731,10 @@ func cancelled(sig os.Signal) *envelope.Error {
 	if sig == syscall.SIGTERM {
 		code = exitcode.Terminated
 	}
-	return envelope.Errorf(code, "CANCELLED", "cancelled by %s before it finished", sigName(sig)).
+	e := envelope.Errorf(code, "CANCELLED", "cancelled by %s before it finished", sigName(sig)).
 		WithSuggestion("inspect the state before running it again")
+	e.Signal = sigName(sig)
+	return e
 }
 
 func sigName(s os.Signal) string {

@@ -30,6 +30,18 @@ type Settings struct {
 	MaxBytes int      // the envelope's size cap; 0 means DefaultMaxBytes
 	Secrets  []string // values never to print: the values of sensitive flags
 	Window   *Window  // set for list commands
+
+	// seeing what happened (issue 16: observe)
+	TraceID          string       // the caller's trace id, on every log line
+	Debug            bool         // --debug: the full diagnostic trace on stderr, secrets redacted
+	Hush             bool         // nobody watches stderr (a pipe, CI, an agent): no progress, no info logs
+	WarningsAsErrors bool         // a warning fails the invocation with exit 1
+	Cwd              string       // the directory relative paths resolve against (--cwd); "" for the process's
+	Unmask           bool         // --unmask: high-entropy values as they are
+	HighEntropy      []string     // fields of data masked whatever they hold
+	Config           ConfigChoice // the configuration files to read
+	Display          Display      // where a browser or a window would open
+	Retry            RetryBudget  // the command's own retries
 }
 
 // Window is the page a list command was asked for.
@@ -65,6 +77,11 @@ type Output struct {
 	writeErr  error
 	closed    bool // Finish has run: later writes from an abandoned handler are dropped
 	shown     int  // warnings a person was shown already (ShowWarnings)
+
+	// seeing what happened (issue 16: observe)
+	retries int         // retries the command made (Retried)
+	root    string      // the project root the command resolved
+	offer   [][2]string // what the command would have opened on a display: key, target
 }
 
 type warning struct{ code, message, next string }
@@ -241,6 +258,7 @@ func (o *Output) Item(v any) error {
 			return err
 		}
 	}
+	raw = o.maskItem(raw)
 	switch o.s.Mode.Format {
 	case JSON:
 		o.items = append(o.items, raw)

@@ -29,7 +29,7 @@ type ProgressEvent struct {
 func (o *Output) Progress(message string, done, total int) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if o.s.Quiet {
+	if o.s.Quiet || o.s.Hush {
 		return
 	}
 	ev := ProgressEvent{Type: "progress", Message: o.redact(message), Done: done, Total: total}
