@@ -88,11 +88,7 @@ func (inv *invocation) endCapture(failed bool) {
 		return
 	}
 	if failed || inv.out.Used() {
-		io.WriteString(inv.cfg.stderr, string(printed))
-		if !failed {
-			inv.out.Warn("STRAY_OUTPUT", fmt.Sprintf("the command printed %d bytes to stdout beside its result; they are on stderr", total),
-				"the tool's author should answer through envelope.Output only")
-		}
+		inv.strayOutput(printed, total, failed)
 		return
 	}
 	doc := bytes.TrimSpace(printed)

@@ -26,7 +26,6 @@ import (
 	"syscall"
 	"time"
 
-
 	"github.com/duet-cli/duet/adapters"
 	"github.com/duet-cli/duet/envelope"
 	"github.com/duet-cli/duet/examples/meridian/internal/harness"

@@ -93,8 +93,15 @@ func Store(path string) *todo.Store {
 	return &todo.Store{Path: path}
 }
 
+// within resolves the store's file against the invocation's working
+// directory, which --cwd changes and the process's never does.
+func within(ctx context.Context, s *todo.Store) *todo.Store {
+	return &todo.Store{Path: string(envelope.From(ctx).Abs(s.Path)), Now: s.Now}
+}
+
 // Add adds a to-do and answers with it.
 func Add(ctx context.Context, s *todo.Store, title, priority string, tags []string) error {
+	s = within(ctx, s)
 	it, err := s.Add(title, priority, todo.NormalizeTags(tags))
 	if err != nil {
 		return notFound(err, "")
@@ -110,6 +117,7 @@ func Add(ctx context.Context, s *todo.Store, title, priority string, tags []stri
 
 // List answers with the to-dos of a status: open, done or all.
 func List(ctx context.Context, s *todo.Store, status string) error {
+	s = within(ctx, s)
 	items, err := s.List(status)
 	if err != nil {
 		return notFound(err, "")
@@ -119,6 +127,7 @@ func List(ctx context.Context, s *todo.Store, status string) error {
 
 // Show answers with one to-do.
 func Show(ctx context.Context, s *todo.Store, id string) error {
+	s = within(ctx, s)
 	it, err := s.Get(id)
 	if err != nil {
 		return notFound(err, id)
@@ -128,6 +137,7 @@ func Show(ctx context.Context, s *todo.Store, id string) error {
 
 // Done marks a to-do done; doing it again changes nothing and says so.
 func Done(ctx context.Context, s *todo.Store, id string) error {
+	s = within(ctx, s)
 	it, changed, err := s.Done(id)
 	if err != nil {
 		return notFound(err, id)
@@ -136,6 +146,8 @@ func Done(ctx context.Context, s *todo.Store, id string) error {
 	out.Effect(envelope.Noop)
 	if changed {
 		out.Effect(envelope.Updated)
+	} else {
+		out.Warn("ALREADY_DONE", fmt.Sprintf("%s was already done; nothing changed", it.ID), "")
 	}
 	return out.Result(it)
 }
@@ -143,6 +155,7 @@ func Done(ctx context.Context, s *todo.Store, id string) error {
 // Purge deletes done to-dos (all of them with all), or with --dry-run says
 // which it would.
 func Purge(ctx context.Context, s *todo.Store, all bool) error {
+	s = within(ctx, s)
 	out := envelope.From(ctx)
 	removed, err := s.Purge(all, out.DryRun())
 	if err != nil {
@@ -165,6 +178,7 @@ func Purge(ctx context.Context, s *todo.Store, all bool) error {
 // Watch reports the number of open to-dos every interval, count times (0:
 // until cancelled or timed out).
 func Watch(ctx context.Context, s *todo.Store, interval time.Duration, count int) error {
+	s = within(ctx, s)
 	out := envelope.From(ctx)
 	tick := time.NewTicker(interval)
 	defer tick.Stop()
