@@ -75,8 +75,9 @@ func (inv *invocation) startCapture() *capture {
 // endCapture stops the capture and answers with what it caught. A command
 // that did not answer through envelope.Output answers with what it printed:
 // the document, when it printed one JSON object or array, else the text as
-// data.stdout. What a command printed beside its answer, or before it
-// failed, goes to stderr: nothing is lost, and stdout holds only the
+// data.stdout. What a command printed beside its answer is dealt with by
+// strayOutput (a THIRD_PARTY_STDOUT warning); what it printed before it
+// failed goes to stderr: nothing is lost, and stdout holds only the
 // envelope.
 func (inv *invocation) endCapture(failed bool) {
 	c := inv.capture
