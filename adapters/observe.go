@@ -198,6 +198,7 @@ func (inv *invocation) observe() {
 	inv.resolveConfig(judged)
 	o.audit = inv.auditPath()
 	inv.noColorForChildren()
+	inv.traceForChildren()
 }
 
 // observeSettings gives the command's Output what the invocation observed.
@@ -314,5 +315,16 @@ func (inv *invocation) noColorForChildren() {
 	}
 	if inv.mode.Agent || envelope.ColorOff(cfg.lookupEnv) {
 		os.Setenv("NO_COLOR", "1")
+	}
+}
+
+// traceForChildren sets TOOL_TRACE_ID in the process's environment to the
+// invocation's trace id, when it has one, so that the children a command
+// starts inherit it (the CLI Agent Spec's F-025) — also when the caller
+// named it <TOOL>_TRACE_ID. As with NO_COLOR, only a process run by Main or
+// Exec is changed, and only for an invocation the lifecycle answers.
+func (inv *invocation) traceForChildren() {
+	if t := inv.obs.trace; t != "" && inv.ownStreams() && !inv.cfg.envGiven && os.Getenv("TOOL_TRACE_ID") != t {
+		os.Setenv("TOOL_TRACE_ID", t)
 	}
 }
