@@ -107,6 +107,7 @@ func observeApp(o *observed) *cli.Command {
 				out.Warn("OLD_FORMAT", "the store is in the old format", "run 'app migrate'")
 			}
 			out.Progress("working", 1, 2)
+			out.Logger().Error("disk nearly full")
 			return out.Result(map[string]int{"n": 1})
 		}),
 		cmd("flaky", schema.Meta{Danger: schema.Safe, Retries: 3, RetryDelay: time.Millisecond}, []cli.Flag{&cli.IntFlag{Name: "fail"}},
@@ -314,7 +315,7 @@ func TestVerbosityFlags(t *testing.T) {
 
 // TestAutoQuiet: where nobody watches stderr — a pipe, CI, an agent —
 // progress and info lines stay off unless --verbose asks for them; a person
-// at a terminal sees them.
+// at a terminal sees them; an error line is always written.
 func TestAutoQuiet(t *testing.T) {
 	tests := []struct {
 		name     string
@@ -329,12 +330,17 @@ func TestAutoQuiet(t *testing.T) {
 		{"a person", []string{"TERM=dumb"}, [3]bool{true, true, true}, nil, true},
 		{"an agent at a terminal", []string{"CLAUDECODE=1"}, [3]bool{true, true, true}, nil, false},
 		{"an agent at a terminal, --verbose", []string{"CLAUDECODE=1"}, [3]bool{true, true, true}, []string{"--verbose"}, true},
+		{"CI at a terminal", []string{"TERM=dumb", "CI=true"}, [3]bool{true, true, true}, nil, false},
+		{"CI at a terminal, --verbose", []string{"TERM=dumb", "CI=true"}, [3]bool{true, true, true}, []string{"--verbose"}, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := obsRun{env: tt.env, tty: tt.tty}.do(t, &observed{}, append([]string{"warn", "--quietly"}, tt.args...)...)
 			if got := strings.Contains(r.stderr, "working"); got != tt.progress {
 				t.Errorf("progress shown %v, want %v; stderr %q", got, tt.progress, r.stderr)
+			}
+			if !strings.Contains(r.stderr, "disk nearly full") {
+				t.Errorf("the error line is missing; stderr %q", r.stderr)
 			}
 		})
 	}
@@ -631,6 +637,11 @@ func TestNobodyToAsk(t *testing.T) {
 	}
 	if r := (obsRun{tty: person, env: dumb}).do(t, o, "repl", "--non-interactive"); r.code != 4 || o.runs("repl") != 1 {
 		t.Errorf("--non-interactive at a terminal: exit %d, runs %d", r.code, o.runs("repl"))
+	}
+	// No command at all: the root's help, at once, asking nothing.
+	root := &observed{}
+	if w := wantOK(t, obsRun{stdin: "yes\n"}.do(t, root)); w.Meta["help"] != true || len(root.ran) != 0 {
+		t.Errorf("no arguments: meta.help %v, ran %v", w.Meta["help"], root.ran)
 	}
 
 	w = wantError(t, obsRun{}.do(t, o, "commit"), 4, "INPUT_REQUIRED")
