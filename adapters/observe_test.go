@@ -87,7 +87,7 @@ func observeApp(o *observed) *cli.Command {
 			return out.Result(map[string]any{"file": envelope.Path("notes/a.txt"), "made": out.Abs("b.txt")})
 		}),
 		cmd("login", schema.Meta{Danger: schema.Mutating, Flags: map[string]schema.FlagMeta{"token": {Sensitive: true}}},
-			[]cli.Flag{&cli.StringFlag{Name: "token"}, &cli.StringFlag{Name: "region"}},
+			[]cli.Flag{&cli.StringFlag{Name: "token"}, &cli.StringFlag{Name: "region", Sources: cli.EnvVars("APP_REGION")}},
 			func(ctx context.Context, c *cli.Command) error {
 				out := envelope.From(ctx)
 				out.Logger().Info("logging in", "region", c.String("region"))
@@ -611,6 +611,23 @@ func TestConfigSources(t *testing.T) {
 	}
 	if want := []string{"cli-flags", "env-vars", "file:" + project, "file:" + user, "defaults"}; !slices.Equal(shown.Precedence, want) {
 		t.Errorf("precedence_order %v, want %v", shown.Precedence, want)
+	}
+	w = wantOK(t, obsRun{env: []string{"APP_REGION=sa"}, opts: []urfave.Option{cfg, urfave.WithWorkDir(dir)}}.do(t, &observed{}, "login", "--show-config"))
+	json.Unmarshal(w.Data, &shown)
+	if shown.Effective["region"] != "sa" || shown.Sources["region"] != "env:APP_REGION" {
+		t.Errorf("a flag from the environment: %+v", shown)
+	}
+	shown.Effective, shown.Sources = nil, nil
+	w = wantOK(t, obsRun{env: []string{"APP_REGION=sa"}, opts: []urfave.Option{cfg, urfave.WithWorkDir(dir)}}.do(t, &observed{}, "login", "--no-config", "--show-config"))
+	json.Unmarshal(w.Data, &shown)
+	if shown.Effective["region"] != "sa" || shown.Sources["region"] != "env:APP_REGION" || slices.Contains(shown.Precedence, "file:"+project) {
+		t.Errorf("--no-config keeps the environment and drops the files: %+v", shown)
+	}
+	for _, cmd := range []string{"where", "login", "ask"} {
+		r := obsRun{tty: [3]bool{true, true, true}, env: []string{"TERM=dumb"}, opts: []urfave.Option{cfg}}.do(t, &observed{}, cmd, "--help")
+		if r.code != 0 || !strings.Contains(r.stdout+r.stderr, "--no-config") || !strings.Contains(r.stdout+r.stderr, "--config") {
+			t.Errorf("%s --help: exit %d, no --no-config or --config:\n%s%s", cmd, r.code, r.stdout, r.stderr)
+		}
 	}
 	w = do(&observed{}, "where", "--show-config")
 	json.Unmarshal(w.Data, &shown)
