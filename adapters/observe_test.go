@@ -211,6 +211,8 @@ func TestMetaSaysWhatHappened(t *testing.T) {
 		{"a display at a terminal", []string{"DISPLAY=:0", "APP_OUTPUT=json"}, [3]bool{true, true, true}, map[string]any{"headless": nil}},
 		{"a terminal without a display", []string{"APP_OUTPUT=json"}, [3]bool{true, true, true}, map[string]any{"headless": true}},
 		{"over SSH", []string{"DISPLAY=:0", "SSH_TTY=/dev/pts/1", "APP_OUTPUT=json"}, [3]bool{true, true, true}, map[string]any{"headless": true}},
+		{"in CI", []string{"DISPLAY=:0", "CI=true", "APP_OUTPUT=json"}, [3]bool{true, true, true}, map[string]any{"headless": true}},
+		{"a Wayland display", []string{"WAYLAND_DISPLAY=wayland-0", "APP_OUTPUT=json"}, [3]bool{true, true, true}, map[string]any{"headless": nil}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
