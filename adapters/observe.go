@@ -199,6 +199,7 @@ func (inv *invocation) observe() {
 	o.audit = inv.auditPath()
 	inv.noColorForChildren()
 	inv.traceForChildren()
+	inv.editorForChildren()
 }
 
 // observeSettings gives the command's Output what the invocation observed.
@@ -326,5 +327,21 @@ func (inv *invocation) noColorForChildren() {
 func (inv *invocation) traceForChildren() {
 	if t := inv.obs.trace; t != "" && inv.ownStreams() && !inv.cfg.envGiven && os.Getenv("TOOL_TRACE_ID") != t {
 		os.Setenv("TOOL_TRACE_ID", t)
+	}
+}
+
+// editorForChildren sets EDITOR, VISUAL and GIT_EDITOR to "true", an
+// editor that changes nothing and returns at once, in the process's
+// environment where nobody can be asked (the CLI Agent Spec's F-055): a
+// child the command starts — git commit, say — never opens an editor that
+// would wait for a person. At a terminal they are left as they are. As
+// with NO_COLOR, only a process run by Main or Exec is changed, and only
+// for an invocation the lifecycle answers.
+func (inv *invocation) editorForChildren() {
+	if inv.mode.Interactive || !inv.ownStreams() || inv.cfg.envGiven {
+		return
+	}
+	for _, name := range []string{"EDITOR", "VISUAL", "GIT_EDITOR"} {
+		os.Setenv(name, "true")
 	}
 }

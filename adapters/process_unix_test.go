@@ -38,15 +38,10 @@ func inProcess() bool {
 // arguments given and env as its whole environment beside PATH and HOME.
 func runProcess(t *testing.T, args string, env ...string) result {
 	t.Helper()
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(exe, "-test.run=^"+strings.Split(t.Name(), "/")[0]+"$")
-	cmd.Env = append([]string{processArgsEnv + "=" + args, "PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}, env...)
+	cmd := processCmd(t, args, env...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err = cmd.Run()
+	err := cmd.Run()
 	code := 0
 	if ee, ok := err.(*exec.ExitError); ok {
 		code = ee.ExitCode()
@@ -54,6 +49,18 @@ func runProcess(t *testing.T, args string, env ...string) result {
 		t.Fatal(err)
 	}
 	return result{code: code, stdout: stdout.String(), stderr: stderr.String()}
+}
+
+// processCmd is the command that runs the test binary as processApp.
+func processCmd(t *testing.T, args string, env ...string) *exec.Cmd {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe, "-test.run=^"+strings.Split(t.Name(), "/")[0]+"$")
+	cmd.Env = append([]string{processArgsEnv + "=" + args, "PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}, env...)
+	return cmd
 }
 
 // TestStrayOutputProcess: in a process of its own (Main), what a ported
@@ -144,6 +151,23 @@ func TestTraceForChildren(t *testing.T) {
 	}
 }
 
+// TestEditorForChildren: where nobody is at a terminal, a child a command
+// starts finds EDITOR, VISUAL and GIT_EDITOR set to "true", so that no
+// editor waits for a person (REQ-F-055); at a terminal
+// (TestEditorAtATerminal) they are as they were.
+func TestEditorForChildren(t *testing.T) {
+	if inProcess() {
+		return
+	}
+	if _, err := exec.LookPath("sh"); err != nil {
+		t.Skip("no sh to start a child with")
+	}
+	w := wantOK(t, runProcess(t, "child-editor", "EDITOR=vim", "VISUAL=code --wait", "APP_OUTPUT=json"))
+	if string(w.Data) != `{"editors":"true,true,true"}` {
+		t.Errorf("data %s, want every editor a no-op", w.Data)
+	}
+}
+
 // processApp is an app whose commands do behind Duet's back what only a
 // process of its own can show: print on file descriptor 1 by every route,
 // start a child.
@@ -172,6 +196,14 @@ func processApp() *cli.Command {
 					return err
 				}
 				return envelope.From(ctx).Result(map[string]string{"child_trace": string(out)})
+			}}, schema.Meta{Danger: schema.Safe}),
+		urfave.Annotate(&cli.Command{Name: "child-editor",
+			Action: func(ctx context.Context, _ *cli.Command) error {
+				out, err := exec.Command("sh", "-c", `printf %s "$EDITOR,$VISUAL,$GIT_EDITOR"`).Output()
+				if err != nil {
+					return err
+				}
+				return envelope.From(ctx).Result(map[string]string{"editors": string(out)})
 			}}, schema.Meta{Danger: schema.Safe}),
 	}}
 }
