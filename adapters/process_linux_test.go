@@ -19,7 +19,7 @@ func TestEditorAtATerminal(t *testing.T) {
 	if _, err := exec.LookPath("sh"); err != nil {
 		t.Skip("no sh to start a child with")
 	}
-	p := ptytest.Start(t, processCmd(t, "child-editor", "EDITOR=vim", "VISUAL=code", "TERM=dumb"))
+	p := ptytest.Start(t, processCmd(t, "child-env", "EDITOR=vim", "VISUAL=code", "TERM=dumb"))
 	screen, code := p.Wait(t)
 	if code != 0 || !strings.Contains(screen, "vim,code,") {
 		t.Errorf("exit %d, screen %q; want the editors as they were", code, screen)

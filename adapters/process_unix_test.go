@@ -5,6 +5,7 @@ package adapters_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -162,9 +163,37 @@ func TestEditorForChildren(t *testing.T) {
 	if _, err := exec.LookPath("sh"); err != nil {
 		t.Skip("no sh to start a child with")
 	}
-	w := wantOK(t, runProcess(t, "child-editor", "EDITOR=vim", "VISUAL=code --wait", "APP_OUTPUT=json"))
-	if string(w.Data) != `{"editors":"true,true,true"}` {
+	w := wantOK(t, runProcess(t, "child-env", "EDITOR=vim", "VISUAL=code --wait", "APP_OUTPUT=json"))
+	if string(w.Data) != `{"editors":"true,true,true","no_color":"1"}` {
 		t.Errorf("data %s, want every editor a no-op", w.Data)
+	}
+}
+
+// TestNoColorForChildren: where colour is off — an agent reads, NO_COLOR is
+// set even empty, CI — a child a command starts inherits NO_COLOR=1
+// (REQ-F-008); a NO_COLOR the caller set stays as it was.
+func TestNoColorForChildren(t *testing.T) {
+	if inProcess() {
+		return
+	}
+	if _, err := exec.LookPath("sh"); err != nil {
+		t.Skip("no sh to start a child with")
+	}
+	tests := []struct {
+		env  []string
+		want string
+	}{
+		{[]string{"APP_OUTPUT=json"}, "1"},
+		{[]string{"APP_OUTPUT=json", "NO_COLOR="}, "1"},
+		{[]string{"APP_OUTPUT=json", "NO_COLOR=yes"}, "yes"},
+	}
+	for _, tt := range tests {
+		w := wantOK(t, runProcess(t, "child-env", tt.env...))
+		var data map[string]string
+		json.Unmarshal(w.Data, &data)
+		if data["no_color"] != tt.want {
+			t.Errorf("env %q: the child's NO_COLOR is %q, want %q", tt.env, data["no_color"], tt.want)
+		}
 	}
 }
 
@@ -197,13 +226,17 @@ func processApp() *cli.Command {
 				}
 				return envelope.From(ctx).Result(map[string]string{"child_trace": string(out)})
 			}}, schema.Meta{Danger: schema.Safe}),
-		urfave.Annotate(&cli.Command{Name: "child-editor",
+		urfave.Annotate(&cli.Command{Name: "child-env",
 			Action: func(ctx context.Context, _ *cli.Command) error {
-				out, err := exec.Command("sh", "-c", `printf %s "$EDITOR,$VISUAL,$GIT_EDITOR"`).Output()
+				editors, err := exec.Command("sh", "-c", `printf %s "$EDITOR,$VISUAL,$GIT_EDITOR"`).Output()
 				if err != nil {
 					return err
 				}
-				return envelope.From(ctx).Result(map[string]string{"editors": string(out)})
+				noColor, err := exec.Command("sh", "-c", `printf %s "$NO_COLOR"`).Output()
+				if err != nil {
+					return err
+				}
+				return envelope.From(ctx).Result(map[string]string{"editors": string(editors), "no_color": string(noColor)})
 			}}, schema.Meta{Danger: schema.Safe}),
 	}}
 }
