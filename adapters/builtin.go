@@ -54,19 +54,19 @@ func isBuiltinFlag(name string) bool {
 		FlagEtag, FlagAgentsMD, FlagMCP:
 		return true
 	}
-	return false
+	return isObservedFlag(name)
 }
 
 // globalFlags are accepted by every command.
 func globalFlags() []schema.Flag {
-	return []schema.Flag{
+	return append([]schema.Flag{
 		{Name: FlagOutput, Control: true, Type: schema.String, Enum: envelope.FormatNames(), Usage: "output format: json, jsonl, tsv, text or id (default: json for an agent, text otherwise)"},
 		{Name: FlagSchema, Control: true, Type: schema.Boolean, Usage: "print this command's input and output schema, exit codes and examples, and exit", Default: false},
 		{Name: FlagQuiet, Control: true, Type: schema.Boolean, Usage: "no progress and no diagnostics but errors", Default: false},
 		{Name: FlagVerbose, Control: true, Type: schema.Boolean, Usage: "debug diagnostics on stderr", Default: false},
 		{Name: FlagHuman, Control: true, Type: schema.Boolean, Usage: "show every command in help and describe, whatever the audience", Hidden: true, Default: false},
 		{Name: FlagShowConfig, Control: true, Type: schema.Boolean, Usage: "print the value of every flag of this command and where it comes from, and exit", Default: false},
-	}
+	}, observedGlobalFlags()...)
 }
 
 // commandFlags are the built-ins a runnable command gets from its
@@ -103,7 +103,8 @@ func commandFlags(c *schema.Command) []schema.Flag {
 			schema.Flag{Name: FlagCursor, Type: schema.String, Usage: "continue from meta.pagination.next_cursor of a previous response"})
 	}
 	flags = append(flags, inputFlags(c)...) // input: --input-file, --raw-payload, --no-follow-symlinks, --max-depth
-	return append(flags, workFlags(c)...)
+	flags = append(flags, workFlags(c)...)
+	return append(flags, observedCommandFlags(c)...)
 }
 
 // Prepare completes a tree an adapter built from an app: it sets parents and
@@ -162,6 +163,12 @@ func Prepare(root *schema.Command, opts ...Option) error {
 		root.Commands = append(root.Commands, nodes...)
 		for _, n := range nodes {
 			walk(n, root)
+		}
+		slices.SortStableFunc(root.Commands, func(a, b *schema.Command) int { return strings.Compare(a.Name, b.Name) })
+	}
+	if n := len(root.Commands); observeTree(root, &cfg) > 0 {
+		for _, s := range root.Commands[n:] {
+			walk(s, root)
 		}
 		slices.SortStableFunc(root.Commands, func(a, b *schema.Command) int { return strings.Compare(a.Name, b.Name) })
 	}
@@ -244,6 +251,7 @@ func complete(c *schema.Command, checked map[uintptr]error) error {
 	if err := checkProc(c); err != nil {
 		errs = append(errs, err)
 	}
+	errs = append(errs, observedDeclarations(c)...)
 	switch c.Meta.Danger {
 	case "", schema.Safe, schema.Mutating, schema.Destructive:
 	default:

@@ -75,8 +75,9 @@ func (inv *invocation) startCapture() *capture {
 // endCapture stops the capture and answers with what it caught. A command
 // that did not answer through envelope.Output answers with what it printed:
 // the document, when it printed one JSON object or array, else the text as
-// data.stdout. What a command printed beside its answer, or before it
-// failed, goes to stderr: nothing is lost, and stdout holds only the
+// data.stdout. What a command printed beside its answer is dealt with by
+// strayOutput (a THIRD_PARTY_STDOUT warning); what it printed before it
+// failed goes to stderr: nothing is lost, and stdout holds only the
 // envelope.
 func (inv *invocation) endCapture(failed bool) {
 	c := inv.capture
@@ -88,11 +89,7 @@ func (inv *invocation) endCapture(failed bool) {
 		return
 	}
 	if failed || inv.out.Used() {
-		io.WriteString(inv.cfg.stderr, string(printed))
-		if !failed {
-			inv.out.Warn("STRAY_OUTPUT", fmt.Sprintf("the command printed %d bytes to stdout beside its result; they are on stderr", total),
-				"the tool's author should answer through envelope.Output only")
-		}
+		inv.strayOutput(printed, total, failed)
 		return
 	}
 	doc := bytes.TrimSpace(printed)

@@ -160,24 +160,55 @@ func TestAgentGetsWhatWasPrinted(t *testing.T) {
 	wantError(t, runPlain(t, false, true, nil, "boom"), 1, "INTERNAL_ERROR")
 }
 
-// TestStrayOutput: what a ported command prints beside its result goes to
-// stderr, and the envelope says so.
+// TestStrayOutput: what a ported command prints beside its result never
+// reaches stdout (REQ-F-060): prose is a THIRD_PARTY_STDOUT warning quoting
+// it, a JSON document is dropped, and --debug shows it on stderr,
+// attributed.
 func TestStrayOutput(t *testing.T) {
-	app := &cli.Command{Name: "app", Commands: []*cli.Command{urfave.Annotate(&cli.Command{Name: "x",
-		Action: func(ctx context.Context, cmd *cli.Command) error {
-			fmt.Fprintln(cmd.Root().Writer, "working...")
-			return envelope.From(ctx).Result(map[string]int{"n": 1})
-		}}, schema.Meta{Danger: schema.Safe})}}
-	var stdout, stderr bytes.Buffer
-	code := urfave.Run(context.Background(), app, []string{"x"}, urfave.WithStdio(strings.NewReader(""), &stdout, &stderr),
-		urfave.WithEnv([]string{"APP_OUTPUT=json"}), urfave.WithTerminal(false, false, false))
-	w := wantOK(t, result{code: code, stdout: stdout.String(), stderr: stderr.String()})
-	if string(w.Data) != `{"n":1}` || len(w.Warnings) != 1 || !strings.HasPrefix(w.Warnings[0], "STRAY_OUTPUT: ") {
-		t.Errorf("data %s warnings %q", w.Data, w.Warnings)
+	tests := []struct {
+		name, printed string
+		args          []string
+		warnings      []string
+		stderr        string
+	}{
+		{"prose", "working...\n", nil, []string{"THIRD_PARTY_STDOUT: working. Next: it is not part of the answer; the tool's author should answer through envelope.Output only"}, ""},
+		{"a JSON document", `{"n":2}` + "\n", nil, []string{}, ""},
+		{"under --debug", "working...\n", []string{"--debug"}, []string{"THIRD_PARTY_STDOUT: working. Next: it is not part of the answer; the tool's author should answer through envelope.Output only"},
+			"[stdout, not the answer] working...\n"},
 	}
-	if stderr.String() != "working...\n" {
-		t.Errorf("stderr = %q, want what the command printed", stderr.String())
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			app := &cli.Command{Name: "app", Commands: []*cli.Command{urfave.Annotate(&cli.Command{Name: "x",
+				Action: func(ctx context.Context, cmd *cli.Command) error {
+					fmt.Fprint(cmd.Root().Writer, tt.printed)
+					return envelope.From(ctx).Result(map[string]int{"n": 1})
+				}}, schema.Meta{Danger: schema.Safe})}}
+			var stdout, stderr bytes.Buffer
+			code := urfave.Run(context.Background(), app, append([]string{"x"}, tt.args...), urfave.WithStdio(strings.NewReader(""), &stdout, &stderr),
+				urfave.WithEnv([]string{"APP_OUTPUT=json"}), urfave.WithTerminal(false, false, false))
+			w := wantOK(t, result{code: code, stdout: stdout.String(), stderr: stderr.String()})
+			if string(w.Data) != `{"n":1}` {
+				t.Errorf("data %s, want the result alone", w.Data)
+			}
+			if diff := cmp.Diff(tt.warnings, w.Warnings); diff != "" {
+				t.Errorf("warnings (-want +got):\n%s", diff)
+			}
+			// --debug writes its trace too: only the attributed line is held here.
+			if got := strayLines(stderr.String()); got != tt.stderr {
+				t.Errorf("stderr's stray lines = %q, want %q", got, tt.stderr)
+			}
+		})
 	}
+}
+
+func strayLines(stderr string) string {
+	var b strings.Builder
+	for _, l := range strings.SplitAfter(stderr, "\n") {
+		if strings.HasPrefix(l, "[stdout") {
+			b.WriteString(l)
+		}
+	}
+	return b.String()
 }
 
 // TestUnknownDangerIsNotSafe: a command that declares no danger is unknown

@@ -8,10 +8,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/spf13/cobra"
@@ -246,6 +248,7 @@ func (i in) do(t *testing.T, framework string, args ...string) (result, ran) {
 			urfave.WithEnv(i.env),
 			urfave.WithTerminal(i.stdinT, false, false),
 			urfave.WithRequestID(func() string { return "req-test" }),
+			urfave.WithClock(func() time.Time { return time.Date(2026, 3, 17, 14, 0, 0, 0, time.UTC) }),
 		}, i.opts...)
 		code := fw.run(args, r, opts...)
 		return result{code: code, stdout: stdout.String(), stderr: stderr.String()}, r
@@ -799,12 +802,14 @@ func mapKeysOf(m map[string]any) func(func(string) bool) {
 // end it; nothing is refused.
 func TestStdinAtATerminal(t *testing.T) {
 	onBoth(t, func(t *testing.T, fw string) {
-		r, ran := in{stdin: strings.NewReader("typed\n"), stdinT: true, env: []string{"NO_COLOR=1"},
+		r, ran := in{stdin: strings.NewReader("typed\n"), stdinT: true,
 			opts: []urfave.Option{urfave.WithTerminal(true, true, true)}}.do(t, fw, "import")
 		if r.code != 0 || ran["import"] != 1 {
 			t.Fatalf("exit %d, ran %v\nstdout %s\nstderr %s", r.code, ran, r.stdout, r.stderr)
 		}
-		if !strings.Contains(r.stderr, "end it with Ctrl-D") || !strings.Contains(r.stdout, "bytes:  6") {
+		// A terminal gets colour: judge the text without it.
+		plain := regexp.MustCompile("\x1b\\[[0-9;]*m").ReplaceAllString(r.stdout, "")
+		if !strings.Contains(r.stderr, "end it with Ctrl-D") || !strings.Contains(plain, "bytes:  6") {
 			t.Errorf("stdout %q stderr %q", r.stdout, r.stderr)
 		}
 	})

@@ -94,6 +94,8 @@ func (inv *invocation) builtin() func(context.Context) error {
 		return inv.cleanupAction
 	case node.Builtin && node.Parent != nil && node.Parent.Parent == inv.root && node.Parent.Name == JobCommand:
 		return inv.jobAction
+	case node.Builtin && node.Name == AuditLogCommand && node.Parent == inv.root:
+		return inv.auditLog
 	default:
 		return func(context.Context) error {
 			return fmt.Errorf("duet: %q has no action", node.DotPath())

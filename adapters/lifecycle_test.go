@@ -194,6 +194,8 @@ func (r run) options(stdout, stderr io.Writer) []urfave.Option {
 		urfave.WithEnv(r.env),
 		urfave.WithTerminal(r.tty[0], r.tty[1], r.tty[2]),
 		urfave.WithRequestID(func() string { return "req-test" }),
+		urfave.WithClock(func() time.Time { return time.Date(2026, 3, 17, 14, 0, 0, 0, time.UTC) }),
+		urfave.WithWorkDir("/work/dir"),
 	}, r.opts...)
 }
 
@@ -391,7 +393,7 @@ func TestErrorMapping(t *testing.T) {
 }
 
 func TestHumanErrorOnStderr(t *testing.T) {
-	r := run{tty: [3]bool{true, true, true}, env: []string{"NO_COLOR="}}.do(t, newHarness(t), "missing")
+	r := run{tty: [3]bool{true, true, true}, env: []string{"TERM=dumb"}}.do(t, newHarness(t), "missing")
 	if r.code != 5 {
 		t.Errorf("exit = %d, want 5", r.code)
 	}
@@ -754,7 +756,7 @@ func TestAgentDetector(t *testing.T) {
 		}
 	})
 	t.Run("not detected", func(t *testing.T) {
-		r := run{tty: tty, env: []string{"NO_COLOR="}, opts: []urfave.Option{detector}}.do(t, newHarness(t), "show")
+		r := run{tty: tty, env: []string{"TERM=dumb"}, opts: []urfave.Option{detector}}.do(t, newHarness(t), "show")
 		if r.code != 0 || r.stdout != "id:   i1\nname: alpha\n" {
 			t.Errorf("exit %d stdout %q, want human text", r.code, r.stdout)
 		}
@@ -764,7 +766,7 @@ func TestAgentDetector(t *testing.T) {
 func TestHumanAtATerminal(t *testing.T) {
 	tty := [3]bool{true, true, true}
 	t.Run("text", func(t *testing.T) {
-		r := run{tty: tty, env: []string{"NO_COLOR="}}.do(t, newHarness(t), "show")
+		r := run{tty: tty, env: []string{"TERM=dumb"}}.do(t, newHarness(t), "show")
 		if json.Valid([]byte(r.stdout)) {
 			t.Errorf("stdout is JSON at a terminal: %s", r.stdout)
 		}
@@ -793,7 +795,7 @@ func TestHumanAtATerminal(t *testing.T) {
 	for _, tt := range tests {
 		t.Run("prompt "+tt.name, func(t *testing.T) {
 			h := newHarness(t)
-			r := run{tty: tty, stdin: tt.stdin, env: []string{"NO_COLOR="}}.do(t, h, "purge")
+			r := run{tty: tty, stdin: tt.stdin, env: []string{"TERM=dumb"}}.do(t, h, "purge")
 			if r.code != tt.exit {
 				t.Errorf("exit = %d, want %d\nstderr: %s", r.code, tt.exit, r.stderr)
 			}
@@ -825,7 +827,7 @@ func TestPromptInterrupted(t *testing.T) {
 	sigs <- os.Interrupt
 	var stdout, stderr bytes.Buffer
 	code := urfave.Run(context.Background(), newApp(h), []string{"purge"},
-		urfave.WithStdio(stdin, &stdout, &stderr), urfave.WithEnv([]string{"NO_COLOR="}),
+		urfave.WithStdio(stdin, &stdout, &stderr), urfave.WithEnv([]string{"TERM=dumb"}),
 		urfave.WithTerminal(true, true, true), urfave.WithSignals(sigs))
 	if code != 130 {
 		t.Errorf("exit = %d, want 130\nstderr: %s", code, stderr.String())
@@ -882,7 +884,8 @@ func TestConfirmationInAgentMode(t *testing.T) {
 		if h.called("reset") != 0 {
 			t.Errorf("reset ran with --dry-run: %+v", w.Error)
 		}
-		w = wantError(t, run{}.do(t, h, "reset"), 2, "CONFIRMATION_REQUIRED")
+		// Not destructive, it asks a question nobody can answer: INPUT_REQUIRED, exit 4 (REQ-F-009).
+		w = wantError(t, run{}.do(t, h, "reset"), 4, "INPUT_REQUIRED")
 		if w.Error.FixCommand != "" || strings.Contains(w.Error.Suggestion, "--dry-run") || h.called("reset") != 0 {
 			t.Errorf("the refusal offers a form that would act: %+v", w.Error)
 		}

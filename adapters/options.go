@@ -33,6 +33,13 @@ type config struct {
 	// child processes (proc)
 	quietUpdates []func() // WithUpdateNotifierSuppression
 	cleanup      bool     // long work: the app has the cleanup command (WithCleanupCommand)
+	// seeing what happened (issue 16: observe)
+	now         func() time.Time   // WithClock
+	workDir     string             // WithWorkDir
+	audit       string             // WithAuditLog's path
+	auditGiven  bool               // WithAuditLog was given
+	configFiles *Config            // WithConfig
+	open        func(string) error // WithOpener
 }
 
 type ttys struct{ stdin, stdout, stderr bool }

@@ -90,16 +90,20 @@ type profiles struct {
 // looked for. Apps without profileable flags read nothing.
 func (inv *invocation) applyProfile() *envelope.Error {
 	c, cfg := inv.call, inv.cfg
-	if c.help || c.version || inv.root.Sub(ProfileCommand) == nil || !inv.root.Sub(ProfileCommand).Builtin {
-		return nil // help and --version take no flag values
+	if c.help || c.version || inv.root.Sub(ProfileCommand) == nil || !inv.root.Sub(ProfileCommand).Builtin || inv.skipProfiles() {
+		return nil // help and --version take no flag values; --no-config reads no profile
 	}
 	path, err := profile.Path(inv.root.Name, cfg.getenv)
+	path = inv.profilePath(path)
 	if err != nil {
 		return envelope.Errorf(exitcode.Precondition, "NO_CONFIG_DIR", "%v", err).
 			WithFix("set "+envelope.EnvName(inv.root.Name, "CONFIG_DIR")+" to a directory for the tool's profiles", "")
 	}
 	inv.profiles = &profiles{store: &profile.Store{Path: path}}
 	name, from := c.last(FlagProfile), "--profile"
+	if name == "" {
+		name, from = inv.contextProfile(), "--context"
+	}
 	if name == "" {
 		name, from = cfg.getenv(profile.EnvName(inv.root.Name)), profile.EnvName(inv.root.Name)
 	}
@@ -390,7 +394,9 @@ func (inv *invocation) showConfig() int {
 	if rows == nil {
 		rows = []map[string]any{}
 	}
-	inv.out.Result(rows)
+	if err := inv.showConfigSpec(context.Background(), rows); err != nil {
+		return inv.finish(envelope.As(err))
+	}
 	return inv.finish(nil)
 }
 

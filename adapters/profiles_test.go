@@ -58,7 +58,9 @@ func TestSensitiveFlagsAndProfiles(t *testing.T) {
 		t.Fatalf("--show-config: exit %d, the secret shows or it failed:\n%s", code, out)
 	}
 	var answer struct {
-		Data []map[string]any `json:"data"`
+		Data struct {
+			Flags []map[string]any `json:"flags"`
+		} `json:"data"`
 	}
 	if err := json.Unmarshal([]byte(out[:strings.IndexByte(out, '\n')]), &answer); err != nil {
 		t.Fatalf("%v\n%s", err, out)
@@ -67,7 +69,7 @@ func TestSensitiveFlagsAndProfiles(t *testing.T) {
 		{"flag": "region", "value": "eu", "source": "profile:p"},
 		{"flag": "token", "value": "[REDACTED]", "source": "env:APP_TOKEN"},
 	}
-	if diff := cmp.Diff(want, answer.Data); diff != "" {
+	if diff := cmp.Diff(want, answer.Data.Flags); diff != "" {
 		t.Errorf("--show-config (-want +got):\n%s", diff)
 	}
 }

@@ -71,6 +71,7 @@ type invocation struct {
 	payload  *input.Source
 	inputErr *envelope.Error
 	work     workState // long work: steps, cleanup, idempotency, jobs
+	obs      observed  // seeing what happened (observe.go)
 }
 
 type invocationKey struct{}
@@ -164,6 +165,7 @@ func (inv *invocation) run(ctx context.Context, args []string) int {
 	args, c = inv.rewrite(args, c) // input: --raw-payload, ids piped as -, JSON5, rule defaults
 	c.check(inv.classify, cfg.lookupEnv, inv.profiles.valueOf)
 	inv.warnings = append(inv.warnings, c.warnings...)
+	inv.observe()
 	validateErr := inv.validate(ctx)
 	if modeErr != nil && output == "" { // a bad --output is refused as the flag's enum, and a bad <TOOL>_OUTPUT alike
 		valid := envelope.FormatNames()
@@ -175,7 +177,7 @@ func (inv *invocation) run(ctx context.Context, args []string) int {
 		mode.Format = envelope.Text // a document asked for by name, ready for `> AGENTS.md`
 		inv.mode = mode
 	}
-	inv.refusal = inv.unconfirmed(args)
+	inv.refusal = inv.inputRequired(inv.unconfirmed(args))
 	stdout := cfg.stdout
 	if mode.Agent && inv.extension() == nil { // an extension owns the streams
 		inv.capture = inv.startCapture()
@@ -193,6 +195,7 @@ func (inv *invocation) run(ctx context.Context, args []string) int {
 		inv.out.Warn(w[0], w[1], w[2])
 	}
 	inv.readPayload() // input: stdin, whole and within its cap, before the command writes anything
+	inv.traceStart()
 
 	switch {
 	case c.version:
@@ -225,6 +228,9 @@ func (inv *invocation) run(ctx context.Context, args []string) int {
 	}
 	if e := inv.extension(); e != nil {
 		return inv.extend(ctx, e)
+	}
+	if err := inv.needsPerson(); err != nil {
+		return inv.finish(err)
 	}
 	if err := inv.confirm(args); err != nil {
 		return inv.finish(err)
@@ -447,6 +453,7 @@ func (inv *invocation) settings(stdout io.Writer) envelope.Settings {
 		s.Window = w
 	}
 	inv.workSettings(&s)
+	inv.observeSettings(&s)
 	return s
 }
 
@@ -467,16 +474,21 @@ func (inv *invocation) finish(fail *envelope.Error) int {
 		fail.Settle(inv.call.node.ExitCodes())
 	}
 	inv.meta.DurationMS = time.Since(inv.start).Milliseconds()
+	inv.observed()
 	reported := inv.out.Finish(inv.meta, fail) // fail, or the error rendering hit
+	code := int(exitcode.Success)
 	switch {
 	case isEPIPE(inv.out.WriteErr()):
-		return int(exitcode.Success) // the reader went away: that is its choice, not our failure
+		// the reader went away: that is its choice, not our failure
 	case reported == nil:
-		return int(exitcode.Success)
 	case reported.Exit == exitcode.Success:
-		return int(exitcode.GeneralError) // an error cannot succeed
+		code = int(exitcode.GeneralError) // an error cannot succeed
+	default:
+		code = int(reported.Exit)
 	}
-	return int(reported.Exit)
+	inv.audit(code, reported)
+	inv.traceEnd(code)
+	return code
 }
 
 // previewed checks the answer of a dry run. One that succeeded without
@@ -749,8 +761,10 @@ func cancelled(sig os.Signal) *envelope.Error {
 	if sig == syscall.SIGTERM {
 		code = exitcode.Terminated
 	}
-	return envelope.Errorf(code, "CANCELLED", "cancelled by %s before it finished", sigName(sig)).
+	e := envelope.Errorf(code, "CANCELLED", "cancelled by %s before it finished", sigName(sig)).
 		WithSuggestion("inspect the state before running it again")
+	e.Signal = sigName(sig)
+	return e
 }
 
 func sigName(s os.Signal) string {

@@ -52,7 +52,10 @@ func (c *checker) probe(ctx context.Context, t *tree) {
 			c.signals(ctx, cmd)
 			continue
 		}
-		if cmd.Danger == "safe" && !cmd.requiresInput() && t.source != "help" && t.source != "none" {
+		// The spec's audit-log (REQ-O-030) answers with the history of
+		// invocations, which every run lengthens: it is never the same twice.
+		history := len(cmd.Path) == 1 && cmd.Path[0] == "audit-log"
+		if cmd.Danger == "safe" && !cmd.requiresInput() && t.source != "help" && t.source != "none" && !history {
 			if c.safeRun(ctx, cmd) {
 				safe = append(safe, cmd)
 			}

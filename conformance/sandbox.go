@@ -314,6 +314,9 @@ func (s *Sandbox) Snapshot() (Snapshot, error) {
 			if err != nil {
 				return err
 			}
+			if s.auditLog(path) {
+				return nil
+			}
 			snap[filepath.ToSlash(rel)] = st
 			return nil
 		})
@@ -322,6 +325,18 @@ func (s *Sandbox) Snapshot() (Snapshot, error) {
 		}
 	}
 	return snap, nil
+}
+
+// auditLog reports whether path is a tool's audit log where the CLI Agent
+// Spec keeps it (REQ-F-026: <data home>/<tool>/audit.jsonl): one line
+// appended for every invocation, help and refusals included, it is the
+// record of what ran, not a side effect of running it.
+func (s *Sandbox) auditLog(path string) bool {
+	if filepath.Base(path) != "audit.jsonl" {
+		return false
+	}
+	tools := filepath.Dir(filepath.Dir(path))
+	return tools == s.DataHome || tools == filepath.Join(s.Home, ".local", "share")
 }
 
 func fileState(path string, d fs.DirEntry) (FileState, error) {

@@ -59,6 +59,16 @@ type Meta struct {
 	Steps          *StepReport `json:"steps,omitempty"`           // a multi-step command's account of its steps
 	IdempotencyHit bool        `json:"idempotency_hit,omitempty"` // the answer is a replay of the first call with this --idempotency-key
 	SessionTmpDir  string      `json:"session_tmp_dir,omitempty"` // the invocation's temp directory, removed when it ended
+	// seeing what happened (issue 16: observe)
+	TraceID             string `json:"trace_id,omitempty"`              // <TOOL>_TRACE_ID (or TOOL_TRACE_ID), as the caller set it
+	Timestamp           string `json:"timestamp,omitempty"`             // when the invocation started: RFC 3339, UTC, milliseconds
+	Cwd                 string `json:"cwd,omitempty"`                   // the working directory relative paths resolve against (--cwd)
+	ProjectRoot         string `json:"project_root,omitempty"`          // the project directory the command resolved, if it resolves one
+	EffectiveConfigHash string `json:"effective_config_hash,omitempty"` // changes when a config source's content does
+	Context             string `json:"context,omitempty"`               // the named context (--context) in use
+	AuditLogPath        string `json:"audit_log_path,omitempty"`        // the append-only log this invocation is recorded in
+	Headless            bool   `json:"headless,omitempty"`              // no display to open a browser or a window on
+	Retries             int    `json:"retries,omitempty"`               // internal retries the command made (0 is left out)
 }
 
 // ProfileUse names the saved profile an invocation applied, and the flags it

@@ -69,6 +69,8 @@ type Error struct {
 	LoopTarget     string         `json:"loop_target,omitempty"`     // the directory a symlink loops back to
 	CompletedCount *int           `json:"completed_count,omitempty"` // the work done before the error
 	MaxDepth       int            `json:"max_depth,omitempty"`       // the depth limit that was reached
+	// seeing what happened (issue 16: observe)
+	Signal string `json:"signal,omitempty"` // SIGINT or SIGTERM, when one cancelled the command
 }
 
 // FieldError is one validation failure among several reported at once.

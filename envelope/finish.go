@@ -24,6 +24,7 @@ func (o *Output) Finish(meta Meta, fail *Error) *Error {
 	defer o.mu.Unlock()
 	o.progress.clearLocked()
 	o.closed = true
+	fail = o.observeLocked(&meta, fail)
 	meta.DryRun = meta.DryRun || o.s.DryRun
 	meta.Effect = o.effect
 	if meta.DryRun {
@@ -102,7 +103,7 @@ func (o *Output) payloadLocked(meta *Meta) (payload, error) {
 	default:
 		return payload{one: json.RawMessage("null")}, nil
 	}
-	return p.project(o.s.Fields)
+	return o.finishData(p.project(o.s.Fields))
 }
 
 func paginationFor(total, start, returned int) *Pagination {
@@ -227,6 +228,9 @@ func (o *Output) writeRendered(p payload) error {
 
 // writeHumanDiagnostics writes warnings and the error on stderr.
 func (o *Output) writeHumanDiagnostics(fail *Error) {
+	if o.s.Quiet {
+		return // --quiet: not a byte on stderr; the exit code tells
+	}
 	var b strings.Builder
 	o.writeWarnings(&b)
 	if fail != nil {

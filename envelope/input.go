@@ -40,5 +40,5 @@ func (e *Error) appendInput(b []byte) []byte {
 	if e.MaxDepth != 0 {
 		b = jsonw.Int(jsonw.Key(b, "max_depth"), int64(e.MaxDepth))
 	}
-	return append(b, '}')
+	return b
 }

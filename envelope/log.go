@@ -30,28 +30,30 @@ func SecretName(name string) bool {
 }
 
 // Logger returns the invocation's diagnostic logger. It writes to stderr —
-// JSON lines for an agent, text for a person — at Info level (Warn for an agent,
-// Debug with --verbose, Error with --quiet), and redacts secrets: values of
-// attributes whose names look secret, and the values of flags marked sensitive
-// wherever they appear.
+// JSON lines for an agent, text for a person — at Info level (Warn for an
+// agent, or where nobody watches stderr; Debug with --verbose or --debug;
+// nothing with --quiet), with the caller's trace id on every line, and
+// redacts secrets: values of attributes whose names look secret, and the
+// values of flags marked sensitive wherever they appear.
 func (o *Output) Logger() *slog.Logger { return o.logger() }
 
 func (o *Output) logHandler() slog.Handler {
 	level := slog.LevelInfo
 	switch {
 	case o.s.Quiet:
-		level = slog.LevelError
-	case o.s.Verbose:
+		level = levelOff
+	case o.s.Verbose || o.s.Debug:
 		level = slog.LevelDebug
-	case o.s.Mode.Agent:
+	case o.s.Mode.Agent || o.s.Hush:
 		level = slog.LevelWarn
 	}
 	opts := &slog.HandlerOptions{Level: level}
 	w := &lockedStderr{o: o}
+	var h slog.Handler = slog.NewTextHandler(w, opts)
 	if o.s.Mode.Agent {
-		return slog.NewJSONHandler(w, opts)
+		h = slog.NewJSONHandler(w, opts)
 	}
-	return slog.NewTextHandler(w, opts)
+	return o.traced(h)
 }
 
 // lockedStderr clears a progress line before a log line is written.

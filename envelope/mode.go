@@ -91,10 +91,10 @@ func EnvName(tool, setting string) string {
 // Detect decides the audience. An agent is reading when --output names a
 // machine format, <TOOL>_OUTPUT does, the app's detector says so, or a
 // coding agent's CLI runs the tool (see [AgentMarker]); and, with
-// s.Strict, when stdout is not a terminal or CI is set. Otherwise a person
-// is at the terminal, or a script reads the pipe. Colour is off for an
-// agent, and whenever NO_COLOR is set (even empty), CI is set or TERM is
-// dumb.
+// s.Strict, when stdout is not a terminal, a CI runner is named (CI,
+// GITHUB_ACTIONS, JENKINS_URL) or NO_COLOR is set, as the CLI Agent Spec's
+// F-003 wants. Otherwise a person is at the terminal, or a script reads the
+// pipe. Colour is off for an agent, and wherever [ColorOff] says.
 func Detect(s Signals) (Mode, error) {
 	lookup := s.LookupEnv
 	getenv := func(k string) string { v, _ := lookup(k); return v }
@@ -120,8 +120,10 @@ func Detect(s Signals) (Mode, error) {
 		m.Agent, m.Reason = true, AgentMarker(getenv)+" is set"
 	case s.Strict && !s.StdoutTTY:
 		m.Agent, m.Reason = true, "stdout is not a terminal"
-	case s.Strict && getenv("CI") != "":
-		m.Agent, m.Reason = true, "CI is set"
+	case s.Strict && ciName(getenv) != "":
+		m.Agent, m.Reason = true, ciName(getenv)+" is set"
+	case s.Strict && noColorSet(lookup):
+		m.Agent, m.Reason = true, "NO_COLOR is set"
 	}
 	if m.Format == "" {
 		m.Format = Text
@@ -129,8 +131,7 @@ func Detect(s Signals) (Mode, error) {
 			m.Format = JSON
 		}
 	}
-	_, noColor := lookup("NO_COLOR")
-	plain := noColor || getenv("CI") != "" || getenv("GITHUB_ACTIONS") != "" || getenv("TERM") == "dumb"
+	plain := ColorOff(lookup)
 	m.Color = !m.Agent && !plain && s.StdoutTTY
 	m.ErrColor = !m.Agent && !plain && s.StderrTTY
 	m.ErrTerminal = !m.Agent && s.StderrTTY && getenv("TERM") != "dumb"

@@ -36,6 +36,17 @@ type Settings struct {
 	ResumeFrom string   // --resume-from: the declared step to start at
 	TempRoot   string   // where the session's temp directory is made; "" for the system's
 	Session    string   // names the session's temp directory: the request id
+	// seeing what happened (issue 16: observe)
+	TraceID          string       // the caller's trace id, on every log line
+	Debug            bool         // --debug: the full diagnostic trace on stderr, secrets redacted
+	Hush             bool         // nobody watches stderr (a pipe, CI, an agent): no progress, no info logs
+	WarningsAsErrors bool         // a warning fails the invocation with exit 1
+	Cwd              string       // the directory relative paths resolve against (--cwd); "" for the process's
+	Unmask           bool         // --unmask: high-entropy values as they are
+	HighEntropy      []string     // fields of data masked whatever they hold
+	Config           ConfigChoice // the configuration files to read
+	Display          Display      // where a browser or a window would open
+	Retry            RetryBudget  // the command's own retries
 }
 
 // Window is the page a list command was asked for.
@@ -73,6 +84,10 @@ type Output struct {
 	shown     int  // warnings a person was shown already (ShowWarnings)
 
 	work work // long work: steps, undo and cleanup hooks, temp directory, status
+	// seeing what happened (issue 16: observe)
+	retries int         // retries the command made (Retried)
+	root    string      // the project root the command resolved
+	offer   [][2]string // what the command would have opened on a display: key, target
 }
 
 type warning struct{ code, message, next string }
@@ -257,6 +272,7 @@ func (o *Output) Item(v any) error {
 			return err
 		}
 	}
+	raw = o.maskItem(raw)
 	switch o.s.Mode.Format {
 	case JSON:
 		o.items = append(o.items, raw)

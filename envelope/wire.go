@@ -87,7 +87,7 @@ func (m Meta) appendJSON(b []byte) []byte {
 		b = append(b, '}')
 	}
 	b = optString(b, "session_pid_file", m.SessionPIDFile)
-	return append(m.appendWork(b), '}')
+	return m.appendObserved(m.appendWork(b))
 }
 
 // MarshalJSON encodes a page description; its members are always present.
@@ -159,7 +159,9 @@ func (e *Error) appendJSON(b []byte) []byte {
 		b = append(b, ']')
 	}
 	b = optString(b, "conflict_id", e.ConflictID)
-	return e.appendInput(b)
+	b = e.appendInput(b)
+	b = optString(b, "signal", e.Signal)
+	return append(b, '}')
 }
 
 // MarshalJSON encodes one of several validation failures.

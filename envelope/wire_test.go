@@ -30,7 +30,7 @@ func TestWireMatchesEncodingJSON(t *testing.T) {
 		Suggestion: "s", Redirect: &Redirect{Command: "new", Permanent: true, Reason: "moved"}, Field: "id",
 		ValidValues: []string{"t1"}, Errors: fieldErrors, ConflictID: "t1",
 		Hint: "use --input-file <path>", CorrectedInput: `{"env":"prod"}`, Context: map[string]any{"received_bytes": 65537, "limit_bytes": 65536, "why": "<x>"},
-		Path: "/p/a/link", LoopTarget: "/p/a", CompletedCount: &completed, MaxDepth: 50}
+		Path: "/p/a/link", LoopTarget: "/p/a", CompletedCount: &completed, MaxDepth: 50, Signal: "SIGINT"}
 	fullMeta := Meta{DurationMS: 12, SchemaVersion: "1.0", ToolVersion: "0.1.0", Command: "a <b> & \"c\"",
 		RequestID: "x\u2028y", TimeoutMS: &timeout, Pagination: &Pagination{Returned: 1}, Stream: &Stream{Items: 3},
 		Truncated: true, TruncationHint: "hint\n", Effect: Created, WouldAffect: json.RawMessage(`{"items":["t1"]}`), DryRun: true, Confirmed: true, ValidationOnly: true, Help: true,
@@ -38,7 +38,9 @@ func TestWireMatchesEncodingJSON(t *testing.T) {
 		Profile:        &ProfileUse{Name: "prod", Flags: []string{"region"}},
 		SessionPIDFile: "/tmp/tool/sessions/r1.pids",
 		Steps:          &StepReport{Partial: true, CompletedSteps: []string{"backup"}, FailedStep: ptr("apply"), SkippedSteps: []string{"verify"}, ResumeFrom: "apply", RollbackStatus: RollbackFailed, RollbackError: "undo <backup>"},
-		IdempotencyHit: true, SessionTmpDir: "/tmp/todo-1000/session-1"}
+		IdempotencyHit: true, SessionTmpDir: "/tmp/todo-1000/session-1",
+		TraceID: "trace-<1>", Timestamp: "2024-06-01T12:00:00.000Z", Cwd: "/home/u/p", ProjectRoot: "/home/u",
+		EffectiveConfigHash: "a3f1c9", Context: "staging", AuditLogPath: "/home/u/.local/share/t/audit.jsonl", Headless: true, Retries: 2}
 
 	tests := []struct {
 		name  string

@@ -88,6 +88,16 @@ var (
 // Framework reports whether c is one of the spec's codes 0–13.
 func (c Code) Framework() bool { return c >= Success && c <= Redirected }
 
+// Signal reports whether c is one of the signal exits, 130 and 143.
+func (c Code) Signal() bool { return c == Interrupted || c == Terminated }
+
+// Signals returns a fresh table of the two signal exits, for a command's
+// declared exit codes: every command a lifecycle runs may end with them,
+// and an agent tells "I cancelled it" from "it failed" by them.
+func Signals() Table {
+	return Table{Interrupted: interrupted, Terminated: terminated}
+}
+
 // Custom reports whether c lies in the command-specific range 79–125.
 func (c Code) Custom() bool { return c >= CustomMin && c <= CustomMax }
 

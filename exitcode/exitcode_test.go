@@ -389,3 +389,21 @@ func TestMarshalJSONEmpty(t *testing.T) {
 		t.Errorf("empty table = %s, want {}", raw)
 	}
 }
+
+// TestSignalsInATable: the signal exits are named, valid in a declared
+// table, and never retryable.
+func TestSignalsInATable(t *testing.T) {
+	tab := exitcode.Defaults().Merge(exitcode.Signals())
+	if err := tab.Validate(); err != nil {
+		t.Fatalf("Validate() = %v", err)
+	}
+	for _, c := range []exitcode.Code{exitcode.Interrupted, exitcode.Terminated} {
+		e, ok := tab[c]
+		if !ok || e.Name != "CANCELLED" || e.Retryable || !c.Signal() {
+			t.Errorf("%d: entry %+v (present %v, signal %v), want CANCELLED, not retryable", c, e, ok, c.Signal())
+		}
+	}
+	if exitcode.Code(131).Signal() {
+		t.Error("131 is not a signal exit Duet uses")
+	}
+}

@@ -55,7 +55,7 @@ func (t Table) Codes() []Code {
 }
 
 // Validate checks the invariants of a table: an entry for 0; only framework
-// codes and named custom codes 79–125; a name, a description and a known side
+// codes, the signal codes 130 and 143 and named custom codes 79–125; a name, a description and a known side
 // effect on every entry; and "retryable implies no side effects". It reports
 // every violation at once.
 func (t Table) Validate() error {
@@ -66,7 +66,7 @@ func (t Table) Validate() error {
 	for _, c := range t.Codes() {
 		e := t[c]
 		switch {
-		case c.Framework():
+		case c.Framework(), c.Signal():
 		case c.Custom():
 			if e.Name == "" {
 				errs = append(errs, fmt.Errorf("custom exit code %d has no name", c))

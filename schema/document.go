@@ -33,6 +33,13 @@ type Doc struct {
 	ExitCodes            exitcode.Table       `json:"exit_codes"`
 	Examples             []Example            `json:"examples,omitempty"`
 	Subcommands          []string             `json:"subcommands,omitempty"`
+	// nobody to ask, and seeing what happened (issue 16: observe)
+	Interactive                bool             `json:"interactive,omitempty"`
+	RequiresEditor             bool             `json:"requires_editor,omitempty"`
+	NonInteractiveAlternatives []string         `json:"non_interactive_alternatives,omitempty"`
+	GUIOperations              []string         `json:"gui_operations,omitempty"`
+	HeadlessBehavior           HeadlessBehavior `json:"headless_behavior,omitempty"`
+	HighEntropyFields          []string         `json:"high_entropy_fields,omitempty"`
 	// long work
 	Steps               []string `json:"steps,omitempty"`
 	Resumable           bool     `json:"resumable,omitempty"`
@@ -121,6 +128,7 @@ func (c *Command) document(agent, input bool) (Doc, error) {
 		d.TimeoutMS = 0
 	}
 	d.work(c)
+	c.observeDoc(&d)
 	if input {
 		d.InputSchema = c.inputSchema(flags)
 	}

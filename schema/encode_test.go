@@ -53,6 +53,8 @@ func TestDocEncodingMatchesEncodingJSON(t *testing.T) {
 			Requires: []Rule{IfValue("mode", "fast", "count"), IfPresent("count", "ratio"), DefaultWhenAbsent("mode", "count", 3)},
 			// long work
 			Steps: []string{"backup", "apply <schema>"}, Rollback: true, Async: true,
+			Prompts: true, Editor: true, Alternatives: []string{"name", "when"}, GUI: []string{"browser_open"},
+			Headless: EmitInOutput, HighEntropy: []string{"token"},
 		},
 		Commands: []*Command{{Name: "sub", Path: []string{"run", "sub"}}},
 	}

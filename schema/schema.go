@@ -83,6 +83,31 @@ type Meta struct {
 	NoArgs bool
 	Groups []Group
 
+	// seeing what happened, and nobody to ask (issue 16: observe)
+
+	// Prompts declares that the command may ask a person a question
+	// (adapters.Prompt, adapters.Confirm): it gets --yes, which answers
+	// yes, and --non-interactive, which refuses to ask.
+	Prompts bool
+	// Editor declares that the command opens $EDITOR or $VISUAL when none
+	// of Alternatives, the flags that take the editor's place (such as
+	// "message"), is given; where nobody is at a terminal one must be.
+	Editor       bool
+	Alternatives []string
+	// GUI lists what the command shows on a display, such as
+	// "browser_open" (see adapters.Open), and Headless what it does
+	// instead where there is none.
+	GUI      []string
+	Headless HeadlessBehavior
+	// HighEntropy names fields of data (at any depth) that hold secrets
+	// or tokens: masked for an agent unless --unmask is given, whatever
+	// their content.
+	HighEntropy []string
+	// Retries declares that the command retries failed work itself, up to
+	// this many times by default, RetryDelay apart: it gets --retries and
+	// --retry-delay (see envelope.Output.Retry).
+	Retries    int
+	RetryDelay time.Duration
 	// long work
 
 	// Steps is the step manifest of a command whose work is a sequence of
@@ -153,6 +178,17 @@ type Background struct {
 	// killed; required.
 	MaxLifetime time.Duration
 }
+
+// HeadlessBehavior is what a command that shows something on a display
+// does where there is none.
+type HeadlessBehavior string
+
+// The headless behaviours of the CLI Agent Spec (C-024).
+const (
+	EmitInOutput HeadlessBehavior = "emit_in_output" // answer with data.open_url or data.open_path instead
+	SkipHeadless HeadlessBehavior = "skip"           // leave it out, with a warning
+	FailHeadless HeadlessBehavior = "error"          // refuse: exit 4
+)
 
 // ToolMode says whether a command is served as an MCP tool (see adapters/mcp).
 type ToolMode int
@@ -521,12 +557,14 @@ func (c *Command) ExitCodes() exitcode.Table {
 
 // The default tables are built once: describe asks for one per command.
 var (
-	mutatingDefaults = sync.OnceValue(exitcode.Defaults)
+	mutatingDefaults = sync.OnceValue(func() exitcode.Table { return exitcode.Defaults().Merge(exitcode.Signals()) })
 	safeDefaults     = sync.OnceValue(func() exitcode.Table {
-		return exitcode.Defaults().Merge(exitcode.Table{
+		return exitcode.Defaults().Merge(exitcode.Signals()).Merge(exitcode.Table{
 			exitcode.Success:      {SideEffects: exitcode.None},
 			exitcode.Timeout:      {Description: "The operation exceeded its time limit; nothing was changed.", Retryable: true, SideEffects: exitcode.None},
 			exitcode.GeneralError: {Description: "An unclassified failure; nothing was changed.", SideEffects: exitcode.None},
+			exitcode.Interrupted:  {Description: "Interrupted by SIGINT; nothing was changed.", SideEffects: exitcode.None},
+			exitcode.Terminated:   {Description: "Terminated by SIGTERM; nothing was changed.", SideEffects: exitcode.None},
 		})
 	})
 )

@@ -150,12 +150,12 @@ func sorted(s []string) []string {
 
 // Candidates the cases of every shell share.
 var (
-	rootCommands = []string{"completion", "describe", "list", "note", "setup"}
+	rootCommands = []string{"audit-log", "completion", "describe", "list", "note", "setup"}
 	// listFlags are what `notes list` accepts, its own and inherited,
 	// Duet's built-ins among them, by every spelling but the hidden one.
 	listFlags = []string{
-		"--color", "--colour", "--cursor", "--dir", "--fields", "--help", "--limit", "--min-words",
-		"--output", "--quiet", "--schema", "--show-config", "--status", "--timeout",
-		"--validate-only", "--verbose", "-h", "-s",
+		"--color", "--colour", "--cursor", "--cwd", "--debug", "--dir", "--fields", "--help", "--limit", "--min-words",
+		"--output", "--quiet", "--schema", "--show-config", "--status", "--timeout", "--unmask",
+		"--validate-only", "--verbose", "--warnings-as-errors", "-h", "-s",
 	}
 )

@@ -29,18 +29,18 @@ var cases = []completionCase{
 	{"notes note tag set n1 g", []string{"green"}},
 	{"notes list -", listFlags},
 	{"notes ls --st", []string{"--status"}}, // by alias
-	{"notes list --debug", nil},             // hidden
+	{"notes list --debug-", nil},            // hidden
 	{"notes list --status ", []string{"all", "done", "open"}},
 	{"notes list -s d", []string{"done"}},
 	{"notes list --min-words ", nil},
-	{"notes list --status done --c", []string{"--color", "--colour", "--cursor"}},
+	{"notes list --status done --c", []string{"--color", "--colour", "--cursor", "--cwd"}},
 	{"notes --color never note tag ", []string{"set"}},        // a flag's value is no command
 	{"notes note add --col", []string{"--color", "--colour"}}, // inherited from the root
 	{"notes note add --colour a", []string{"always", "auto"}},
 	{"notes note add title ", nil}, // add takes one argument
 	{"notes completion ", []string{"bash", "fish", "zsh"}},
 	{"notes -- ", nil}, // after --, no command and no flag
-	{"notes --", []string{"--color", "--colour", "--dir", "--help", "--output", "--quiet", "--schema", "--show-config", "--verbose", "--version"}},
+	{"notes --", []string{"--color", "--colour", "--debug", "--dir", "--help", "--output", "--quiet", "--schema", "--show-config", "--unmask", "--verbose", "--version", "--warnings-as-errors"}},
 }
 
 // words splits a line as bash does for COMP_WORDS: at blanks, and at = (in

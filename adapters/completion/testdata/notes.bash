@@ -9,14 +9,15 @@
 # or to nothing.
 __notes_sub() {
 	case $1:$2 in
-	0:'completion') s=1 ;;
-	0:'describe') s=2 ;;
-	0:'list'|0:'ls') s=3 ;;
-	0:'note') s=4 ;;
-	0:'setup') s=8 ;;
-	4:'add') s=5 ;;
-	4:'tag') s=6 ;;
-	6:'set') s=7 ;;
+	0:'audit-log') s=1 ;;
+	0:'completion') s=2 ;;
+	0:'describe') s=3 ;;
+	0:'list'|0:'ls') s=4 ;;
+	0:'note') s=5 ;;
+	0:'setup') s=9 ;;
+	5:'add') s=6 ;;
+	5:'tag') s=7 ;;
+	7:'set') s=8 ;;
 	*) s= ;;
 	esac
 }
@@ -31,11 +32,15 @@ __notes_flag() {
 	*:'--colour') v=e e=('auto' 'always' 'never') ;;
 	*:'--dir') v=f ;;
 	*:'--output') v=e e=('json' 'jsonl' 'tsv' 'text' 'id') ;;
-	*:'--fields') v=n ;;
-	*:'--timeout') v=n ;;
-	*:'--etag') v=n ;;
+	*:'--command') v=f ;;
 	*:'--cursor') v=n ;;
+	*:'--cwd') v=f ;;
+	*:'--fields') v=n ;;
 	*:'--limit') v=n ;;
+	*:'--since') v=f ;;
+	*:'--timeout') v=n ;;
+	*:'--trace-id') v=f ;;
+	*:'--etag') v=n ;;
 	*:'--min-words') v=n ;;
 	*:'-s') v=e e=('open' 'done' 'all') ;;
 	*:'--status') v=e e=('open' 'done' 'all') ;;
@@ -48,9 +53,9 @@ __notes_flag() {
 __notes_arg() {
 	v=n e=()
 	case $1:$2 in
-	1:0) v=e e=('bash' 'zsh' 'fish') ;;
-	5:0) v=f ;;
-	7:1) v=e e=('red' 'green' 'blue') ;;
+	2:0) v=e e=('bash' 'zsh' 'fish') ;;
+	6:0) v=f ;;
+	8:1) v=e e=('red' 'green' 'blue') ;;
 	esac
 }
 
@@ -58,15 +63,16 @@ __notes_arg() {
 # flags.
 __notes_words() {
 	case $1 in
-	0) c=('completion' 'describe' 'list' 'note' 'setup') f=('--color' '--colour' '--dir' '-h' '--help' '--output' '--quiet' '--schema' '--show-config' '--verbose' '--version') ;;
-	1) c=() f=('--color' '--colour' '--dir' '--fields' '-h' '--help' '--output' '--quiet' '--schema' '--show-config' '--timeout' '--validate-only' '--verbose') ;;
-	2) c=() f=('--agents-md' '--color' '--colour' '--dir' '--etag' '--fields' '-h' '--help' '--mcp' '--output' '--quiet' '--schema' '--show-config' '--timeout' '--validate-only' '--verbose') ;;
-	3) c=() f=('--color' '--colour' '--cursor' '--dir' '--fields' '-h' '--help' '--limit' '--min-words' '--output' '--quiet' '-s' '--schema' '--show-config' '--status' '--timeout' '--validate-only' '--verbose') ;;
-	4) c=('add' 'tag') f=('--color' '--colour' '--dir' '-h' '--help' '--output' '--quiet' '--schema' '--show-config' '--verbose') ;;
-	5) c=() f=('--color' '--colour' '--dir' '--fields' '-h' '--help' '--idempotency-key' '--output' '--quiet' '--schema' '--show-config' '--timeout' '--validate-only' '--verbose') ;;
-	6) c=('set') f=('--color' '--colour' '--dir' '-h' '--help' '--output' '--quiet' '--schema' '--show-config' '--verbose') ;;
-	7) c=() f=('--color' '--colour' '--dir' '--fields' '-h' '--help' '--idempotency-key' '--output' '--quiet' '--schema' '--show-config' '--timeout' '--validate-only' '--verbose') ;;
-	8) c=() f=('--color' '--colour' '--dir' '--fields' '-h' '--help' '--output' '--quiet' '--schema' '--show-config' '--timeout' '--validate-only' '--verbose') ;;
+	0) c=('audit-log' 'completion' 'describe' 'list' 'note' 'setup') f=('--color' '--colour' '--debug' '--dir' '-h' '--help' '--output' '--quiet' '--schema' '--show-config' '--unmask' '--verbose' '--version' '--warnings-as-errors') ;;
+	1) c=() f=('--color' '--colour' '--command' '--cursor' '--cwd' '--debug' '--dir' '--fields' '-h' '--help' '--limit' '--output' '--quiet' '--schema' '--show-config' '--since' '--timeout' '--trace-id' '--unmask' '--validate-only' '--verbose' '--warnings-as-errors') ;;
+	2) c=() f=('--color' '--colour' '--cwd' '--debug' '--dir' '--fields' '-h' '--help' '--output' '--quiet' '--schema' '--show-config' '--timeout' '--unmask' '--validate-only' '--verbose' '--warnings-as-errors') ;;
+	3) c=() f=('--agents-md' '--color' '--colour' '--cwd' '--debug' '--dir' '--etag' '--fields' '-h' '--help' '--mcp' '--output' '--quiet' '--schema' '--show-config' '--timeout' '--unmask' '--validate-only' '--verbose' '--warnings-as-errors') ;;
+	4) c=() f=('--color' '--colour' '--cursor' '--cwd' '--debug' '--dir' '--fields' '-h' '--help' '--limit' '--min-words' '--output' '--quiet' '-s' '--schema' '--show-config' '--status' '--timeout' '--unmask' '--validate-only' '--verbose' '--warnings-as-errors') ;;
+	5) c=('add' 'tag') f=('--color' '--colour' '--debug' '--dir' '-h' '--help' '--output' '--quiet' '--schema' '--show-config' '--unmask' '--verbose' '--warnings-as-errors') ;;
+	6) c=() f=('--color' '--colour' '--cwd' '--debug' '--dir' '--fields' '-h' '--help' '--idempotency-key' '--output' '--quiet' '--schema' '--show-config' '--timeout' '--unmask' '--validate-only' '--verbose' '--warnings-as-errors') ;;
+	7) c=('set') f=('--color' '--colour' '--debug' '--dir' '-h' '--help' '--output' '--quiet' '--schema' '--show-config' '--unmask' '--verbose' '--warnings-as-errors') ;;
+	8) c=() f=('--color' '--colour' '--cwd' '--debug' '--dir' '--fields' '-h' '--help' '--idempotency-key' '--output' '--quiet' '--schema' '--show-config' '--timeout' '--unmask' '--validate-only' '--verbose' '--warnings-as-errors') ;;
+	9) c=() f=('--color' '--colour' '--cwd' '--debug' '--dir' '--fields' '-h' '--help' '--output' '--quiet' '--schema' '--show-config' '--timeout' '--unmask' '--validate-only' '--verbose' '--warnings-as-errors') ;;
 	esac
 }
 

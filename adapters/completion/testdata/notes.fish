@@ -8,22 +8,24 @@
 # __notes_sub STATE WORD prints the command WORD names under command STATE.
 function __notes_sub
 	switch "$argv[1]:$argv[2]"
-		case '0:completion'
+		case '0:audit-log'
 			echo 1
-		case '0:describe'
+		case '0:completion'
 			echo 2
-		case '0:list' '0:ls'
+		case '0:describe'
 			echo 3
-		case '0:note'
+		case '0:list' '0:ls'
 			echo 4
-		case '0:setup'
-			echo 8
-		case '4:add'
+		case '0:note'
 			echo 5
-		case '4:tag'
+		case '0:setup'
+			echo 9
+		case '5:add'
 			echo 6
-		case '6:set'
+		case '5:tag'
 			echo 7
+		case '7:set'
+			echo 8
 	end
 end
 
@@ -40,15 +42,23 @@ function __notes_flag
 			echo f
 		case '*'':--output'
 			printf '%s\n' e 'json' 'jsonl' 'tsv' 'text' 'id'
-		case '*'':--fields'
-			echo n
-		case '*'':--timeout'
-			echo n
-		case '*'':--etag'
-			echo n
+		case '*'':--command'
+			echo f
 		case '*'':--cursor'
 			echo n
+		case '*'':--cwd'
+			echo f
+		case '*'':--fields'
+			echo n
 		case '*'':--limit'
+			echo n
+		case '*'':--since'
+			echo f
+		case '*'':--timeout'
+			echo n
+		case '*'':--trace-id'
+			echo f
+		case '*'':--etag'
 			echo n
 		case '*'':--min-words'
 			echo n
@@ -65,11 +75,11 @@ end
 # (from 0) of command STATE takes.
 function __notes_arg
 	switch "$argv[1]:$argv[2]"
-		case '1:0'
+		case '2:0'
 			printf '%s\n' e 'bash' 'zsh' 'fish'
-		case '5:0'
+		case '6:0'
 			echo f
-		case '7:1'
+		case '8:1'
 			printf '%s\n' e 'red' 'green' 'blue'
 	end
 end
@@ -79,10 +89,10 @@ end
 function __notes_commands
 	switch $argv[1]
 		case 0
-			printf '%s\t%s\n' 'completion' 'Print a shell completion script for bash, zsh or fish' 'describe' 'Describe every command of this tool as JSON (or AGENTS.md)' 'list' 'List notes' 'note' 'Work on one note' 'setup' 'Set up, for people'
-		case 4
+			printf '%s\t%s\n' 'audit-log' 'Query the audit log of this tool\'s invocations, newest first' 'completion' 'Print a shell completion script for bash, zsh or fish' 'describe' 'Describe every command of this tool as JSON (or AGENTS.md)' 'list' 'List notes' 'note' 'Work on one note' 'setup' 'Set up, for people'
+		case 5
 			printf '%s\t%s\n' 'add' 'Add a note' 'tag' 'Tag a note'
-		case 6
+		case 7
 			printf '%s\t%s\n' 'set' 'Set a note\'s colour tag'
 	end
 end
@@ -90,23 +100,25 @@ end
 function __notes_flags
 	switch $argv[1]
 		case 0
-			printf '%s\t%s\n' '--color' 'when to use colour' '--colour' 'when to use colour' '--dir' 'where the notes are' '-h' 'show help' '--help' 'show help' '--output' 'output format: json, jsonl, tsv, text or id (default: json for an agent, text otherwise); NOTES_OUTPUT sets the default' '--quiet' 'no progress and no diagnostics but errors' '--schema' 'print this command\'s input and output schema, exit codes and examples, and exit' '--show-config' 'print the value of every flag of this command and where it comes from, and exit' '--verbose' 'debug diagnostics on stderr' '--version' 'print the version'
+			printf '%s\t%s\n' '--color' 'when to use colour' '--colour' 'when to use colour' '--debug' 'the full diagnostic trace on stderr (audience, configuration, flags, environment), sensitive values redacted' '--dir' 'where the notes are' '-h' 'show help' '--help' 'show help' '--output' 'output format: json, jsonl, tsv, text or id (default: json for an agent, text otherwise); NOTES_OUTPUT sets the default' '--quiet' 'no progress and no diagnostics but errors' '--schema' 'print this command\'s input and output schema, exit codes and examples, and exit' '--show-config' 'print the value of every flag of this command and where it comes from, and exit' '--unmask' 'show high-entropy values (tokens, keys, base64) as they are, not summarised: exposes sensitive values' '--verbose' 'debug diagnostics on stderr' '--version' 'print the version' '--warnings-as-errors' 'fail with exit 1 when the command warns; the warnings stay in the answer'
 		case 1
-			printf '%s\t%s\n' '--color' 'when to use colour' '--colour' 'when to use colour' '--dir' 'where the notes are' '--fields' 'comma-separated top-level fields to keep in data' '-h' 'show help' '--help' 'show help' '--output' 'output format: json, jsonl, tsv, text or id (default: json for an agent, text otherwise); NOTES_OUTPUT sets the default' '--quiet' 'no progress and no diagnostics but errors' '--schema' 'print this command\'s input and output schema, exit codes and examples, and exit' '--show-config' 'print the value of every flag of this command and where it comes from, and exit' '--timeout' 'give up after this long, e.g. 90s or 5m; 0 means never' '--validate-only' 'validate the input and exit without running' '--verbose' 'debug diagnostics on stderr'
+			printf '%s\t%s\n' '--color' 'when to use colour' '--colour' 'when to use colour' '--command' 'only entries of this command (a dot path, such as run.spawn) and those under it' '--cursor' 'continue from meta.pagination.next_cursor of a previous response' '--cwd' 'resolve relative paths against this directory instead of the working directory (which does not change)' '--debug' 'the full diagnostic trace on stderr (audience, configuration, flags, environment), sensitive values redacted' '--dir' 'where the notes are' '--fields' 'comma-separated top-level fields to keep in data' '-h' 'show help' '--help' 'show help' '--limit' 'return at most this many items; 0 means all' '--output' 'output format: json, jsonl, tsv, text or id (default: json for an agent, text otherwise); NOTES_OUTPUT sets the default' '--quiet' 'no progress and no diagnostics but errors' '--schema' 'print this command\'s input and output schema, exit codes and examples, and exit' '--show-config' 'print the value of every flag of this command and where it comes from, and exit' '--since' 'only entries since this long ago (1h, 30m) or this time (2026-03-17T14:00:00Z, 2026-03-17)' '--timeout' 'give up after this long, e.g. 90s or 5m; 0 means never' '--trace-id' 'only entries with this trace id' '--unmask' 'show high-entropy values (tokens, keys, base64) as they are, not summarised: exposes sensitive values' '--validate-only' 'validate the input and exit without running' '--verbose' 'debug diagnostics on stderr' '--warnings-as-errors' 'fail with exit 1 when the command warns; the warnings stay in the answer'
 		case 2
-			printf '%s\t%s\n' '--agents-md' 'write an AGENTS.md for this tool instead of JSON' '--color' 'when to use colour' '--colour' 'when to use colour' '--dir' 'where the notes are' '--etag' 'the etag of a manifest you hold: answer not_modified when it is current' '--fields' 'comma-separated top-level fields to keep in data' '-h' 'show help' '--help' 'show help' '--mcp' 'list the MCP tools this tool serves (see adapters/mcp), with the etag of the agent manifest' '--output' 'output format: json, jsonl, tsv, text or id (default: json for an agent, text otherwise); NOTES_OUTPUT sets the default' '--quiet' 'no progress and no diagnostics but errors' '--schema' 'print this command\'s input and output schema, exit codes and examples, and exit' '--show-config' 'print the value of every flag of this command and where it comes from, and exit' '--timeout' 'give up after this long, e.g. 90s or 5m; 0 means never' '--validate-only' 'validate the input and exit without running' '--verbose' 'debug diagnostics on stderr'
+			printf '%s\t%s\n' '--color' 'when to use colour' '--colour' 'when to use colour' '--cwd' 'resolve relative paths against this directory instead of the working directory (which does not change)' '--debug' 'the full diagnostic trace on stderr (audience, configuration, flags, environment), sensitive values redacted' '--dir' 'where the notes are' '--fields' 'comma-separated top-level fields to keep in data' '-h' 'show help' '--help' 'show help' '--output' 'output format: json, jsonl, tsv, text or id (default: json for an agent, text otherwise); NOTES_OUTPUT sets the default' '--quiet' 'no progress and no diagnostics but errors' '--schema' 'print this command\'s input and output schema, exit codes and examples, and exit' '--show-config' 'print the value of every flag of this command and where it comes from, and exit' '--timeout' 'give up after this long, e.g. 90s or 5m; 0 means never' '--unmask' 'show high-entropy values (tokens, keys, base64) as they are, not summarised: exposes sensitive values' '--validate-only' 'validate the input and exit without running' '--verbose' 'debug diagnostics on stderr' '--warnings-as-errors' 'fail with exit 1 when the command warns; the warnings stay in the answer'
 		case 3
-			printf '%s\t%s\n' '--color' 'when to use colour' '--colour' 'when to use colour' '--cursor' 'continue from meta.pagination.next_cursor of a previous response' '--dir' 'where the notes are' '--fields' 'comma-separated top-level fields to keep in data' '-h' 'show help' '--help' 'show help' '--limit' 'return at most this many items; 0 means all' '--min-words' 'only notes at least this long' '--output' 'output format: json, jsonl, tsv, text or id (default: json for an agent, text otherwise); NOTES_OUTPUT sets the default' '--quiet' 'no progress and no diagnostics but errors' '-s' 'open, done or all' '--schema' 'print this command\'s input and output schema, exit codes and examples, and exit' '--show-config' 'print the value of every flag of this command and where it comes from, and exit' '--status' 'open, done or all' '--timeout' 'give up after this long, e.g. 90s or 5m; 0 means never' '--validate-only' 'validate the input and exit without running' '--verbose' 'debug diagnostics on stderr'
+			printf '%s\t%s\n' '--agents-md' 'write an AGENTS.md for this tool instead of JSON' '--color' 'when to use colour' '--colour' 'when to use colour' '--cwd' 'resolve relative paths against this directory instead of the working directory (which does not change)' '--debug' 'the full diagnostic trace on stderr (audience, configuration, flags, environment), sensitive values redacted' '--dir' 'where the notes are' '--etag' 'the etag of a manifest you hold: answer not_modified when it is current' '--fields' 'comma-separated top-level fields to keep in data' '-h' 'show help' '--help' 'show help' '--mcp' 'list the MCP tools this tool serves (see adapters/mcp), with the etag of the agent manifest' '--output' 'output format: json, jsonl, tsv, text or id (default: json for an agent, text otherwise); NOTES_OUTPUT sets the default' '--quiet' 'no progress and no diagnostics but errors' '--schema' 'print this command\'s input and output schema, exit codes and examples, and exit' '--show-config' 'print the value of every flag of this command and where it comes from, and exit' '--timeout' 'give up after this long, e.g. 90s or 5m; 0 means never' '--unmask' 'show high-entropy values (tokens, keys, base64) as they are, not summarised: exposes sensitive values' '--validate-only' 'validate the input and exit without running' '--verbose' 'debug diagnostics on stderr' '--warnings-as-errors' 'fail with exit 1 when the command warns; the warnings stay in the answer'
 		case 4
-			printf '%s\t%s\n' '--color' 'when to use colour' '--colour' 'when to use colour' '--dir' 'where the notes are' '-h' 'show help' '--help' 'show help' '--output' 'output format: json, jsonl, tsv, text or id (default: json for an agent, text otherwise); NOTES_OUTPUT sets the default' '--quiet' 'no progress and no diagnostics but errors' '--schema' 'print this command\'s input and output schema, exit codes and examples, and exit' '--show-config' 'print the value of every flag of this command and where it comes from, and exit' '--verbose' 'debug diagnostics on stderr'
+			printf '%s\t%s\n' '--color' 'when to use colour' '--colour' 'when to use colour' '--cursor' 'continue from meta.pagination.next_cursor of a previous response' '--cwd' 'resolve relative paths against this directory instead of the working directory (which does not change)' '--debug' 'the full diagnostic trace on stderr (audience, configuration, flags, environment), sensitive values redacted' '--dir' 'where the notes are' '--fields' 'comma-separated top-level fields to keep in data' '-h' 'show help' '--help' 'show help' '--limit' 'return at most this many items; 0 means all' '--min-words' 'only notes at least this long' '--output' 'output format: json, jsonl, tsv, text or id (default: json for an agent, text otherwise); NOTES_OUTPUT sets the default' '--quiet' 'no progress and no diagnostics but errors' '-s' 'open, done or all' '--schema' 'print this command\'s input and output schema, exit codes and examples, and exit' '--show-config' 'print the value of every flag of this command and where it comes from, and exit' '--status' 'open, done or all' '--timeout' 'give up after this long, e.g. 90s or 5m; 0 means never' '--unmask' 'show high-entropy values (tokens, keys, base64) as they are, not summarised: exposes sensitive values' '--validate-only' 'validate the input and exit without running' '--verbose' 'debug diagnostics on stderr' '--warnings-as-errors' 'fail with exit 1 when the command warns; the warnings stay in the answer'
 		case 5
-			printf '%s\t%s\n' '--color' 'when to use colour' '--colour' 'when to use colour' '--dir' 'where the notes are' '--fields' 'comma-separated top-level fields to keep in data' '-h' 'show help' '--help' 'show help' '--idempotency-key' 'the caller\'s key for this call: repeated with the same key within 24h, the call is not run again and answers the first call\'s data with effect noop; without a key, a repeated call runs again' '--output' 'output format: json, jsonl, tsv, text or id (default: json for an agent, text otherwise); NOTES_OUTPUT sets the default' '--quiet' 'no progress and no diagnostics but errors' '--schema' 'print this command\'s input and output schema, exit codes and examples, and exit' '--show-config' 'print the value of every flag of this command and where it comes from, and exit' '--timeout' 'give up after this long, e.g. 90s or 5m; 0 means never' '--validate-only' 'validate the input and exit without running' '--verbose' 'debug diagnostics on stderr'
+			printf '%s\t%s\n' '--color' 'when to use colour' '--colour' 'when to use colour' '--debug' 'the full diagnostic trace on stderr (audience, configuration, flags, environment), sensitive values redacted' '--dir' 'where the notes are' '-h' 'show help' '--help' 'show help' '--output' 'output format: json, jsonl, tsv, text or id (default: json for an agent, text otherwise); NOTES_OUTPUT sets the default' '--quiet' 'no progress and no diagnostics but errors' '--schema' 'print this command\'s input and output schema, exit codes and examples, and exit' '--show-config' 'print the value of every flag of this command and where it comes from, and exit' '--unmask' 'show high-entropy values (tokens, keys, base64) as they are, not summarised: exposes sensitive values' '--verbose' 'debug diagnostics on stderr' '--warnings-as-errors' 'fail with exit 1 when the command warns; the warnings stay in the answer'
 		case 6
-			printf '%s\t%s\n' '--color' 'when to use colour' '--colour' 'when to use colour' '--dir' 'where the notes are' '-h' 'show help' '--help' 'show help' '--output' 'output format: json, jsonl, tsv, text or id (default: json for an agent, text otherwise); NOTES_OUTPUT sets the default' '--quiet' 'no progress and no diagnostics but errors' '--schema' 'print this command\'s input and output schema, exit codes and examples, and exit' '--show-config' 'print the value of every flag of this command and where it comes from, and exit' '--verbose' 'debug diagnostics on stderr'
+			printf '%s\t%s\n' '--color' 'when to use colour' '--colour' 'when to use colour' '--cwd' 'resolve relative paths against this directory instead of the working directory (which does not change)' '--debug' 'the full diagnostic trace on stderr (audience, configuration, flags, environment), sensitive values redacted' '--dir' 'where the notes are' '--fields' 'comma-separated top-level fields to keep in data' '-h' 'show help' '--help' 'show help' '--idempotency-key' 'the caller\'s key for this call: repeated with the same key within 24h, the call is not run again and answers the first call\'s data with effect noop; without a key, a repeated call runs again' '--output' 'output format: json, jsonl, tsv, text or id (default: json for an agent, text otherwise); NOTES_OUTPUT sets the default' '--quiet' 'no progress and no diagnostics but errors' '--schema' 'print this command\'s input and output schema, exit codes and examples, and exit' '--show-config' 'print the value of every flag of this command and where it comes from, and exit' '--timeout' 'give up after this long, e.g. 90s or 5m; 0 means never' '--unmask' 'show high-entropy values (tokens, keys, base64) as they are, not summarised: exposes sensitive values' '--validate-only' 'validate the input and exit without running' '--verbose' 'debug diagnostics on stderr' '--warnings-as-errors' 'fail with exit 1 when the command warns; the warnings stay in the answer'
 		case 7
-			printf '%s\t%s\n' '--color' 'when to use colour' '--colour' 'when to use colour' '--dir' 'where the notes are' '--fields' 'comma-separated top-level fields to keep in data' '-h' 'show help' '--help' 'show help' '--idempotency-key' 'the caller\'s key for this call: repeated with the same key within 24h, the call is not run again and answers the first call\'s data with effect noop; without a key, a repeated call runs again' '--output' 'output format: json, jsonl, tsv, text or id (default: json for an agent, text otherwise); NOTES_OUTPUT sets the default' '--quiet' 'no progress and no diagnostics but errors' '--schema' 'print this command\'s input and output schema, exit codes and examples, and exit' '--show-config' 'print the value of every flag of this command and where it comes from, and exit' '--timeout' 'give up after this long, e.g. 90s or 5m; 0 means never' '--validate-only' 'validate the input and exit without running' '--verbose' 'debug diagnostics on stderr'
+			printf '%s\t%s\n' '--color' 'when to use colour' '--colour' 'when to use colour' '--debug' 'the full diagnostic trace on stderr (audience, configuration, flags, environment), sensitive values redacted' '--dir' 'where the notes are' '-h' 'show help' '--help' 'show help' '--output' 'output format: json, jsonl, tsv, text or id (default: json for an agent, text otherwise); NOTES_OUTPUT sets the default' '--quiet' 'no progress and no diagnostics but errors' '--schema' 'print this command\'s input and output schema, exit codes and examples, and exit' '--show-config' 'print the value of every flag of this command and where it comes from, and exit' '--unmask' 'show high-entropy values (tokens, keys, base64) as they are, not summarised: exposes sensitive values' '--verbose' 'debug diagnostics on stderr' '--warnings-as-errors' 'fail with exit 1 when the command warns; the warnings stay in the answer'
 		case 8
-			printf '%s\t%s\n' '--color' 'when to use colour' '--colour' 'when to use colour' '--dir' 'where the notes are' '--fields' 'comma-separated top-level fields to keep in data' '-h' 'show help' '--help' 'show help' '--output' 'output format: json, jsonl, tsv, text or id (default: json for an agent, text otherwise); NOTES_OUTPUT sets the default' '--quiet' 'no progress and no diagnostics but errors' '--schema' 'print this command\'s input and output schema, exit codes and examples, and exit' '--show-config' 'print the value of every flag of this command and where it comes from, and exit' '--timeout' 'give up after this long, e.g. 90s or 5m; 0 means never' '--validate-only' 'validate the input and exit without running' '--verbose' 'debug diagnostics on stderr'
+			printf '%s\t%s\n' '--color' 'when to use colour' '--colour' 'when to use colour' '--cwd' 'resolve relative paths against this directory instead of the working directory (which does not change)' '--debug' 'the full diagnostic trace on stderr (audience, configuration, flags, environment), sensitive values redacted' '--dir' 'where the notes are' '--fields' 'comma-separated top-level fields to keep in data' '-h' 'show help' '--help' 'show help' '--idempotency-key' 'the caller\'s key for this call: repeated with the same key within 24h, the call is not run again and answers the first call\'s data with effect noop; without a key, a repeated call runs again' '--output' 'output format: json, jsonl, tsv, text or id (default: json for an agent, text otherwise); NOTES_OUTPUT sets the default' '--quiet' 'no progress and no diagnostics but errors' '--schema' 'print this command\'s input and output schema, exit codes and examples, and exit' '--show-config' 'print the value of every flag of this command and where it comes from, and exit' '--timeout' 'give up after this long, e.g. 90s or 5m; 0 means never' '--unmask' 'show high-entropy values (tokens, keys, base64) as they are, not summarised: exposes sensitive values' '--validate-only' 'validate the input and exit without running' '--verbose' 'debug diagnostics on stderr' '--warnings-as-errors' 'fail with exit 1 when the command warns; the warnings stay in the answer'
+		case 9
+			printf '%s\t%s\n' '--color' 'when to use colour' '--colour' 'when to use colour' '--cwd' 'resolve relative paths against this directory instead of the working directory (which does not change)' '--debug' 'the full diagnostic trace on stderr (audience, configuration, flags, environment), sensitive values redacted' '--dir' 'where the notes are' '--fields' 'comma-separated top-level fields to keep in data' '-h' 'show help' '--help' 'show help' '--output' 'output format: json, jsonl, tsv, text or id (default: json for an agent, text otherwise); NOTES_OUTPUT sets the default' '--quiet' 'no progress and no diagnostics but errors' '--schema' 'print this command\'s input and output schema, exit codes and examples, and exit' '--show-config' 'print the value of every flag of this command and where it comes from, and exit' '--timeout' 'give up after this long, e.g. 90s or 5m; 0 means never' '--unmask' 'show high-entropy values (tokens, keys, base64) as they are, not summarised: exposes sensitive values' '--validate-only' 'validate the input and exit without running' '--verbose' 'debug diagnostics on stderr' '--warnings-as-errors' 'fail with exit 1 when the command warns; the warnings stay in the answer'
 	end
 end
 

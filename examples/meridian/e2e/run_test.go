@@ -208,7 +208,7 @@ func TestFailures(t *testing.T) {
 				eventually(t, "the harness's child to be killed with its group", func() bool { return !alive(rec.ChildPID) })
 			}
 			if tc.mode == "huge" {
-				info, err := os.Stat(filepath.Join(d.Dir, "output", "stdout.jsonl"))
+				info, err := os.Stat(filepath.Join(string(d.Dir), "output", "stdout.jsonl"))
 				if err != nil || info.Size() < 10<<20 {
 					t.Errorf("stdout.jsonl: %v, %d bytes; want the whole flood", err, info.Size())
 				}

@@ -201,8 +201,10 @@ func TestStartRefusals(t *testing.T) {
 	if n := len(harnesstest.Records(t, sb.record)); n != calls {
 		t.Errorf("a refused start ran the harness (%d calls, want %d)", n, calls)
 	}
+	// Duet refuses an interactive command where nobody is at a terminal,
+	// before it runs (REQ-F-047).
 	t.Run("not a terminal", func(t *testing.T) {
-		e := sb.fails(t, sb.env, "NOT_A_TERMINAL", 4, "start")
+		e := sb.fails(t, sb.env, "REPL_MODE_PROHIBITED", 4, "start")
 		if e.Phase != "validation" {
 			t.Errorf("phase %q, want validation", e.Phase)
 		}

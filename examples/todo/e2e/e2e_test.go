@@ -425,7 +425,8 @@ func testSignals(t *testing.T, bin string) {
 			sb := newSandbox(t, bin)
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
-			cmd := exec.CommandContext(ctx, sb.bin, "watch")
+			// --verbose: piped, progress is shown only when asked for.
+			cmd := exec.CommandContext(ctx, sb.bin, "watch", "--verbose")
 			cmd.Env = sb.env
 			var stdout bytes.Buffer
 			cmd.Stdout = &stdout
@@ -452,6 +453,9 @@ func testSignals(t *testing.T, bin string) {
 			env := expectEnvelope(t, "watch + "+tt.sig.String(), r, tt.code)
 			if got := get(env, "error.code"); got != "CANCELLED" {
 				t.Errorf("error.code = %v, want CANCELLED", got)
+			}
+			if got, want := get(env, "error.signal"), map[syscall.Signal]string{syscall.SIGINT: "SIGINT", syscall.SIGTERM: "SIGTERM"}[tt.sig]; got != want {
+				t.Errorf("error.signal = %v, want %s (REQ-F-069)", got, want)
 			}
 		})
 	}
@@ -644,13 +648,13 @@ func testTerminal(t *testing.T, bin string) {
 	}{
 		{name: "table with colour", args: []string{"list"}, colour: "on",
 			has: []string{"title", "first"}, hasNot: []string{`{"ok"`}},
-		{name: "NO_COLOR", env: []string{"NO_COLOR=1"}, args: []string{"list"}, colour: "off",
-			has: []string{"title", "first"}, hasNot: []string{`{"ok"`}},
-		{name: "empty NO_COLOR", env: []string{"NO_COLOR="}, args: []string{"list"}, colour: "off",
-			has: []string{"title"}},
+		// todo is built for agents first (WithSpecStrict): NO_COLOR, set
+		// even empty, means JSON, as the CLI Agent Spec's F-003 wants.
+		{name: "NO_COLOR means agent", env: []string{"NO_COLOR=1"}, args: []string{"list"}, agent: true},
+		{name: "empty NO_COLOR means agent", env: []string{"NO_COLOR="}, args: []string{"list"}, agent: true},
 		{name: "TERM=dumb", env: []string{"TERM=dumb"}, args: []string{"list"}, colour: "off",
-			has: []string{"title", "first"}},
-		{name: "object as key: value", env: []string{"NO_COLOR=1"}, args: []string{"show", "t1"}, colour: "off",
+			has: []string{"title", "first"}, hasNot: []string{`{"ok"`}},
+		{name: "object as key: value", env: []string{"TERM=dumb"}, args: []string{"show", "t1"}, colour: "off",
 			pattern: `(?m)^id:\s+t1\s*$`},
 		{name: "help on the terminal", args: []string{"--help"},
 			has: []string{"usage", "list"}, hasNot: []string{`{"ok"`}},
@@ -818,7 +822,8 @@ func testSchemaEveryCommand(t *testing.T, bin string) {
 }
 
 // ---------------------------------------------------------------------------
-// 15. Progress: JSON events on stderr for an agent, none under --quiet.
+// 15. Progress: none where nobody watches stderr (a pipe), JSON events for
+// an agent that asks with --verbose, none under --quiet.
 
 func TestE2EProgress(t *testing.T) { onEach(t, testProgress) }
 
@@ -830,6 +835,11 @@ func testProgress(t *testing.T, bin string) {
 	if data, _ := env["data"].([]any); len(data) != 2 {
 		t.Errorf("watch --count 2 returned %d items: %v", len(data), env["data"])
 	}
+	if r.stderr != "" {
+		t.Errorf("piped, nobody watches stderr (REQ-F-038), yet: %q", r.stderr)
+	}
+	r = sb.run(t, "watch", "--count", "2", "--interval", "10ms", "--verbose")
+	expectEnvelope(t, "watch --verbose", r, 0)
 	lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
 	if r.stderr == "" || len(lines) == 0 {
 		t.Fatalf("no progress on stderr")

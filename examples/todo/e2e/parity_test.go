@@ -11,11 +11,12 @@ import (
 )
 
 // volatile matches what legitimately differs between two runs: the time a
-// run took, its request id, and the creation time of an item added now —
+// run took, its request id, when it started, where its audit log is, and
+// the creation time of an item added now —
 // which a text table shows too, so any timestamp is blanked, to one of the
 // same width to keep the table's columns.
 var (
-	volatile  = regexp.MustCompile(`"(duration_ms|request_id|created)":("[^"]*"|[0-9]+)`)
+	volatile  = regexp.MustCompile(`"(duration_ms|request_id|created|timestamp|audit_log_path)":("[^"]*"|[0-9]+)`)
 	timestamp = regexp.MustCompile(`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ`)
 )
 

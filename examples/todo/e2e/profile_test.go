@@ -77,10 +77,14 @@ func testProfiles(t *testing.T, bin string) {
 		"meta.pagination.total": 2.0, "meta.profile.name": "work",
 	})
 	step("--show-config", []string{"list", "--show-config"}, 0, map[string]any{
-		"data": []any{
+		"data.flags": []any{
 			map[string]any{"flag": "file", "value": sb.file, "source": "env:TODO_FILE"},
 			map[string]any{"flag": "status", "value": "all", "source": "profile:work"},
 		},
+		"data.effective_config": map[string]any{"file": sb.file, "status": "all"},
+		"data.sources":          map[string]any{"file": "env:TODO_FILE", "status": "file:" + sb.profilesPath()},
+		"data.precedence_order": []any{"cli-flags", "env-vars", "file:" + sb.profilesPath(), "defaults"},
+		"data.profile":          "work",
 	})
 	step("describe", []string{"describe"}, 0, map[string]any{
 		"data.profiles": map[string]any{"available": []any{"work"}, "default": "work", "profileable_flags": []any{"file", "status"}},

@@ -25,8 +25,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/mattn/go-isatty"
-
 	"github.com/duet-cli/duet/adapters"
 	"github.com/duet-cli/duet/envelope"
 	"github.com/duet-cli/duet/examples/meridian/internal/harness"
@@ -78,8 +76,9 @@ var Codes = exitcode.Table{
 // Starter starts chats.
 type Starter struct {
 	Runner *run.Runner // the project, its configuration, and how models map to harnesses
-	// The terminal the harness gets. Start refuses to run when stdin or
-	// stdout is not a terminal: nobody could talk to the harness.
+	// The terminal the harness gets. `meridian start` is declared
+	// interactive (schema.Meta.Interactive): Duet refuses it before it
+	// runs where nobody is at a terminal (REPL_MODE_PROHIBITED, exit 4).
 	Stdin, Stdout, Stderr *os.File
 }
 
@@ -95,11 +94,6 @@ type plan struct {
 
 // Start runs a chat to its end.
 func (s *Starter) Start(ctx context.Context, req Request) (Result, error) {
-	if !isatty.IsTerminal(s.Stdin.Fd()) || !isatty.IsTerminal(s.Stdout.Fd()) {
-		return Result{}, envelope.Errorf(exitcode.Precondition, "NOT_A_TERMINAL", "meridian start gives a harness your terminal, and stdin or stdout is not one").
-			WithPhase(envelope.Validation).
-			WithSuggestion("run it in a terminal; an agent starts work with 'meridian run spawn'")
-	}
 	p, err := s.plan(ctx, req)
 	if err != nil {
 		return Result{}, err

@@ -8,10 +8,12 @@ package commands
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/duet-cli/duet/adapters"
 	"github.com/duet-cli/duet/adapters/completion"
 	"github.com/duet-cli/duet/adapters/urfave"
 	"github.com/duet-cli/duet/envelope"
@@ -55,7 +57,53 @@ func AgentMode(getenv func(string) string) bool { return getenv(space.EnvID) != 
 // Options are the Duet options every meridian invocation runs with.
 func Options(version string) []urfave.Option {
 	// Built for agents first: a pipe or CI is an agent (the CLI Agent Spec's F-003).
-	return []urfave.Option{urfave.WithVersion(version), urfave.WithSpecStrict(), urfave.WithAgentDetector(AgentMode), completion.Command("completion")}
+	return []urfave.Option{urfave.WithVersion(version), urfave.WithSpecStrict(), urfave.WithAgentDetector(AgentMode), completion.Command("completion"),
+		urfave.WithConfig(Config())}
+}
+
+// Config tells Duet which files Meridian reads its settings from, highest
+// precedence first — the override (--config or MERIDIAN_CONFIG), then the
+// project's .meridian/config.toml — so that every answer names those it
+// read (meta.config_sources) and a hash of what they hold, --no-config
+// reads neither, and --show-config shows every setting and its file.
+func Config() adapters.Config {
+	files := func(q adapters.ConfigQuery) (stateDir, override string) {
+		override, ok := q.Flag("config")
+		if !ok {
+			override = q.Getenv("MERIDIAN_CONFIG")
+		}
+		return project.Find(q.Dir, q.Getenv("MERIDIAN_REPO_ROOT"), q.Getenv("HOME"), override).State.Dir, override
+	}
+	return adapters.Config{
+		Files: func(q adapters.ConfigQuery) []string {
+			dir, override := files(q)
+			list := []string{filepath.Join(dir, config.FileName)}
+			if override != "" {
+				list = append([]string{override}, list...)
+			}
+			return list
+		},
+		Settings: func(_ context.Context, q adapters.ConfigQuery, read []string) ([]adapters.Setting, error) {
+			cfg := config.Builtin()
+			if len(read) > 0 {
+				dir, override := files(q)
+				loaded, err := config.Load(dir, override)
+				if err != nil {
+					return nil, project.FileError(err)
+				}
+				cfg = loaded
+			}
+			var out []adapters.Setting
+			for _, s := range cfg.Settings() {
+				src := s.Source
+				if src == config.SourceBuiltin {
+					src = ""
+				}
+				out = append(out, adapters.Setting{Key: s.Key, Value: s.Value, Source: src})
+			}
+			return out, nil
+		},
+	}
 }
 
 // humanTip is the root help's last word for a person. An agent is never
@@ -104,15 +152,19 @@ func (e Env) project(cmd *cli.Command) project.Project {
 	return project.Find(e.Dir, e.Getenv("MERIDIAN_REPO_ROOT"), e.Getenv("HOME"), cmd.String("config"))
 }
 
-// loaded is the project with its configuration.
-func (e Env) loaded(cmd *cli.Command) (project.Project, *config.Loaded, error) {
+// loaded is the project with its configuration: none of its files under
+// --no-config (Duet's, which the answer's meta.config_sources confirms).
+func (e Env) loaded(ctx context.Context, cmd *cli.Command) (project.Project, *config.Loaded, error) {
 	p := e.project(cmd)
+	out := envelope.From(ctx)
+	out.ProjectRoot(p.Root)
+	p.NoConfig = out.Config().Skip
 	cfg, err := p.Config()
 	return p, cfg, err
 }
 
-func (e Env) runner(cmd *cli.Command) (*run.Runner, error) {
-	p, cfg, err := e.loaded(cmd)
+func (e Env) runner(ctx context.Context, cmd *cli.Command) (*run.Runner, error) {
+	p, cfg, err := e.loaded(ctx, cmd)
 	if err != nil {
 		return nil, err
 	}

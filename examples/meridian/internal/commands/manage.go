@@ -59,7 +59,7 @@ func (e Env) configCommand() *cli.Command {
 			Name:  "show",
 			Usage: "Show each setting's value and where it comes from",
 			Action: func(ctx context.Context, cmd *cli.Command) error {
-				_, cfg, err := e.loaded(cmd)
+				_, cfg, err := e.loaded(ctx, cmd)
 				if err != nil {
 					return err
 				}
@@ -116,7 +116,7 @@ func (e Env) doctorCommand() *cli.Command {
 		Category: catHealth,
 		Usage:    "Check and repair space health",
 		Action: func(ctx context.Context, cmd *cli.Command) error {
-			p, cfg, err := e.loaded(cmd)
+			p, cfg, err := e.loaded(ctx, cmd)
 			if err != nil {
 				return err
 			}

@@ -54,7 +54,7 @@ func (e Env) runCommand() *cli.Command {
 					&cli.StringFlag{Name: "sandbox", Usage: "what the agent may touch: read-only, workspace-write or full-access (default: the profile's)"},
 				}, turnFlags()...),
 				Action: func(ctx context.Context, cmd *cli.Command) error {
-					r, err := e.runner(cmd)
+					r, err := e.runner(ctx, cmd)
 					if err != nil {
 						return err
 					}
@@ -80,7 +80,7 @@ func (e Env) runCommand() *cli.Command {
 					&cli.BoolFlag{Name: "fork", Usage: "continue in a fork of the conversation, leaving the original as it was"},
 				}, turnFlags()...),
 				Action: func(ctx context.Context, cmd *cli.Command) error {
-					r, err := e.runner(cmd)
+					r, err := e.runner(ctx, cmd)
 					if err != nil {
 						return err
 					}
@@ -108,7 +108,7 @@ func (e Env) runCommand() *cli.Command {
 					&cli.StringFlag{Name: "agent", Aliases: []string{"a"}, Usage: "only runs of this agent profile"},
 				},
 				Action: func(ctx context.Context, cmd *cli.Command) error {
-					r, err := e.runner(cmd)
+					r, err := e.runner(ctx, cmd)
 					if err != nil {
 						return err
 					}
@@ -124,7 +124,7 @@ func (e Env) runCommand() *cli.Command {
 				Usage:     "Show run details",
 				ArgsUsage: "<run-id>",
 				Action: func(ctx context.Context, cmd *cli.Command) error {
-					r, err := e.runner(cmd)
+					r, err := e.runner(ctx, cmd)
 					if err != nil {
 						return err
 					}
@@ -144,7 +144,7 @@ func (e Env) runCommand() *cli.Command {
 					&cli.StringFlag{Name: "chat", Usage: "only runs started in this chat (c1, c2 ...)"},
 				},
 				Action: func(ctx context.Context, cmd *cli.Command) error {
-					r, err := e.runner(cmd)
+					r, err := e.runner(ctx, cmd)
 					if err != nil {
 						return err
 					}
@@ -157,7 +157,7 @@ func (e Env) runCommand() *cli.Command {
 				Usage:     "Wait for running runs",
 				ArgsUsage: "[run-id...]",
 				Action: func(ctx context.Context, cmd *cli.Command) error {
-					r, err := e.runner(cmd)
+					r, err := e.runner(ctx, cmd)
 					if err != nil {
 						return err
 					}

@@ -30,7 +30,7 @@ func (e Env) startCommand() *cli.Command {
 			&cli.StringFlag{Name: "sandbox", Usage: "what the agent may touch: read-only, workspace-write or full-access"},
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
-			r, err := e.runner(cmd)
+			r, err := e.runner(ctx, cmd)
 			if err != nil {
 				return err
 			}

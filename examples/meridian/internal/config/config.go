@@ -116,6 +116,9 @@ func Default() Config {
 	}
 }
 
+// Builtin returns the built-in configuration, read from no file.
+func Builtin() *Loaded { return &Loaded{Config: Default(), sources: map[string]string{}} }
+
 // Loaded is the effective configuration together with where each key's value
 // came from.
 type Loaded struct {

@@ -23,6 +23,7 @@ type Project struct {
 	State          state.Root // Root/.meridian
 	UserDir        string     // ~/.meridian; "" without a home directory
 	ConfigOverride string     // --config or MERIDIAN_CONFIG: a file merged over config.toml
+	NoConfig       bool       // --no-config: no file is read, the built-in settings apply
 }
 
 // Find returns the project of a command run in cwd: the nearest directory,
@@ -62,6 +63,9 @@ func nearest(dir, name string) string {
 // Config loads the merged configuration. A broken file is a CONFIG_INVALID
 // error naming it.
 func (p Project) Config() (*config.Loaded, error) {
+	if p.NoConfig {
+		return config.Builtin(), nil
+	}
 	cfg, err := config.Load(p.State.Dir, p.ConfigOverride)
 	if err != nil {
 		return nil, FileError(err)

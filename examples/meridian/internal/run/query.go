@@ -86,11 +86,11 @@ func (r *Runner) load(ctx context.Context, spaceID string) (state.Space, []*stat
 // prompt, which is the run's input.md), where its files are, and its report.
 type Detail struct {
 	state.Run
-	Space           string   `json:"space"`
-	Report          string   `json:"report"`
-	ReportTruncated bool     `json:"report_truncated,omitempty"`
-	Dir             string   `json:"dir"`
-	Artifacts       []string `json:"artifacts"` // files of Dir, relative to it
+	Space           string        `json:"space"`
+	Report          string        `json:"report"`
+	ReportTruncated bool          `json:"report_truncated,omitempty"`
+	Dir             envelope.Path `json:"dir"`       // absolute, wherever the command ran
+	Artifacts       []string      `json:"artifacts"` // files of Dir, relative to it
 }
 
 // maxReport is the most of a report `run show` carries; the whole of it is
@@ -130,7 +130,7 @@ func find(spaceID string, all []*state.Run, id string) (state.Run, error) {
 func (r *Runner) detail(spaceID string, run state.Run) Detail {
 	dir := state.Runs{Dir: r.Project.State.SpaceDir(spaceID)}.ArtifactDir(run.ID)
 	run.Prompt = "" // in input.md, which Artifacts lists
-	d := Detail{Run: run, Space: spaceID, Dir: dir, Artifacts: []string{}}
+	d := Detail{Run: run, Space: spaceID, Dir: envelope.Path(dir), Artifacts: []string{}}
 	if f, err := os.Open(filepath.Join(dir, outputDir, reportFile)); err == nil {
 		buf := make([]byte, maxReport+1)
 		n, _ := f.Read(buf)

@@ -55,8 +55,8 @@ func warnCorrupt(ctx context.Context, problems []error) {
 // and its chats.
 type Detail struct {
 	Summary
-	Dir   string         `json:"dir"`
-	FS    string         `json:"fs"`
+	Dir   envelope.Path  `json:"dir"` // absolute, wherever the command ran
+	FS    envelope.Path  `json:"fs"`
 	Runs  map[string]int `json:"runs"` // by status
 	Chats []Chat         `json:"chats"`
 }
@@ -83,7 +83,7 @@ func Show(p project.Project, id string) (Detail, error) {
 		return Detail{}, err
 	}
 	dir := p.State.SpaceDir(id)
-	d := Detail{Summary: summary(sp), Dir: dir, FS: filepath.Join(dir, "fs"), Runs: map[string]int{}}
+	d := Detail{Summary: summary(sp), Dir: envelope.Path(dir), FS: envelope.Path(filepath.Join(dir, "fs")), Runs: map[string]int{}}
 	runs, _, err := state.Runs{Dir: dir}.List()
 	if err != nil {
 		return Detail{}, err

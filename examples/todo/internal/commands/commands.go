@@ -168,9 +168,18 @@ func Store(path string) *todo.Store {
 	}}
 }
 
+// within resolves the store's file against the invocation's working
+// directory, which --cwd changes and the process's never does.
+func within(ctx context.Context, s *todo.Store) *todo.Store {
+	in := *s
+	in.Path = string(envelope.From(ctx).Abs(s.Path))
+	return &in
+}
+
 // Add adds a to-do, under id when it is not empty, and answers with it. A
 // to-do with that id already is answered as ALREADY_EXISTS, with it as data.
 func Add(ctx context.Context, s *todo.Store, id, title, priority string, tags []string) error {
+	s = within(ctx, s)
 	out := envelope.From(ctx)
 	it, err := s.Add(ctx, id, title, priority, todo.NormalizeTags(tags))
 	var exists *todo.ExistsError
@@ -190,6 +199,7 @@ func Add(ctx context.Context, s *todo.Store, id, title, priority string, tags []
 
 // List answers with the to-dos of a status: open, done or all.
 func List(ctx context.Context, s *todo.Store, status string) error {
+	s = within(ctx, s)
 	items, err := s.List(status)
 	if err != nil {
 		return notFound(err, "")
@@ -199,6 +209,7 @@ func List(ctx context.Context, s *todo.Store, status string) error {
 
 // Show answers with one to-do.
 func Show(ctx context.Context, s *todo.Store, id string) error {
+	s = within(ctx, s)
 	it, err := s.Get(id)
 	if err != nil {
 		return notFound(err, id)
@@ -208,6 +219,7 @@ func Show(ctx context.Context, s *todo.Store, id string) error {
 
 // Done marks a to-do done; doing it again changes nothing and says so.
 func Done(ctx context.Context, s *todo.Store, id string) error {
+	s = within(ctx, s)
 	it, changed, err := s.Done(ctx, id)
 	if err != nil {
 		return notFound(err, id)
@@ -216,6 +228,8 @@ func Done(ctx context.Context, s *todo.Store, id string) error {
 	out.Effect(envelope.Noop)
 	if changed {
 		out.Effect(envelope.Updated)
+	} else {
+		out.Warn("ALREADY_DONE", fmt.Sprintf("%s was already done; nothing changed", it.ID), "")
 	}
 	return out.Result(it)
 }
@@ -223,6 +237,7 @@ func Done(ctx context.Context, s *todo.Store, id string) error {
 // Purge deletes done to-dos (all of them with all), or with --dry-run says
 // which it would.
 func Purge(ctx context.Context, s *todo.Store, all bool) error {
+	s = within(ctx, s)
 	out := envelope.From(ctx)
 	removed, err := s.Purge(ctx, all, out.DryRun())
 	if err != nil {
@@ -245,6 +260,7 @@ func Purge(ctx context.Context, s *todo.Store, all bool) error {
 // Watch reports the number of open to-dos every interval, count times (0:
 // until cancelled or timed out).
 func Watch(ctx context.Context, s *todo.Store, interval time.Duration, count int) error {
+	s = within(ctx, s)
 	out := envelope.From(ctx)
 	tick := time.NewTicker(interval)
 	defer tick.Stop()
@@ -273,6 +289,7 @@ func Watch(ctx context.Context, s *todo.Store, interval time.Duration, count int
 // so that nothing is added unless all of it can be. defaults is a JSON
 // object of the priority and tags a line that gives none gets.
 func Import(ctx context.Context, s *todo.Store, defaults string) error {
+	s = within(ctx, s)
 	type entry struct {
 		Title    string   `json:"title"`
 		Priority string   `json:"priority"`
@@ -357,6 +374,7 @@ func strictDecode(raw []byte, v any) error {
 // Remove deletes one to-do. Removing one that does not exist succeeds with
 // data.status not_found: the state asked for holds.
 func Remove(ctx context.Context, s *todo.Store, id string) error {
+	s = within(ctx, s)
 	out := envelope.From(ctx)
 	it, found, err := s.Remove(ctx, id, out.DryRun())
 	if err != nil {
@@ -376,6 +394,7 @@ func Remove(ctx context.Context, s *todo.Store, id string) error {
 // Tag adds a tag to several to-dos, and answers item by item: a batch whose
 // summary and results say which were tagged and which were not.
 func Tag(ctx context.Context, s *todo.Store, tag string, ids []string) error {
+	s = within(ctx, s)
 	out := envelope.From(ctx)
 	tagged, err := s.Tag(ctx, todo.NormalizeTags([]string{tag})[0], ids)
 	if err != nil {
@@ -400,6 +419,7 @@ func Tag(ctx context.Context, s *todo.Store, tag string, ids []string) error {
 // to-do file — each of which can be undone (--rollback-on-failure) and
 // resumed from (--resume-from).
 func Archive(ctx context.Context, s *todo.Store, to string) error {
+	s = within(ctx, s)
 	out := envelope.From(ctx)
 	if to == "" {
 		to = s.Path + ".archive.json"
@@ -472,6 +492,7 @@ func unwritable(path string, err error) error {
 // the job's answer. The to-do file is read under its lock, so the export
 // is one consistent state.
 func Export(ctx context.Context, s *todo.Store, status string) error {
+	s = within(ctx, s)
 	out := envelope.From(ctx)
 	out.Progress("waiting for the to-do file", 0, 0)
 	items, err := s.Snapshot(ctx, status)

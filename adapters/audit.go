@@ -1,0 +1,307 @@
+package adapters
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/duet-cli/duet/envelope"
+	"github.com/duet-cli/duet/exitcode"
+	"github.com/duet-cli/duet/schema"
+)
+
+// The audit log: one JSON line appended for every invocation the lifecycle
+// answers in an app that declares anything to Duet, success or failure —
+// when it started, the command, its flags and arguments with secrets
+// redacted, the exit code, how long it took, its request and trace ids and
+// who ran it. It lives at $XDG_DATA_HOME/<tool>/audit.jsonl (else
+// ~/.local/share/<tool>/audit.jsonl), or where <TOOL>_AUDIT_LOG says
+// ("off" keeps none). It is never rotated or rewritten: each entry is one
+// write(2) to a file opened for appending, whole even when invocations run
+// at once. `<tool> audit-log` reads it.
+
+// AuditLogCommand is the name of the built-in command that reads the audit
+// log, and FlagSince, FlagCommandName and FlagTraceID its filters.
+const (
+	AuditLogCommand = "audit-log"
+	FlagSince       = "since"
+	FlagCommandName = "command"
+	FlagTraceID     = "trace-id"
+)
+
+// AuditEntry is one line of the audit log.
+type AuditEntry struct {
+	Timestamp  string         `json:"timestamp"`
+	Command    string         `json:"command"`
+	Args       map[string]any `json:"args"`                // the flags given, by name; secrets [REDACTED]
+	Arguments  []string       `json:"arguments,omitempty"` // the positional arguments, secrets [REDACTED]
+	ExitCode   int            `json:"exit_code"`
+	Error      string         `json:"error,omitempty"` // the error's code on failure
+	DurationMS int64          `json:"duration_ms"`
+	TraceID    string         `json:"trace_id,omitempty"`
+	RequestID  string         `json:"request_id"`
+	Operator   string         `json:"operator,omitempty"` // the agent session, else the user, that ran it
+	Cwd        string         `json:"cwd,omitempty"`
+}
+
+// auditRecord is an entry as `audit-log` answers it: the spec's
+// "parameters" for the flags (REQ-O-030), as the log's "args" (REQ-F-026).
+type auditRecord struct {
+	Timestamp  string         `json:"timestamp"`
+	Command    string         `json:"command"`
+	Args       map[string]any `json:"parameters"`
+	Arguments  []string       `json:"arguments,omitempty"`
+	ExitCode   int            `json:"exit_code"`
+	Error      string         `json:"error,omitempty"`
+	DurationMS int64          `json:"duration_ms"`
+	TraceID    string         `json:"trace_id,omitempty"`
+	RequestID  string         `json:"request_id"`
+	Operator   string         `json:"operator,omitempty"`
+	Cwd        string         `json:"cwd,omitempty"`
+}
+
+// WithAuditLog sets where the audit log is kept; "" keeps none. It takes
+// the place of the default and of <TOOL>_AUDIT_LOG, and keeps a log for an
+// app that declares nothing to Duet too.
+func WithAuditLog(path string) Option {
+	return func(c *config) { c.audit, c.auditGiven = path, true }
+}
+
+// auditPath is where this invocation is recorded, or "".
+func (inv *invocation) auditPath() string {
+	cfg := inv.cfg
+	if cfg.auditGiven {
+		return cfg.audit
+	}
+	if !inv.fw.Declared() {
+		return "" // an app that only adopted Duet writes no file it did not write before
+	}
+	return AuditLogPath(inv.root.Name, cfg.getenv)
+}
+
+// AuditLogPath returns where a tool keeps its audit log, as getenv's
+// environment says: <TOOL>_AUDIT_LOG ("off", "0" or "false": none), else
+// $XDG_DATA_HOME/<tool>/audit.jsonl, else ~/.local/share/<tool>/audit.jsonl;
+// "" when there is no home directory.
+func AuditLogPath(tool string, getenv func(string) string) string {
+	switch v := getenv(envelope.EnvName(tool, "AUDIT_LOG")); strings.ToLower(v) {
+	case "":
+	case "off", "0", "false", "none":
+		return ""
+	default:
+		return v
+	}
+	if dir := getenv("XDG_DATA_HOME"); dir != "" && filepath.IsAbs(dir) {
+		return filepath.Join(dir, tool, "audit.jsonl")
+	}
+	if home := getenv("HOME"); home != "" {
+		return filepath.Join(home, ".local", "share", tool, "audit.jsonl")
+	}
+	return ""
+}
+
+// audit appends the invocation's entry to the audit log. Failing to write
+// it fails nothing: it is reported under --debug.
+func (inv *invocation) audit(code int, fail *envelope.Error) {
+	path := inv.obs.audit
+	if path == "" {
+		return
+	}
+	e := inv.auditEntry(code, fail)
+	line, err := json.Marshal(e)
+	if err == nil {
+		err = appendLine(path, append(line, '\n'))
+	}
+	if err != nil && inv.out != nil && inv.out.Debugging() {
+		inv.out.Logger().Debug("audit log not written", "path", path, "error", err.Error())
+	}
+}
+
+func appendLine(path string, line []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(line) // one write: appended whole
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// auditEntry is what the log says of this invocation: the values of
+// sensitive and secret-named flags redacted, high-entropy values
+// summarised, and any secret value that turns up elsewhere removed.
+func (inv *invocation) auditEntry(code int, fail *envelope.Error) AuditEntry {
+	c := inv.call
+	var secrets []string
+	args := map[string]any{}
+	for _, name := range slices.Sorted(maps.Keys(c.values)) {
+		values := c.values[name]
+		f := c.flags[name]
+		secret := f != nil && (f.Sensitive || envelope.SecretName(f.Name))
+		shown := make([]string, len(values))
+		for i, v := range values {
+			switch m, masked := envelope.MaskValue(v, false); {
+			case secret:
+				shown[i] = envelope.Redacted
+				secrets = append(secrets, v)
+			case masked:
+				shown[i] = m
+			default:
+				shown[i] = v
+			}
+		}
+		if len(shown) == 1 {
+			args[name] = shown[0]
+		} else {
+			args[name] = shown
+		}
+	}
+	var positional []string
+	for _, a := range c.args {
+		for _, s := range secrets {
+			if s != "" {
+				a = strings.ReplaceAll(a, s, envelope.Redacted)
+			}
+		}
+		if m, ok := envelope.MaskValue(a, false); ok {
+			a = m
+		}
+		positional = append(positional, a)
+	}
+	e := AuditEntry{
+		Timestamp:  inv.meta.Timestamp,
+		Command:    c.node.DotPath(),
+		Args:       args,
+		Arguments:  positional,
+		ExitCode:   code,
+		DurationMS: inv.meta.DurationMS,
+		TraceID:    inv.obs.trace,
+		RequestID:  inv.meta.RequestID,
+		Operator:   operator(inv.root.Name, inv.cfg.getenv),
+		Cwd:        inv.obs.cwd,
+	}
+	if fail != nil && code != 0 {
+		e.Error = fail.Code
+	}
+	return e
+}
+
+// operator is who ran the invocation: the session of the coding agent that
+// ran it, when its CLI names one, else the user.
+func operator(tool string, getenv func(string) string) string {
+	for _, name := range []string{envelope.EnvName(tool, "SESSION_ID"), "CLAUDE_CODE_SESSION_ID", "CODEX_THREAD_ID"} {
+		if v := getenv(name); v != "" {
+			return v
+		}
+	}
+	if v := getenv("USER"); v != "" {
+		return v
+	}
+	return getenv("LOGNAME")
+}
+
+// auditLogNode is the audit-log command.
+func auditLogNode() *schema.Command {
+	return &schema.Command{
+		Name:     AuditLogCommand,
+		Usage:    "Query the audit log of this tool's invocations, newest first",
+		Runnable: true,
+		Builtin:  true,
+		Flags: []schema.Flag{
+			{Name: FlagSince, Type: schema.String, Builtin: true, Usage: "only entries since this long ago (1h, 30m) or this time (2026-03-17T14:00:00Z, 2026-03-17)"},
+			{Name: FlagCommandName, Type: schema.String, Builtin: true, Usage: "only entries of this command (a dot path, such as run.spawn) and those under it"},
+			{Name: FlagTraceID, Type: schema.String, Builtin: true, Usage: "only entries with this trace id"},
+		},
+		Meta: schema.Meta{Danger: schema.Safe, List: true, NoArgs: true, Output: schema.Of[[]auditRecord](),
+			Examples: []schema.Example{
+				{Description: "the last hour's invocations, one per line", Command: "audit-log --since 1h --output jsonl"},
+				{Description: "every invocation of one trace", Command: "audit-log --trace-id abc123 --limit 0"},
+			}},
+	}
+}
+
+// auditLog answers the audit-log command.
+func (inv *invocation) auditLog(ctx context.Context) error {
+	c := inv.call
+	path := inv.obs.audit
+	if path == "" {
+		path = AuditLogPath(inv.root.Name, inv.cfg.getenv)
+	}
+	var since time.Time
+	if v := c.last(FlagSince); v != "" {
+		t, err := parseSince(v, inv.startedAt())
+		if err != nil {
+			return envelope.Validationf("INVALID_FLAG_VALUE", "--since %q is neither a duration (1h, 30m) nor a time (2026-03-17T14:00:00Z, 2026-03-17)", v).WithField(FlagSince)
+		}
+		since = t
+	}
+	command, trace := c.last(FlagCommandName), c.last(FlagTraceID)
+	records := []auditRecord{}
+	if path == "" {
+		return envelope.Errorf(exitcode.Precondition, "NO_AUDIT_LOG", "this tool keeps no audit log here").
+			WithFix("set "+envelope.EnvName(inv.root.Name, "AUDIT_LOG")+" to a file, or HOME", "")
+	}
+	f, err := os.Open(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return inv.out.Result(records)
+	case err != nil:
+		return envelope.Errorf(exitcode.Precondition, "AUDIT_LOG_UNREADABLE", "%v", err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 16<<20)
+	for sc.Scan() {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		var e AuditEntry
+		if json.Unmarshal(sc.Bytes(), &e) != nil {
+			continue // a torn line: another invocation's, or a crash's
+		}
+		if !since.IsZero() {
+			t, err := time.Parse(time.RFC3339Nano, e.Timestamp)
+			if err != nil || t.Before(since) {
+				continue
+			}
+		}
+		if command != "" && e.Command != command && !strings.HasPrefix(e.Command, command+".") {
+			continue
+		}
+		if trace != "" && e.TraceID != trace {
+			continue
+		}
+		records = append(records, auditRecord(e))
+	}
+	if err := sc.Err(); err != nil {
+		return envelope.Errorf(exitcode.Precondition, "AUDIT_LOG_UNREADABLE", "read %s: %v", path, err)
+	}
+	slices.Reverse(records) // newest first
+	return inv.out.Result(records)
+}
+
+// parseSince reads --since: a duration back from now, or a time.
+func parseSince(v string, now time.Time) (time.Time, error) {
+	if d, err := time.ParseDuration(v); err == nil {
+		return now.Add(-d), nil
+	}
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05", "2006-01-02"} {
+		if t, err := time.Parse(layout, v); err == nil {
+			return t, nil
+		}
+	}
+	return time.Time{}, errors.New("not a duration or a time")
+}
