@@ -89,6 +89,8 @@ func (inv *invocation) builtin() func(context.Context) error {
 		return inv.describe
 	case node.Builtin && node.Parent != nil && node.Parent.Name == ProfileCommand && inv.profiles != nil:
 		return inv.profileAction
+	case inv.discoveryAction(node) != nil:
+		return inv.discoveryAction(node)
 	default:
 		return func(context.Context) error {
 			return fmt.Errorf("duet: %q has no action", node.DotPath())

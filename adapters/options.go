@@ -29,6 +29,8 @@ type config struct {
 	extensions []Extension
 	strict     bool
 	envGiven   bool // WithEnv replaced the process environment
+	// discovery: what the discovery built-ins report (discovery_options.go)
+	discovery discoveryConfig
 }
 
 type ttys struct{ stdin, stdout, stderr bool }

@@ -60,6 +60,8 @@ type invocation struct {
 
 	ran atomic.Bool // an action started; written by the command's goroutine
 
+	args []string // discovery: the command line, for the next page's (meta.truncation_hint)
+
 	taken   sync.Mutex     // guards takenBy
 	takenBy chan os.Signal // the command's, while it has taken the signals (TakeSignals)
 }
@@ -124,6 +126,7 @@ func (inv *invocation) run(ctx context.Context, args []string) int {
 		return inv.faithful(ctx, args)
 	}
 	inv.root = inv.fw.Tree()
+	inv.args = args
 	c := inv.parse(args)
 	inv.call = c
 	if c.node.Passthrough {
@@ -132,6 +135,7 @@ func (inv *invocation) run(ctx context.Context, args []string) int {
 	c.version = c.version || c.on(FlagVersion) && c.node.Parent == nil
 	inv.human = c.on(FlagHuman)
 	output, _ := c.opt(FlagOutput)
+	output = inv.streamOutput(output)
 	mode, modeErr := envelope.Detect(envelope.Signals{
 		Tool:      inv.root.Name,
 		LookupEnv: cfg.lookupEnv,
@@ -151,8 +155,10 @@ func (inv *invocation) run(ctx context.Context, args []string) int {
 	if mode.Agent {
 		inv.warnDeprecated()
 	}
+	inv.announceDeprecation()
 	profileErr := inv.applyProfile()
 	c.check(inv.classify, cfg.lookupEnv, inv.profiles.valueOf)
+	inv.checkDiscovery(args)
 	if modeErr != nil && output == "" { // a bad --output is refused as the flag's enum
 		e := envelope.As(modeErr)
 		c.problems = append(c.problems, envelope.FieldError{Code: e.Code, Field: FlagOutput, Message: modeErr.Error(), ValidValues: e.ValidValues})
@@ -182,7 +188,7 @@ func (inv *invocation) run(ctx context.Context, args []string) int {
 	switch {
 	case c.version:
 		inv.endCapture(false)
-		fmt.Fprintf(stdout, "%s version %s\n", inv.root.Name, inv.version())
+		inv.printVersion(stdout)
 		return int(exitcode.Success)
 	case profileErr != nil && !c.help:
 		return inv.finish(profileErr)
@@ -190,6 +196,8 @@ func (inv *invocation) run(ctx context.Context, args []string) int {
 		return inv.showConfig()
 	case len(c.problems) > 0 && !c.help:
 		return inv.finish(envelope.Invalid(c.problems))
+	case inv.schemaAsked() && !c.help:
+		return inv.answerSchema()
 	case c.on(FlagSchema) && !c.help:
 		doc, err := c.node.Document(mode.Agent && !inv.human)
 		if err != nil {
@@ -248,9 +256,9 @@ func (inv *invocation) plain(args []string) bool {
 // command. It may be the app's own too: the command line is then read.
 func (inv *invocation) duetWord(arg string) bool {
 	if name, _, _ := strings.Cut(strings.TrimLeft(arg, "-"), "="); strings.HasPrefix(arg, "-") {
-		return isBuiltinFlag(name)
+		return isBuiltinFlag(name) || arg == "-"+versionShort
 	}
-	if arg == DescribeCommand || arg == ProfileCommand {
+	if arg == DescribeCommand || arg == ProfileCommand || isDiscoveryCommand(arg) {
 		return true
 	}
 	for _, e := range inv.cfg.extensions {
@@ -424,6 +432,7 @@ func (inv *invocation) settings(stdout io.Writer) envelope.Settings {
 		}
 		s.Window = w
 	}
+	inv.discoverySettings(&s)
 	return s
 }
 
@@ -443,6 +452,7 @@ func (inv *invocation) finish(fail *envelope.Error) int {
 		fail.Settle(inv.call.node.ExitCodes())
 	}
 	inv.meta.DurationMS = time.Since(inv.start).Milliseconds()
+	fail = inv.reshape(fail)
 	reported := inv.out.Finish(inv.meta, fail) // fail, or the error rendering hit
 	switch {
 	case isEPIPE(inv.out.WriteErr()):

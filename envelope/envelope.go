@@ -52,6 +52,16 @@ type Meta struct {
 	NotModified    bool            `json:"not_modified,omitempty"`
 	ConfigSources  []string        `json:"config_sources"` // absolute paths of the files that supplied values; [] when none
 	Profile        *ProfileUse     `json:"profile,omitempty"`
+	// discovery: the size cap's counts (see Output.Finish) and the token
+	// budget's (see Budget).
+	TotalCount    *int `json:"total_count,omitempty"`    // items there were, when the size cap cut a list
+	ReturnedCount *int `json:"returned_count,omitempty"` // items data holds, when the size cap cut a list
+	TokenLimit    *int `json:"token_limit,omitempty"`
+	TokenOffset   *int `json:"token_offset,omitempty"`
+	TokenCount    *int `json:"token_count,omitempty"`
+	// Stable leaves request_id out (--stable-output): two runs over the
+	// same state then write the same bytes.
+	Stable bool `json:"-"`
 }
 
 // ProfileUse names the saved profile an invocation applied, and the flags it

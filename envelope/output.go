@@ -30,6 +30,11 @@ type Settings struct {
 	MaxBytes int      // the envelope's size cap; 0 means DefaultMaxBytes
 	Secrets  []string // values never to print: the values of sensitive flags
 	Window   *Window  // set for list commands
+	// discovery: an agent's token budget for data, and the command line
+	// that fetches the page after a list the size cap cut, for
+	// meta.truncation_hint (nil: the hint says which flags to pass).
+	Budget   *Budget
+	NextPage func(limit int, cursor string) string
 }
 
 // Window is the page a list command was asked for.
@@ -65,6 +70,8 @@ type Output struct {
 	writeErr  error
 	closed    bool // Finish has run: later writes from an abandoned handler are dropped
 	shown     int  // warnings a person was shown already (ShowWarnings)
+	// discovery
+	truncations []Truncation // values the command reports cut (Truncated)
 }
 
 type warning struct{ code, message, next string }

@@ -32,6 +32,7 @@ func TestDocEncodingMatchesEncodingJSON(t *testing.T) {
 			{Name: "mode", Type: String, Enum: []string{"fast", "safe"}, Default: "safe"},
 			{Name: "token", Type: String, Sensitive: true, Default: "secret"},
 			{Name: "hidden", Type: Boolean, Hidden: true},
+			{Name: "body", Type: String, MaxBytes: 255, Deprecated: "use --text"},
 		},
 		Args: []Arg{
 			{Name: "id", Required: true, Type: String, ID: true, Usage: "the id", Pattern: "^t[0-9]+$"},
@@ -39,10 +40,12 @@ func TestDocEncodingMatchesEncodingJSON(t *testing.T) {
 		},
 		Meta: Meta{
 			Danger: Destructive, List: true, Audience: AgentOnly, Timeout: 90 * time.Second, LongRunning: true, Protocol: "mcp",
-			Output:    Of[[]record](),
-			Examples:  []Example{{Description: "one", Command: "tool run t1 --name x"}},
-			Groups:    []Group{{Kind: MutuallyExclusive, Flags: []string{"count", "ratio"}}, {Kind: OneRequired, Flags: nil}},
-			ExitCodes: exitcode.Table{80: {Name: "CUSTOM", Description: "a custom code", SideEffects: exitcode.None}},
+			Output:       Of[[]record](),
+			Examples:     []Example{{Description: "one", Command: "tool run t1 --name x"}},
+			Groups:       []Group{{Kind: MutuallyExclusive, Flags: []string{"count", "ratio"}}, {Kind: OneRequired, Flags: nil}},
+			ExitCodes:    exitcode.Table{80: {Name: "CUSTOM", Description: "a custom code", SideEffects: exitcode.None}},
+			IntroducedIn: "1.0.0", DeprecatedIn: "2.0.0", Replacement: "tool go", RemovedIn: "3.0.0",
+			OptionPlacement: Strict, StreamingDefault: true, SchemaVersion: 2, MinSchemaVersion: 1, SortKey: "id",
 		},
 		Commands: []*Command{{Name: "sub", Path: []string{"run", "sub"}}},
 	}

@@ -9,14 +9,21 @@
 # or to nothing.
 __notes_sub() {
 	case $1:$2 in
-	0:'completion') s=1 ;;
-	0:'describe') s=2 ;;
-	0:'list'|0:'ls') s=3 ;;
-	0:'note') s=4 ;;
-	0:'setup') s=8 ;;
-	4:'add') s=5 ;;
-	4:'tag') s=6 ;;
-	6:'set') s=7 ;;
+	0:'changelog') s=1 ;;
+	0:'completion') s=2 ;;
+	0:'describe') s=3 ;;
+	0:'doctor') s=4 ;;
+	0:'exec') s=5 ;;
+	0:'generate-skills') s=6 ;;
+	0:'list'|0:'ls') s=7 ;;
+	0:'manifest') s=8 ;;
+	0:'mcp-validate') s=9 ;;
+	0:'note') s=10 ;;
+	0:'setup') s=14 ;;
+	0:'status') s=15 ;;
+	10:'add') s=11 ;;
+	10:'tag') s=12 ;;
+	12:'set') s=13 ;;
 	*) s= ;;
 	esac
 }
@@ -31,14 +38,22 @@ __notes_flag() {
 	*:'--colour') v=e e=('auto' 'always' 'never') ;;
 	*:'--dir') v=f ;;
 	*:'--output') v=e e=('json' 'jsonl' 'tsv' 'text' 'id') ;;
+	*:'--token-limit') v=n ;;
+	*:'--token-offset') v=n ;;
+	*:'--tokenizer') v=e e=('cl100k_base' 'o200k_base') ;;
 	*:'--fields') v=n ;;
+	*:'--since') v=f ;;
 	*:'--timeout') v=n ;;
 	*:'--etag') v=n ;;
+	*:'--format') v=e e=('markdown' 'json') ;;
+	*:'--output-dir') v=f ;;
 	*:'--cursor') v=n ;;
 	*:'--limit') v=n ;;
 	*:'--min-words') v=n ;;
 	*:'-s') v=e e=('open' 'done' 'all') ;;
 	*:'--status') v=e e=('open' 'done' 'all') ;;
+	*:'--mcp-schema-file') v=f ;;
+	*:'--mcp-server-url') v=f ;;
 	esac
 }
 
@@ -47,9 +62,9 @@ __notes_flag() {
 __notes_arg() {
 	v=n e=()
 	case $1:$2 in
-	1:0) v=e e=('bash' 'zsh' 'fish') ;;
-	5:0) v=f ;;
-	7:1) v=e e=('red' 'green' 'blue') ;;
+	2:0) v=e e=('bash' 'zsh' 'fish') ;;
+	11:0) v=f ;;
+	13:1) v=e e=('red' 'green' 'blue') ;;
 	esac
 }
 
@@ -57,15 +72,22 @@ __notes_arg() {
 # flags.
 __notes_words() {
 	case $1 in
-	0) c=('completion' 'describe' 'list' 'note' 'setup') f=('--color' '--colour' '--dir' '-h' '--help' '--output' '--quiet' '--schema' '--show-config' '--verbose' '--version') ;;
-	1) c=() f=('--color' '--colour' '--dir' '--fields' '-h' '--help' '--output' '--quiet' '--schema' '--show-config' '--timeout' '--validate-only' '--verbose') ;;
-	2) c=() f=('--agents-md' '--color' '--colour' '--dir' '--etag' '--fields' '-h' '--help' '--mcp' '--output' '--quiet' '--schema' '--show-config' '--timeout' '--validate-only' '--verbose') ;;
-	3) c=() f=('--color' '--colour' '--cursor' '--dir' '--fields' '-h' '--help' '--limit' '--min-words' '--output' '--quiet' '-s' '--schema' '--show-config' '--status' '--timeout' '--validate-only' '--verbose') ;;
-	4) c=('add' 'tag') f=('--color' '--colour' '--dir' '-h' '--help' '--output' '--quiet' '--schema' '--show-config' '--verbose') ;;
-	5) c=() f=('--color' '--colour' '--dir' '--fields' '-h' '--help' '--output' '--quiet' '--schema' '--show-config' '--timeout' '--validate-only' '--verbose') ;;
-	6) c=('set') f=('--color' '--colour' '--dir' '-h' '--help' '--output' '--quiet' '--schema' '--show-config' '--verbose') ;;
-	7) c=() f=('--color' '--colour' '--dir' '--fields' '-h' '--help' '--output' '--quiet' '--schema' '--show-config' '--timeout' '--validate-only' '--verbose') ;;
-	8) c=() f=('--color' '--colour' '--dir' '--fields' '-h' '--help' '--output' '--quiet' '--schema' '--show-config' '--timeout' '--validate-only' '--verbose') ;;
+	0) c=('changelog' 'completion' 'describe' 'doctor' 'exec' 'generate-skills' 'list' 'manifest' 'mcp-validate' 'note' 'setup' 'status') f=('-V' '--color' '--colour' '--dir' '-h' '--help' '--output' '--output-schema' '--quiet' '--schema' '--show-config' '--stable-output' '--stream' '--token-count' '--token-limit' '--token-offset' '--tokenizer' '--verbose' '--version') ;;
+	1) c=() f=('--color' '--colour' '--dir' '--fields' '-h' '--help' '--output' '--output-schema' '--quiet' '--schema' '--show-config' '--since' '--stable-output' '--stream' '--timeout' '--token-count' '--token-limit' '--token-offset' '--tokenizer' '--validate-only' '--verbose') ;;
+	2) c=() f=('--color' '--colour' '--dir' '--fields' '-h' '--help' '--output' '--output-schema' '--quiet' '--schema' '--show-config' '--stable-output' '--stream' '--timeout' '--token-count' '--token-limit' '--token-offset' '--tokenizer' '--validate-only' '--verbose') ;;
+	3) c=() f=('--agents-md' '--color' '--colour' '--dir' '--etag' '--fields' '-h' '--help' '--mcp' '--output' '--output-schema' '--quiet' '--schema' '--show-config' '--stable-output' '--stream' '--timeout' '--token-count' '--token-limit' '--token-offset' '--tokenizer' '--validate-only' '--verbose') ;;
+	4) c=() f=('--color' '--colour' '--dir' '--fields' '-h' '--help' '--output' '--output-schema' '--quiet' '--schema' '--show-config' '--stable-output' '--stream' '--timeout' '--token-count' '--token-limit' '--token-offset' '--tokenizer' '--validate-only' '--verbose') ;;
+	5) c=() f=('--color' '--colour' '--dir' '--dry-run' '--fields' '-h' '--help' '--ignore-errors' '--output' '--output-schema' '--quiet' '--schema' '--show-config' '--stable-output' '--stream' '--timeout' '--token-count' '--token-limit' '--token-offset' '--tokenizer' '--validate-only' '--verbose') ;;
+	6) c=() f=('--color' '--colour' '--dir' '--dry-run' '--fields' '--format' '-h' '--help' '--output' '--output-dir' '--output-schema' '--quiet' '--schema' '--show-config' '--stable-output' '--stream' '--timeout' '--token-count' '--token-limit' '--token-offset' '--tokenizer' '--validate-only' '--verbose') ;;
+	7) c=() f=('--color' '--colour' '--cursor' '--dir' '--fields' '-h' '--help' '--limit' '--min-words' '--output' '--output-schema' '--quiet' '-s' '--schema' '--show-config' '--stable-output' '--status' '--stream' '--timeout' '--token-count' '--token-limit' '--token-offset' '--tokenizer' '--validate-only' '--verbose') ;;
+	8) c=() f=('--color' '--colour' '--dir' '--etag' '--fields' '-h' '--help' '--output' '--output-schema' '--quiet' '--schema' '--show-config' '--stable-output' '--stream' '--timeout' '--token-count' '--token-limit' '--token-offset' '--tokenizer' '--validate-only' '--verbose') ;;
+	9) c=() f=('--color' '--colour' '--dir' '--fields' '-h' '--help' '--mcp-schema-file' '--mcp-server-url' '--output' '--output-schema' '--quiet' '--schema' '--show-config' '--stable-output' '--stream' '--timeout' '--token-count' '--token-limit' '--token-offset' '--tokenizer' '--validate-only' '--verbose') ;;
+	10) c=('add' 'tag') f=('--color' '--colour' '--dir' '-h' '--help' '--output' '--output-schema' '--quiet' '--schema' '--show-config' '--stable-output' '--stream' '--token-count' '--token-limit' '--token-offset' '--tokenizer' '--verbose') ;;
+	11) c=() f=('--color' '--colour' '--dir' '--fields' '-h' '--help' '--output' '--output-schema' '--quiet' '--schema' '--show-config' '--stable-output' '--stream' '--timeout' '--token-count' '--token-limit' '--token-offset' '--tokenizer' '--validate-only' '--verbose') ;;
+	12) c=('set') f=('--color' '--colour' '--dir' '-h' '--help' '--output' '--output-schema' '--quiet' '--schema' '--show-config' '--stable-output' '--stream' '--token-count' '--token-limit' '--token-offset' '--tokenizer' '--verbose') ;;
+	13) c=() f=('--color' '--colour' '--dir' '--fields' '-h' '--help' '--output' '--output-schema' '--quiet' '--schema' '--show-config' '--stable-output' '--stream' '--timeout' '--token-count' '--token-limit' '--token-offset' '--tokenizer' '--validate-only' '--verbose') ;;
+	14) c=() f=('--color' '--colour' '--dir' '--fields' '-h' '--help' '--output' '--output-schema' '--quiet' '--schema' '--show-config' '--stable-output' '--stream' '--timeout' '--token-count' '--token-limit' '--token-offset' '--tokenizer' '--validate-only' '--verbose') ;;
+	15) c=() f=('--color' '--colour' '--dir' '--fields' '-h' '--help' '--output' '--output-schema' '--quiet' '--schema' '--show-config' '--show-side-effects' '--show-state-files' '--stable-output' '--stream' '--timeout' '--token-count' '--token-limit' '--token-offset' '--tokenizer' '--validate-only' '--verbose') ;;
 	esac
 }
 
