@@ -31,7 +31,7 @@ func TestWireMatchesEncodingJSON(t *testing.T) {
 		RequestID: "x\u2028y", TimeoutMS: &timeout, Pagination: &Pagination{Returned: 1}, Stream: &Stream{Items: 3},
 		Truncated: true, TruncationHint: "hint\n", Effect: Created, WouldAffect: json.RawMessage(`{"items":["t1"]}`), DryRun: true, Confirmed: true, ValidationOnly: true, Help: true,
 		SchemaRef: "#/x", NotModified: true, ConfigSources: []string{"/a", "/b"},
-		Profile: &ProfileUse{Name: "prod", Flags: []string{"region"}},
+		Profile:    &ProfileUse{Name: "prod", Flags: []string{"region"}},
 		TotalCount: &total, ReturnedCount: &total, TokenLimit: &total, TokenOffset: &total, TokenCount: &total}
 
 	tests := []struct {
