@@ -158,6 +158,7 @@ func Prepare(root *schema.Command, opts ...Option) error {
 		walk(p, root)
 		slices.SortStableFunc(root.Commands, func(a, b *schema.Command) int { return strings.Compare(a.Name, b.Name) })
 	}
+	errs = append(errs, finishDiscovery(root, &cfg)...)
 	return errors.Join(errs...)
 }
 

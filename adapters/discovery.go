@@ -196,7 +196,9 @@ func mcpValidateNode() *schema.Command {
 			{Name: FlagMCPServerURL, Type: schema.String, Usage: "an MCP server's streamable HTTP endpoint to ask for its tools"},
 		},
 		schema.Example{Description: "check a committed tool list in CI", Command: "mcp-validate --mcp-schema-file mcp.json"})
-	n.Meta.Groups = []schema.Group{{Kind: schema.MutuallyExclusive, Flags: []string{FlagMCPSchemaFile, FlagMCPServerURL}}, {Kind: schema.OneRequired, Flags: []string{FlagMCPSchemaFile, FlagMCPServerURL}}}
+	// One of the two is needed; the action says so, so that --validate-only
+	// of the bare command holds.
+	n.Meta.Groups = []schema.Group{{Kind: schema.MutuallyExclusive, Flags: []string{FlagMCPSchemaFile, FlagMCPServerURL}}}
 	return n
 }
 

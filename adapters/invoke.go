@@ -115,7 +115,7 @@ func (inv *invocation) describe(ctx context.Context) error {
 		m.Profiles = info
 	}
 	if inv.call.bool(FlagAgentsMD) {
-		md := describe.AgentsMD(m)
+		md := describe.AgentsMD(m.WithAgents(inv.agentsInfo()))
 		out.RenderText(func(w io.Writer) error { _, err := io.WriteString(w, md); return err })
 		return out.Result(map[string]string{"agents_md": md, "etag": m.Etag})
 	}

@@ -805,6 +805,9 @@ func testSchemaEveryCommand(t *testing.T, bin string) {
 			}
 			env := expectEnvelope(t, "todo "+strings.Join(args, " "), sb.run(t, args...), 0)
 			want := map[string]any{"data.command": path, "data.input_schema.type": "object"}
+			if path == tool { // the root's --schema is the whole tree (O-013), as describe lists it
+				want = map[string]any{"data.tool": tool, "data.commands.add.command": "add"}
+			}
 			if diff := cmp.Diff(want, pick(env, want)); diff != "" {
 				t.Errorf("todo %s (-want +got):\n%s", strings.Join(args, " "), diff)
 			}
@@ -1205,9 +1208,9 @@ func TestE2ECompletion(t *testing.T) {
 		want []string // candidates offered
 	}{
 		{"todo li", []string{"list"}},
-		{"todo d", []string{"describe", "done"}},
+		{"todo d", []string{"describe", "doctor", "done"}},
 		{"todo list --li", []string{"--limit"}}, // a built-in flag
-		{"todo list --st", []string{"--status"}},
+		{"todo list --st", []string{"--stable-output", "--status", "--stream"}},
 		{"todo list --status ", []string{"open", "done", "all"}},
 		{"todo add -p h", []string{"high"}},
 		{"todo profile s", []string{"save", "show"}},
