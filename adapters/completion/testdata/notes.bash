@@ -37,7 +37,7 @@ __notes_flag() {
 	*:'--color') v=e e=('auto' 'always' 'never') ;;
 	*:'--colour') v=e e=('auto' 'always' 'never') ;;
 	*:'--dir') v=f ;;
-	*:'--output') v=e e=('json' 'jsonl' 'tsv' 'text' 'id') ;;
+	*:'--output') v=e e=('json' 'jsonl' 'tsv' 'text' 'id' 'plain') ;;
 	*:'--token-limit') v=n ;;
 	*:'--token-offset') v=n ;;
 	*:'--tokenizer') v=e e=('cl100k_base' 'o200k_base') ;;
