@@ -28,7 +28,8 @@ func agentsMD() *cli.Command {
 			args := cmd.Args().Slice()
 			doc, err := os.ReadFile(args[0])
 			if err != nil {
-				return envelope.Errorf(exitcode.NotFound, "AGENTS_MD_UNREADABLE", "%v", err).WithPhase(envelope.Validation)
+				return envelope.Errorf(exitcode.ArgError, "AGENTS_MD_UNREADABLE", "%v", err).
+					WithField("agents-md").WithPhase(envelope.Validation)
 			}
 			target := conformance.Target{Path: args[1], Args: args[2:]}
 			report, err := conformance.CheckAgentsMD(ctx, target, doc)
