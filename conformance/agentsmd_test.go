@@ -4,6 +4,7 @@ package conformance_test
 
 import (
 	"context"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -138,5 +139,25 @@ func TestAgentsMDWriteDiff(t *testing.T) {
 		if diff := cmp.Diff(tt.want, b.String()); diff != "" {
 			t.Errorf("WriteDiff (-want +got):\n%s", diff)
 		}
+	}
+}
+
+// TestExampleAgentsMD is O-046's CI step for this repository: on every
+// commit (go test ./... in .ci/run) the committed AGENTS.md of the
+// reference app must match the meridian built from the same commit.
+func TestExampleAgentsMD(t *testing.T) {
+	doc, err := os.ReadFile("../examples/meridian/AGENTS.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	target := conformance.Target{Path: build(t, "../examples/meridian/cmd/meridian"), Env: []string{"HOME=" + t.TempDir()}}
+	report, err := conformance.CheckAgentsMD(context.Background(), target, doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !report.OK() {
+		var b strings.Builder
+		report.WriteDiff(&b)
+		t.Errorf("examples/meridian/AGENTS.md does not match meridian:\n%s\nRegenerate it with\n\tgo test ./examples/meridian/e2e -run TestAgentsMD -update", b.String())
 	}
 }

@@ -102,7 +102,7 @@ func writeAgentsHead(b *strings.Builder, m Manifest) {
 	flags := m.flagNames()
 	for _, f := range nonInteractive {
 		if flags[f[0]] {
-			fmt.Fprintf(b, "- `--%s`: %s\n", f[0], f[1])
+			fmt.Fprintf(b, "- `--%s`%s: %s\n", f[0], m.takenBy(f[0]), f[1])
 		}
 	}
 	b.WriteString("\nNothing prompts when stdin is not a terminal: a call that would ask is refused with the flag that answers it.\n\n")
@@ -125,6 +125,35 @@ func writeAgentsHead(b *strings.Builder, m Manifest) {
 	b.WriteString("## CI Validation\n\n")
 	fmt.Fprintf(b, "`duet-check agents-md AGENTS.md -- %s` fails when this file's cli-version is not what `%s --version` prints, or when a flag, command or environment variable it names is not in `%s --help`; "+
 		"`%s describe --agents-md > AGENTS.md` regenerates it.\n\n", tool, tool, tool, tool)
+}
+
+// takenBy names, for a flag only a few commands take, up to three of them
+// as " (on `tool a b`, ...)", so that a reader — and duet-check agents-md,
+// which looks for the flag in the help of the commands AGENTS.md shows —
+// knows where it applies; "" for a flag most commands take.
+func (m Manifest) takenBy(flag string) string {
+	var on []string
+	for _, path := range m.SortedPaths() {
+		if _, ok := m.Commands[path].Flags[flag]; ok {
+			on = append(on, path)
+		}
+	}
+	if len(on) == 0 || 2*len(on) >= len(m.Commands) {
+		return ""
+	}
+	more := ""
+	if len(on) > 3 {
+		more = fmt.Sprintf(" and %d more", len(on)-3)
+		on = on[:3]
+	}
+	for i, path := range on {
+		if path == m.Tool {
+			on[i] = "`" + m.Tool + "`"
+		} else {
+			on[i] = "`" + m.Tool + " " + strings.ReplaceAll(path, ".", " ") + "`"
+		}
+	}
+	return " (on " + strings.Join(on, ", ") + more + ")"
 }
 
 // flagNames is every flag name of the manifest's commands.

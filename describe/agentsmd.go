@@ -24,7 +24,11 @@ func AgentsMD(m Manifest) string {
 	b.WriteString("- Exit codes: 0 success, 2 invalid input (nothing changed; `error.errors` lists every problem), " +
 		"4 precondition, 5 not found, 6 conflict, 10 timeout, 130/143 cancelled. `error.retryable` says whether the same call may succeed.\n")
 	fmt.Fprintf(&b, "- `%s <command> --schema` prints one command's input and output schema; `%s describe --etag <etag>` answers `meta.not_modified` when this file is current.\n", tool, tool)
-	b.WriteString("- Destructive commands need `--yes`; run them with `--dry-run` first. Mutating commands run unasked and report `meta.effect`.\n")
+	if m.flagNames()["yes"] { // discovery: name no flag the tool lacks (O-046)
+		b.WriteString("- Destructive commands need `--yes`; run them with `--dry-run` first. Mutating commands run unasked and report `meta.effect`.\n")
+	} else {
+		b.WriteString("- Mutating commands run unasked and report `meta.effect`.\n")
+	}
 	b.WriteString("- List commands return 20 items by default: pass `--limit N` (0 = all) and `--cursor` from `meta.pagination.next_cursor`. `--fields a,b` keeps only those fields.\n")
 	b.WriteString("- `--validate-only` checks a call without running it; `--timeout 5m` bounds it.\n")
 	writeAgentsCalling(&b, m)
