@@ -176,7 +176,7 @@ func testValidation(t *testing.T, bin string) {
 			name:  "unknown output format",
 			args:  []string{"list", "--output", "yaml"},
 			codes: []string{"INVALID_ENUM_VALUE"},
-			want:  map[string]any{"error.field": "output", "error.valid_values": []any{"json", "jsonl", "tsv", "text", "id"}},
+			want:  map[string]any{"error.field": "output", "error.valid_values": []any{"json", "jsonl", "tsv", "text", "id", "plain"}},
 		},
 		{
 			name:  "unknown output format from TODO_OUTPUT",
@@ -776,8 +776,9 @@ func testDescribe(t *testing.T, bin string) {
 	})
 	t.Run("agents-md", func(t *testing.T) {
 		r := sb.run(t, "describe", "--agents-md")
-		if r.code != 0 || !strings.HasPrefix(r.stdout, "# todo") {
-			t.Errorf("describe --agents-md: exit %d, stdout starts %q, stderr %q; want markdown starting with \"# todo\"",
+		// O-043: the version it documents on line 1, then the title.
+		if r.code != 0 || !strings.HasPrefix(r.stdout, "<!-- cli-version: 0.1.0 -->\n# AGENTS.md — todo\n") {
+			t.Errorf("describe --agents-md: exit %d, stdout starts %q, stderr %q; want the cli-version line, then \"# AGENTS.md — todo\"",
 				r.code, r.stdout[:min(len(r.stdout), 200)], r.stderr)
 		}
 	})
