@@ -18,7 +18,7 @@ const (
 	ChangelogCommand   = "changelog"       // the tool's interface changes by version (WithChangelog)
 	DoctorCommand      = "doctor"          // Duet's checks, the app's (WithCheck) and its dependencies (WithDependency)
 	StatusCommand      = "status"          // the tool's state files and side effects (WithStateFile, WithSideEffect)
-	ExecCommand        = "exec"            // a JSONL batch of commands, run in this process
+	ExecCommand        = "exec"            // a JSONL batch of commands, dispatched by the lifecycle
 	SkillsCommand      = "generate-skills" // skill files for agents, from the declarations
 	MCPValidateCommand = "mcp-validate"    // an MCP tool list's drift from the commands
 )
@@ -167,7 +167,7 @@ func statusNode() *schema.Command {
 }
 
 func execNode() *schema.Command {
-	n := builtinCommand(ExecCommand, "Run a JSONL batch of commands from stdin in this process, one answer per line", schema.Safe,
+	n := builtinCommand(ExecCommand, "Run a JSONL batch of commands from stdin, one answer per line", schema.Safe,
 		[]schema.Flag{
 			{Name: FlagIgnoreErrors, Type: schema.Boolean, Default: false, Usage: "go on after a line fails (by default the batch stops at the first failure)"},
 			{Name: FlagDryRun, Type: schema.Boolean, Default: false, Usage: "pass --dry-run to every line whose command implements it"},

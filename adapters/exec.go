@@ -9,10 +9,12 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	osexec "os/exec"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/duet-cli/duet/envelope"
@@ -31,8 +33,9 @@ var dispatchCmd = regexp.MustCompile(`^[a-z][a-z0-9-]*(\.[a-z][a-z0-9-]*)*$`)
 type resetter interface{ Reset() }
 
 // exec answers `tool exec`: it reads the spec's DispatchRequests, one JSON
-// object per line of stdin, and runs each in this process through the
-// lifecycle, as an agent would run it — `{"_cmd":"run.spawn","_opts":{...},
+// object per line of stdin, and runs each through the lifecycle — the first
+// in this process, a later one in a fresh process of this binary unless the
+// framework can be reset — as an agent would run it — `{"_cmd":"run.spawn","_opts":{...},
 // "name":"x"}` is `tool run spawn --name=x`, with _opts' members as flags
 // too and a member named like a positional argument as that argument. Each
 // line's answer is one envelope with meta._cmd and meta._line, emitted as
@@ -131,10 +134,21 @@ func (inv *invocation) dispatchLine(ctx context.Context, line []byte, n int, dry
 	if f := node.Flag(FlagOutput); f != nil && f.Builtin {
 		args = withFlag(args, "--"+FlagOutput+"="+string(envelope.JSON))
 	}
-	if r, ok := inv.fw.(resetter); ok && ran > 0 {
+	var raw []byte
+	var exit int
+	r, resettable := inv.fw.(resetter)
+	switch {
+	case ran == 0:
+		raw, exit = inv.dispatch(ctx, args)
+	case resettable:
 		r.Reset()
+		raw, exit = inv.dispatch(ctx, args)
+	default:
+		// A framework run once keeps state no lifecycle can clear (urfave
+		// reads a flag's environment once; cobra keeps a subcommand's first
+		// context), so a later line runs in a fresh process of this binary.
+		raw, exit = inv.dispatchChild(ctx, args)
 	}
-	raw, exit := inv.dispatch(ctx, args)
 	answer, err2 := withLine(raw, cmd, n)
 	if err2 != nil {
 		return inv.refusedLine(cmd, n, envelope.Errorf(exitcode.GeneralError, "DISPATCH_NO_ANSWER", "%q did not answer with one envelope", cmd).
@@ -176,6 +190,30 @@ func (inv *invocation) dispatch(ctx context.Context, args []string) ([]byte, int
 	defer line.restoreCapture()
 	exit := line.run(ctx, args)
 	return stdout.Bytes(), exit
+}
+
+// dispatchChild runs one command line in a fresh process of this binary, as
+// an agent reading a pipe: stdin empty, stdout collected, stderr shared; a
+// cancelled batch stops it with SIGTERM, as a signal stops a line run here.
+func (inv *invocation) dispatchChild(ctx context.Context, args []string) ([]byte, int) {
+	self, err := os.Executable()
+	if err != nil {
+		return nil, int(exitcode.GeneralError)
+	}
+	var stdout bytes.Buffer
+	cmd := osexec.CommandContext(ctx, self, args...)
+	cmd.Stdout, cmd.Stderr = &stdout, inv.cfg.stderr
+	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
+	cmd.WaitDelay = 10 * time.Second
+	err = cmd.Run()
+	var exit *osexec.ExitError
+	switch {
+	case err == nil:
+		return stdout.Bytes(), 0
+	case errors.As(err, &exit) && exit.ExitCode() >= 0:
+		return stdout.Bytes(), exit.ExitCode()
+	}
+	return stdout.Bytes(), int(exitcode.GeneralError)
 }
 
 // refusedLine is the answer of a line that did not run.

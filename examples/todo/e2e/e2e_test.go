@@ -1032,6 +1032,9 @@ func (sb *sandbox) expectIDs(t *testing.T, when string, want ...string) {
 	if len(want) == 0 {
 		want = nil
 	}
+	if len(got) == 0 {
+		got = nil
+	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("%s: items in the store (-want +got):\n%s", when, diff)
 	}

@@ -1,0 +1,153 @@
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// runStdin is run with stdin.
+func (sb *sandbox) runStdin(t *testing.T, stdin string, args ...string) result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, sb.bin, args...)
+	cmd.Env = sb.env
+	cmd.Stdin = strings.NewReader(stdin)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	code := exitCode(cmd.Run())
+	if ctx.Err() != nil {
+		t.Fatalf("todo %q did not finish in time", args)
+	}
+	return result{stdout: stdout.String(), stderr: stderr.String(), code: code}
+}
+
+// jsonLines decodes each line of stdout as one JSON object.
+func jsonLines(t *testing.T, stdout string) []map[string]any {
+	t.Helper()
+	var out []map[string]any
+	for _, line := range strings.Split(strings.TrimSuffix(stdout, "\n"), "\n") {
+		var v map[string]any
+		if err := json.Unmarshal([]byte(line), &v); err != nil {
+			t.Fatalf("stdout line %q is not a JSON object: %v", line, err)
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+// TestE2EExec holds `todo exec` to O-050: one envelope per input line with
+// meta._cmd and meta._line, then exec's own summary; every line sees what
+// the lines before it did (a later line runs as the first did, not on
+// state a framework kept from it); the batch stops at the first failure
+// and exits 1 unless --ignore-errors, which goes on and still exits 1; a
+// line that is not JSON is DISPATCH_PARSE_ERROR in phase validation, and a
+// stream no line of which can be read exits 2; --dry-run reaches a
+// destructive command and changes nothing.
+func TestE2EExec(t *testing.T) { onEach(t, testExec) }
+
+func testExec(t *testing.T, bin string) {
+	type line struct {
+		OK    bool
+		Cmd   any
+		Line  any
+		Code  any
+		Phase any
+		Data  any
+	}
+	summarize := func(lines []map[string]any) []line {
+		var got []line
+		for _, l := range lines {
+			got = append(got, line{OK: l["ok"] == true, Cmd: get(l, "meta._cmd"), Line: get(l, "meta._line"),
+				Code: get(l, "error.code"), Phase: get(l, "error.phase"), Data: get(l, "data.title")})
+		}
+		return got
+	}
+	tests := []struct {
+		name     string
+		stdin    string
+		args     []string
+		wantExit int
+		want     []line
+		ids      []string // the store's ids afterwards, when checked
+	}{
+		{
+			name:  "each line sees the lines before it",
+			stdin: `{"_cmd":"add","title":"buy milk"}` + "\n" + `{"_cmd":"add","title":"walk dog"}` + "\n" + `{"_cmd":"show","id":"t2"}` + "\n",
+			want: []line{
+				{OK: true, Cmd: "add", Line: 1.0, Data: "buy milk"},
+				{OK: true, Cmd: "add", Line: 2.0, Data: "walk dog"},
+				{OK: true, Cmd: "show", Line: 3.0, Data: "walk dog"},
+				{OK: true},
+			},
+			ids: []string{"t1", "t2"},
+		},
+		{
+			name:     "stops at the first failure",
+			stdin:    `{"_cmd":"show","id":"t9"}` + "\n" + `{"_cmd":"add","title":"never"}` + "\n",
+			wantExit: 1,
+			want:     []line{{Cmd: "show", Line: 1.0, Code: "TODO_NOT_FOUND", Phase: "execution"}, {Code: "DISPATCH_FAILED", Phase: "execution"}},
+			ids:      []string{},
+		},
+		{
+			name:     "--ignore-errors goes on",
+			stdin:    `{"_cmd":"show","id":"t9"}` + "\n" + "not json\n" + `{"_cmd":"add","title":"still"}` + "\n",
+			args:     []string{"--ignore-errors"},
+			wantExit: 1,
+			want: []line{
+				{Cmd: "show", Line: 1.0, Code: "TODO_NOT_FOUND", Phase: "execution"},
+				{Cmd: "", Line: 2.0, Code: "DISPATCH_PARSE_ERROR", Phase: "validation"},
+				{OK: true, Cmd: "add", Line: 3.0, Data: "still"},
+				{Code: "DISPATCH_FAILED", Phase: "execution"},
+			},
+			ids: []string{"t1"},
+		},
+		{
+			name:     "nothing readable",
+			stdin:    "a\nb\n",
+			args:     []string{"--ignore-errors"},
+			wantExit: 2,
+			want: []line{
+				{Cmd: "", Line: 1.0, Code: "DISPATCH_PARSE_ERROR", Phase: "validation"},
+				{Cmd: "", Line: 2.0, Code: "DISPATCH_PARSE_ERROR", Phase: "validation"},
+				{Code: "DISPATCH_PARSE_ERROR", Phase: "validation"},
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sb := newSandbox(t, bin)
+			r := sb.runStdin(t, tt.stdin, append([]string{"exec", "--output", "jsonl"}, tt.args...)...)
+			if r.code != tt.wantExit {
+				t.Errorf("exit %d, want %d\nstdout: %s\nstderr: %s", r.code, tt.wantExit, r.stdout, r.stderr)
+			}
+			if diff := cmp.Diff(tt.want, summarize(jsonLines(t, r.stdout))); diff != "" {
+				t.Errorf("answers (-want +got):\n%s", diff)
+			}
+			if tt.ids != nil {
+				sb.expectIDs(t, "after the batch", tt.ids...)
+			}
+		})
+	}
+
+	t.Run("--dry-run reaches a destructive command", func(t *testing.T) {
+		sb := newSandbox(t, bin)
+		sb.seed(t, item("t1", "keep", true))
+		r := sb.runStdin(t, `{"_cmd":"purge"}`+"\n", "exec", "--output", "jsonl", "--dry-run")
+		if r.code != 0 {
+			t.Errorf("exit %d, want 0\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
+		}
+		lines := jsonLines(t, r.stdout)
+		if len(lines) != 2 || get(lines[0], "meta.dry_run") != true {
+			t.Errorf("want purge's dry run (meta.dry_run) and the summary; got %s", r.stdout)
+		}
+		sb.expectIDs(t, "after a dry run", "t1")
+	})
+}
