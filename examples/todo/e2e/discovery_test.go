@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"os/exec"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -149,5 +150,77 @@ func testExec(t *testing.T, bin string) {
 			t.Errorf("want purge's dry run (meta.dry_run) and the summary; got %s", r.stdout)
 		}
 		sb.expectIDs(t, "after a dry run", "t1")
+	})
+}
+
+// TestE2EVersionAndBudget holds the flags every command has for discovery:
+// -V is --version (F-068), `todo 0.1.0`, exit 0, in an empty HOME, writing
+// nothing; --stable-output gives the same bytes twice and no request_id
+// (O-007); --token-count answers data null and meta.token_count (O-049),
+// and --token-limit cuts data at whole items and says so in meta, the
+// window moving with --token-offset.
+func TestE2EVersionAndBudget(t *testing.T) { onEach(t, testVersionAndBudget) }
+
+func testVersionAndBudget(t *testing.T, bin string) {
+	sb := newSandbox(t, bin)
+	t.Run("-V", func(t *testing.T) {
+		for _, flag := range []string{"--version", "-V"} {
+			r := sb.run(t, flag)
+			if r.code != 0 || r.stdout != "todo 0.1.0\n" {
+				t.Errorf("todo %s: exit %d, stdout %q; want 0, \"todo 0.1.0\\n\"", flag, r.code, r.stdout)
+			}
+		}
+		if raw := sb.storeBytes(t); raw != nil {
+			t.Errorf("--version wrote the store: %s", raw)
+		}
+	})
+
+	var items []map[string]any
+	for i := 1; i <= 8; i++ {
+		items = append(items, item("t"+strconv.Itoa(i), "item number "+strconv.Itoa(i)+" with some words", false))
+	}
+	sb.seed(t, items...)
+
+	t.Run("--stable-output", func(t *testing.T) {
+		a, b := sb.run(t, "list", "--stable-output"), sb.run(t, "list", "--stable-output")
+		if a.code != 0 || a.stdout != b.stdout {
+			t.Errorf("two runs: exit %d, stdout differs:\n%s\n%s", a.code, a.stdout, b.stdout)
+		}
+		// O-007 leaves request_id out, the one exception to F-024, so the
+		// envelope is decoded here rather than by decodeEnvelope.
+		var env map[string]any
+		if err := json.Unmarshal([]byte(a.stdout), &env); err != nil {
+			t.Fatalf("stdout is not one JSON object: %v", err)
+		}
+		if _, ok := env["meta"].(map[string]any)["request_id"]; ok {
+			t.Errorf("meta.request_id present with --stable-output: %s", a.stdout)
+		}
+	})
+
+	t.Run("--token-count", func(t *testing.T) {
+		env := expectEnvelope(t, "list --token-count", sb.run(t, "list", "--token-count"), 0)
+		if n, _ := get(env, "meta.token_count").(float64); env["data"] != nil || n <= 0 {
+			t.Errorf("data %v, meta.token_count %v; want null and a count", env["data"], get(env, "meta.token_count"))
+		}
+	})
+
+	t.Run("--token-limit", func(t *testing.T) {
+		first := func(args ...string) string {
+			t.Helper()
+			env := expectEnvelope(t, "list", sb.run(t, append([]string{"list"}, args...)...), 0)
+			want := map[string]any{"meta.truncated": true, "meta.token_limit": 60.0}
+			if diff := cmp.Diff(want, pick(env, want)); diff != "" {
+				t.Errorf("list %v (-want +got):\n%s", args, diff)
+			}
+			data, _ := env["data"].([]any)
+			if len(data) == 0 || len(data) >= len(items) {
+				t.Fatalf("list %v: %d items, want some of %d", args, len(data), len(items))
+			}
+			id, _ := get(data[0], "id").(string)
+			return id
+		}
+		if a, b := first("--token-limit", "60"), first("--token-limit", "60", "--token-offset", "60"); a != "t1" || b == a {
+			t.Errorf("first item of the first window %q, of the next %q; want t1, then a later one", a, b)
+		}
 	})
 }
