@@ -54,7 +54,7 @@ func isBuiltinFlag(name string) bool {
 		FlagEtag, FlagAgentsMD, FlagMCP:
 		return true
 	}
-	return isObservedFlag(name)
+	return isObservedFlag(name) || isDiscoveryFlag(name)
 }
 
 // globalFlags are accepted by every command.
@@ -68,6 +68,9 @@ func globalFlags() []schema.Flag {
 		{Name: FlagShowConfig, Control: true, Type: schema.Boolean, Usage: "print the value of every flag of this command and where it comes from, and exit", Default: false},
 	}, observedGlobalFlags()...)
 }
+
+// allGlobalFlags are globalFlags and those of the discovery built-ins.
+func allGlobalFlags() []schema.Flag { return append(globalFlags(), discoveryFlags()...) }
 
 // commandFlags are the built-ins a runnable command gets from its
 // declarations. Those marked Control change the answer's shape (--fields
@@ -115,14 +118,12 @@ func commandFlags(c *schema.Command) []schema.Flag {
 // Subcommands are put in name order. Of opts, the same options the adapter's
 // Wrap was given, it reads the extensions (see [WithExtension]).
 func Prepare(root *schema.Command, opts ...Option) error {
-	root.Flags = appendMissing(root.Flags, globalFlags(), true)
-	if f := findOwn(root, FlagOutput); f != nil && f.Builtin {
-		f.Usage += "; " + envelope.EnvName(root.Name, "OUTPUT") + " sets the default"
-	}
-	root.Flags = appendMissing(root.Flags, []schema.Flag{{Name: FlagVersion, Control: true, Type: schema.Boolean, Default: false, Usage: "print the version"}}, false)
+	root.Flags = appendMissing(root.Flags, allGlobalFlags(), true)
+	root.Flags = appendMissing(root.Flags, []schema.Flag{versionFlag(root)}, false)
 	if root.Sub(DescribeCommand) == nil {
 		root.Commands = append(root.Commands, describeNode())
 	}
+	discoveryNodes(root)
 	if c := root.Sub("completion"); c != nil && !c.Declared && !c.Builtin {
 		// The app's own completion command prints a script for a shell to
 		// source, whoever runs it.
@@ -172,6 +173,7 @@ func Prepare(root *schema.Command, opts ...Option) error {
 		}
 		slices.SortStableFunc(root.Commands, func(a, b *schema.Command) int { return strings.Compare(a.Name, b.Name) })
 	}
+	errs = append(errs, finishDiscovery(root, &cfg)...)
 	return errors.Join(errs...)
 }
 
@@ -191,6 +193,7 @@ func complete(c *schema.Command, checked map[uintptr]error) error {
 		f.Sensitive = fm.Sensitive || f.Sensitive
 		f.Profile = fm.Profile || f.Profile
 		f.Subprocess = fm.Subprocess || f.Subprocess
+		f.MaxBytes = cmp.Or(fm.MaxBytes, f.MaxBytes)
 		for _, e := range fm.Env {
 			if !slices.Contains(f.Env, e) {
 				f.Env = append(slices.Clip(f.Env), e) // never into the framework's slice
@@ -229,6 +232,8 @@ func complete(c *schema.Command, checked map[uintptr]error) error {
 	c.Flags = appendMissing(c.Flags, commandFlags(c), false)
 	// input: JSON and Pipe flags, rules.
 	errs = append(errs, completeInput(c)...)
+	c.Flags = appendMissing(c.Flags, discoveryCommandFlags(c), false)
+	errs = append(errs, checkDiscovery(c)...)
 	if len(c.Meta.ExitCodes) > 0 { // the defaults alone are valid (tested in schema)
 		if err := c.ExitCodes().Validate(); err != nil {
 			errs = append(errs, fmt.Errorf("exit codes: %w", err))

@@ -96,6 +96,8 @@ func (inv *invocation) builtin() func(context.Context) error {
 		return inv.jobAction
 	case node.Builtin && node.Name == AuditLogCommand && node.Parent == inv.root:
 		return inv.auditLog
+	case inv.discoveryAction(node) != nil:
+		return inv.discoveryAction(node)
 	default:
 		return func(context.Context) error {
 			return fmt.Errorf("duet: %q has no action", node.DotPath())
@@ -120,7 +122,7 @@ func (inv *invocation) describe(ctx context.Context) error {
 		m.Profiles = info
 	}
 	if inv.call.bool(FlagAgentsMD) {
-		md := describe.AgentsMD(m)
+		md := describe.AgentsMD(m.WithAgents(inv.agentsInfo()))
 		out.RenderText(func(w io.Writer) error { _, err := io.WriteString(w, md); return err })
 		return out.Result(map[string]string{"agents_md": md, "etag": m.Etag})
 	}

@@ -40,6 +40,8 @@ type config struct {
 	auditGiven  bool               // WithAuditLog was given
 	configFiles *Config            // WithConfig
 	open        func(string) error // WithOpener
+	// discovery: what the discovery built-ins report (discovery_options.go)
+	discovery discoveryConfig
 }
 
 type ttys struct{ stdin, stdout, stderr bool }

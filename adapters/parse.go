@@ -170,7 +170,7 @@ func (c *call) check(classify func(error) *envelope.Error, lookupEnv func(string
 	for _, err := range c.refused {
 		c.refusal(classify(err))
 	}
-	if c.help || c.version || c.on(FlagSchema) {
+	if c.help || c.version || c.on(FlagSchema) || c.on(FlagPrintSchema) || c.on(FlagOutputSchema) {
 		return // help, version and schema answer whatever else is wrong
 	}
 	fromEnv := func(f *schema.Flag) bool {

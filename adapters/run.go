@@ -62,6 +62,8 @@ type invocation struct {
 
 	ran atomic.Bool // an action started; written by the command's goroutine
 
+	args []string // discovery: the command line, for the next page's (meta.truncation_hint)
+
 	taken   sync.Mutex     // guards takenBy
 	takenBy chan os.Signal // the command's, while it has taken the signals (TakeSignals)
 
@@ -134,6 +136,7 @@ func (inv *invocation) run(ctx context.Context, args []string) int {
 		return inv.faithful(ctx, args)
 	}
 	inv.root = inv.fw.Tree()
+	inv.args = args
 	c := inv.parse(args)
 	inv.call = c
 	if c.node.Passthrough {
@@ -142,6 +145,7 @@ func (inv *invocation) run(ctx context.Context, args []string) int {
 	c.version = c.version || c.on(FlagVersion) && c.node.Parent == nil
 	inv.human = c.on(FlagHuman)
 	output, _ := c.opt(FlagOutput)
+	output = inv.streamOutput(output)
 	mode, modeErr := envelope.Detect(envelope.Signals{
 		Tool:      inv.root.Name,
 		LookupEnv: cfg.lookupEnv,
@@ -161,11 +165,13 @@ func (inv *invocation) run(ctx context.Context, args []string) int {
 	if mode.Agent {
 		inv.warnDeprecated()
 	}
+	inv.announceDeprecation()
 	profileErr := inv.applyProfile()
 	args, c = inv.rewrite(args, c) // input: --raw-payload, ids piped as -, JSON5, rule defaults
 	c.check(inv.classify, cfg.lookupEnv, inv.profiles.valueOf)
 	inv.warnings = append(inv.warnings, c.warnings...)
 	inv.observe()
+	inv.checkDiscovery(args)
 	validateErr := inv.validate(ctx)
 	if modeErr != nil && output == "" { // a bad --output is refused as the flag's enum, and a bad <TOOL>_OUTPUT alike
 		valid := envelope.FormatNames()
@@ -200,7 +206,7 @@ func (inv *invocation) run(ctx context.Context, args []string) int {
 	switch {
 	case c.version:
 		inv.endCapture(false)
-		fmt.Fprintf(stdout, "%s version %s\n", inv.root.Name, inv.version())
+		inv.printVersion(stdout)
 		return int(exitcode.Success)
 	case profileErr != nil && !c.help:
 		return inv.finish(profileErr)
@@ -212,6 +218,8 @@ func (inv *invocation) run(ctx context.Context, args []string) int {
 		return inv.finish(validateErr)
 	case inv.inputErr != nil && !c.help:
 		return inv.finish(inv.inputErr)
+	case inv.schemaAsked() && !c.help:
+		return inv.answerSchema()
 	case c.on(FlagSchema) && !c.help:
 		doc, err := c.node.Document(mode.Agent && !inv.human)
 		if err != nil {
@@ -276,9 +284,9 @@ func (inv *invocation) plain(args []string) bool {
 // command. It may be the app's own too: the command line is then read.
 func (inv *invocation) duetWord(arg string) bool {
 	if name, _, _ := strings.Cut(strings.TrimLeft(arg, "-"), "="); strings.HasPrefix(arg, "-") {
-		return isBuiltinFlag(name)
+		return isBuiltinFlag(name) || arg == "-"+versionShort
 	}
-	if arg == DescribeCommand || arg == ProfileCommand {
+	if arg == DescribeCommand || arg == ProfileCommand || isDiscoveryCommand(arg) {
 		return true
 	}
 	for _, e := range inv.cfg.extensions {
@@ -454,6 +462,7 @@ func (inv *invocation) settings(stdout io.Writer) envelope.Settings {
 	}
 	inv.workSettings(&s)
 	inv.observeSettings(&s)
+	inv.discoverySettings(&s)
 	return s
 }
 
@@ -475,6 +484,7 @@ func (inv *invocation) finish(fail *envelope.Error) int {
 	}
 	inv.meta.DurationMS = time.Since(inv.start).Milliseconds()
 	inv.observed()
+	fail = inv.reshape(fail)
 	reported := inv.out.Finish(inv.meta, fail) // fail, or the error rendering hit
 	code := int(exitcode.Success)
 	switch {

@@ -23,7 +23,9 @@ const (
 )
 
 var (
-	versionLine = regexp.MustCompile(`^([\w.@/-]+ )?(version )?v?\d+(\.\d+)+\S*( .*)?$`)
+	// versionLine is the spec's --version: `tool 1.2.3` or `1.2.3`, the
+	// version the second field (`cut -d' ' -f2`) or the only one.
+	versionLine = regexp.MustCompile(`^([\w.@/-]+ )?v?\d+(\.\d+)+[\w.+-]*$`)
 	errorCode   = regexp.MustCompile(`^[A-Z][A-Z0-9_]+$`)
 )
 
@@ -231,6 +233,15 @@ func (c *checker) helpAndVersion(ctx context.Context) {
 		}
 	}
 
+	// -V is the spec's short --version: the same line.
+	vInv, sInv := c.invoke("--version"), c.invoke("-V")
+	long, short := c.run(ctx, vInv), c.run(ctx, sInv)
+	if short.Exit != 0 || short.TimedOut || strings.TrimSpace(string(short.Stdout)) != strings.TrimSpace(string(long.Stdout)) {
+		c.record("version-short", &sInv, &short, Fail, "-V must print what --version prints, exit 0; got "+excerpt(short.Stdout), "F-068")
+	} else {
+		c.record("version-short", &sInv, &short, Pass, "", "F-068")
+	}
+
 	inv = c.invoke("--help")
 	inv.PTY = true
 	out = c.run(ctx, inv)
@@ -246,21 +257,36 @@ func (c *checker) helpAndVersion(ctx context.Context) {
 	}
 }
 
-// manifest checks the manifest discovery found against the spec's schema,
-// and its etag round trip.
+// manifest checks `tool manifest`, the spec's name for the whole tree: its
+// data must be the spec's ManifestResponse exactly (the schema as
+// published, closed), and its etag must round-trip. A tool whose tree was
+// discovered from describe alone has no manifest.
 func (c *checker) manifest(ctx context.Context, t *tree) {
-	if t.source == "help" || t.source == "none" {
-		c.record("manifest", nil, nil, Fail, "neither `describe` nor `manifest` answers with a manifest; the commands were read from --help", "O-041")
-		return
-	}
-	inv := c.invoke(t.source)
-	if problem := validManifest(t.manifest); problem != "" {
-		c.record("manifest", &inv, nil, Fail, "the manifest does not match the spec's schema: "+problem, "O-041")
-		return
-	}
-	inv = c.invoke(t.source, "--etag", t.etag)
+	inv := c.invoke("manifest")
 	out := c.run(ctx, inv)
-	env, f, _ := parseEnvelope(out.Stdout)
+	env, f, why := parseEnvelope(out.Stdout)
+	if f != noFault || out.Exit != 0 {
+		detail := "`manifest` does not answer with an envelope: " + why
+		if f == noFault {
+			detail = fmt.Sprintf("`manifest` failed with exit %d", out.Exit)
+		}
+		if t.source == "help" || t.source == "none" {
+			detail += "; the commands were read from --help"
+		}
+		c.record("manifest", &inv, &out, Fail, detail, "O-041")
+		return
+	}
+	if problem := validStrictManifest(env.Data); problem != "" {
+		c.record("manifest", &inv, &out, Fail, "the manifest does not match the spec's schema: "+problem, "O-041")
+		return
+	}
+	var m struct {
+		Etag string `json:"etag"`
+	}
+	_ = json.Unmarshal(env.Data, &m)
+	inv = c.invoke("manifest", "--etag", m.Etag)
+	out = c.run(ctx, inv)
+	env, f, _ = parseEnvelope(out.Stdout)
 	if f != noFault || out.Exit != 0 || env.Meta["not_modified"] != true || string(env.Data) != "null" {
 		c.record("manifest-etag", &inv, &out, Fail, "the current etag must answer exit 0, data null, meta.not_modified; stdout "+excerpt(out.Stdout), "O-041")
 		return
@@ -295,6 +321,8 @@ func (c *checker) schema(ctx context.Context, cmd *Command) {
 		Danger      string                     `json:"danger_level"`
 		ExitCodes   map[string]json.RawMessage `json:"exit_codes"`
 		InputSchema map[string]any             `json:"input_schema"`
+		Parameters  map[string]any             `json:"parameters"`
+		Output      json.RawMessage            `json:"output_schema"`
 	}
 	_ = json.Unmarshal(env.Data, &doc)
 	if slices.Contains([]string{"safe", "mutating", "destructive"}, doc.Danger) {
@@ -316,10 +344,18 @@ func (c *checker) schema(ctx context.Context, cmd *Command) {
 	} else {
 		c.record("schema", &inv, &out, Fail, codes, "C-001")
 	}
-	if doc.InputSchema["type"] == "object" {
+	// The spec's --schema has parameters (its CommandEntry flags) and
+	// output_schema, a JSON Schema object. A command that declares no shape
+	// of its data (many do not: a built-in answering a map, an app's
+	// command without an output type) is not failed for it here: the
+	// output_schema it has must be an object.
+	switch {
+	case doc.Parameters == nil:
+		c.record("schema", &inv, &out, Fail, "no parameters object (the spec's name for the command's flags)", "C-015")
+	case len(doc.Output) > 0 && doc.Output[0] != '{':
+		c.record("schema", &inv, &out, Fail, "output_schema is not a JSON Schema object: "+excerpt(doc.Output), "C-015")
+	default:
 		c.record("schema", &inv, &out, Pass, "", "C-015")
-	} else {
-		c.record("schema", &inv, &out, Fail, "no input_schema of type object", "C-015")
 	}
 }
 

@@ -23,7 +23,10 @@ const schemaBase = "https://cli-agent-spec.invalid/schemas/"
 // schemas are compiled once per process: they never change.
 var schemas = sync.OnceValues(compileSchemas)
 
-type compiled struct{ envelope, manifest, exitCode *jsonschema.Schema }
+type compiled struct {
+	envelope, manifest, exitCode *jsonschema.Schema
+	strictManifest               *jsonschema.Schema // the manifest schema as published, closed: for `tool manifest`
+}
 
 // compileSchemas compiles the envelope and manifest schemas. The manifest's
 // command and flag entries forbid members the spec does not list, yet the
@@ -43,6 +46,14 @@ func compileSchemas() (compiled, error) {
 			return compiled{}, fmt.Errorf("conformance: schema %s: %w", name, err)
 		}
 		if name == "manifest-response.json" {
+			strict, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+			if err != nil {
+				return compiled{}, err
+			}
+			delete(strict.(map[string]any), "$id")
+			if err := c.AddResource(schemaBase+"manifest-response.strict.json", strict); err != nil {
+				return compiled{}, err
+			}
 			m := doc.(map[string]any)
 			m["additionalProperties"] = true
 			defs := m["definitions"].(map[string]any)
@@ -64,7 +75,11 @@ func compileSchemas() (compiled, error) {
 		return compiled{}, err
 	}
 	code, err := c.Compile(schemaBase + "exit-code-entry.json")
-	return compiled{env, man, code}, err
+	if err != nil {
+		return compiled{}, err
+	}
+	strict, err := c.Compile(schemaBase + "manifest-response.strict.json")
+	return compiled{env, man, code, strict}, err
 }
 
 // envelope is what the checker reads of a response.
@@ -194,6 +209,12 @@ func splitJSON(b []byte) (values []json.RawMessage, text bool) {
 // validManifest checks a manifest against the spec's schema.
 func validManifest(data json.RawMessage) string {
 	return validate(data, func(c compiled) *jsonschema.Schema { return c.manifest })
+}
+
+// validStrictManifest checks the data of `tool manifest` against the spec's
+// manifest schema as published: no member it does not list.
+func validStrictManifest(data json.RawMessage) string {
+	return validate(data, func(c compiled) *jsonschema.Schema { return c.strictManifest })
 }
 
 // validExitCode checks one entry of a command's exit_codes.

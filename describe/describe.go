@@ -32,6 +32,8 @@ type Manifest struct {
 	Profiles any `json:"profiles,omitempty"`
 
 	raw []byte // the encoding made while computing the etag
+
+	agents AgentsInfo // discovery: what AGENTS.md adds (WithAgents)
 }
 
 // New builds the manifest of root's tree as seen by an agent (agent true) or a

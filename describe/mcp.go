@@ -18,6 +18,9 @@ import (
 type ToolList struct {
 	Etag  string `json:"etag"`
 	Tools []Tool `json:"tools"`
+	// discovery: the tool's version, which the list was made from (the
+	// spec's integration artifact version, as --version prints it).
+	CLIVersion string `json:"cli_version"`
 }
 
 // Tool is one command served as an MCP tool, in the shape of the MCP
@@ -73,7 +76,7 @@ func Tools(root *schema.Command, version string) (ToolList, error) {
 	if err != nil {
 		return ToolList{}, err
 	}
-	list := ToolList{Etag: m.Etag, Tools: []Tool{}}
+	list := ToolList{Etag: m.Etag, Tools: []Tool{}, CLIVersion: version}
 	var errs []string
 	byName := map[string]string{}
 	root.Walk(func(c *schema.Command) {

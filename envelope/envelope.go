@@ -69,6 +69,16 @@ type Meta struct {
 	AuditLogPath        string `json:"audit_log_path,omitempty"`        // the append-only log this invocation is recorded in
 	Headless            bool   `json:"headless,omitempty"`              // no display to open a browser or a window on
 	Retries             int    `json:"retries,omitempty"`               // internal retries the command made (0 is left out)
+	// discovery: the size cap's counts (see Output.Finish) and the token
+	// budget's (see Budget).
+	TotalCount    *int `json:"total_count,omitempty"`    // items there were, when the size cap cut a list
+	ReturnedCount *int `json:"returned_count,omitempty"` // items data holds, when the size cap cut a list
+	TokenLimit    *int `json:"token_limit,omitempty"`
+	TokenOffset   *int `json:"token_offset,omitempty"`
+	TokenCount    *int `json:"token_count,omitempty"`
+	// Stable leaves request_id out (--stable-output): two runs over the
+	// same state then write the same bytes.
+	Stable bool `json:"-"`
 }
 
 // ProfileUse names the saved profile an invocation applied, and the flags it

@@ -25,6 +25,7 @@ func (o *Output) Finish(meta Meta, fail *Error) *Error {
 	o.progress.clearLocked()
 	o.closed = true
 	fail = o.observeLocked(&meta, fail)
+	o.truncatedLocked(&meta)
 	meta.DryRun = meta.DryRun || o.s.DryRun
 	meta.Effect = o.effect
 	if meta.DryRun {
@@ -103,7 +104,11 @@ func (o *Output) payloadLocked(meta *Meta) (payload, error) {
 	default:
 		return payload{one: json.RawMessage("null")}, nil
 	}
-	return o.finishData(p.project(o.s.Fields))
+	p, err := o.finishData(p.project(o.s.Fields))
+	if err != nil {
+		return payload{}, err
+	}
+	return o.budgetLocked(p, meta), nil
 }
 
 func paginationFor(total, start, returned int) *Pagination {
@@ -139,6 +144,7 @@ func (o *Output) capped(p payload, meta Meta, fail *Error) []byte {
 	meta.Truncated = true
 	if !p.list {
 		meta.TruncationHint = fmt.Sprintf("the result exceeded %d bytes and was dropped; narrow it with --fields", o.s.MaxBytes)
+		o.capWarningLocked(len(p.one), 0)
 		return o.envelope(payload{one: json.RawMessage("null")}, meta, fail).appendJSON(nil)
 	}
 	total, start := len(p.items), 0
@@ -161,12 +167,16 @@ func (o *Output) capped(p payload, meta Meta, fail *Error) []byte {
 		m := meta
 		m.Pagination = paginationFor(total, start, n)
 		m.TruncationHint = fmt.Sprintf("output exceeded %d bytes: returned %d of %d items; pass --limit %d with --cursor from meta.pagination.next_cursor, or narrow with --fields", o.s.MaxBytes, n, total, max(n, 1))
+		o.capCountsLocked(&m, total, start, n)
 		return m
 	}
 	fits := func(n int) bool {
 		frame := len(o.envelope(payload{list: true}, withItems(n), fail).appendJSON(nil))
 		return frame+prefix[n]+max(n-1, 0)+1 <= o.s.MaxBytes
 	}
+	// The warning is counted with the most bytes it may report, so the
+	// envelope the search found room for only shrinks when it is filled in.
+	o.capWarningLocked(prefix[len(p.items)], prefix[len(p.items)])
 	lo, hi := 0, len(p.items) // the largest n that fits lies in [lo, hi]
 	for lo < hi {
 		if mid := (lo + hi + 1) / 2; fits(mid) {
@@ -175,6 +185,8 @@ func (o *Output) capped(p payload, meta Meta, fail *Error) []byte {
 			hi = mid - 1
 		}
 	}
+	o.warnings = o.warnings[:len(o.warnings)-1]
+	o.capWarningLocked(prefix[len(p.items)], prefix[lo])
 	return o.envelope(payload{list: true, items: p.items[:lo]}, withItems(lo), fail).appendJSON(nil)
 }
 

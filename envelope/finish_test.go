@@ -313,7 +313,7 @@ func TestFieldsProjectionStreamed(t *testing.T) {
 }
 
 func TestSizeCap(t *testing.T) {
-	const cap = 600
+	const cap = 900 // room for the frame: meta, the counts and the FIELD_TRUNCATED warning
 	tests := []struct {
 		name   string
 		result any
@@ -343,6 +343,9 @@ func TestSizeCap(t *testing.T) {
 			if !env.OK {
 				t.Errorf("ok = false for a truncated success")
 			}
+			if len(env.Warnings) != 1 || !strings.HasPrefix(env.Warnings[0], "FIELD_TRUNCATED: data cut to the size cap (field=data returned_bytes=") {
+				t.Errorf("warnings = %q, want one FIELD_TRUNCATED naming data and its bytes", env.Warnings)
+			}
 			if !tt.list {
 				if string(env.Data) != "null" {
 					t.Errorf("data = %s, want null", env.Data)
@@ -364,6 +367,9 @@ func TestSizeCap(t *testing.T) {
 			}
 			if err != nil || off != start+len(items) {
 				t.Errorf("next_cursor offset = %d, %v; want %d", off, err, start+len(items))
+			}
+			if env.Meta["total_count"] != float64(100) || env.Meta["returned_count"] != float64(len(items)) {
+				t.Errorf("meta.total_count, returned_count = %v, %v; want 100, %d", env.Meta["total_count"], env.Meta["returned_count"], len(items))
 			}
 			if first := items[0]["id"]; first != fmt.Sprintf("r%d", start) {
 				t.Errorf("first item %v, want r%d", first, start)

@@ -21,20 +21,27 @@ const (
 // Formats lists every [Format] in the order help shows them.
 var Formats = []Format{JSON, JSONL, TSV, Text, ID}
 
-// FormatNames returns the names of [Formats].
+// FormatNames returns the names of [Formats], and the CLI Agent Spec's
+// name for Text, "plain", which --output accepts as well.
 func FormatNames() []string {
-	names := make([]string, len(Formats))
+	names := make([]string, len(Formats), len(Formats)+1)
 	for i, f := range Formats {
 		names[i] = string(f)
 	}
-	return names
+	return append(names, PlainName)
 }
+
+// PlainName is the CLI Agent Spec's name for the [Text] format.
+const PlainName = "plain"
 
 // ParseFormat returns the format named s, or an ARG_ERROR listing the valid ones.
 func ParseFormat(s string) (Format, error) {
 	f := Format(s)
 	if slices.Contains(Formats, f) {
 		return f, nil
+	}
+	if s == PlainName {
+		return Text, nil
 	}
 	valid := FormatNames()
 	return "", Validationf("INVALID_OUTPUT_FORMAT", "--output %q is not a format; use one of %s", s, strings.Join(valid, ", ")).

@@ -135,7 +135,7 @@ func TestDetectInvalidOutput(t *testing.T) {
 			if e.Code != "INVALID_OUTPUT_FORMAT" || e.Exit != 2 || e.Phase != envelope.Validation {
 				t.Errorf("error = %s exit %d phase %q, want INVALID_OUTPUT_FORMAT exit 2 phase validation", e.Code, e.Exit, e.Phase)
 			}
-			if diff := cmp.Diff([]string{"json", "jsonl", "tsv", "text", "id"}, e.ValidValues); diff != "" {
+			if diff := cmp.Diff([]string{"json", "jsonl", "tsv", "text", "id", "plain"}, e.ValidValues); diff != "" {
 				t.Errorf("valid values (-want +got):\n%s", diff)
 			}
 			if !strings.Contains(err.Error(), tt.field) {
@@ -162,6 +162,10 @@ func TestParseFormat(t *testing.T) {
 		if _, err := envelope.ParseFormat(f); err == nil {
 			t.Errorf("ParseFormat(%q) succeeded", f)
 		}
+	}
+	// The CLI Agent Spec's name for text (O-001).
+	if got, err := envelope.ParseFormat("plain"); err != nil || got != envelope.Text {
+		t.Errorf("ParseFormat(plain) = %q, %v; want text", got, err)
 	}
 }
 

@@ -18,5 +18,5 @@ func (m Meta) appendObserved(b []byte) []byte {
 		b = append(b, `,"retries":`...)
 		b = jsonw.Int(b, int64(m.Retries))
 	}
-	return append(b, '}')
+	return b
 }

@@ -47,6 +47,11 @@ type Settings struct {
 	Config           ConfigChoice // the configuration files to read
 	Display          Display      // where a browser or a window would open
 	Retry            RetryBudget  // the command's own retries
+	// discovery: an agent's token budget for data, and the command line
+	// that fetches the page after a list the size cap cut, for
+	// meta.truncation_hint (nil: the hint says which flags to pass).
+	Budget   *Budget
+	NextPage func(limit int, cursor string) string
 }
 
 // Window is the page a list command was asked for.
@@ -88,6 +93,8 @@ type Output struct {
 	retries int         // retries the command made (Retried)
 	root    string      // the project root the command resolved
 	offer   [][2]string // what the command would have opened on a display: key, target
+	// discovery
+	truncations []Truncation // values the command reports cut (Truncated)
 }
 
 type warning struct{ code, message, next string }

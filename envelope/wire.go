@@ -49,8 +49,10 @@ func (m Meta) appendJSON(b []byte) []byte {
 	b = jsonw.String(b, m.ToolVersion)
 	b = append(b, `,"command":`...)
 	b = jsonw.String(b, m.Command)
-	b = append(b, `,"request_id":`...)
-	b = jsonw.String(b, m.RequestID)
+	if !m.Stable {
+		b = append(b, `,"request_id":`...)
+		b = jsonw.String(b, m.RequestID)
+	}
 	if m.TimeoutMS != nil {
 		b = append(b, `,"timeout_ms":`...)
 		b = jsonw.Int(b, *m.TimeoutMS)
@@ -87,7 +89,21 @@ func (m Meta) appendJSON(b []byte) []byte {
 		b = append(b, '}')
 	}
 	b = optString(b, "session_pid_file", m.SessionPIDFile)
-	return m.appendObserved(m.appendWork(b))
+	b = m.appendObserved(m.appendWork(b))
+	b = optInt(b, "total_count", m.TotalCount)
+	b = optInt(b, "returned_count", m.ReturnedCount)
+	b = optInt(b, "token_limit", m.TokenLimit)
+	b = optInt(b, "token_offset", m.TokenOffset)
+	b = optInt(b, "token_count", m.TokenCount)
+	return append(b, '}')
+}
+
+// optInt appends a member that omitempty leaves out when nil.
+func optInt(b []byte, name string, v *int) []byte {
+	if v == nil {
+		return b
+	}
+	return jsonw.Int(jsonw.Key(b, name), int64(*v))
 }
 
 // MarshalJSON encodes a page description; its members are always present.

@@ -40,7 +40,8 @@ func TestWireMatchesEncodingJSON(t *testing.T) {
 		Steps:          &StepReport{Partial: true, CompletedSteps: []string{"backup"}, FailedStep: ptr("apply"), SkippedSteps: []string{"verify"}, ResumeFrom: "apply", RollbackStatus: RollbackFailed, RollbackError: "undo <backup>"},
 		IdempotencyHit: true, SessionTmpDir: "/tmp/todo-1000/session-1",
 		TraceID: "trace-<1>", Timestamp: "2024-06-01T12:00:00.000Z", Cwd: "/home/u/p", ProjectRoot: "/home/u",
-		EffectiveConfigHash: "a3f1c9", Context: "staging", AuditLogPath: "/home/u/.local/share/t/audit.jsonl", Headless: true, Retries: 2}
+		EffectiveConfigHash: "a3f1c9", Context: "staging", AuditLogPath: "/home/u/.local/share/t/audit.jsonl", Headless: true, Retries: 2,
+		TotalCount: &total, ReturnedCount: &total, TokenLimit: &total, TokenOffset: &total, TokenCount: &total}
 
 	tests := []struct {
 		name  string

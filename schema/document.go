@@ -33,6 +33,18 @@ type Doc struct {
 	ExitCodes            exitcode.Table       `json:"exit_codes"`
 	Examples             []Example            `json:"examples,omitempty"`
 	Subcommands          []string             `json:"subcommands,omitempty"`
+	// discovery: the spec's names and the command's history (discovery.go).
+	Parameters        map[string]FlagEntry `json:"parameters,omitempty"`
+	OptionPlacement   Placement            `json:"option_placement"`
+	SupportsStreaming bool                 `json:"supports_streaming,omitempty"`
+	StreamingDefault  bool                 `json:"streaming_default,omitempty"`
+	SchemaVersion     string               `json:"schema_version,omitempty"`
+	MinSchemaVersion  string               `json:"min_schema_version,omitempty"`
+	IntroducedIn      string               `json:"introduced_in,omitempty"`
+	DeprecatedIn      string               `json:"deprecated_in,omitempty"`
+	Replacement       string               `json:"replacement,omitempty"`
+	RemovedIn         string               `json:"removed_in,omitempty"`
+	SortKey           string               `json:"sort_key,omitempty"`
 	// nobody to ask, and seeing what happened (issue 16: observe)
 	Interactive                bool             `json:"interactive,omitempty"`
 	RequiresEditor             bool             `json:"requires_editor,omitempty"`
@@ -85,6 +97,9 @@ type FlagEntry struct {
 
 	// child processes (proc)
 	Subprocess bool `json:"subprocess,omitempty"`
+	// discovery
+	MaxBytes   int    `json:"max_bytes,omitempty"`
+	Deprecated string `json:"deprecated,omitempty"` // what to use instead
 }
 
 // Document returns c's self-description, as `--schema` prints it. agent
@@ -142,6 +157,7 @@ func (c *Command) document(agent, input bool) (Doc, error) {
 	}
 	c.inputDoc(&d, input)
 	c.documentProc(&d, flags)
+	c.discovery(&d, input)
 	return d, nil
 }
 
@@ -165,6 +181,7 @@ func (f *Flag) entry() FlagEntry {
 	if f.Sensitive {
 		e.Default = nil
 	}
+	e.MaxBytes, e.Deprecated = f.MaxBytes, f.Deprecated
 	return e
 }
 

@@ -139,6 +139,7 @@ func (e *DocEncoder) Append(b []byte, d Doc) ([]byte, error) {
 		b = append(b, `,"subcommands":`...)
 		b = jsonw.Strings(b, d.Subcommands)
 	}
+	b = d.appendDiscovery(b)
 	b = d.appendObserved(b)
 	if b, err = d.appendWork(b); err != nil {
 		return b, err
@@ -190,6 +191,14 @@ func (e FlagEntry) AppendJSON(b []byte) []byte {
 	}
 	if e.Subprocess {
 		b = append(b, `,"subprocess":true`...)
+	}
+	if e.MaxBytes != 0 {
+		b = append(b, `,"max_bytes":`...)
+		b = jsonw.Int(b, int64(e.MaxBytes))
+	}
+	if e.Deprecated != "" {
+		b = append(b, `,"deprecated":`...)
+		b = jsonw.String(b, e.Deprecated)
 	}
 	return append(b, '}')
 }

@@ -35,6 +35,7 @@ func TestDocEncodingMatchesEncodingJSON(t *testing.T) {
 			{Name: "repo", Type: String, Subprocess: true},
 			{Name: "config", Type: String, Format: FormatJSON, Pipe: true, Subprocess: true},
 			{Name: "timeout", Type: String, Builtin: true},
+			{Name: "body", Type: String, MaxBytes: 255, Deprecated: "use --text"},
 		},
 		Args: []Arg{
 			{Name: "id", Required: true, Type: String, ID: true, Usage: "the id", Pattern: "^t[0-9]+$"},
@@ -55,6 +56,8 @@ func TestDocEncodingMatchesEncodingJSON(t *testing.T) {
 			Steps: []string{"backup", "apply <schema>"}, Rollback: true, Async: true,
 			Prompts: true, Editor: true, Alternatives: []string{"name", "when"}, GUI: []string{"browser_open"},
 			Headless: EmitInOutput, HighEntropy: []string{"token"},
+			IntroducedIn: "1.0.0", DeprecatedIn: "2.0.0", Replacement: "tool go", RemovedIn: "3.0.0",
+			OptionPlacement: Strict, StreamingDefault: true, SchemaVersion: 2, MinSchemaVersion: 1, SortKey: "id",
 		},
 		Commands: []*Command{{Name: "sub", Path: []string{"run", "sub"}}},
 	}

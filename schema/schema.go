@@ -83,6 +83,18 @@ type Meta struct {
 	NoArgs bool
 	Groups []Group
 
+	// discovery: the command's history and conventions (see discovery.go).
+	IntroducedIn     string                                   // the tool version that added the command
+	DeprecatedIn     string                                   // the version that deprecated it: it still runs, and warns
+	Replacement      string                                   // what to call instead once deprecated, as a command line ("tool new-sub")
+	RemovedIn        string                                   // the version that is to remove it
+	OptionPlacement  Placement                                // Any (the default) or Strict
+	Streaming        bool                                     // emits items as they come (envelope.Output.Item): --stream
+	StreamingDefault bool                                     // streams unasked: JSONL by default, --no-stream for one envelope
+	SchemaVersion    int                                      // the current major version of the shape of data; 0 means 1
+	MinSchemaVersion int                                      // the oldest version --schema-version still gives; 0 means SchemaVersion
+	Compat           func(version int, data any) (any, error) // reshapes current data into an older version's shape
+	SortKey          string                                   // the member that orders a list of objects in data
 	// seeing what happened, and nobody to ask (issue 16: observe)
 
 	// Prompts declares that the command may ask a person a question
@@ -218,6 +230,9 @@ type FlagMeta struct {
 
 	// child processes (proc)
 	Subprocess bool // the value is passed to the program of Meta.Subprocess: shell metacharacters are refused
+	// discovery: the largest value, in bytes, the field the flag writes
+	// holds; a longer value is refused before the command runs.
+	MaxBytes int
 }
 
 // Example is one invocation shown in help, --schema and describe.
@@ -288,6 +303,8 @@ type Flag struct {
 
 	// child processes (proc)
 	Subprocess bool // the value is passed to a program: shell metacharacters are refused
+	// discovery: see FlagMeta.MaxBytes.
+	MaxBytes int
 }
 
 // deprecated appends what to use instead to a description, when the thing

@@ -596,7 +596,7 @@ func addFlag(cmd *cobra.Command, f *schema.Flag) *pflag.Flag {
 	}
 	switch f.Type {
 	case schema.Boolean:
-		fs.Bool(f.Name, false, f.Usage)
+		fs.BoolP(f.Name, shortFree(cmd, f.Short), false, f.Usage)
 	case schema.Integer:
 		v, _ := f.Default.(int)
 		fs.Int(f.Name, v, f.Usage)

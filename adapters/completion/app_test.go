@@ -150,12 +150,12 @@ func sorted(s []string) []string {
 
 // Candidates the cases of every shell share.
 var (
-	rootCommands = []string{"audit-log", "completion", "describe", "list", "note", "setup"}
+	rootCommands = []string{"audit-log", "changelog", "completion", "describe", "doctor", "exec", "generate-skills", "list", "manifest", "mcp-validate", "note", "setup", "status"}
 	// listFlags are what `notes list` accepts, its own and inherited,
 	// Duet's built-ins among them, by every spelling but the hidden one.
 	listFlags = []string{
 		"--color", "--colour", "--cursor", "--cwd", "--debug", "--dir", "--fields", "--help", "--limit", "--min-words",
-		"--output", "--quiet", "--schema", "--show-config", "--status", "--timeout", "--unmask",
-		"--validate-only", "--verbose", "--warnings-as-errors", "-h", "-s",
+		"--output", "--output-schema", "--quiet", "--schema", "--show-config", "--stable-output", "--status", "--stream", "--timeout",
+		"--token-count", "--token-limit", "--token-offset", "--tokenizer", "--unmask", "--validate-only", "--verbose", "--warnings-as-errors", "-h", "-s",
 	}
 )

@@ -19,7 +19,7 @@ type completionCase struct {
 // cases are asked of bash and fish alike; zsh's test asks most of them too.
 var cases = []completionCase{
 	{"notes ", rootCommands},
-	{"notes s", []string{"setup"}}, // not the hidden secret, nor sync for agents
+	{"notes s", []string{"setup", "status"}}, // not the hidden secret, nor sync for agents
 	{"notes sec", nil},
 	{"notes l", []string{"list"}},
 	{"notes note ", []string{"add", "tag"}},
@@ -28,8 +28,8 @@ var cases = []completionCase{
 	{"notes note tag set n1 ", []string{"blue", "green", "red"}},
 	{"notes note tag set n1 g", []string{"green"}},
 	{"notes list -", listFlags},
-	{"notes ls --st", []string{"--status"}}, // by alias
-	{"notes list --debug-", nil},            // hidden
+	{"notes ls --st", []string{"--stable-output", "--status", "--stream"}}, // by alias
+	{"notes list --debug-", nil},                                           // hidden
 	{"notes list --status ", []string{"all", "done", "open"}},
 	{"notes list -s d", []string{"done"}},
 	{"notes list --min-words ", nil},
@@ -40,7 +40,8 @@ var cases = []completionCase{
 	{"notes note add title ", nil}, // add takes one argument
 	{"notes completion ", []string{"bash", "fish", "zsh"}},
 	{"notes -- ", nil}, // after --, no command and no flag
-	{"notes --", []string{"--color", "--colour", "--debug", "--dir", "--help", "--output", "--quiet", "--schema", "--show-config", "--unmask", "--verbose", "--version", "--warnings-as-errors"}},
+	{"notes --", []string{"--color", "--colour", "--debug", "--dir", "--help", "--output", "--output-schema", "--quiet", "--schema", "--show-config",
+		"--stable-output", "--stream", "--token-count", "--token-limit", "--token-offset", "--tokenizer", "--unmask", "--verbose", "--version", "--warnings-as-errors"}},
 }
 
 // words splits a line as bash does for COMP_WORDS: at blanks, and at = (in

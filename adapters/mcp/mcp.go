@@ -85,7 +85,7 @@ func newConfig(opts []Option) *config {
 // environment, unless WithRunner says otherwise.
 func Command(name string, opts ...Option) adapters.Option {
 	cfg := newConfig(opts)
-	return adapters.WithExtension(adapters.Extension{
+	serve := adapters.WithExtension(adapters.Extension{
 		Command: schema.Command{
 			Name:  name,
 			Usage: cfg.usage,
@@ -101,6 +101,8 @@ func Command(name string, opts ...Option) adapters.Option {
 		},
 		Run: func(ctx context.Context, h *adapters.Host) int { return serveHost(ctx, h, opts) },
 	})
+	// An app that serves MCP can check a server's tools against its own.
+	return adapters.Join(serve, adapters.WithMCPToolSource(fetchTools))
 }
 
 func serveHost(ctx context.Context, h *adapters.Host, opts []Option) int {

@@ -691,9 +691,13 @@ func setter(c *cli.Command) adapters.Setter {
 // and a function that hides it in help or shows it.
 func cliFlag(f schema.Flag) (cli.Flag, func(hidden bool)) {
 	local := !f.Persistent
+	var short []string // Duet's -V
+	if f.Short != "" {
+		short = []string{f.Short}
+	}
 	switch f.Type {
 	case schema.Boolean:
-		c := &cli.BoolFlag{Name: f.Name, Usage: f.Usage, Hidden: f.Hidden, Local: local}
+		c := &cli.BoolFlag{Name: f.Name, Aliases: short, Usage: f.Usage, Hidden: f.Hidden, Local: local}
 		return c, func(h bool) { c.Hidden = h }
 	case schema.Integer:
 		v, _ := f.Default.(int)

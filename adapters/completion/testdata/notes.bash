@@ -10,14 +10,21 @@
 __notes_sub() {
 	case $1:$2 in
 	0:'audit-log') s=1 ;;
-	0:'completion') s=2 ;;
-	0:'describe') s=3 ;;
-	0:'list'|0:'ls') s=4 ;;
-	0:'note') s=5 ;;
-	0:'setup') s=9 ;;
-	5:'add') s=6 ;;
-	5:'tag') s=7 ;;
-	7:'set') s=8 ;;
+	0:'changelog') s=2 ;;
+	0:'completion') s=3 ;;
+	0:'describe') s=4 ;;
+	0:'doctor') s=5 ;;
+	0:'exec') s=6 ;;
+	0:'generate-skills') s=7 ;;
+	0:'list'|0:'ls') s=8 ;;
+	0:'manifest') s=9 ;;
+	0:'mcp-validate') s=10 ;;
+	0:'note') s=11 ;;
+	0:'setup') s=15 ;;
+	0:'status') s=16 ;;
+	11:'add') s=12 ;;
+	11:'tag') s=13 ;;
+	13:'set') s=14 ;;
 	*) s= ;;
 	esac
 }
@@ -31,7 +38,10 @@ __notes_flag() {
 	*:'--color') v=e e=('auto' 'always' 'never') ;;
 	*:'--colour') v=e e=('auto' 'always' 'never') ;;
 	*:'--dir') v=f ;;
-	*:'--output') v=e e=('json' 'jsonl' 'tsv' 'text' 'id') ;;
+	*:'--output') v=e e=('json' 'jsonl' 'tsv' 'text' 'id' 'plain') ;;
+	*:'--token-limit') v=n ;;
+	*:'--token-offset') v=n ;;
+	*:'--tokenizer') v=e e=('cl100k_base' 'o200k_base') ;;
 	*:'--command') v=f ;;
 	*:'--cursor') v=n ;;
 	*:'--cwd') v=f ;;
@@ -41,9 +51,13 @@ __notes_flag() {
 	*:'--timeout') v=n ;;
 	*:'--trace-id') v=f ;;
 	*:'--etag') v=n ;;
+	*:'--format') v=e e=('markdown' 'json') ;;
+	*:'--output-dir') v=f ;;
 	*:'--min-words') v=n ;;
 	*:'-s') v=e e=('open' 'done' 'all') ;;
 	*:'--status') v=e e=('open' 'done' 'all') ;;
+	*:'--mcp-schema-file') v=f ;;
+	*:'--mcp-server-url') v=f ;;
 	*:'--idempotency-key') v=f ;;
 	esac
 }
@@ -53,9 +67,9 @@ __notes_flag() {
 __notes_arg() {
 	v=n e=()
 	case $1:$2 in
-	2:0) v=e e=('bash' 'zsh' 'fish') ;;
-	6:0) v=f ;;
-	8:1) v=e e=('red' 'green' 'blue') ;;
+	3:0) v=e e=('bash' 'zsh' 'fish') ;;
+	12:0) v=f ;;
+	14:1) v=e e=('red' 'green' 'blue') ;;
 	esac
 }
 
@@ -63,16 +77,23 @@ __notes_arg() {
 # flags.
 __notes_words() {
 	case $1 in
-	0) c=('audit-log' 'completion' 'describe' 'list' 'note' 'setup') f=('--color' '--colour' '--debug' '--dir' '-h' '--help' '--output' '--quiet' '--schema' '--show-config' '--unmask' '--verbose' '--version' '--warnings-as-errors') ;;
-	1) c=() f=('--color' '--colour' '--command' '--cursor' '--cwd' '--debug' '--dir' '--fields' '-h' '--help' '--limit' '--output' '--quiet' '--schema' '--show-config' '--since' '--timeout' '--trace-id' '--unmask' '--validate-only' '--verbose' '--warnings-as-errors') ;;
-	2) c=() f=('--color' '--colour' '--cwd' '--debug' '--dir' '--fields' '-h' '--help' '--output' '--quiet' '--schema' '--show-config' '--timeout' '--unmask' '--validate-only' '--verbose' '--warnings-as-errors') ;;
-	3) c=() f=('--agents-md' '--color' '--colour' '--cwd' '--debug' '--dir' '--etag' '--fields' '-h' '--help' '--mcp' '--output' '--quiet' '--schema' '--show-config' '--timeout' '--unmask' '--validate-only' '--verbose' '--warnings-as-errors') ;;
-	4) c=() f=('--color' '--colour' '--cursor' '--cwd' '--debug' '--dir' '--fields' '-h' '--help' '--limit' '--min-words' '--output' '--quiet' '-s' '--schema' '--show-config' '--status' '--timeout' '--unmask' '--validate-only' '--verbose' '--warnings-as-errors') ;;
-	5) c=('add' 'tag') f=('--color' '--colour' '--debug' '--dir' '-h' '--help' '--output' '--quiet' '--schema' '--show-config' '--unmask' '--verbose' '--warnings-as-errors') ;;
-	6) c=() f=('--color' '--colour' '--cwd' '--debug' '--dir' '--fields' '-h' '--help' '--idempotency-key' '--output' '--quiet' '--schema' '--show-config' '--timeout' '--unmask' '--validate-only' '--verbose' '--warnings-as-errors') ;;
-	7) c=('set') f=('--color' '--colour' '--debug' '--dir' '-h' '--help' '--output' '--quiet' '--schema' '--show-config' '--unmask' '--verbose' '--warnings-as-errors') ;;
-	8) c=() f=('--color' '--colour' '--cwd' '--debug' '--dir' '--fields' '-h' '--help' '--idempotency-key' '--output' '--quiet' '--schema' '--show-config' '--timeout' '--unmask' '--validate-only' '--verbose' '--warnings-as-errors') ;;
-	9) c=() f=('--color' '--colour' '--cwd' '--debug' '--dir' '--fields' '-h' '--help' '--output' '--quiet' '--schema' '--show-config' '--timeout' '--unmask' '--validate-only' '--verbose' '--warnings-as-errors') ;;
+	0) c=('audit-log' 'changelog' 'completion' 'describe' 'doctor' 'exec' 'generate-skills' 'list' 'manifest' 'mcp-validate' 'note' 'setup' 'status') f=('-V' '--color' '--colour' '--debug' '--dir' '-h' '--help' '--output' '--output-schema' '--quiet' '--schema' '--show-config' '--stable-output' '--stream' '--token-count' '--token-limit' '--token-offset' '--tokenizer' '--unmask' '--verbose' '--version' '--warnings-as-errors') ;;
+	1) c=() f=('--color' '--colour' '--command' '--cursor' '--cwd' '--debug' '--dir' '--fields' '-h' '--help' '--limit' '--output' '--output-schema' '--quiet' '--schema' '--show-config' '--since' '--stable-output' '--stream' '--timeout' '--token-count' '--token-limit' '--token-offset' '--tokenizer' '--trace-id' '--unmask' '--validate-only' '--verbose' '--warnings-as-errors') ;;
+	2) c=() f=('--color' '--colour' '--cwd' '--debug' '--dir' '--fields' '-h' '--help' '--output' '--output-schema' '--quiet' '--schema' '--show-config' '--since' '--stable-output' '--stream' '--timeout' '--token-count' '--token-limit' '--token-offset' '--tokenizer' '--unmask' '--validate-only' '--verbose' '--warnings-as-errors') ;;
+	3) c=() f=('--color' '--colour' '--cwd' '--debug' '--dir' '--fields' '-h' '--help' '--output' '--output-schema' '--quiet' '--schema' '--show-config' '--stable-output' '--stream' '--timeout' '--token-count' '--token-limit' '--token-offset' '--tokenizer' '--unmask' '--validate-only' '--verbose' '--warnings-as-errors') ;;
+	4) c=() f=('--agents-md' '--color' '--colour' '--cwd' '--debug' '--dir' '--etag' '--fields' '-h' '--help' '--mcp' '--output' '--output-schema' '--quiet' '--schema' '--show-config' '--stable-output' '--stream' '--timeout' '--token-count' '--token-limit' '--token-offset' '--tokenizer' '--unmask' '--validate-only' '--verbose' '--warnings-as-errors') ;;
+	5) c=() f=('--color' '--colour' '--cwd' '--debug' '--dir' '--fields' '-h' '--help' '--output' '--output-schema' '--quiet' '--schema' '--show-config' '--stable-output' '--stream' '--timeout' '--token-count' '--token-limit' '--token-offset' '--tokenizer' '--unmask' '--validate-only' '--verbose' '--warnings-as-errors') ;;
+	6) c=() f=('--color' '--colour' '--cwd' '--debug' '--dir' '--dry-run' '--fields' '-h' '--help' '--ignore-errors' '--output' '--output-schema' '--quiet' '--schema' '--show-config' '--stable-output' '--stream' '--timeout' '--token-count' '--token-limit' '--token-offset' '--tokenizer' '--unmask' '--validate-only' '--verbose' '--warnings-as-errors') ;;
+	7) c=() f=('--color' '--colour' '--cwd' '--debug' '--dir' '--dry-run' '--fields' '--format' '-h' '--help' '--output' '--output-dir' '--output-schema' '--quiet' '--schema' '--show-config' '--stable-output' '--stream' '--timeout' '--token-count' '--token-limit' '--token-offset' '--tokenizer' '--unmask' '--validate-only' '--verbose' '--warnings-as-errors') ;;
+	8) c=() f=('--color' '--colour' '--cursor' '--cwd' '--debug' '--dir' '--fields' '-h' '--help' '--limit' '--min-words' '--output' '--output-schema' '--quiet' '-s' '--schema' '--show-config' '--stable-output' '--status' '--stream' '--timeout' '--token-count' '--token-limit' '--token-offset' '--tokenizer' '--unmask' '--validate-only' '--verbose' '--warnings-as-errors') ;;
+	9) c=() f=('--color' '--colour' '--cwd' '--debug' '--dir' '--etag' '--fields' '-h' '--help' '--output' '--output-schema' '--quiet' '--schema' '--show-config' '--stable-output' '--stream' '--timeout' '--token-count' '--token-limit' '--token-offset' '--tokenizer' '--unmask' '--validate-only' '--verbose' '--warnings-as-errors') ;;
+	10) c=() f=('--color' '--colour' '--cwd' '--debug' '--dir' '--fields' '-h' '--help' '--mcp-schema-file' '--mcp-server-url' '--output' '--output-schema' '--quiet' '--schema' '--show-config' '--stable-output' '--stream' '--timeout' '--token-count' '--token-limit' '--token-offset' '--tokenizer' '--unmask' '--validate-only' '--verbose' '--warnings-as-errors') ;;
+	11) c=('add' 'tag') f=('--color' '--colour' '--debug' '--dir' '-h' '--help' '--output' '--output-schema' '--quiet' '--schema' '--show-config' '--stable-output' '--stream' '--token-count' '--token-limit' '--token-offset' '--tokenizer' '--unmask' '--verbose' '--warnings-as-errors') ;;
+	12) c=() f=('--color' '--colour' '--cwd' '--debug' '--dir' '--fields' '-h' '--help' '--idempotency-key' '--output' '--output-schema' '--quiet' '--schema' '--show-config' '--stable-output' '--stream' '--timeout' '--token-count' '--token-limit' '--token-offset' '--tokenizer' '--unmask' '--validate-only' '--verbose' '--warnings-as-errors') ;;
+	13) c=('set') f=('--color' '--colour' '--debug' '--dir' '-h' '--help' '--output' '--output-schema' '--quiet' '--schema' '--show-config' '--stable-output' '--stream' '--token-count' '--token-limit' '--token-offset' '--tokenizer' '--unmask' '--verbose' '--warnings-as-errors') ;;
+	14) c=() f=('--color' '--colour' '--cwd' '--debug' '--dir' '--fields' '-h' '--help' '--idempotency-key' '--output' '--output-schema' '--quiet' '--schema' '--show-config' '--stable-output' '--stream' '--timeout' '--token-count' '--token-limit' '--token-offset' '--tokenizer' '--unmask' '--validate-only' '--verbose' '--warnings-as-errors') ;;
+	15) c=() f=('--color' '--colour' '--cwd' '--debug' '--dir' '--fields' '-h' '--help' '--output' '--output-schema' '--quiet' '--schema' '--show-config' '--stable-output' '--stream' '--timeout' '--token-count' '--token-limit' '--token-offset' '--tokenizer' '--unmask' '--validate-only' '--verbose' '--warnings-as-errors') ;;
+	16) c=() f=('--color' '--colour' '--cwd' '--debug' '--dir' '--fields' '-h' '--help' '--output' '--output-schema' '--quiet' '--schema' '--show-config' '--show-side-effects' '--show-state-files' '--stable-output' '--stream' '--timeout' '--token-count' '--token-limit' '--token-offset' '--tokenizer' '--unmask' '--validate-only' '--verbose' '--warnings-as-errors') ;;
 	esac
 }
 

@@ -4,6 +4,7 @@
 //
 //	duet-check ./mytool
 //	duet-check --long-running watch -- ./mytool --profile ci
+//	duet-check agents-md AGENTS.md ./mytool
 package main
 
 import (
@@ -73,6 +74,6 @@ func newApp() *cli.Command {
 	return &cli.Command{
 		Name:     "duet-check",
 		Usage:    "Check how well a command-line tool serves agents",
-		Commands: []*cli.Command{check},
+		Commands: []*cli.Command{check, agentsMD()},
 	}
 }

@@ -29,7 +29,7 @@ func TestCompletion(t *testing.T) {
 		line string // up to the cursor; a trailing space starts a new word
 		want []string
 	}{
-		{"meridian st", []string{"start"}},
+		{"meridian st", []string{"start", "status"}},
 		{"meridian space ", []string{"close", "list", "show"}},
 		{"meridian start --co", []string{"--config", "--continue"}},
 		{"meridian start --sandbox ", []string{"read-only", "workspace-write", "full-access"}},

@@ -176,14 +176,14 @@ func testValidation(t *testing.T, bin string) {
 			name:  "unknown output format",
 			args:  []string{"list", "--output", "yaml"},
 			codes: []string{"INVALID_ENUM_VALUE"},
-			want:  map[string]any{"error.field": "output", "error.valid_values": []any{"json", "jsonl", "tsv", "text", "id"}},
+			want:  map[string]any{"error.field": "output", "error.valid_values": []any{"json", "jsonl", "tsv", "text", "id", "plain"}},
 		},
 		{
 			name:  "unknown output format from TODO_OUTPUT",
 			env:   []string{"TODO_OUTPUT=yaml"},
 			args:  []string{"list"},
 			codes: []string{"INVALID_ENUM_VALUE"}, // as --output yaml is refused (O-042)
-			want:  map[string]any{"error.phase": "validation", "error.field": "output", "error.valid_values": []any{"json", "jsonl", "tsv", "text", "id"}},
+			want:  map[string]any{"error.phase": "validation", "error.field": "output", "error.valid_values": []any{"json", "jsonl", "tsv", "text", "id", "plain"}},
 		},
 		{
 			name:  "percent-encoded traversal id",
@@ -774,8 +774,9 @@ func testDescribe(t *testing.T, bin string) {
 	})
 	t.Run("agents-md", func(t *testing.T) {
 		r := sb.run(t, "describe", "--agents-md")
-		if r.code != 0 || !strings.HasPrefix(r.stdout, "# todo") {
-			t.Errorf("describe --agents-md: exit %d, stdout starts %q, stderr %q; want markdown starting with \"# todo\"",
+		// O-043: the version it documents on line 1, then the title.
+		if r.code != 0 || !strings.HasPrefix(r.stdout, "<!-- cli-version: 0.1.0 -->\n# AGENTS.md — todo\n") {
+			t.Errorf("describe --agents-md: exit %d, stdout starts %q, stderr %q; want the cli-version line, then \"# AGENTS.md — todo\"",
 				r.code, r.stdout[:min(len(r.stdout), 200)], r.stderr)
 		}
 	})
@@ -803,6 +804,9 @@ func testSchemaEveryCommand(t *testing.T, bin string) {
 			}
 			env := expectEnvelope(t, "todo "+strings.Join(args, " "), sb.run(t, args...), 0)
 			want := map[string]any{"data.command": path, "data.input_schema.type": "object"}
+			if path == tool { // the root's --schema is the whole tree (O-013), as describe lists it
+				want = map[string]any{"data.tool": tool, "data.commands.add.command": "add"}
+			}
 			if diff := cmp.Diff(want, pick(env, want)); diff != "" {
 				t.Errorf("todo %s (-want +got):\n%s", strings.Join(args, " "), diff)
 			}
@@ -1032,6 +1036,9 @@ func (sb *sandbox) expectIDs(t *testing.T, when string, want ...string) {
 	if len(want) == 0 {
 		want = nil
 	}
+	if len(got) == 0 {
+		got = nil
+	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("%s: items in the store (-want +got):\n%s", when, diff)
 	}
@@ -1209,9 +1216,9 @@ func TestE2ECompletion(t *testing.T) {
 		want []string // candidates offered
 	}{
 		{"todo li", []string{"list"}},
-		{"todo d", []string{"describe", "done"}},
+		{"todo d", []string{"describe", "doctor", "done"}},
 		{"todo list --li", []string{"--limit"}}, // a built-in flag
-		{"todo list --st", []string{"--status"}},
+		{"todo list --st", []string{"--stable-output", "--status", "--stream"}},
 		{"todo list --status ", []string{"open", "done", "all"}},
 		{"todo add -p h", []string{"high"}},
 		{"todo profile s", []string{"save", "show"}},

@@ -21,6 +21,8 @@ var (
 )
 
 func normalize(s string) string {
+	// AGENTS.md's Installation section installs the build's own package.
+	s = strings.ReplaceAll(s, "/cmd/todo-cobra@", "/cmd/todo@")
 	return timestamp.ReplaceAllString(volatile.ReplaceAllString(s, `"$1":"-"`), "YYYY-MM-DDTHH:MM:SSZ")
 }
 

@@ -1,0 +1,34 @@
+package cobra
+
+import (
+	"github.com/spf13/cobra"
+
+	"github.com/duet-cli/duet/adapters"
+)
+
+// Re-exported options of the discovery built-ins (see package adapters).
+var (
+	WithChangelog     = adapters.WithChangelog
+	WithCheck         = adapters.WithCheck
+	WithDependency    = adapters.WithDependency
+	WithEndpoint      = adapters.WithEndpoint
+	WithStateFile     = adapters.WithStateFile
+	WithSideEffect    = adapters.WithSideEffect
+	WithInstall       = adapters.WithInstall
+	WithHistory       = adapters.WithHistory
+	WithMCPToolSource = adapters.WithMCPToolSource
+)
+
+// shortFree returns short when no flag cmd accepts has it, and "" otherwise:
+// pflag panics on a shorthand defined twice.
+func shortFree(cmd *cobra.Command, short string) string {
+	if short == "" || cmd.Flags().ShorthandLookup(short) != nil || cmd.PersistentFlags().ShorthandLookup(short) != nil {
+		return ""
+	}
+	for p := cmd.Parent(); p != nil; p = p.Parent() {
+		if p.PersistentFlags().ShorthandLookup(short) != nil {
+			return ""
+		}
+	}
+	return short
+}

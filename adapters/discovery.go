@@ -1,0 +1,250 @@
+package adapters
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"slices"
+
+	"github.com/duet-cli/duet/schema"
+)
+
+// Names of the discovery built-ins: the commands the CLI Agent Spec asks
+// every tool for, beside describe. Each is added under the root unless the
+// app has a command of that name already: an app's own doctor or status is
+// the app's.
+const (
+	ManifestCommand    = "manifest"        // the spec's ManifestResponse, exactly
+	ChangelogCommand   = "changelog"       // the tool's interface changes by version (WithChangelog)
+	DoctorCommand      = "doctor"          // Duet's checks, the app's (WithCheck) and its dependencies (WithDependency)
+	StatusCommand      = "status"          // the tool's state files and side effects (WithStateFile, WithSideEffect)
+	ExecCommand        = "exec"            // a JSONL batch of commands, dispatched by the lifecycle
+	SkillsCommand      = "generate-skills" // skill files for agents, from the declarations
+	MCPValidateCommand = "mcp-validate"    // an MCP tool list's drift from the commands
+)
+
+// Names of the flags the discovery built-ins add to every command (Control:
+// they shape the answer), and of the built-in commands' own flags.
+const (
+	FlagPrintSchema   = "print-schema"  // the same as --schema
+	FlagOutputSchema  = "output-schema" // the JSON Schema of data
+	FlagStableOutput  = "stable-output"
+	FlagStream        = "stream"    // --output jsonl
+	FlagNoStream      = "no-stream" // --output json, on a command that streams by default
+	FlagTokenLimit    = "token-limit"
+	FlagTokenOffset   = "token-offset"
+	FlagTokenCount    = "token-count"
+	FlagTokenizer     = "tokenizer"
+	FlagSchemaVersion = "schema-version" // on a command that declares versions of its data
+
+	FlagIgnoreErrors    = "ignore-errors"
+	FlagOutputDir       = "output-dir"
+	FlagFormat          = "format"
+	FlagMCPSchemaFile   = "mcp-schema-file"
+	FlagMCPServerURL    = "mcp-server-url"
+	FlagShowSideEffects = "show-side-effects"
+	FlagShowStateFiles  = "show-state-files"
+)
+
+// versionShort is the short name of Duet's --version, the spec's -V.
+const versionShort = "V"
+
+// isDiscoveryCommand reports whether arg names a discovery built-in, for the
+// plain fast path: a command line with one is read.
+func isDiscoveryCommand(arg string) bool {
+	switch arg {
+	case ManifestCommand, ChangelogCommand, DoctorCommand, StatusCommand, ExecCommand, SkillsCommand, MCPValidateCommand:
+		return true
+	}
+	return false
+}
+
+func isDiscoveryFlag(name string) bool {
+	switch name {
+	case FlagPrintSchema, FlagOutputSchema, FlagStableOutput, FlagStream, FlagNoStream,
+		FlagTokenLimit, FlagTokenOffset, FlagTokenCount, FlagTokenizer, FlagSchemaVersion:
+		return true
+	}
+	return false
+}
+
+// discoveryFlags are accepted by every command.
+func discoveryFlags() []schema.Flag {
+	return []schema.Flag{
+		{Name: FlagPrintSchema, Control: true, Type: schema.Boolean, Default: false, Hidden: true, Usage: "the same as --schema"},
+		{Name: FlagOutputSchema, Control: true, Type: schema.Boolean, Default: false, Usage: "print the JSON Schema of this command's data on success, and exit"},
+		{Name: FlagStableOutput, Control: true, Type: schema.Boolean, Default: false, Usage: "the same bytes for the same state: arrays sorted, no request_id, duration_ms 0"},
+		{Name: FlagStream, Control: true, Type: schema.Boolean, Default: false, Usage: "the same as --output jsonl: items as they come, then a summary line"},
+		{Name: FlagTokenLimit, Control: true, Type: schema.Integer, Default: 0, Usage: "keep data within this many tokens, cut at whole items, and say so in meta; 0 means no limit"},
+		{Name: FlagTokenOffset, Control: true, Type: schema.Integer, Default: 0, Usage: "start data this many tokens in (with --token-limit: the next window)"},
+		{Name: FlagTokenCount, Control: true, Type: schema.Boolean, Default: false, Usage: "run the command, and answer only with the tokens its data would take (meta.token_count)"},
+		{Name: FlagTokenizer, Control: true, Type: schema.String, Enum: tokenizerNames(), Default: defaultTokenizer, Usage: "the tokenizer --token-limit, --token-offset and --token-count count with"},
+	}
+}
+
+// discoveryCommandFlags are the flags a command gets from its discovery
+// declarations.
+func discoveryCommandFlags(c *schema.Command) []schema.Flag {
+	if !c.Runnable {
+		return nil
+	}
+	var flags []schema.Flag
+	if c.Meta.StreamingDefault {
+		flags = append(flags, schema.Flag{Name: FlagNoStream, Control: true, Type: schema.Boolean, Default: false, Usage: "answer with one envelope instead of streaming JSONL"})
+	}
+	if c.Versioned() {
+		flags = append(flags, schema.Flag{Name: FlagSchemaVersion, Control: true, Type: schema.Integer, Default: c.DataVersion(),
+			Usage: fmt.Sprintf("answer in this major version of the shape of data (%d to %d)", c.MinDataVersion(), c.DataVersion())})
+	}
+	return flags
+}
+
+// checkDiscovery checks c's discovery declarations when the app is wrapped.
+func checkDiscovery(c *schema.Command) []error {
+	var errs []error
+	m := c.Meta
+	switch m.OptionPlacement {
+	case "", schema.Any, schema.Strict:
+	default:
+		errs = append(errs, fmt.Errorf("option placement %q is not any or strict", m.OptionPlacement))
+	}
+	if m.MinSchemaVersion > max(m.SchemaVersion, 1) {
+		errs = append(errs, fmt.Errorf("MinSchemaVersion %d is above SchemaVersion %d", m.MinSchemaVersion, max(m.SchemaVersion, 1)))
+	}
+	if c.MinDataVersion() < c.DataVersion() && m.Compat == nil {
+		errs = append(errs, fmt.Errorf("data versions %d to %d are declared, but no Compat gives the older ones", c.MinDataVersion(), c.DataVersion()))
+	}
+	if (m.Replacement != "" || m.RemovedIn != "") && m.DeprecatedIn == "" {
+		errs = append(errs, fmt.Errorf("Replacement or RemovedIn is declared without DeprecatedIn"))
+	}
+	return errs
+}
+
+// discoveryNodes adds the discovery built-ins the app has no command for.
+func discoveryNodes(root *schema.Command) {
+	for _, n := range []*schema.Command{manifestNode(), changelogNode(), doctorNode(), statusNode(), execNode(), skillsNode(), mcpValidateNode()} {
+		if root.Sub(n.Name) == nil {
+			root.Commands = append(root.Commands, n)
+		}
+	}
+}
+
+func builtinCommand(name, usage string, danger schema.Danger, flags []schema.Flag, examples ...schema.Example) *schema.Command {
+	for i := range flags {
+		flags[i].Builtin = true
+	}
+	return &schema.Command{
+		Name: name, Usage: usage, Runnable: true, Builtin: true, NoArgs: true, Flags: flags,
+		Meta: schema.Meta{Danger: danger, NoArgs: true, Examples: examples},
+	}
+}
+
+func manifestNode() *schema.Command {
+	return builtinCommand(ManifestCommand, "Print every command of this tool as the CLI Agent Spec's manifest", schema.Safe,
+		[]schema.Flag{{Name: FlagEtag, Type: schema.String, Usage: "the etag of a manifest you hold: answer not_modified when it is current"}},
+		schema.Example{Description: "the whole command tree, once", Command: "manifest"})
+}
+
+func changelogNode() *schema.Command {
+	return builtinCommand(ChangelogCommand, "List the changes to this tool's commands and output, newest first", schema.Safe,
+		[]schema.Flag{{Name: FlagSince, Type: schema.String, Usage: "only the versions after this one, such as 1.0.0"}},
+		schema.Example{Description: "what changed since 1.0.0", Command: "changelog --since 1.0.0"})
+}
+
+func doctorNode() *schema.Command {
+	return builtinCommand(DoctorCommand, "Check what this tool needs to work, and say how to fix what is missing", schema.Safe, nil,
+		schema.Example{Description: "every check, with a fix for each that fails", Command: "doctor"})
+}
+
+func statusNode() *schema.Command {
+	return builtinCommand(StatusCommand, "Show the files this tool keeps state in and writes to", schema.Safe,
+		[]schema.Flag{
+			{Name: FlagShowSideEffects, Type: schema.Boolean, Default: false, Usage: "list the paths the tool writes to, with their sizes"},
+			{Name: FlagShowStateFiles, Type: schema.Boolean, Default: false, Usage: "list the files that hold the tool's state, with a summary of each"},
+		},
+		schema.Example{Description: "the state files alone", Command: "status --show-state-files"})
+}
+
+func execNode() *schema.Command {
+	n := builtinCommand(ExecCommand, "Run a JSONL batch of commands from stdin, one answer per line", schema.Safe,
+		[]schema.Flag{
+			{Name: FlagIgnoreErrors, Type: schema.Boolean, Default: false, Usage: "go on after a line fails (by default the batch stops at the first failure)"},
+			{Name: FlagDryRun, Type: schema.Boolean, Default: false, Usage: "pass --dry-run to every line whose command implements it"},
+		},
+		schema.Example{Description: "a batch, one answer per line", Command: "exec --output jsonl < ops.jsonl"})
+	n.Meta.Timeout = schema.NoTimeout // each line has its command's own limit
+	n.Meta.Streaming = true
+	return n
+}
+
+func skillsNode() *schema.Command {
+	n := builtinCommand(SkillsCommand, "Write agent skill files for every command: CONTEXT.md and one SKILL-<command>.md each", schema.Mutating,
+		[]schema.Flag{
+			{Name: FlagOutputDir, Type: schema.String, Default: "skills", Usage: "the directory to write the files to"},
+			{Name: FlagFormat, Type: schema.String, Enum: []string{"markdown", "json"}, Default: "markdown", Usage: "the files' format"},
+		},
+		schema.Example{Description: "skills for Claude Code", Command: "generate-skills --output-dir .claude/skills"})
+	n.Meta.DryRun = true
+	return n
+}
+
+func mcpValidateNode() *schema.Command {
+	n := builtinCommand(MCPValidateCommand, "Compare an MCP tool list with this tool's commands, and report the drift", schema.Safe,
+		[]schema.Flag{
+			{Name: FlagMCPSchemaFile, Type: schema.String, Usage: "a file holding the MCP tools: a tools/list result, or describe --mcp's answer"},
+			{Name: FlagMCPServerURL, Type: schema.String, Usage: "an MCP server's streamable HTTP endpoint to ask for its tools"},
+		},
+		schema.Example{Description: "check a committed tool list in CI", Command: "mcp-validate --mcp-schema-file mcp.json"})
+	// One of the two is needed; the action says so, so that --validate-only
+	// of the bare command holds.
+	n.Meta.Groups = []schema.Group{{Kind: schema.MutuallyExclusive, Flags: []string{FlagMCPSchemaFile, FlagMCPServerURL}}}
+	return n
+}
+
+// discoveryAction returns the action of a discovery built-in, or nil.
+func (inv *invocation) discoveryAction(node *schema.Command) func(context.Context) error {
+	if !node.Builtin || node.Parent == nil || node.Parent.Parent != nil {
+		return nil
+	}
+	switch node.Name {
+	case ManifestCommand:
+		return inv.manifest
+	case ChangelogCommand:
+		return inv.changelog
+	case DoctorCommand:
+		return inv.doctor
+	case StatusCommand:
+		return inv.status
+	case ExecCommand:
+		return inv.exec
+	case SkillsCommand:
+		return inv.generateSkills
+	case MCPValidateCommand:
+		return inv.mcpValidate
+	}
+	return nil
+}
+
+// printVersion answers --version. Duet's own prints the spec's one line,
+// `tool 1.2.3`. An app that gave its framework a version has the
+// framework's --version, which prints `tool version 1.2.3`: that it keeps,
+// as it printed before it adopted Duet.
+func (inv *invocation) printVersion(w io.Writer) {
+	if inv.root.Version != "" {
+		fmt.Fprintf(w, "%s version %s\n", inv.root.Name, inv.root.Version)
+		return
+	}
+	fmt.Fprintf(w, "%s %s\n", inv.root.Name, inv.version())
+}
+
+// versionFlag is Duet's --version, with -V unless the root has a flag of
+// that short name.
+func versionFlag(root *schema.Command) schema.Flag {
+	f := schema.Flag{Name: FlagVersion, Short: versionShort, Control: true, Type: schema.Boolean, Default: false, Usage: "print the version, as: tool 1.2.3"}
+	for _, g := range root.Flags {
+		if g.Short == versionShort || g.Name == versionShort || slices.Contains(g.Aliases, versionShort) {
+			f.Short = ""
+		}
+	}
+	return f
+}

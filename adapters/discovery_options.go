@@ -1,0 +1,155 @@
+package adapters
+
+import (
+	"context"
+	"slices"
+)
+
+// discoveryConfig is what the app tells the discovery built-ins.
+type discoveryConfig struct {
+	changelog   []ChangelogEntry
+	checks      []Check
+	deps        []Dependency
+	endpoints   []string
+	stateFiles  []StateFile
+	sideEffects []SideEffect
+	install     string
+	history     []byte
+	toolSource  func(ctx context.Context, url string) ([]byte, error)
+}
+
+// ChangelogEntry is one release's changes to what the tool accepts and
+// answers, as `tool changelog` lists them. Fields are named as an agent
+// reads them: "data.url", "flag --count", "command run.spawn".
+type ChangelogEntry struct {
+	Version  string   `json:"version"`
+	Date     string   `json:"date"` // YYYY-MM-DD
+	Breaking bool     `json:"breaking"`
+	Added    []string `json:"added"`
+	Removed  []string `json:"removed"`
+	Changed  []string `json:"changed"`
+}
+
+// WithChangelog gives `tool changelog` the tool's history, one entry per
+// release, in any order.
+func WithChangelog(entries ...ChangelogEntry) Option {
+	entries = slices.Clone(entries)
+	return func(c *config) { c.discovery.changelog = append(c.discovery.changelog, entries...) }
+}
+
+// Check is one of the app's own checks, which `tool doctor` runs beside
+// Duet's.
+type Check struct {
+	Name string
+	// Run reports the check's result. It must change nothing: doctor is
+	// safe to run at any time.
+	Run func(ctx context.Context) CheckResult
+}
+
+// CheckResult is what a check found. A failed check says what is wrong
+// (Error) and the shell command that fixes it (Fix).
+type CheckResult struct {
+	OK       bool
+	Version  string // the version found, if it has one
+	Required string // the version required, such as ">=2.0.0"
+	Error    string
+	Fix      string // a command to run verbatim
+}
+
+// WithCheck adds a check of the app's own to `tool doctor`.
+func WithCheck(name string, run func(ctx context.Context) CheckResult) Option {
+	return func(c *config) { c.discovery.checks = append(c.discovery.checks, Check{Name: name, Run: run}) }
+}
+
+// Dependency is a program the tool runs, and the versions it works with.
+// `tool doctor` runs CheckCommand, finds the version in its output with
+// VersionRegex (its first group, or the whole match), and compares it with
+// MinVersion and MaxVersion; describe lists the dependencies.
+type Dependency struct {
+	Name         string `json:"name"`
+	CheckCommand string `json:"check_command"`         // a shell command, such as "terraform version"
+	VersionRegex string `json:"version_regex"`         // such as `Terraform v(\d+\.\d+\.\d+)`
+	MinVersion   string `json:"min_version"`           // the oldest version that works
+	MaxVersion   string `json:"max_version,omitempty"` // the newest known to work; a newer one is a warning
+	FixCommand   string `json:"fix_command"`           // the command that installs or upgrades it
+}
+
+// WithDependency declares a program the tool needs.
+func WithDependency(d Dependency) Option {
+	return func(c *config) { c.discovery.deps = append(c.discovery.deps, d) }
+}
+
+// WithEndpoint declares a network endpoint the tool talks to, such as
+// "https://api.example.com": `tool doctor` checks that it can be reached,
+// through the proxy the environment names.
+func WithEndpoint(url string) Option {
+	return func(c *config) { c.discovery.endpoints = append(c.discovery.endpoints, url) }
+}
+
+// StateFile is a file that holds the tool's state between runs: a login, a
+// current context, a cache. `tool status` lists it.
+type StateFile struct {
+	// Path is the file's path; $VAR, ${VAR} and a leading ~ are expanded
+	// from the invocation's environment, and a relative path is taken from
+	// the working directory.
+	Path    string
+	Purpose string
+	// Summary, when set, describes the file's current content for status,
+	// such as the context it selects; it is called only when the file
+	// exists, and must not say what is secret in it.
+	Summary func(path string) (any, error)
+}
+
+// WithStateFile declares a state file of the tool.
+func WithStateFile(f StateFile) Option {
+	return func(c *config) { c.discovery.stateFiles = append(c.discovery.stateFiles, f) }
+}
+
+// SideEffect is a path the tool writes to besides its state: a cache, a
+// log, the output of a build. Path is expanded as StateFile's.
+type SideEffect struct {
+	Path    string
+	Kind    string // "file" or "directory"
+	Purpose string
+}
+
+// WithSideEffect declares a path the tool writes to.
+func WithSideEffect(s SideEffect) Option {
+	return func(c *config) { c.discovery.sideEffects = append(c.discovery.sideEffects, s) }
+}
+
+// WithInstall gives the command that installs this version of the tool
+// without asking anything, documented in its AGENTS.md: "go install
+// example.com/tool@v1.2.3". Without it, the command is made from the
+// binary's build information.
+func WithInstall(command string) Option {
+	return func(c *config) { c.discovery.install = command }
+}
+
+// WithHistory gives the describe document of the tool's previous release
+// (`tool describe` as it answered, enveloped or not). The app then fails to
+// wrap when a command, flag or exit code of that release is gone without
+// having been deprecated in it, and a command the previous release lacked
+// is reported as introduced in this version.
+func WithHistory(previous []byte) Option {
+	previous = slices.Clone(previous)
+	return func(c *config) { c.discovery.history = previous }
+}
+
+// WithMCPToolSource lets `tool mcp-validate --mcp-server-url` ask an MCP
+// server for its tools: fetch returns the server's tools/list result.
+// adapters/mcp gives it to an app it serves.
+func WithMCPToolSource(fetch func(ctx context.Context, url string) ([]byte, error)) Option {
+	return func(c *config) { c.discovery.toolSource = fetch }
+}
+
+// Join returns one option that applies each of opts in turn: for a package
+// that adds a built-in and tells the others about it at once.
+func Join(opts ...Option) Option {
+	opts = slices.Clone(opts)
+	return func(c *config) {
+		for _, o := range opts {
+			o(c)
+		}
+	}
+}

@@ -1,0 +1,176 @@
+package adapters_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/duet-cli/duet/adapters"
+	"github.com/duet-cli/duet/adapters/urfave"
+)
+
+// TestDoctor holds `app doctor` to O-026: data.checks lists every check
+// with ok, and a failed one its fix; a dependency is found by running its
+// check command (a real subprocess) and held to its minimum version; the
+// exit is 0 exactly when everything passes.
+func TestDoctor(t *testing.T) {
+	pass := urfave.WithCheck("store", func(context.Context) adapters.CheckResult { return adapters.CheckResult{OK: true} })
+	fail := urfave.WithCheck("login", func(context.Context) adapters.CheckResult {
+		return adapters.CheckResult{Error: "not logged in", Fix: "app login --token-file t"}
+	})
+	dep := func(min string) urfave.Option {
+		return urfave.WithDependency(adapters.Dependency{Name: "tool", CheckCommand: "echo tool v1.4.2", VersionRegex: `v(\d+\.\d+\.\d+)`,
+			MinVersion: min, FixCommand: "install tool"})
+	}
+	type check struct {
+		Name string  `json:"name"`
+		OK   bool    `json:"ok"`
+		Fix  *string `json:"fix"`
+	}
+	type depReport struct {
+		Name  string  `json:"name"`
+		Found *string `json:"found_version"`
+		OK    bool    `json:"ok"`
+	}
+	type data struct {
+		Checks       []check     `json:"checks"`
+		Dependencies []depReport `json:"dependencies"`
+	}
+	fix, found := "app login --token-file t", "1.4.2"
+	tests := []struct {
+		name string
+		opts []urfave.Option
+		exit int
+		want data
+	}{
+		{"all pass", []urfave.Option{pass, dep("1.0.0")}, 0,
+			data{Checks: []check{{Name: "store", OK: true}}, Dependencies: []depReport{{Name: "tool", Found: &found, OK: true}}}},
+		{"a check fails", []urfave.Option{pass, fail}, 1,
+			data{Checks: []check{{Name: "store", OK: true}, {Name: "login", Fix: &fix}}, Dependencies: []depReport{}}},
+		{"a dependency is too old", []urfave.Option{dep("2.0.0")}, 1,
+			data{Checks: []check{}, Dependencies: []depReport{{Name: "tool", Found: &found}}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := run{env: []string{"HOME=" + t.TempDir()}, opts: tt.opts}.do(t, newHarness(t), "doctor")
+			w := envelopeOf(t, r)
+			if r.code != tt.exit || (w.Error != nil) != (tt.exit != 0) {
+				t.Errorf("exit %d, error %+v; want exit %d\nstdout: %s", r.code, w.Error, tt.exit, r.stdout)
+			}
+			if tt.exit != 0 && w.Error.Code != "CHECKS_FAILED" {
+				t.Errorf("error.code %q, want CHECKS_FAILED", w.Error.Code)
+			}
+			var got data
+			if err := json.Unmarshal(w.Data, &got); err != nil {
+				t.Fatalf("data: %v: %s", err, w.Data)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("data (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestChangelog holds `app changelog` to O-029's entries: newest first,
+// each with version, date, breaking, added, removed and changed (empty
+// lists, not null); --since keeps the versions after it; a --since that is
+// not a version is invalid input.
+func TestChangelog(t *testing.T) {
+	opt := urfave.WithChangelog(
+		adapters.ChangelogEntry{Version: "1.0.0", Date: "2026-01-01", Added: []string{"command show"}},
+		adapters.ChangelogEntry{Version: "2.0.0", Date: "2026-06-01", Breaking: true, Removed: []string{"flag --count"}},
+		adapters.ChangelogEntry{Version: "1.10.0", Date: "2026-03-01", Changed: []string{"data.name"}},
+	)
+	type entry struct {
+		Version  string   `json:"version"`
+		Date     string   `json:"date"`
+		Breaking bool     `json:"breaking"`
+		Added    []string `json:"added"`
+		Removed  []string `json:"removed"`
+		Changed  []string `json:"changed"`
+	}
+	v2 := entry{Version: "2.0.0", Date: "2026-06-01", Breaking: true, Added: []string{}, Removed: []string{"flag --count"}, Changed: []string{}}
+	v110 := entry{Version: "1.10.0", Date: "2026-03-01", Added: []string{}, Removed: []string{}, Changed: []string{"data.name"}}
+	v1 := entry{Version: "1.0.0", Date: "2026-01-01", Added: []string{"command show"}, Removed: []string{}, Changed: []string{}}
+	tests := []struct {
+		args []string
+		want []entry
+	}{
+		{nil, []entry{v2, v110, v1}},
+		{[]string{"--since", "1.0.0"}, []entry{v2, v110}},
+		{[]string{"--since", "2.0.0"}, []entry{}},
+	}
+	for _, tt := range tests {
+		r := run{opts: []urfave.Option{opt}}.do(t, newHarness(t), append([]string{"changelog"}, tt.args...)...)
+		w := wantOK(t, r)
+		var got struct {
+			Entries []entry `json:"entries"`
+		}
+		if err := json.Unmarshal(w.Data, &got); err != nil {
+			t.Fatalf("data: %v: %s", err, w.Data)
+		}
+		if diff := cmp.Diff(tt.want, got.Entries); diff != "" {
+			t.Errorf("changelog %v (-want +got):\n%s", tt.args, diff)
+		}
+	}
+	r := run{opts: []urfave.Option{opt}}.do(t, newHarness(t), "changelog", "--since", "soon")
+	if w := wantError(t, r, 2, "INVALID_VERSION"); w.Error.Field != "since" {
+		t.Errorf("error.field %q, want since", w.Error.Field)
+	}
+}
+
+// TestStatus holds `app status` to O-028: the declared state files and
+// side effects, each path absolute (a relative or ~ path expanded), with
+// the size of what exists; exit 0 whether or not anything exists.
+func TestStatus(t *testing.T) {
+	home := t.TempDir()
+	if err := os.WriteFile(filepath.Join(home, "ctx.json"), []byte(`{"ctx":"prod"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	opts := []urfave.Option{
+		urfave.WithStateFile(adapters.StateFile{Path: "~/ctx.json", Purpose: "the current context",
+			Summary: func(string) (any, error) { return "prod", nil }}),
+		urfave.WithSideEffect(adapters.SideEffect{Path: "$HOME/cache", Kind: "directory", Purpose: "a cache"}),
+	}
+	type file struct {
+		Path    string `json:"path"`
+		Exists  bool   `json:"exists"`
+		Size    *int64 `json:"size_bytes"`
+		Summary any    `json:"summary"`
+	}
+	type effect struct {
+		Path   string `json:"path"`
+		Type   string `json:"type"`
+		Exists bool   `json:"exists"`
+	}
+	type data struct {
+		StateFiles  []file   `json:"state_files,omitempty"`
+		SideEffects []effect `json:"side_effects,omitempty"`
+	}
+	size := int64(len(`{"ctx":"prod"}`))
+	files := []file{{Path: filepath.Join(home, "ctx.json"), Exists: true, Size: &size, Summary: "prod"}}
+	effects := []effect{{Path: filepath.Join(home, "cache"), Type: "directory"}}
+	tests := []struct {
+		args []string
+		want data
+	}{
+		{nil, data{StateFiles: files, SideEffects: effects}},
+		{[]string{"--show-state-files"}, data{StateFiles: files}},
+		{[]string{"--show-side-effects"}, data{SideEffects: effects}},
+	}
+	for _, tt := range tests {
+		r := run{env: []string{"HOME=" + home}, opts: opts}.do(t, newHarness(t), append([]string{"status"}, tt.args...)...)
+		w := wantOK(t, r)
+		var got data
+		if err := json.Unmarshal(w.Data, &got); err != nil {
+			t.Fatalf("data: %v: %s", err, w.Data)
+		}
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("status %v (-want +got):\n%s", tt.args, diff)
+		}
+	}
+}

@@ -1,0 +1,332 @@
+package adapters
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/duet-cli/duet/envelope"
+	"github.com/duet-cli/duet/exitcode"
+	"github.com/duet-cli/duet/profile"
+)
+
+// checkTimeout bounds one doctor check: a dependency's command, an
+// endpoint's connection.
+const checkTimeout = 10 * time.Second
+
+// checkReport is one check as `tool doctor` answers it. Every member is
+// always present: null says "not applicable", never "missing".
+type checkReport struct {
+	Name     string  `json:"name"`
+	OK       bool    `json:"ok"`
+	Version  *string `json:"version"`
+	Required *string `json:"required"`
+	Error    *string `json:"error"`
+	Fix      *string `json:"fix"`
+}
+
+// dependencyReport is one declared dependency and what doctor found of it.
+type dependencyReport struct {
+	Dependency
+	MaxVersion   *string `json:"max_version"`
+	FoundVersion *string `json:"found_version"`
+	OK           bool    `json:"ok"`
+}
+
+func strOrNil(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// doctor answers `tool doctor`: Duet's own checks (the profiles file and
+// its directory, for a tool with profiles), a connection to each declared
+// endpoint, the app's checks, and each declared dependency. It changes
+// nothing, and exits 0 only when everything passes; a dependency newer than
+// its declared maximum passes with a warning.
+func (inv *invocation) doctor(ctx context.Context) error {
+	checks := inv.profileChecks()
+	for _, ep := range inv.cfg.discovery.endpoints {
+		checks = append(checks, inv.endpointCheck(ctx, ep))
+	}
+	for _, c := range inv.cfg.discovery.checks {
+		r := c.Run(ctx)
+		checks = append(checks, checkReport{Name: c.Name, OK: r.OK, Version: strOrNil(r.Version), Required: strOrNil(r.Required),
+			Error: strOrNil(r.Error), Fix: strOrNil(r.Fix)})
+	}
+	deps := make([]dependencyReport, 0, len(inv.cfg.discovery.deps))
+	for _, d := range inv.cfg.discovery.deps {
+		deps = append(deps, inv.dependencyCheck(ctx, d))
+	}
+	if checks == nil {
+		checks = []checkReport{}
+	}
+	var failed []string
+	fix := ""
+	for _, c := range checks {
+		if !c.OK {
+			failed = append(failed, c.Name)
+			if fix == "" && c.Fix != nil {
+				fix = *c.Fix
+			}
+		}
+	}
+	for _, d := range deps {
+		if !d.OK {
+			failed = append(failed, d.Name)
+			if fix == "" {
+				fix = d.FixCommand
+			}
+		}
+	}
+	inv.out.RenderText(func(w io.Writer) error {
+		for _, c := range checks {
+			writeCheck(w, c.OK, c.Name, deref(c.Version), deref(c.Error), deref(c.Fix))
+		}
+		for _, d := range deps {
+			writeCheck(w, d.OK, d.Name, deref(d.FoundVersion), dependencyError(d), d.FixCommand)
+		}
+		return nil
+	})
+	inv.out.Result(map[string]any{"checks": checks, "dependencies": deps})
+	if len(failed) == 0 {
+		return nil
+	}
+	e := envelope.Errorf(exitcode.GeneralError, "CHECKS_FAILED", "%d of %d checks failed: %s", len(failed), len(checks)+len(deps), strings.Join(failed, ", ")).
+		WithPhase(envelope.Execution)
+	if fix != "" {
+		e = e.WithFix("fix what failed: each failed check has its fix", "").WithSuggestion("run '%s', then '%s doctor' again", fix, inv.root.Name)
+	}
+	return e.WithResult()
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+func writeCheck(w io.Writer, ok bool, name, version, problem, fix string) {
+	mark := "ok  "
+	if !ok {
+		mark = "FAIL"
+	}
+	line := mark + " " + name
+	if version != "" {
+		line += " " + version
+	}
+	if problem != "" {
+		line += ": " + problem
+	}
+	if !ok && fix != "" {
+		line += " (fix: " + fix + ")"
+	}
+	fmt.Fprintln(w, line)
+}
+
+func dependencyError(d dependencyReport) string {
+	switch {
+	case d.OK:
+		return ""
+	case d.FoundVersion == nil:
+		return "not found"
+	}
+	return "older than " + d.MinVersion
+}
+
+// profileChecks are Duet's checks of its own state: that the profiles
+// file's directory can be written, and that the file, when there is one,
+// can be read.
+func (inv *invocation) profileChecks() []checkReport {
+	if p := inv.root.Sub(ProfileCommand); p == nil || !p.Builtin {
+		return nil
+	}
+	path, err := profile.Path(inv.root.Name, inv.cfg.getenv)
+	envName := envelope.EnvName(inv.root.Name, "CONFIG_DIR")
+	if err != nil {
+		return []checkReport{{Name: "config-dir", Error: strOrNil(err.Error()),
+			Fix: strOrNil(fmt.Sprintf(`mkdir -p "$HOME/.config/%s" && export %s="$HOME/.config/%s"`, inv.root.Name, envName, inv.root.Name))}}
+	}
+	dir := filepath.Dir(path)
+	dirCheck := checkReport{Name: "config-dir", OK: true}
+	if problem, fix := writable(dir); problem != "" {
+		dirCheck.OK, dirCheck.Error, dirCheck.Fix = false, &problem, &fix
+	}
+	fileCheck := checkReport{Name: "profiles", OK: true}
+	if _, err := os.Stat(path); err == nil {
+		if _, err := (&profile.Store{Path: path}).Load(); err != nil {
+			fileCheck.OK, fileCheck.Error = false, strOrNil(err.Error())
+			fileCheck.Fix = strOrNil(fmt.Sprintf("mv %s %s.bak", commandLine([]string{path}), commandLine([]string{path})))
+		}
+	}
+	return []checkReport{dirCheck, fileCheck}
+}
+
+// writable says why dir cannot hold new files, and how to fix that; "" when
+// it can, or can be created.
+func writable(dir string) (problem, fix string) {
+	at := dir
+	for {
+		info, err := os.Stat(at)
+		if err == nil {
+			if !info.IsDir() {
+				return at + " is not a directory", "rm " + commandLine([]string{at})
+			}
+			if syscall.Access(at, 2) != nil { // W_OK
+				return at + " is not writable", "chmod u+w " + commandLine([]string{at})
+			}
+			return "", ""
+		}
+		parent := filepath.Dir(at)
+		if parent == at {
+			return "no directory above " + dir + " exists", "mkdir -p " + commandLine([]string{dir})
+		}
+		at = parent
+	}
+}
+
+// dependencyCheck runs a dependency's check command and compares the
+// version it prints with the declared range.
+func (inv *invocation) dependencyCheck(ctx context.Context, d Dependency) dependencyReport {
+	r := dependencyReport{Dependency: d, MaxVersion: strOrNil(d.MaxVersion)}
+	ctx, cancel := context.WithTimeout(ctx, checkTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "sh", "-c", d.CheckCommand)
+	cmd.Env = inv.cfg.environ()
+	out, err := cmd.CombinedOutput()
+	if err != nil && len(out) == 0 {
+		return r
+	}
+	found := strings.TrimSpace(string(out))
+	if re, err := regexp.Compile(d.VersionRegex); err == nil && d.VersionRegex != "" {
+		m := re.FindStringSubmatch(string(out))
+		switch {
+		case m == nil:
+			return r
+		case len(m) > 1:
+			found = m[1]
+		default:
+			found = m[0]
+		}
+	}
+	if !isVersion(found) {
+		return r
+	}
+	r.FoundVersion = &found
+	r.OK = d.MinVersion == "" || compareVersions(found, d.MinVersion) >= 0
+	if r.OK && d.MaxVersion != "" && compareVersions(found, d.MaxVersion) > 0 {
+		inv.out.Warn("DEPENDENCY_UNTESTED", fmt.Sprintf("%s %s is newer than %s, the newest known to work", d.Name, found, d.MaxVersion),
+			"if something fails, install "+d.Name+" "+d.MaxVersion)
+	}
+	return r
+}
+
+// endpointCheck connects to an endpoint, through the proxy the environment
+// names for it (HTTPS_PROXY, HTTP_PROXY, NO_PROXY), without sending it a
+// request.
+func (inv *invocation) endpointCheck(ctx context.Context, raw string) checkReport {
+	r := checkReport{Name: "endpoint " + raw, OK: true}
+	fail := func(problem string) checkReport {
+		r.OK, r.Error = false, &problem
+		r.Fix = strOrNil("curl -sSI " + commandLine([]string{raw}))
+		return r
+	}
+	u, err := url.Parse(raw)
+	if err != nil || u.Hostname() == "" {
+		return fail(fmt.Sprintf("%q is not a URL", raw))
+	}
+	port := u.Port()
+	if port == "" {
+		port = "443"
+		if u.Scheme == "http" {
+			port = "80"
+		}
+	}
+	target := net.JoinHostPort(u.Hostname(), port)
+	ctx, cancel := context.WithTimeout(ctx, checkTimeout)
+	defer cancel()
+	var d net.Dialer
+	proxy := proxyFor(u, inv.cfg.getenv)
+	if proxy == nil {
+		conn, err := d.DialContext(ctx, "tcp", target)
+		if err != nil {
+			return fail(fmt.Sprintf("cannot connect to %s: %v", target, err))
+		}
+		conn.Close()
+		return r
+	}
+	via := proxy.Host
+	if proxy.Port() == "" {
+		via = net.JoinHostPort(proxy.Hostname(), "80")
+	}
+	conn, err := d.DialContext(ctx, "tcp", via)
+	if err != nil {
+		return fail(fmt.Sprintf("cannot connect to the proxy %s for %s: %v", via, target, err))
+	}
+	defer conn.Close()
+	if dl, ok := ctx.Deadline(); ok {
+		conn.SetDeadline(dl)
+	}
+	fmt.Fprintf(conn, "CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n", target, target)
+	status, err := bufio.NewReader(conn).ReadString('\n')
+	if err != nil {
+		return fail(fmt.Sprintf("the proxy %s did not answer for %s: %v", via, target, err))
+	}
+	if f := strings.Fields(status); len(f) < 2 || f[1] != "200" {
+		return fail(fmt.Sprintf("the proxy %s refused %s: %s", via, target, strings.TrimSpace(status)))
+	}
+	return r
+}
+
+// proxyFor returns the proxy the environment names for u, or nil: the
+// variables of net/http's ProxyFromEnvironment, upper case first.
+func proxyFor(u *url.URL, getenv func(string) string) *url.URL {
+	get := func(name string) string {
+		if v := getenv(strings.ToUpper(name)); v != "" {
+			return v
+		}
+		return getenv(name)
+	}
+	raw := get("https_proxy")
+	if u.Scheme == "http" {
+		raw = get("http_proxy")
+	}
+	if raw == "" || noProxy(u.Hostname(), get("no_proxy")) {
+		return nil
+	}
+	if !strings.Contains(raw, "://") {
+		raw = "http://" + raw
+	}
+	p, err := url.Parse(raw)
+	if err != nil || p.Host == "" {
+		return nil
+	}
+	return p
+}
+
+// noProxy reports whether NO_PROXY exempts host: "*", the host itself, or
+// a domain it is in.
+func noProxy(host, list string) bool {
+	for _, e := range strings.Split(list, ",") {
+		e = strings.TrimPrefix(strings.TrimSpace(e), "*")
+		if e == "" {
+			continue
+		}
+		if e == "*" || host == e || strings.HasSuffix(host, "."+strings.TrimPrefix(e, ".")) || host == strings.TrimPrefix(e, ".") {
+			return true
+		}
+	}
+	return list == "*"
+}

@@ -1,0 +1,250 @@
+package adapters
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/duet-cli/duet/describe"
+	"github.com/duet-cli/duet/envelope"
+	"github.com/duet-cli/duet/exitcode"
+)
+
+// driftField is a field one side has and the other has not.
+type driftField struct {
+	Command string  `json:"command"` // the tool's name
+	Field   *string `json:"field"`   // input.<name> or output.<name>; null: the whole tool
+}
+
+// driftChange is a field whose type differs.
+type driftChange struct {
+	Command string `json:"command"`
+	Field   string `json:"field"`
+	CLIType string `json:"cli_type"`
+	MCPType string `json:"mcp_type"`
+}
+
+// drift is mcp-validate's report: added are in the CLI's tools and not in
+// the MCP list (the CLI grew), removed in the MCP list and not in the
+// CLI's (the CLI lost them), changed in both with different types, and
+// missing_from_mcp the CLI's tools the MCP list lacks entirely.
+type drift struct {
+	Added          []driftField  `json:"added"`
+	Removed        []driftField  `json:"removed"`
+	Changed        []driftChange `json:"changed"`
+	MissingFromMCP []string      `json:"missing_from_mcp"`
+}
+
+func (d drift) none() bool {
+	return len(d.Added)+len(d.Removed)+len(d.Changed)+len(d.MissingFromMCP) == 0
+}
+
+// mcpValidate answers `tool mcp-validate`: it compares an MCP tool list —
+// from a file, or from a server — with the tools this tool's commands are
+// served as (describe --mcp), and exits 1 with the drift when they differ.
+func (inv *invocation) mcpValidate(ctx context.Context) error {
+	c := inv.call
+	var raw []byte
+	var source string
+	switch {
+	case c.has(FlagMCPSchemaFile):
+		source = c.last(FlagMCPSchemaFile)
+		b, err := os.ReadFile(source)
+		if err != nil {
+			return envelope.Errorf(exitcode.NotFound, "MCP_SCHEMA_UNREADABLE", "%v", err).
+				WithPhase(envelope.Validation).WithField(FlagMCPSchemaFile).
+				WithSuggestion("write the list with '%s describe --mcp > %s'", inv.root.Name, source)
+		}
+		raw = b
+	case c.has(FlagMCPServerURL):
+		source = c.last(FlagMCPServerURL)
+		fetch := inv.cfg.discovery.toolSource
+		if fetch == nil {
+			return envelope.Errorf(exitcode.Precondition, "MCP_SERVER_UNSUPPORTED", "this build of %s cannot ask an MCP server for its tools", inv.root.Name).
+				WithPhase(envelope.Validation).
+				WithFix("save the server's tools/list result to a file and pass --mcp-schema-file", "")
+		}
+		b, err := fetch(ctx, source)
+		if err != nil {
+			return envelope.Errorf(exitcode.Unavailable, "MCP_SERVER_UNREACHABLE", "asking %s for its tools: %v", source, err).WithPhase(envelope.Execution)
+		}
+		raw = b
+	default:
+		return envelope.Invalid([]envelope.FieldError{{Code: "MISSING_REQUIRED_FLAG", Field: FlagMCPSchemaFile,
+			Message: "pass --mcp-schema-file or --mcp-server-url", Suggestion: fmt.Sprintf("'%s describe --mcp > mcp.json' writes the current list", inv.root.Name)}})
+	}
+	theirs, err := mcpTools(raw)
+	if err != nil {
+		return envelope.Validationf("MCP_SCHEMA_INVALID", "%s holds no MCP tool list: %v", source, err).
+			WithSuggestion("pass a tools/list result, or what '%s describe --mcp' prints", inv.root.Name)
+	}
+	ours, err := describe.Tools(inv.root, inv.cfg.version)
+	if err != nil {
+		return brokenDeclaration(err)
+	}
+	d := compareTools(ours.Tools, theirs)
+	inv.out.RenderText(func(w io.Writer) error { return writeDrift(w, d) })
+	inv.out.Result(map[string]any{"drift": d})
+	if d.none() {
+		return nil
+	}
+	return envelope.Errorf(exitcode.GeneralError, "SCHEMA_DRIFT", "the MCP tools in %s differ from the commands of %s", source, inv.root.Name).
+		WithPhase(envelope.Execution).
+		WithSuggestion("regenerate the list with '%s describe --mcp'", inv.root.Name).WithResult()
+}
+
+// mcpTool is what mcp-validate reads of a tool.
+type mcpTool struct {
+	Name         string         `json:"name"`
+	InputSchema  map[string]any `json:"inputSchema"`
+	OutputSchema map[string]any `json:"outputSchema"`
+}
+
+// mcpTools reads a tool list from a tools/list result, a JSON-RPC response
+// holding one, describe --mcp's data or envelope, or a bare array.
+func mcpTools(raw []byte) ([]mcpTool, error) {
+	var list []mcpTool
+	if json.Unmarshal(raw, &list) == nil && list != nil {
+		return list, nil
+	}
+	var doc struct {
+		Tools  []mcpTool `json:"tools"`
+		Result *struct {
+			Tools []mcpTool `json:"tools"`
+		} `json:"result"`
+		Data *struct {
+			Tools []mcpTool `json:"tools"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		return nil, err
+	}
+	switch {
+	case doc.Tools != nil:
+		return doc.Tools, nil
+	case doc.Result != nil && doc.Result.Tools != nil:
+		return doc.Result.Tools, nil
+	case doc.Data != nil && doc.Data.Tools != nil:
+		return doc.Data.Tools, nil
+	}
+	return nil, fmt.Errorf("no tools member")
+}
+
+// compareTools compares the CLI's tools with an MCP list, property by
+// property of their input and output schemas.
+func compareTools(ours []describe.Tool, theirs []mcpTool) drift {
+	d := drift{Added: []driftField{}, Removed: []driftField{}, Changed: []driftChange{}, MissingFromMCP: []string{}}
+	byName := map[string]mcpTool{}
+	for _, t := range theirs {
+		byName[t.Name] = t
+	}
+	seen := map[string]bool{}
+	for _, t := range ours {
+		seen[t.Name] = true
+		m, ok := byName[t.Name]
+		if !ok {
+			d.MissingFromMCP = append(d.MissingFromMCP, t.Name)
+			continue
+		}
+		for _, side := range [...]struct {
+			prefix      string
+			cli, theirs map[string]any
+		}{{"input", t.InputSchema, m.InputSchema}, {"output", t.OutputSchema, m.OutputSchema}} {
+			cli, mcp := propertyTypes(side.cli), propertyTypes(side.theirs)
+			for _, name := range slices.Sorted(maps.Keys(cli)) {
+				field := side.prefix + "." + name
+				other, ok := mcp[name]
+				switch {
+				case !ok:
+					d.Added = append(d.Added, driftField{Command: t.Name, Field: &field})
+				case other != cli[name]:
+					d.Changed = append(d.Changed, driftChange{Command: t.Name, Field: field, CLIType: cli[name], MCPType: other})
+				}
+			}
+			for _, name := range slices.Sorted(maps.Keys(mcp)) {
+				if _, ok := cli[name]; !ok {
+					field := side.prefix + "." + name
+					d.Removed = append(d.Removed, driftField{Command: t.Name, Field: &field})
+				}
+			}
+		}
+	}
+	for _, t := range theirs {
+		if !seen[t.Name] {
+			d.Removed = append(d.Removed, driftField{Command: t.Name})
+		}
+	}
+	slices.SortStableFunc(d.Removed, func(a, b driftField) int { return strings.Compare(a.Command, b.Command) })
+	return d
+}
+
+// propertyTypes maps a schema's properties to their types: "string",
+// "integer|null", or "any" for a property that names none.
+func propertyTypes(s map[string]any) map[string]string {
+	props := map[string]string{}
+	var raw map[string]any
+	switch p := s["properties"].(type) {
+	case map[string]any:
+		raw = p
+	default:
+		// Duet's own schemas hold properties as a sorted list that encodes
+		// as an object: read them as JSON does.
+		if p == nil {
+			return props
+		}
+		b, err := json.Marshal(p)
+		if err != nil || json.Unmarshal(b, &raw) != nil {
+			return props
+		}
+	}
+	for name, v := range raw {
+		props[name] = typeOf(v)
+	}
+	return props
+}
+
+func typeOf(v any) string {
+	p, ok := v.(map[string]any)
+	if !ok {
+		return "any"
+	}
+	switch t := p["type"].(type) {
+	case string:
+		return t
+	case []any:
+		var names []string
+		for _, x := range t {
+			if s, ok := x.(string); ok {
+				names = append(names, s)
+			}
+		}
+		slices.Sort(names)
+		return strings.Join(names, "|")
+	}
+	return "any"
+}
+
+func writeDrift(w io.Writer, d drift) error {
+	if d.none() {
+		_, err := fmt.Fprintln(w, "No drift: the MCP tools match the commands.")
+		return err
+	}
+	for _, name := range d.MissingFromMCP {
+		fmt.Fprintf(w, "missing from MCP  %s\n", name)
+	}
+	for _, f := range d.Added {
+		fmt.Fprintf(w, "added             %s %s\n", f.Command, deref(f.Field))
+	}
+	for _, f := range d.Removed {
+		fmt.Fprintf(w, "removed           %s %s\n", f.Command, deref(f.Field))
+	}
+	for _, c := range d.Changed {
+		fmt.Fprintf(w, "changed           %s %s: %s in the CLI, %s in MCP\n", c.Command, c.Field, c.CLIType, c.MCPType)
+	}
+	return nil
+}

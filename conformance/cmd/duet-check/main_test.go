@@ -1,0 +1,129 @@
+//go:build unix
+
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestAgentsMDCommand runs the built duet-check agents-md, the CI step of
+// O-046, as CI would: an AGENTS.md that matches its binary exits 0; one that
+// drifted exits 81 AGENTS_MD_STALE with every mismatch in data and the way
+// to regenerate it, and a person gets the diff-style report; an unreadable
+// AGENTS.md is invalid input (exit 2).
+func TestAgentsMDCommand(t *testing.T) {
+	dir := t.TempDir()
+	check, notes := filepath.Join(dir, "duet-check"), filepath.Join(dir, "notes")
+	for bin, pkg := range map[string]string{check: ".", notes: "../../testdata/fixtures/conformant"} {
+		if out, err := exec.Command("go", "build", "-o", bin, pkg).CombinedOutput(); err != nil {
+			t.Fatalf("go build %s: %v\n%s", pkg, err, out)
+		}
+	}
+	doc, err := exec.Command(notes, "describe", "--agents-md").Output()
+	if err != nil {
+		t.Fatalf("notes describe --agents-md: %v", err)
+	}
+	good, stale := filepath.Join(dir, "AGENTS.md"), filepath.Join(dir, "STALE.md")
+	staleDoc := strings.Replace(string(doc), "cli-version: 1.0.0", "cli-version: 0.9.0", 1) + "\n- `--replicas`: gone\n"
+	if err := os.WriteFile(good, doc, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(stale, []byte(staleDoc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	type mismatch struct{ Kind, Name string }
+	type answer struct {
+		OK   bool `json:"ok"`
+		Data *struct {
+			Mismatches []mismatch `json:"mismatches"`
+		} `json:"data"`
+		Error *struct {
+			Code       string `json:"code"`
+			Field      string `json:"field"`
+			Suggestion string `json:"suggestion"`
+		} `json:"error"`
+	}
+	run := func(t *testing.T, env []string, args ...string) (int, string) {
+		t.Helper()
+		cmd := exec.Command(check, args...)
+		cmd.Env = append(os.Environ(), env...)
+		out, err := cmd.Output()
+		var exit *exec.ExitError
+		if err != nil && !errors.As(err, &exit) {
+			t.Fatal(err)
+		}
+		return cmd.ProcessState.ExitCode(), string(out)
+	}
+	tests := []struct {
+		name       string
+		args       []string
+		wantExit   int
+		wantCode   string
+		wantField  string
+		mismatches []mismatch
+	}{
+		{name: "matches", args: []string{"agents-md", good, notes}, mismatches: []mismatch{}},
+		{name: "matches, binary after --", args: []string{"agents-md", good, "--", notes}, mismatches: []mismatch{}},
+		{
+			name: "stale", args: []string{"agents-md", stale, notes}, wantExit: 81, wantCode: "AGENTS_MD_STALE",
+			mismatches: []mismatch{{"version", "0.9.0"}, {"flag", "--replicas"}},
+		},
+		{name: "unreadable", args: []string{"agents-md", filepath.Join(dir, "missing.md"), notes}, wantExit: 2, wantCode: "AGENTS_MD_UNREADABLE", wantField: "agents-md"},
+		{name: "no arguments", args: []string{"agents-md"}, wantExit: 2, wantCode: "VALIDATION_FAILED"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			exit, out := run(t, []string{"DUET_CHECK_OUTPUT=json"}, tt.args...)
+			if exit != tt.wantExit {
+				t.Errorf("exit %d, want %d; stdout %s", exit, tt.wantExit, out)
+			}
+			var a answer
+			if err := json.Unmarshal([]byte(out), &a); err != nil {
+				t.Fatalf("stdout is not one envelope: %v\n%s", err, out)
+			}
+			if a.OK != (tt.wantExit == 0) {
+				t.Errorf("ok = %v", a.OK)
+			}
+			var code, field string
+			if a.Error != nil {
+				code, field = a.Error.Code, a.Error.Field
+			}
+			if code != tt.wantCode || field != tt.wantField {
+				t.Errorf("error code %q field %q, want %q %q", code, field, tt.wantCode, tt.wantField)
+			}
+			if tt.mismatches != nil {
+				if a.Data == nil {
+					t.Fatalf("no data: %s", out)
+				}
+				if diff := cmp.Diff(tt.mismatches, a.Data.Mismatches); diff != "" {
+					t.Errorf("data.mismatches (-want +got):\n%s", diff)
+				}
+			}
+			if tt.wantCode == "AGENTS_MD_STALE" && !strings.Contains(a.Error.Suggestion, "describe --agents-md") {
+				t.Errorf("suggestion %q does not say how to regenerate", a.Error.Suggestion)
+			}
+		})
+	}
+
+	t.Run("diff for a person", func(t *testing.T) {
+		exit, out := run(t, []string{"DUET_CHECK_OUTPUT=text"}, "agents-md", stale, notes)
+		if exit != 81 {
+			t.Errorf("exit %d, want 81", exit)
+		}
+		want := "- version 0.9.0: AGENTS.md cli-version (0.9.0) != binary version (1.0.0)\n" +
+			"- flag --replicas: not in --help of the root or of any command AGENTS.md shows\n" +
+			"FAIL: 2 mismatches between AGENTS.md and the binary\n"
+		if diff := cmp.Diff(want, out); diff != "" {
+			t.Errorf("stdout (-want +got):\n%s", diff)
+		}
+	})
+}
