@@ -54,19 +54,19 @@ func isBuiltinFlag(name string) bool {
 		FlagEtag, FlagAgentsMD, FlagMCP:
 		return true
 	}
-	return false
+	return isTrustFlag(name)
 }
 
 // globalFlags are accepted by every command.
 func globalFlags() []schema.Flag {
-	return []schema.Flag{
+	return append([]schema.Flag{
 		{Name: FlagOutput, Control: true, Type: schema.String, Enum: envelope.FormatNames(), Usage: "output format: json, jsonl, tsv, text or id (default: json for an agent, text otherwise)"},
 		{Name: FlagSchema, Control: true, Type: schema.Boolean, Usage: "print this command's input and output schema, exit codes and examples, and exit", Default: false},
 		{Name: FlagQuiet, Control: true, Type: schema.Boolean, Usage: "no progress and no diagnostics but errors", Default: false},
 		{Name: FlagVerbose, Control: true, Type: schema.Boolean, Usage: "debug diagnostics on stderr", Default: false},
 		{Name: FlagHuman, Control: true, Type: schema.Boolean, Usage: "show every command in help and describe, whatever the audience", Hidden: true, Default: false},
 		{Name: FlagShowConfig, Control: true, Type: schema.Boolean, Usage: "print the value of every flag of this command and where it comes from, and exit", Default: false},
-	}
+	}, trustGlobalFlags()...)
 }
 
 // commandFlags are the built-ins a runnable command gets from its
@@ -102,7 +102,7 @@ func commandFlags(c *schema.Command) []schema.Flag {
 			schema.Flag{Name: FlagLimit, Type: schema.Integer, Default: DefaultLimit, Usage: "return at most this many items; 0 means all"},
 			schema.Flag{Name: FlagCursor, Type: schema.String, Usage: "continue from meta.pagination.next_cursor of a previous response"})
 	}
-	return flags
+	return append(flags, trustFlags(c)...)
 }
 
 // Prepare completes a tree an adapter built from an app: it sets parents and
@@ -128,6 +128,7 @@ func Prepare(root *schema.Command, opts ...Option) error {
 		o(&cfg)
 	}
 	extensionNodes(root, cfg.extensions)
+	trustNodes(root, &cfg)
 	var errs []error
 	checked := map[uintptr]error{} // commands often share one output schema value
 	var walk func(c *schema.Command, parent *schema.Command)
@@ -137,6 +138,9 @@ func Prepare(root *schema.Command, opts ...Option) error {
 			c.Path = append(append([]string(nil), parent.Path...), c.Name)
 		}
 		if err := complete(c, checked); err != nil {
+			errs = append(errs, fmt.Errorf("command %q: %w", c.DotPath(), err))
+		}
+		if err := prepareTrust(c, &cfg); err != nil {
 			errs = append(errs, fmt.Errorf("command %q: %w", c.DotPath(), err))
 		}
 		// By name, whatever order the framework keeps them in (cobra

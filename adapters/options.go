@@ -1,6 +1,7 @@
 package adapters
 
 import (
+	"context"
 	"io"
 	"os"
 	"slices"
@@ -29,6 +30,9 @@ type config struct {
 	extensions []Extension
 	strict     bool
 	envGiven   bool // WithEnv replaced the process environment
+
+	// Auth, trust and safety (issue 16): see trust.go.
+	permissions func(context.Context) ([]string, error) // WithPermissions
 }
 
 type ttys struct{ stdin, stdout, stderr bool }

@@ -62,6 +62,9 @@ type invocation struct {
 
 	taken   sync.Mutex     // guards takenBy
 	takenBy chan os.Signal // the command's, while it has taken the signals (TakeSignals)
+
+	// Auth, trust and safety (issue 16): see trust.go.
+	trust trustState
 }
 
 type invocationKey struct{}
@@ -153,6 +156,7 @@ func (inv *invocation) run(ctx context.Context, args []string) int {
 	}
 	profileErr := inv.applyProfile()
 	c.check(inv.classify, cfg.lookupEnv, inv.profiles.valueOf)
+	inv.checkTrust()
 	if modeErr != nil && output == "" { // a bad --output is refused as the flag's enum
 		e := envelope.As(modeErr)
 		c.problems = append(c.problems, envelope.FieldError{Code: e.Code, Field: FlagOutput, Message: modeErr.Error(), ValidValues: e.ValidValues})
@@ -207,6 +211,9 @@ func (inv *invocation) run(ctx context.Context, args []string) int {
 	if e := inv.extension(); e != nil {
 		return inv.extend(ctx, e)
 	}
+	if err := inv.guard(ctx); err != nil {
+		return inv.finish(err)
+	}
 	if err := inv.confirm(args); err != nil {
 		return inv.finish(err)
 	}
@@ -250,7 +257,7 @@ func (inv *invocation) duetWord(arg string) bool {
 	if name, _, _ := strings.Cut(strings.TrimLeft(arg, "-"), "="); strings.HasPrefix(arg, "-") {
 		return isBuiltinFlag(name)
 	}
-	if arg == DescribeCommand || arg == ProfileCommand {
+	if arg == DescribeCommand || arg == ProfileCommand || arg == CheckPermissionsCommand {
 		return true
 	}
 	for _, e := range inv.cfg.extensions {
@@ -367,6 +374,9 @@ func (inv *invocation) faithful(ctx context.Context, args []string) (exit int) {
 	inv.meta = envelope.Meta{SchemaVersion: envelope.SchemaVersion, ToolVersion: inv.cfg.version, Command: inv.call.node.DotPath(), RequestID: inv.cfg.requestID()}
 	ctx = envelope.NewContext(ctx, inv.out)
 	ctx = context.WithValue(ctx, invocationKey{}, inv)
+	if !inv.unread { // an app run unread reads the process's own environment
+		ctx = inv.withRunenv(ctx)
+	}
 	err := inv.fw.Execute(ctx, args, inv.streams())
 	var typed *envelope.Error
 	if inv.out.Used() || errors.As(err, &typed) {
@@ -424,6 +434,7 @@ func (inv *invocation) settings(stdout io.Writer) envelope.Settings {
 		}
 		s.Window = w
 	}
+	inv.trustSettings(&s)
 	return s
 }
 
@@ -438,6 +449,7 @@ func maxBytes(env string) int {
 // finish writes the one answer and returns the exit code.
 func (inv *invocation) finish(fail *envelope.Error) int {
 	fail = inv.previewed(fail)
+	fail = inv.trustFinish(fail)
 	inv.endCapture(fail != nil)
 	if fail != nil {
 		fail.Settle(inv.call.node.ExitCodes())
@@ -538,8 +550,8 @@ func (inv *invocation) streams() Streams {
 // on a command that implements one.
 func (inv *invocation) unconfirmed(args []string) *envelope.Error {
 	c := inv.call
-	if !c.node.NeedsConfirmation() || inv.mode.Interactive || c.bool(FlagYes) || c.on(FlagConfirmDestructive) || c.bool(FlagDryRun) {
-		return nil // an app's own --yes or --dry-run, adopted, confirms as Duet's would
+	if !c.node.NeedsConfirmation() || inv.mode.Interactive || c.bool(FlagYes) || c.on(FlagConfirmDestructive) || c.bool(FlagDryRun) || inv.safeDefault() {
+		return nil // an app's own --yes or --dry-run, adopted, confirms as Duet's would; --live confirms a safe-default command
 	}
 	line := inv.root.Name + " " + commandLine(args)
 	e := envelope.Validationf("CONFIRMATION_REQUIRED", "%q is %s and needs confirmation, and nobody can be asked", c.node.DotPath(), c.node.Danger())
@@ -561,7 +573,7 @@ func (inv *invocation) confirm(args []string) *envelope.Error {
 		return nil
 	case inv.refusal != nil:
 		return inv.refusal
-	case !c.node.NeedsConfirmation() || !inv.mode.Interactive || c.bool(FlagYes) || c.on(FlagConfirmDestructive) || c.bool(FlagDryRun):
+	case !c.node.NeedsConfirmation() || !inv.mode.Interactive || c.bool(FlagYes) || c.on(FlagConfirmDestructive) || c.bool(FlagDryRun) || inv.safeDefault():
 		return nil
 	}
 	line := inv.root.Name + " " + commandLine(args)
@@ -612,6 +624,7 @@ func (inv *invocation) execute(parent context.Context, args []string) int {
 	}
 	ctx = envelope.NewContext(ctx, inv.out)
 	ctx = context.WithValue(ctx, invocationKey{}, inv)
+	ctx = inv.withRunenv(ctx)
 
 	done := make(chan error, 1)
 	go func() {

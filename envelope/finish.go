@@ -24,6 +24,7 @@ func (o *Output) Finish(meta Meta, fail *Error) *Error {
 	defer o.mu.Unlock()
 	o.progress.clearLocked()
 	o.closed = true
+	o.trustLocked(&meta)
 	meta.DryRun = meta.DryRun || o.s.DryRun
 	meta.Effect = o.effect
 	if meta.DryRun {
@@ -102,7 +103,8 @@ func (o *Output) payloadLocked(meta *Meta) (payload, error) {
 	default:
 		return payload{one: json.RawMessage("null")}, nil
 	}
-	return p.project(o.s.Fields)
+	p, err := p.project(o.s.Fields)
+	return o.tagPayloadLocked(p), err
 }
 
 func paginationFor(total, start, returned int) *Pagination {

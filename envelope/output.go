@@ -30,6 +30,10 @@ type Settings struct {
 	MaxBytes int      // the envelope's size cap; 0 means DefaultMaxBytes
 	Secrets  []string // values never to print: the values of sensitive flags
 	Window   *Window  // set for list commands
+
+	// Trust (issue 16).
+	Untrusted             bool // data comes from outside the tool: tag all of it (schema.Meta.Untrusted)
+	NoInjectionProtection bool // --no-injection-protection: tag nothing, and say so
 }
 
 // Window is the page a list command was asked for.
@@ -65,6 +69,10 @@ type Output struct {
 	writeErr  error
 	closed    bool // Finish has run: later writes from an abandoned handler are dropped
 	shown     int  // warnings a person was shown already (ShowWarnings)
+
+	// Trust (issue 16): see External.
+	external       bool
+	externalFields []string
 }
 
 type warning struct{ code, message, next string }
@@ -241,6 +249,7 @@ func (o *Output) Item(v any) error {
 			return err
 		}
 	}
+	raw = o.tagLocked(raw)
 	switch o.s.Mode.Format {
 	case JSON:
 		o.items = append(o.items, raw)

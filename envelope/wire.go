@@ -71,6 +71,9 @@ func (m Meta) appendJSON(b []byte) []byte {
 		b = append(b, `,"would_affect":`...)
 		b = append(b, m.WouldAffect...) // compact: produced by marshal
 	}
+	if m.StatesDryRun && !m.DryRun {
+		b = append(b, `,"dry_run":false`...)
+	}
 	b = optBool(b, "dry_run", m.DryRun)
 	b = optBool(b, "confirmed", m.Confirmed)
 	b = optBool(b, "validation_only", m.ValidationOnly)
@@ -85,6 +88,11 @@ func (m Meta) appendJSON(b []byte) []byte {
 		b = append(b, `,"flags":`...)
 		b = jsonw.Strings(b, m.Profile.Flags)
 		b = append(b, '}')
+	}
+	b = optString(b, "instance_id", m.InstanceID)
+	if p := m.InjectionProtection; p != nil {
+		b = append(b, `,"injection_protection":`...)
+		b = jsonw.Bool(b, *p)
 	}
 	return append(b, '}')
 }
@@ -157,6 +165,7 @@ func (e *Error) appendJSON(b []byte) []byte {
 		}
 		b = append(b, ']')
 	}
+	b = e.appendTrust(b)
 	return append(b, '}')
 }
 

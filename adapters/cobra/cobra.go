@@ -68,6 +68,7 @@ var (
 	WithGrace         = adapters.WithGrace
 	WithSignals       = adapters.WithSignals
 	WithRequestID     = adapters.WithRequestID
+	WithPermissions   = adapters.WithPermissions // auth, trust and safety (issue 16)
 )
 
 // Annotate attaches Duet declarations to a command and returns it. Call it
