@@ -145,9 +145,6 @@ func prepareTrust(c *schema.Command, cfg *config) error {
 			}, f.Persistent)
 		}
 	}
-	if c.Declared && c.Runnable && m.Danger == "" {
-		errs = append(errs, errors.New("a ported command must declare its danger: Meta.Danger safe, mutating or destructive"))
-	}
 	if c.NeedsCredentials() && m.Scopes == nil {
 		errs = append(errs, errors.New("a command that authenticates must declare the scopes it needs: Meta.Scopes, []string{} for none"))
 	}
@@ -639,9 +636,8 @@ func (inv *invocation) proxy() runenv.Proxy {
 	return runenv.From(runenv.NewContext(context.Background(), runenv.Env{Proxy: p, LookupEnv: inv.cfg.lookupEnv})).Proxy
 }
 
-// trustFinish completes the answer: a mutating command that reported no
-// effect is the author's bug; credential errors name the commands that fix
-// them; a network error gets the proxy settings it failed with.
+// trustFinish completes the answer: a global configuration write is
+// warned of; credential errors name the commands that fix them; a network error gets the proxy settings it failed with.
 func (inv *invocation) trustFinish(fail *envelope.Error) *envelope.Error {
 	n := inv.call.node
 	inv.meta.InstanceID = inv.trust.instance
@@ -650,9 +646,6 @@ func (inv *invocation) trustFinish(fail *envelope.Error) *envelope.Error {
 		inv.meta.Confirmed = inv.meta.Confirmed || fail == nil && inv.live()
 	}
 	if fail == nil && inv.ran.Load() && inv.out != nil {
-		if e := inv.effectReported(); e != nil {
-			return e
-		}
 		if n.Meta.ConfigWrite != "" && !inv.out.DryRun() && inv.out.Effected() != envelope.Noop &&
 			(n.Meta.ConfigWrite == schema.GlobalConfig || inv.call.bool(FlagGlobal)) {
 			inv.out.Warn("GLOBAL_CONFIG_MODIFIED", fmt.Sprintf("%q wrote the user's global configuration", n.DotPath()), "")
@@ -689,29 +682,6 @@ func cmpOr(a, b string) string {
 		return a
 	}
 	return b
-}
-
-// effectReported holds a ported command that changes state to the
-// contract's effect: it must say what it did — created, updated, deleted or
-// noop. One that did not is the author's bug, reported after the fact
-// (it ran, and may have changed things), its result kept.
-func (inv *invocation) effectReported() *envelope.Error {
-	n := inv.call.node
-	if !n.Declared || n.Builtin || inv.out.DryRun() || n.Danger() != schema.Mutating && n.Danger() != schema.Destructive {
-		return nil
-	}
-	switch effect := inv.out.Effected(); effect {
-	case envelope.Created, envelope.Updated, envelope.Deleted, envelope.Noop:
-		return nil
-	case "":
-		return envelope.Errorf(exitcode.GeneralError, "EFFECT_UNREPORTED", "%q is %s and reported no effect, so what it changed is unknown", n.DotPath(), n.Danger()).
-			WithPhase(envelope.Execution).WithResult().
-			WithSuggestion("inspect the state before running it again, and report this to the tool's authors: a %s command must report created, updated, deleted or noop", n.Danger())
-	default:
-		return envelope.Errorf(exitcode.GeneralError, "EFFECT_INVALID", "%q reported the effect %q, which is not created, updated, deleted or noop", n.DotPath(), effect).
-			WithPhase(envelope.Execution).WithResult().
-			WithSuggestion("inspect the state before running it again, and report this to the tool's authors")
-	}
 }
 
 // authCommand is the command line of the tool's login (refresh false) or

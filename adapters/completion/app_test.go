@@ -154,8 +154,8 @@ var (
 	// listFlags are what `notes list` accepts, its own and inherited,
 	// Duet's built-ins among them, by every spelling but the hidden one.
 	listFlags = []string{
-		"--color", "--colour", "--cursor", "--dir", "--fields", "--help", "--limit", "--min-words",
-		"--output", "--quiet", "--schema", "--show-config", "--status", "--timeout",
+		"--color", "--colour", "--cursor", "--dir", "--fields", "--help", "--instance-id", "--limit", "--min-words",
+		"--no-update-check", "--output", "--quiet", "--schema", "--show-config", "--status", "--timeout",
 		"--validate-only", "--verbose", "-h", "-s",
 	}
 )

@@ -40,7 +40,7 @@ var cases = []completionCase{
 	{"notes note add title ", nil}, // add takes one argument
 	{"notes completion ", []string{"bash", "fish", "zsh"}},
 	{"notes -- ", nil}, // after --, no command and no flag
-	{"notes --", []string{"--color", "--colour", "--dir", "--help", "--output", "--quiet", "--schema", "--show-config", "--verbose", "--version"}},
+	{"notes --", []string{"--color", "--colour", "--dir", "--help", "--instance-id", "--no-update-check", "--output", "--quiet", "--schema", "--show-config", "--verbose", "--version"}},
 }
 
 // words splits a line as bash does for COMP_WORDS: at blanks, and at = (in

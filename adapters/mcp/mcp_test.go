@@ -122,7 +122,7 @@ func TestToolInputIsTheSchemaLessControls(t *testing.T) {
 			}
 		}
 		slices.Sort(dropped)
-		want := []string{"fields", "output", "quiet", "schema", "show-config", "validate-only", "verbose"}
+		want := []string{"fields", "instance-id", "no-update-check", "output", "quiet", "schema", "show-config", "validate-only", "verbose"}
 		if diff := cmp.Diff(want, dropped); diff != "" {
 			t.Errorf("%s: properties a tool does not take (-want +got):\n%s", path, diff)
 		}

@@ -30,6 +30,7 @@ __notes_flag() {
 	*:'--color') v=e e=('auto' 'always' 'never') ;;
 	*:'--colour') v=e e=('auto' 'always' 'never') ;;
 	*:'--dir') v=f ;;
+	*:'--instance-id') v=f ;;
 	*:'--output') v=e e=('json' 'jsonl' 'tsv' 'text' 'id') ;;
 	*:'--fields') v=n ;;
 	*:'--timeout') v=n ;;
@@ -57,15 +58,15 @@ __notes_arg() {
 # flags.
 __notes_words() {
 	case $1 in
-	0) c=('completion' 'describe' 'list' 'note' 'setup') f=('--color' '--colour' '--dir' '-h' '--help' '--output' '--quiet' '--schema' '--show-config' '--verbose' '--version') ;;
-	1) c=() f=('--color' '--colour' '--dir' '--fields' '-h' '--help' '--output' '--quiet' '--schema' '--show-config' '--timeout' '--validate-only' '--verbose') ;;
-	2) c=() f=('--agents-md' '--color' '--colour' '--dir' '--etag' '--fields' '-h' '--help' '--mcp' '--output' '--quiet' '--schema' '--show-config' '--timeout' '--validate-only' '--verbose') ;;
-	3) c=() f=('--color' '--colour' '--cursor' '--dir' '--fields' '-h' '--help' '--limit' '--min-words' '--output' '--quiet' '-s' '--schema' '--show-config' '--status' '--timeout' '--validate-only' '--verbose') ;;
-	4) c=('add' 'tag') f=('--color' '--colour' '--dir' '-h' '--help' '--output' '--quiet' '--schema' '--show-config' '--verbose') ;;
-	5) c=() f=('--color' '--colour' '--dir' '--fields' '-h' '--help' '--output' '--quiet' '--schema' '--show-config' '--timeout' '--validate-only' '--verbose') ;;
-	6) c=('set') f=('--color' '--colour' '--dir' '-h' '--help' '--output' '--quiet' '--schema' '--show-config' '--verbose') ;;
-	7) c=() f=('--color' '--colour' '--dir' '--fields' '-h' '--help' '--output' '--quiet' '--schema' '--show-config' '--timeout' '--validate-only' '--verbose') ;;
-	8) c=() f=('--color' '--colour' '--dir' '--fields' '-h' '--help' '--output' '--quiet' '--schema' '--show-config' '--timeout' '--validate-only' '--verbose') ;;
+	0) c=('completion' 'describe' 'list' 'note' 'setup') f=('--color' '--colour' '--dir' '-h' '--help' '--instance-id' '--no-update-check' '--output' '--quiet' '--schema' '--show-config' '--verbose' '--version') ;;
+	1) c=() f=('--color' '--colour' '--dir' '--fields' '-h' '--help' '--instance-id' '--no-update-check' '--output' '--quiet' '--schema' '--show-config' '--timeout' '--validate-only' '--verbose') ;;
+	2) c=() f=('--agents-md' '--color' '--colour' '--dir' '--etag' '--fields' '-h' '--help' '--instance-id' '--mcp' '--no-update-check' '--output' '--quiet' '--schema' '--show-config' '--timeout' '--validate-only' '--verbose') ;;
+	3) c=() f=('--color' '--colour' '--cursor' '--dir' '--fields' '-h' '--help' '--instance-id' '--limit' '--min-words' '--no-update-check' '--output' '--quiet' '-s' '--schema' '--show-config' '--status' '--timeout' '--validate-only' '--verbose') ;;
+	4) c=('add' 'tag') f=('--color' '--colour' '--dir' '-h' '--help' '--instance-id' '--no-update-check' '--output' '--quiet' '--schema' '--show-config' '--verbose') ;;
+	5) c=() f=('--color' '--colour' '--dir' '--fields' '-h' '--help' '--instance-id' '--no-update-check' '--output' '--quiet' '--schema' '--show-config' '--timeout' '--validate-only' '--verbose') ;;
+	6) c=('set') f=('--color' '--colour' '--dir' '-h' '--help' '--instance-id' '--no-update-check' '--output' '--quiet' '--schema' '--show-config' '--verbose') ;;
+	7) c=() f=('--color' '--colour' '--dir' '--fields' '-h' '--help' '--instance-id' '--no-update-check' '--output' '--quiet' '--schema' '--show-config' '--timeout' '--validate-only' '--verbose') ;;
+	8) c=() f=('--color' '--colour' '--dir' '--fields' '-h' '--help' '--instance-id' '--no-update-check' '--output' '--quiet' '--schema' '--show-config' '--timeout' '--validate-only' '--verbose') ;;
 	esac
 }
 
