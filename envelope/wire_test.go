@@ -26,12 +26,16 @@ func TestWireMatchesEncodingJSON(t *testing.T) {
 	fullError := &Error{Code: "TODO_NOT_FOUND", Message: "no \x1b[31mto-do\x1b[0m \xff", Detail: "d", Retryable: true,
 		RetryAfterMS: 100, RetryStrategy: RetryExponential, FixRequired: "f", FixCommand: "todo list", Phase: Validation,
 		Suggestion: "s", Redirect: &Redirect{Command: "new", Permanent: true, Reason: "moved"}, Field: "id",
-		ValidValues: []string{"t1"}, Errors: fieldErrors}
+		ValidValues: []string{"t1"}, Errors: fieldErrors,
+		Hint: "Run: todo auth login", ExpiresAt: "2026-01-02T03:04:05Z", RefreshCommand: "todo auth refresh", RequiredPermission: "repo:write",
+		RequiredScopes: []string{"repo:read", "repo:write"}, ActiveScopes: []string{"repo:read"}, MissingScopes: []string{"repo:write"},
+		AuthMethods:    []AuthMethod{{Type: "env_var", Name: "TODO_TOKEN", Hint: "Set TODO_TOKEN <to> your token"}},
+		NetworkContext: &NetworkContext{URL: "https://api.example.com/v1?a=1&b=2", StatusCode: 502, ProxyUsed: "http://proxy:3128", ProxySource: "HTTPS_PROXY", SSLVerify: true, Suggestion: "curl -v"}}
 	fullMeta := Meta{DurationMS: 12, SchemaVersion: "1.0", ToolVersion: "0.1.0", Command: "a <b> & \"c\"",
 		RequestID: "x\u2028y", TimeoutMS: &timeout, Pagination: &Pagination{Returned: 1}, Stream: &Stream{Items: 3},
 		Truncated: true, TruncationHint: "hint\n", Effect: Created, WouldAffect: json.RawMessage(`{"items":["t1"]}`), DryRun: true, Confirmed: true, ValidationOnly: true, Help: true,
 		SchemaRef: "#/x", NotModified: true, ConfigSources: []string{"/a", "/b"},
-		Profile: &ProfileUse{Name: "prod", Flags: []string{"region"}}}
+		Profile: &ProfileUse{Name: "prod", Flags: []string{"region"}}, InstanceID: "agent-1", InjectionProtection: new(false)}
 
 	tests := []struct {
 		name  string
