@@ -16,14 +16,14 @@ import (
 // from the error; the lifecycle adds the proxy settings the invocation had,
 // which the error does not carry.
 type NetworkContext struct {
-	URL         string // the request's URL, when known
-	Address     string // the host:port dialled, when no URL is known
-	StatusCode  int    // the HTTP status of the response, when one came
-	ProxyUsed   string // the proxy the request went through; "" for none
-	ProxySource string // where that proxy came from: --proxy, HTTPS_PROXY ...
-	NoProxy     string // the hosts that bypass proxies (NO_PROXY)
-	SSLVerify   bool   // whether TLS certificates were verified
-	Suggestion  string // a shell command that diagnoses the failure
+	URL         string `json:"url"`               // the request's URL, when known
+	Address     string `json:"address,omitempty"` // the host:port dialled, when no URL is known
+	StatusCode  int    `json:"status_code"`       // the HTTP status of the response, when one came
+	ProxyUsed   string `json:"proxy_used"`        // the proxy the request went through; "" for none
+	ProxySource string `json:"proxy_source"`      // where that proxy came from: --proxy, HTTPS_PROXY ...
+	NoProxy     string `json:"no_proxy"`          // the hosts that bypass proxies (NO_PROXY)
+	SSLVerify   bool   `json:"ssl_verify"`        // whether TLS certificates were verified
+	Suggestion  string `json:"suggestion"`        // a shell command that diagnoses the failure
 }
 
 // MarshalJSON encodes the context as the spec's network_context: url,
