@@ -27,7 +27,8 @@ func AgentsMD(m Manifest) string {
 	fmt.Fprintf(&b, "- `%s <command> --schema` prints one command's input and output schema; `%s describe --etag <etag>` answers `meta.not_modified` when this file is current.\n", tool, tool)
 	b.WriteString("- Destructive commands need `--yes`; run them with `--dry-run` first. Mutating commands run unasked and report `meta.effect`.\n")
 	b.WriteString("- List commands return 20 items by default: pass `--limit N` (0 = all) and `--cursor` from `meta.pagination.next_cursor`. `--fields a,b` keeps only those fields.\n")
-	b.WriteString("- `--validate-only` checks a call without running it; `--timeout 5m` bounds it.\n\n")
+	b.WriteString("- `--validate-only` checks a call without running it; `--timeout 5m` bounds it.\n")
+	fmt.Fprintf(&b, "- `--instance-id ID` (or `%s`) keeps your state apart from other agents'; `--no-update-check` is implied where no terminal is.\n\n", envelope.EnvName(tool, "INSTANCE_ID"))
 	b.WriteString("## Commands\n")
 	for _, path := range slices.Sorted(maps.Keys(m.Commands)) {
 		d := m.Commands[path]
@@ -71,7 +72,8 @@ func AgentsMD(m Manifest) string {
 // section above explains them once.
 func isCommonFlag(name string) bool {
 	switch name {
-	case "output", "schema", "quiet", "verbose", "timeout", "validate-only", "fields":
+	case "output", "schema", "quiet", "verbose", "timeout", "validate-only", "fields",
+		"instance-id", "no-update-check": // auth, trust and safety (issue 16)
 		return true
 	}
 	return false
