@@ -257,7 +257,7 @@ func (inv *invocation) duetWord(arg string) bool {
 	if name, _, _ := strings.Cut(strings.TrimLeft(arg, "-"), "="); strings.HasPrefix(arg, "-") {
 		return isBuiltinFlag(name)
 	}
-	if arg == DescribeCommand || arg == ProfileCommand || arg == CheckPermissionsCommand {
+	if arg == DescribeCommand || arg == ProfileCommand || arg == CheckPermissionsCommand && inv.cfg.permissions != nil {
 		return true
 	}
 	for _, e := range inv.cfg.extensions {

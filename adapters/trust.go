@@ -78,13 +78,12 @@ type trustState struct {
 	grantErr error
 }
 
+// isTrustFlag reports whether name is an auth, trust and safety flag an app
+// nobody ported has: only the global ones. The others come from
+// declarations, and an app with any is read anyway; an unported app's own
+// --global or --proxy must keep its fast path.
 func isTrustFlag(name string) bool {
-	switch name {
-	case FlagHeadless, FlagTokenEnvVar, FlagLive, FlagGlobal, FlagProxy, FlagNoProxy,
-		FlagNoInjectionProtection, FlagInstanceID, FlagNoUpdateCheck, FlagFor:
-		return true
-	}
-	return strings.HasSuffix(name, SecretFromEnv) || strings.HasSuffix(name, SecretFromFile)
+	return name == FlagInstanceID || name == FlagNoUpdateCheck
 }
 
 // trustGlobalFlags are the auth, trust and safety flags of every command.

@@ -135,8 +135,19 @@ func trustApp(h *trustHarness) *cli.Command {
 	}}
 	urfave.Annotate(plan9, schema.Meta{Danger: schema.Safe, Platforms: []string{"plan9"}, Tools: map[string]string{"dpkg-deb": "1.19.0"}})
 
+	configSet := func(name string, scope schema.ConfigScope) *cli.Command {
+		c := &cli.Command{Name: name, Usage: "Write configuration", Action: func(ctx context.Context, _ *cli.Command) error {
+			h.record(name, "", runenv.From(ctx))
+			envelope.From(ctx).Effect(envelope.Updated)
+			return nil
+		}}
+		return urfave.Annotate(c, schema.Meta{Danger: schema.Mutating, ConfigWrite: scope,
+			SideEffects: []schema.SideEffect{{Path: "~/.config/app/config.toml", Kind: schema.ConfigFile}, {Path: "~/.cache/app", Kind: schema.CacheFile, TTL: time.Hour, ClearWith: "app cache clear"}}})
+	}
+
 	return &cli.Command{Name: "app", Usage: "a trust test app",
-		Commands: []*cli.Command{trade, deploy, repos, login, device, whoami, refresh, read, status, fetch, call, local, plan9}}
+		Commands: []*cli.Command{trade, deploy, repos, login, device, whoami, refresh, read, status, fetch, call, local, plan9,
+			configSet("config-set", schema.LocalConfig), configSet("global-set", schema.GlobalConfig)}}
 }
 
 const t0 = "2026-01-02T03:04:05Z"
@@ -673,5 +684,70 @@ func TestUpdateCheck(t *testing.T) {
 				t.Errorf("ran %d, UpdateCheck = %v, want %v", h.calls["repos"], h.env.UpdateCheck, tt.want)
 			}
 		})
+	}
+}
+
+// TestConfigWriteScope holds what of REQ-C-025 the lifecycle does: --global
+// on config writers, required by a global one, and a warning when the
+// user's global configuration was written.
+func TestConfigWriteScope(t *testing.T) {
+	tests := []struct {
+		name    string
+		args    []string
+		code    string
+		global  bool
+		warning bool
+	}{
+		{"local", []string{"config-set"}, "", false, false},
+		{"local --global", []string{"config-set", "--global"}, "", true, true},
+		{"global without --global", []string{"global-set"}, "GLOBAL_FLAG_REQUIRED", false, false},
+		{"global --global", []string{"global-set", "--global"}, "", true, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, h := trustRun(t, nil, nil, tt.args...)
+			if tt.code != "" {
+				wantError(t, r, 2, tt.code)
+				if h.calls[tt.args[0]] != 0 {
+					t.Errorf("%s ran", tt.args[0])
+				}
+				return
+			}
+			w := wantOK(t, r)
+			warned := strings.Contains(strings.Join(w.Warnings, "\n"), "global configuration")
+			if h.env.GlobalConfig != tt.global || warned != tt.warning {
+				t.Errorf("GlobalConfig %v, warned %v (%q); want %v, %v", h.env.GlobalConfig, warned, w.Warnings, tt.global, tt.warning)
+			}
+		})
+	}
+	doc := schemaDoc(t, "config-set")
+	if doc["config_write_scope"] != "local" || !hasParam(doc, "global") {
+		t.Errorf("--schema config_write_scope %v, --global %v", doc["config_write_scope"], hasParam(doc, "global"))
+	}
+	want := []any{
+		map[string]any{"path": "~/.config/app/config.toml", "type": "config"},
+		map[string]any{"path": "~/.cache/app", "type": "cache", "ttl_seconds": float64(3600), "clearable_with": "app cache clear"},
+	}
+	if diff := cmp.Diff(want, doc["filesystem_side_effects"]); diff != "" {
+		t.Errorf("--schema filesystem_side_effects (-want +got):\n%s", diff)
+	}
+	bad := &cli.Command{Name: "app", Commands: []*cli.Command{urfave.Annotate(&cli.Command{Name: "x", Action: func(context.Context, *cli.Command) error { return nil }},
+		schema.Meta{Danger: schema.Mutating, SideEffects: []schema.SideEffect{{Path: "~/.apprc", Kind: schema.ConfigFile}}})}}
+	if _, err := urfave.Wrap(bad); err == nil || !strings.Contains(err.Error(), "Meta.ConfigWrite") {
+		t.Errorf("Wrap of a config writer with no write scope: %v, want a registration error", err)
+	}
+}
+
+// TestDescribeCarriesTrust: the whole-tree manifest has each command's auth,
+// trust and safety declarations, as --schema does.
+func TestDescribeCarriesTrust(t *testing.T) {
+	r, _ := trustRun(t, nil, nil, "describe")
+	w := wantOK(t, r)
+	for _, want := range []string{`"safe_default":true`, `"required_scopes":["repo:read"]`, `"headless_supported":false`,
+		`"token_env_vars":["APP_TOKEN","APP_TOKEN_FILE"]`, `"secret_env_vars":["APP_DEPLOY_TOKEN"]`, `"has_network_io":true`,
+		`"untrusted_output":true`, `"platform":["plan9"]`, `"config_write_scope":"global"`} {
+		if !strings.Contains(string(w.Data), want) {
+			t.Errorf("describe lacks %s", want)
+		}
 	}
 }
