@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/duet-cli/duet/envelope"
 	"github.com/duet-cli/duet/exitcode"
@@ -27,12 +28,13 @@ import (
 // them from its declarations (schema.Meta); --instance-id and
 // --no-update-check every command gets.
 const (
-	FlagHeadless              = "headless"      // a login: no browser (Meta.Auth)
-	FlagTokenEnvVar           = "token-env-var" // a login: the variable holding a token (Meta.Auth)
-	FlagLive                  = "live"          // a safe-default command: run for real (Meta.SafeDefault)
-	FlagGlobal                = "global"        // a config writer: the user's configuration (Meta.ConfigWrite)
-	FlagProxy                 = "proxy"         // network I/O: through this proxy (Meta.Network)
-	FlagNoProxy               = "no-proxy"      // network I/O: directly (Meta.Network)
+	FlagHeadless              = "headless"        // a login: no browser (Meta.Auth)
+	FlagTokenEnvVar           = "token-env-var"   // a login: the variable holding a token (Meta.Auth)
+	FlagLive                  = "live"            // a safe-default command: run for real (Meta.SafeDefault)
+	FlagGlobal                = "global"          // a config writer: the user's configuration (Meta.ConfigWrite)
+	FlagProxy                 = "proxy"           // network I/O: through this proxy (Meta.Network)
+	FlagNoProxy               = "no-proxy"        // network I/O: directly (Meta.Network)
+	FlagConnectTimeout        = "connect-timeout" // network I/O: bound on each connection (Meta.Network)
 	FlagNoInjectionProtection = "no-injection-protection"
 	FlagInstanceID            = "instance-id"
 	FlagNoUpdateCheck         = "no-update-check"
@@ -119,7 +121,8 @@ func trustFlags(c *schema.Command) []schema.Flag {
 	if m.Network {
 		flags = append(flags,
 			schema.Flag{Name: FlagProxy, Type: schema.String, Usage: "send network requests through this proxy, overriding HTTPS_PROXY and HTTP_PROXY"},
-			schema.Flag{Name: FlagNoProxy, Type: schema.Boolean, Default: false, Usage: "connect directly, ignoring HTTPS_PROXY and HTTP_PROXY"})
+			schema.Flag{Name: FlagNoProxy, Type: schema.Boolean, Default: false, Usage: "connect directly, ignoring HTTPS_PROXY and HTTP_PROXY"},
+			schema.Flag{Name: FlagConnectTimeout, Type: schema.String, Format: "duration", Default: defaultConnectTimeout.String(), Usage: "give up on establishing each connection after this long"})
 	}
 	if m.Untrusted {
 		flags = append(flags, schema.Flag{Name: FlagNoInjectionProtection, Type: schema.Boolean, Default: false,
@@ -127,6 +130,10 @@ func trustFlags(c *schema.Command) []schema.Flag {
 	}
 	return flags
 }
+
+// defaultConnectTimeout bounds establishing a connection when
+// --connect-timeout is not given.
+const defaultConnectTimeout = 10 * time.Second
 
 // prepareTrust adds the secret flags of a ported command and checks its
 // auth, trust and safety declarations, when Prepare completes it.
@@ -609,6 +616,14 @@ func (inv *invocation) withRunenv(ctx context.Context) context.Context {
 		UpdateCheck:  inv.updateCheck(),
 		Proxy:        inv.proxy(),
 		LookupEnv:    cfg.lookupEnv,
+	}
+	if c.node.Meta.Network {
+		env.ConnectTimeout = defaultConnectTimeout
+		if v, ok := c.opt(FlagConnectTimeout); ok {
+			if d, err := time.ParseDuration(v); err == nil && d > 0 {
+				env.ConnectTimeout = d // phase 1 refused one that does not parse
+			}
+		}
 	}
 	return runenv.NewContext(ctx, env)
 }

@@ -751,3 +751,33 @@ func TestDescribeCarriesTrust(t *testing.T) {
 		}
 	}
 }
+
+// TestNetworkTimeoutFlags holds what of REQ-C-012 the lifecycle does: a
+// network command has --timeout and --connect-timeout, and the command's
+// client (package nethttp) gets the connect timeout.
+func TestNetworkTimeoutFlags(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want time.Duration
+	}{
+		{nil, 10 * time.Second},
+		{[]string{"--connect-timeout", "3s"}, 3 * time.Second},
+	} {
+		_, h := trustRun(t, nil, nil, append([]string{"call", "--url", "127.0.0.1:1"}, tt.args...)...)
+		if h.calls["call"] != 1 || h.env.ConnectTimeout != tt.want {
+			t.Errorf("%q: ConnectTimeout %v, want %v", tt.args, h.env.ConnectTimeout, tt.want)
+		}
+	}
+	r, h := trustRun(t, nil, nil, "call", "--connect-timeout", "soon")
+	wantError(t, r, 2, "INVALID_FLAG_VALUE")
+	if h.calls["call"] != 0 {
+		t.Errorf("call ran with a bad --connect-timeout")
+	}
+	doc := schemaDoc(t, "call")
+	if !hasParam(doc, "timeout") || !hasParam(doc, "connect-timeout") {
+		t.Errorf("call --schema lacks --timeout or --connect-timeout")
+	}
+	if hasParam(schemaDoc(t, "status"), "connect-timeout") {
+		t.Errorf("a command with no network I/O has --connect-timeout")
+	}
+}

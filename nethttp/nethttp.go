@@ -32,7 +32,8 @@ import (
 // deadline, so that no request waits for ever.
 const DefaultTimeout = 5 * time.Minute
 
-// ConnectTimeout bounds establishing each connection.
+// ConnectTimeout bounds establishing each connection, unless the invocation
+// says otherwise (--connect-timeout).
 const ConnectTimeout = 10 * time.Second
 
 // CABundleEnv are the variables that name a file of PEM certificates to
@@ -50,7 +51,11 @@ func Client(ctx context.Context) (*http.Client, error) {
 		return nil, err
 	}
 	proxy := env.Proxy
-	dialer := &net.Dialer{Timeout: ConnectTimeout, KeepAlive: 30 * time.Second}
+	connect := ConnectTimeout
+	if env.ConnectTimeout > 0 {
+		connect = env.ConnectTimeout
+	}
+	dialer := &net.Dialer{Timeout: connect, KeepAlive: 30 * time.Second}
 	transport := &http.Transport{
 		Proxy: func(req *http.Request) (*url.URL, error) {
 			p, _, err := proxy.For(req.URL)
@@ -61,7 +66,7 @@ func Client(ctx context.Context) (*http.Client, error) {
 		},
 		DialContext:           dialer.DialContext,
 		TLSClientConfig:       tlsConfig,
-		TLSHandshakeTimeout:   ConnectTimeout,
+		TLSHandshakeTimeout:   connect,
 		ForceAttemptHTTP2:     true,
 		MaxIdleConns:          10,
 		IdleConnTimeout:       90 * time.Second,

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/duet-cli/duet/nethttp"
 	"github.com/duet-cli/duet/runenv"
@@ -113,5 +114,21 @@ func TestClientTimeoutIsFinite(t *testing.T) {
 	c, err := nethttp.Client(context.Background())
 	if err != nil || c.Timeout != nethttp.DefaultTimeout {
 		t.Errorf("Client outside an invocation: timeout %v, %v; want %v", c.Timeout, err, nethttp.DefaultTimeout)
+	}
+}
+
+func TestClientConnectTimeout(t *testing.T) {
+	ctx := runenv.NewContext(context.Background(), runenv.Env{ConnectTimeout: 3 * time.Second})
+	c, err := nethttp.Client(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := c.Transport.(*http.Transport).TLSHandshakeTimeout; got != 3*time.Second {
+		t.Errorf("handshake timeout %v, want the invocation's 3s", got)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
+	defer cancel()
+	if c, _ := nethttp.Client(ctx); c.Timeout <= 0 || c.Timeout > time.Hour {
+		t.Errorf("timeout %v, want at most the invocation's hour", c.Timeout)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 )
 
 // Env is what one invocation gives its command.
@@ -45,6 +46,9 @@ type Env struct {
 	Proxy Proxy
 	// LookupEnv reads the environment the invocation was given.
 	LookupEnv func(key string) (string, bool)
+	// ConnectTimeout bounds establishing each connection of a command
+	// that does network I/O (--connect-timeout); 0 for the client's default.
+	ConnectTimeout time.Duration
 }
 
 type ctxKey struct{}
