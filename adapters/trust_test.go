@@ -679,11 +679,20 @@ func TestUpdateCheck(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, h := trustRun(t, tt.env, []urfave.Option{urfave.WithTerminal(tt.tty, tt.tty, tt.tty)}, tt.args...)
+			r, h := trustRun(t, tt.env, []urfave.Option{urfave.WithTerminal(tt.tty, tt.tty, tt.tty)}, tt.args...)
 			if h.calls["repos"] != 1 || h.env.UpdateCheck != tt.want {
 				t.Errorf("ran %d, UpdateCheck = %v, want %v", h.calls["repos"], h.env.UpdateCheck, tt.want)
 			}
+			if strings.Contains(r.stdout, "update_available") {
+				t.Errorf("meta has update_available: %s", r.stdout)
+			}
 		})
+	}
+	for _, cmd := range []string{"repos", "trade", "call"} {
+		r, _ := trustRun(t, nil, []urfave.Option{urfave.WithTerminal(true, true, true)}, cmd, "--help")
+		if help := r.stdout + r.stderr; !strings.Contains(help, "--no-update-check") || !strings.Contains(help, "--instance-id") {
+			t.Errorf("%s --help lacks --no-update-check or --instance-id:\n%s", cmd, help)
+		}
 	}
 }
 
