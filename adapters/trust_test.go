@@ -58,6 +58,8 @@ func trustApp(h *trustHarness) *cli.Command {
 		Flags: []cli.Flag{&cli.StringFlag{Name: "token", Usage: "the deploy token"}},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			h.record("deploy", cmd.String("token"), runenv.From(ctx))
+			// Logged under a name that says nothing: its value is redacted.
+			envelope.From(ctx).Logger().Info("deploying", "with", cmd.String("token"))
 			return envelope.From(ctx).Result(map[string]string{"deployed": "staging"})
 		}}
 	urfave.Annotate(deploy, schema.Meta{Danger: schema.Safe, Scopes: []string{"deploy:write"},
@@ -258,8 +260,8 @@ func TestSecretFromEnvAndFile(t *testing.T) {
 		exit int
 		code string
 	}{
-		{"from env", []string{"MY_DEPLOY=" + secret}, []string{"deploy", "--token-from-env", "MY_DEPLOY"}, 0, ""},
-		{"from file", nil, []string{"deploy", "--token-from-file", file}, 0, ""},
+		{"from env", []string{"MY_DEPLOY=" + secret}, []string{"deploy", "--verbose", "--token-from-env", "MY_DEPLOY"}, 0, ""},
+		{"from file", nil, []string{"deploy", "--verbose", "--token-from-file", file}, 0, ""},
 		{"declared env", []string{"APP_DEPLOY_TOKEN=" + secret}, []string{"deploy"}, 0, ""},
 		{"missing env", nil, []string{"deploy", "--token-from-env", "MISSING_VAR"}, 2, "SECRET_NOT_SET"},
 		{"missing file", nil, []string{"deploy", "--token-from-file", filepath.Join(t.TempDir(), "nope")}, 2, "SECRET_FILE_UNREADABLE"},
@@ -283,6 +285,9 @@ func TestSecretFromEnvAndFile(t *testing.T) {
 			}
 			if strings.Contains(r.stdout+r.stderr, secret) {
 				t.Errorf("the secret was printed:\nstdout: %s\nstderr: %s", r.stdout, r.stderr)
+			}
+			if len(tt.args) > 1 && tt.args[1] == "--verbose" && !strings.Contains(r.stderr, "deploying") {
+				t.Errorf("--verbose logged nothing, so redaction went untested: %s", r.stderr)
 			}
 		})
 	}
