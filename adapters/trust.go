@@ -154,6 +154,11 @@ func prepareTrust(c *schema.Command, cfg *config) error {
 	if c.NeedsCredentials() && m.Scopes == nil {
 		errs = append(errs, errors.New("a command that authenticates must declare the scopes it needs: Meta.Scopes, []string{} for none"))
 	}
+	for _, s := range m.Scopes {
+		if blanketScope(s) && !strings.Contains(c.Usage+"\n"+c.Description, s) {
+			errs = append(errs, fmt.Errorf("scope %q is a blanket admin or owner scope: declare the narrow scopes the command uses, or say in its description why it needs %q", s, s))
+		}
+	}
 	if a := m.Auth; a != nil {
 		if !a.Headless && len(a.TokenEnv) == 0 {
 			errs = append(errs, errors.New("a login that needs a browser (Auth.Headless false) must name the variables a token is read from instead: Auth.TokenEnv"))
@@ -195,6 +200,19 @@ func prepareTrust(c *schema.Command, cfg *config) error {
 		errs = append(errs, strictSecrets(c)...)
 	}
 	return errors.Join(errs...)
+}
+
+// blanketScope reports whether a scope grants everything of a service or
+// an area: "*", "repo:*", "admin", "admin:org", "owner", "root".
+func blanketScope(s string) bool {
+	words := strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return strings.ContainsRune(":./_-", r) })
+	for _, w := range words {
+		switch w {
+		case "*", "admin", "owner", "root", "superuser", "all", "full":
+			return true
+		}
+	}
+	return s == "*" || strings.HasSuffix(s, "*")
 }
 
 // strictSecrets holds a ported command of a spec-strict app to the CLI

@@ -331,6 +331,22 @@ func TestRequiredScopes(t *testing.T) {
 			t.Errorf("%s: Wrap without scopes: %v, want a registration error", name, err)
 		}
 	}
+	for _, tt := range []struct {
+		scope, usage string
+		ok           bool
+	}{
+		{"repo:read", "List issues", true},
+		{"admin:org", "List issues", false},
+		{"repo:*", "List issues", false},
+		{"owner", "Transfer a repository", false},
+		{"admin:org", "Rename the organisation (needs admin:org: no narrower scope renames one)", true},
+	} {
+		app := &cli.Command{Name: "app", Commands: []*cli.Command{urfave.Annotate(&cli.Command{Name: "x", Usage: tt.usage,
+			Action: func(context.Context, *cli.Command) error { return nil }}, schema.Meta{Danger: schema.Safe, Scopes: []string{tt.scope}})}}
+		if _, err := urfave.Wrap(app); (err == nil) != tt.ok {
+			t.Errorf("Wrap with scope %q, usage %q: %v; want ok %v", tt.scope, tt.usage, err, tt.ok)
+		}
+	}
 }
 
 // TestCheckPermissions holds REQ-O-047: check-permissions, and the scope
