@@ -132,3 +132,24 @@ func TestClientConnectTimeout(t *testing.T) {
 		t.Errorf("timeout %v, want at most the invocation's hour", c.Timeout)
 	}
 }
+
+// TestClientHTTPSProxy: an HTTPS request goes through HTTPS_PROXY, with the
+// credentials its URL holds, as a CONNECT tunnel.
+func TestClientHTTPSProxy(t *testing.T) {
+	type seen struct{ method, host, auth string }
+	got := make(chan seen, 1)
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got <- seen{r.Method, r.Host, r.Header.Get("Proxy-Authorization")}
+		http.Error(w, "no tunnels here", http.StatusBadGateway)
+	}))
+	t.Cleanup(proxy.Close)
+	withAuth := strings.Replace(proxy.URL, "http://", "http://agent:pw@", 1)
+	_, err := get(t, invocation(map[string]string{"HTTPS_PROXY": withAuth}, runenv.Proxy{}), "https://api.example.test/v1")
+	if err == nil {
+		t.Fatal("GET through a proxy that refuses tunnels succeeded")
+	}
+	s := <-got
+	if s.method != http.MethodConnect || s.host != "api.example.test:443" || !strings.HasPrefix(s.auth, "Basic ") {
+		t.Errorf("proxy saw %+v, want CONNECT api.example.test:443 with basic credentials", s)
+	}
+}
