@@ -54,7 +54,7 @@ func isBuiltinFlag(name string) bool {
 		FlagEtag, FlagAgentsMD, FlagMCP:
 		return true
 	}
-	return isObservedFlag(name) || isDiscoveryFlag(name)
+	return isObservedFlag(name) || isDiscoveryFlag(name) || isTrustFlag(name)
 }
 
 // globalFlags are accepted by every command.
@@ -66,7 +66,7 @@ func globalFlags() []schema.Flag {
 		{Name: FlagVerbose, Control: true, Type: schema.Boolean, Usage: "debug diagnostics on stderr", Default: false},
 		{Name: FlagHuman, Control: true, Type: schema.Boolean, Usage: "show every command in help and describe, whatever the audience", Hidden: true, Default: false},
 		{Name: FlagShowConfig, Control: true, Type: schema.Boolean, Usage: "print the value of every flag of this command and where it comes from, and exit", Default: false},
-	}, observedGlobalFlags()...)
+	}, append(observedGlobalFlags(), trustGlobalFlags()...)...)
 }
 
 // allGlobalFlags are globalFlags and those of the discovery built-ins.
@@ -107,7 +107,8 @@ func commandFlags(c *schema.Command) []schema.Flag {
 	}
 	flags = append(flags, inputFlags(c)...) // input: --input-file, --raw-payload, --no-follow-symlinks, --max-depth
 	flags = append(flags, workFlags(c)...)
-	return append(flags, observedCommandFlags(c)...)
+	flags = append(flags, observedCommandFlags(c)...)
+	return append(flags, trustFlags(c)...)
 }
 
 // Prepare completes a tree an adapter built from an app: it sets parents and
@@ -134,6 +135,7 @@ func Prepare(root *schema.Command, opts ...Option) error {
 		o(&cfg)
 	}
 	extensionNodes(root, cfg.extensions)
+	trustNodes(root, &cfg)
 	var errs []error
 	checked := map[uintptr]error{} // commands often share one output schema value
 	var walk func(c *schema.Command, parent *schema.Command)
@@ -143,6 +145,9 @@ func Prepare(root *schema.Command, opts ...Option) error {
 			c.Path = append(append([]string(nil), parent.Path...), c.Name)
 		}
 		if err := complete(c, checked); err != nil {
+			errs = append(errs, fmt.Errorf("command %q: %w", c.DotPath(), err))
+		}
+		if err := prepareTrust(c, &cfg); err != nil {
 			errs = append(errs, fmt.Errorf("command %q: %w", c.DotPath(), err))
 		}
 		// By name, whatever order the framework keeps them in (cobra

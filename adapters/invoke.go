@@ -70,6 +70,10 @@ func (inv *invocation) presets(node *schema.Command) []preset {
 		if inv.call.has(f.Name) || f.Builtin {
 			continue
 		}
+		if p, ok := inv.secretPreset(f); ok { // --x-from-env, --x-from-file
+			out = append(out, p)
+			continue
+		}
 		for _, e := range f.Env {
 			if v, ok := inv.cfg.lookupEnv(e); ok {
 				out = append(out, preset{f.Name, v, e})
@@ -98,6 +102,8 @@ func (inv *invocation) builtin() func(context.Context) error {
 		return inv.auditLog
 	case inv.discoveryAction(node) != nil:
 		return inv.discoveryAction(node)
+	case node.Builtin && node.Name == CheckPermissionsCommand && inv.cfg.permissions != nil:
+		return inv.checkPermissions
 	default:
 		return func(context.Context) error {
 			return fmt.Errorf("duet: %q has no action", node.DotPath())

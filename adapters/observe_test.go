@@ -290,8 +290,8 @@ func TestVerbosityFlags(t *testing.T) {
 	}
 
 	const canary, envCanary, headerish = "tok-canary-1", "aws-canary-2", "api-canary-3"
-	env := []string{"APP_TRACE_ID=t-42", "AWS_SECRET_ACCESS_KEY=" + envCanary, "API_BASE=" + headerish, "HOME=/home/x"}
-	r = obsRun{env: env}.do(t, &observed{}, "login", "--token", canary, "--region", "eu", "--debug")
+	env := []string{"APP_TRACE_ID=t-42", "AWS_SECRET_ACCESS_KEY=" + envCanary, "API_BASE=" + headerish, "HOME=/home/x", "LOGIN_TOKEN=" + canary}
+	r = obsRun{env: env}.do(t, &observed{}, "login", "--token-from-env", "LOGIN_TOKEN", "--region", "eu", "--debug")
 	wantOK(t, r)
 	for _, secret := range []string{canary, envCanary, headerish} {
 		if strings.Contains(r.stderr+r.stdout, secret) {
@@ -308,7 +308,7 @@ func TestVerbosityFlags(t *testing.T) {
 			t.Errorf("a debug line without the trace id (%v): %s", err, l)
 		}
 	}
-	for _, want := range []string{"AWS_SECRET_ACCESS_KEY=[REDACTED]", "API_BASE=[REDACTED]", "--token=[REDACTED]", "--region=eu", `"msg":"configuration"`, `"msg":"finished"`} {
+	for _, want := range []string{"AWS_SECRET_ACCESS_KEY=[REDACTED]", "API_BASE=[REDACTED]", "--token-from-env=[REDACTED]", "--region=eu", `"msg":"configuration"`, `"msg":"finished"`} {
 		if !strings.Contains(r.stderr, want) {
 			t.Errorf("--debug lacks %q:\n%s", want, r.stderr)
 		}
@@ -449,7 +449,7 @@ func TestAuditLog(t *testing.T) {
 	run := func(env []string, args ...string) result {
 		return obsRun{env: env, opts: []urfave.Option{log}}.do(t, &observed{}, args...)
 	}
-	w := wantOK(t, run([]string{"APP_TRACE_ID=tr-1"}, "login", "--token", "s3cr3t-value", "--region", "eu"))
+	w := wantOK(t, run([]string{"APP_TRACE_ID=tr-1", "LOGIN_TOKEN=s3cr3t-value"}, "login", "--token-from-env", "LOGIN_TOKEN", "--region", "eu"))
 	if w.Meta["audit_log_path"] != path {
 		t.Errorf("meta.audit_log_path = %v, want %s", w.Meta["audit_log_path"], path)
 	}
@@ -476,7 +476,7 @@ func TestAuditLog(t *testing.T) {
 	}
 	first := entries[0]
 	if first.Command != "login" || first.ExitCode != 0 || first.TraceID != "tr-1" || first.RequestID == "" ||
-		first.Args["token"] != envelope.Redacted || first.Args["region"] != "eu" || first.Timestamp != "2026-03-17T14:00:00.000Z" {
+		first.Args["token-from-env"] != envelope.Redacted || first.Args["region"] != "eu" || first.Timestamp != "2026-03-17T14:00:00.000Z" {
 		t.Errorf("first entry %+v", first)
 	}
 	if entries[1].ExitCode != 4 || entries[1].Error != "NO_DISPLAY" || entries[2].ExitCode != 2 {
@@ -502,7 +502,7 @@ func TestAuditLog(t *testing.T) {
 	if got := commands(query("--trace-id", "tr-2")); !slices.Equal(got, []string{"preview"}) {
 		t.Errorf("--trace-id tr-2: %v", got)
 	}
-	if got := query("--command", "login"); len(got) != 1 || got[0]["parameters"].(map[string]any)["token"] != envelope.Redacted {
+	if got := query("--command", "login"); len(got) != 1 || got[0]["parameters"].(map[string]any)["token-from-env"] != envelope.Redacted {
 		t.Errorf("--command login: %v", got)
 	}
 	if got := commands(query("--limit", "2")); len(got) != 2 || got[0] != "audit-log" {

@@ -1,6 +1,7 @@
 package adapters
 
 import (
+	"context"
 	"io"
 	"os"
 	"slices"
@@ -42,6 +43,8 @@ type config struct {
 	open        func(string) error // WithOpener
 	// discovery: what the discovery built-ins report (discovery_options.go)
 	discovery discoveryConfig
+	// Auth, trust and safety (issue 16): see trust.go.
+	permissions func(context.Context) ([]string, error) // WithPermissions
 }
 
 type ttys struct{ stdin, stdout, stderr bool }

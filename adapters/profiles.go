@@ -99,6 +99,7 @@ func (inv *invocation) applyProfile() *envelope.Error {
 		return envelope.Errorf(exitcode.Precondition, "NO_CONFIG_DIR", "%v", err).
 			WithFix("set "+envelope.EnvName(inv.root.Name, "CONFIG_DIR")+" to a directory for the tool's profiles", "")
 	}
+	path = inv.instanceProfiles(path) // --instance-id
 	inv.profiles = &profiles{store: &profile.Store{Path: path}}
 	name, from := c.last(FlagProfile), "--profile"
 	if name == "" {

@@ -74,6 +74,8 @@ type invocation struct {
 	inputErr *envelope.Error
 	work     workState // long work: steps, cleanup, idempotency, jobs
 	obs      observed  // seeing what happened (observe.go)
+	// Auth, trust and safety (issue 16): see trust.go.
+	trust trustState
 }
 
 type invocationKey struct{}
@@ -172,6 +174,7 @@ func (inv *invocation) run(ctx context.Context, args []string) int {
 	inv.warnings = append(inv.warnings, c.warnings...)
 	inv.observe()
 	inv.checkDiscovery(args)
+	inv.checkTrust()
 	validateErr := inv.validate(ctx)
 	if modeErr != nil && output == "" { // a bad --output is refused as the flag's enum, and a bad <TOOL>_OUTPUT alike
 		valid := envelope.FormatNames()
@@ -240,6 +243,9 @@ func (inv *invocation) run(ctx context.Context, args []string) int {
 	if err := inv.needsPerson(); err != nil {
 		return inv.finish(err)
 	}
+	if err := inv.guard(ctx); err != nil {
+		return inv.finish(err)
+	}
 	if err := inv.confirm(args); err != nil {
 		return inv.finish(err)
 	}
@@ -286,7 +292,7 @@ func (inv *invocation) duetWord(arg string) bool {
 	if name, _, _ := strings.Cut(strings.TrimLeft(arg, "-"), "="); strings.HasPrefix(arg, "-") {
 		return isBuiltinFlag(name) || arg == "-"+versionShort
 	}
-	if arg == DescribeCommand || arg == ProfileCommand || isDiscoveryCommand(arg) {
+	if arg == DescribeCommand || arg == ProfileCommand || isDiscoveryCommand(arg) || arg == CheckPermissionsCommand && inv.cfg.permissions != nil {
 		return true
 	}
 	for _, e := range inv.cfg.extensions {
@@ -403,6 +409,9 @@ func (inv *invocation) faithful(ctx context.Context, args []string) (exit int) {
 	inv.meta = envelope.Meta{SchemaVersion: envelope.SchemaVersion, ToolVersion: inv.cfg.version, Command: inv.call.node.DotPath(), RequestID: inv.cfg.requestID()}
 	ctx = envelope.NewContext(ctx, inv.out)
 	ctx = context.WithValue(ctx, invocationKey{}, inv)
+	if !inv.unread { // an app run unread reads the process's own environment
+		ctx = inv.withRunenv(ctx)
+	}
 	err := inv.fw.Execute(ctx, args, inv.streams())
 	var typed *envelope.Error
 	if inv.out.Used() || errors.As(err, &typed) {
@@ -463,6 +472,7 @@ func (inv *invocation) settings(stdout io.Writer) envelope.Settings {
 	inv.workSettings(&s)
 	inv.observeSettings(&s)
 	inv.discoverySettings(&s)
+	inv.trustSettings(&s)
 	return s
 }
 
@@ -477,7 +487,7 @@ func maxBytes(env string) int {
 // finish writes the one answer and returns the exit code.
 func (inv *invocation) finish(fail *envelope.Error) int {
 	inv.endSession()
-	fail = inv.fixChecked(inv.heldToTable(inv.endWork(inv.previewed(fail))))
+	fail = inv.fixChecked(inv.heldToTable(inv.endWork(inv.trustFinish(inv.previewed(fail)))))
 	inv.endCapture(fail != nil)
 	if fail != nil {
 		fail.Settle(inv.call.node.ExitCodes())
@@ -585,8 +595,8 @@ func (inv *invocation) streams() Streams {
 // (C-030); a command that implements --dry-run answers with its preview.
 func (inv *invocation) unconfirmed(args []string) *envelope.Error {
 	c := inv.call
-	if !c.node.NeedsConfirmation() || inv.mode.Interactive || c.bool(FlagYes) || c.on(FlagConfirmDestructive) || c.bool(FlagDryRun) {
-		return nil // an app's own --yes or --dry-run, adopted, confirms as Duet's would
+	if !c.node.NeedsConfirmation() || inv.mode.Interactive || c.bool(FlagYes) || c.on(FlagConfirmDestructive) || c.bool(FlagDryRun) || inv.safeDefault() {
+		return nil // an app's own --yes or --dry-run, adopted, confirms as Duet's would; --live confirms a safe-default command
 	}
 	line := inv.root.Name + " " + commandLine(args)
 	e := envelope.Validationf("CONFIRMATION_REQUIRED", "%q is %s and needs confirmation, and nobody can be asked", c.node.DotPath(), c.node.Danger())
@@ -608,7 +618,7 @@ func (inv *invocation) confirm(args []string) *envelope.Error {
 		return nil
 	case inv.refusal != nil:
 		return inv.refusal
-	case !c.node.NeedsConfirmation() || !inv.mode.Interactive || c.bool(FlagYes) || c.on(FlagConfirmDestructive) || c.bool(FlagDryRun):
+	case !c.node.NeedsConfirmation() || !inv.mode.Interactive || c.bool(FlagYes) || c.on(FlagConfirmDestructive) || c.bool(FlagDryRun) || inv.safeDefault():
 		return nil
 	}
 	line := inv.root.Name + " " + commandLine(args)
@@ -662,6 +672,7 @@ func (inv *invocation) execute(parent context.Context, args []string) int {
 	ctx = inv.startSession(ctx)
 	ctx = inv.inputContext(ctx)
 	defer inv.heartbeats()()
+	ctx = inv.withRunenv(ctx)
 
 	restoreWorkdir := inv.keepWorkdir()
 	done := make(chan error, 1)

@@ -31,6 +31,7 @@ func AgentsMD(m Manifest) string {
 	}
 	b.WriteString("- List commands return 20 items by default: pass `--limit N` (0 = all) and `--cursor` from `meta.pagination.next_cursor`. `--fields a,b` keeps only those fields.\n")
 	b.WriteString("- `--validate-only` checks a call without running it; `--timeout 5m` bounds it.\n")
+	fmt.Fprintf(&b, "- `--instance-id ID` (or `%s`) keeps your state apart from other agents'; `--no-update-check` is implied where no terminal is.\n", envelope.EnvName(tool, "INSTANCE_ID"))
 	writeAgentsCalling(&b, m)
 	b.WriteString("## Commands\n")
 	for _, path := range slices.Sorted(maps.Keys(m.Commands)) {
@@ -76,7 +77,8 @@ func AgentsMD(m Manifest) string {
 func isCommonFlag(name string) bool {
 	switch name {
 	case "output", "schema", "quiet", "verbose", "timeout", "validate-only", "fields",
-		"output-schema", "stable-output", "stream", "token-count", "token-limit", "token-offset", "tokenizer":
+		"output-schema", "stable-output", "stream", "token-count", "token-limit", "token-offset", "tokenizer",
+		"instance-id", "no-update-check": // auth, trust and safety (issue 16)
 		return true
 	}
 	return false

@@ -79,6 +79,12 @@ type Meta struct {
 	// Stable leaves request_id out (--stable-output): two runs over the
 	// same state then write the same bytes.
 	Stable bool `json:"-"`
+	// Auth, trust and safety (issue 16).
+	InstanceID          string `json:"instance_id,omitempty"`          // the --instance-id namespace the invocation's state is in
+	InjectionProtection *bool  `json:"injection_protection,omitempty"` // false when --no-injection-protection left external data untagged
+	// StatesDryRun makes dry_run appear even when false: the answer of a
+	// safe-default command always says whether it ran live (--live).
+	StatesDryRun bool `json:"-"`
 }
 
 // ProfileUse names the saved profile an invocation applied, and the flags it

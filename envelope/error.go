@@ -52,6 +52,17 @@ type Error struct {
 	ValidValues   []string      `json:"valid_values,omitempty"`
 	Errors        []FieldError  `json:"errors,omitempty"`
 
+	// Auth, trust and network (issue 16): see auth.go and network.go.
+	Hint               string          `json:"hint,omitempty"`                // the command that fixes it, for a person to run: "Run: tool auth login"
+	ExpiresAt          string          `json:"expires_at,omitempty"`          // when expired credentials expired, RFC 3339
+	RefreshCommand     string          `json:"refresh_command,omitempty"`     // the command that renews expired credentials
+	RequiredPermission string          `json:"required_permission,omitempty"` // the permission the credential lacks
+	RequiredScopes     []string        `json:"required_scopes,omitempty"`
+	ActiveScopes       []string        `json:"active_scopes,omitempty"`
+	MissingScopes      []string        `json:"missing_scopes,omitempty"`
+	AuthMethods        []AuthMethod    `json:"auth_methods,omitempty"` // how to authenticate without a browser
+	NetworkContext     *NetworkContext `json:"network_context,omitempty"`
+
 	// Exit is the process exit code this error ends the invocation with.
 	Exit exitcode.Code `json:"-"`
 
@@ -62,7 +73,6 @@ type Error struct {
 	// long work
 	ConflictID string `json:"conflict_id,omitempty"` // ALREADY_EXISTS: the id of the resource that exists
 	// input: what a refused input shows the caller (see package input).
-	Hint           string         `json:"hint,omitempty"`            // the flag or form to use instead
 	CorrectedInput string         `json:"corrected_input,omitempty"` // the input as it would have been accepted
 	Context        map[string]any `json:"context,omitempty"`         // the figures behind the error, such as received_bytes
 	Path           string         `json:"path,omitempty"`            // the file at fault, absolute
@@ -225,7 +235,7 @@ func As(err error) *Error {
 	default:
 		code, name = exitcode.GeneralError, "GENERAL_ERROR"
 	}
-	return &Error{Code: name, Message: err.Error(), Exit: code, cause: err}
+	return network(&Error{Code: name, Message: err.Error(), Exit: code, cause: err}, err)
 }
 
 // WithResult keeps the result the command gave as data, beside the error:

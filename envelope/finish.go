@@ -26,6 +26,7 @@ func (o *Output) Finish(meta Meta, fail *Error) *Error {
 	o.closed = true
 	fail = o.observeLocked(&meta, fail)
 	o.truncatedLocked(&meta)
+	o.trustLocked(&meta)
 	meta.DryRun = meta.DryRun || o.s.DryRun
 	meta.Effect = o.effect
 	if meta.DryRun {
@@ -108,7 +109,7 @@ func (o *Output) payloadLocked(meta *Meta) (payload, error) {
 	if err != nil {
 		return payload{}, err
 	}
-	return o.budgetLocked(p, meta), nil
+	return o.budgetLocked(o.tagPayloadLocked(p), meta), nil
 }
 
 func paginationFor(total, start, returned int) *Pagination {

@@ -23,7 +23,6 @@ func (e *Error) WithContext(key string, v any) *Error {
 // the object. A context value JSON cannot hold is left out, as a default
 // is in the schema documents.
 func (e *Error) appendInput(b []byte) []byte {
-	b = optString(b, "hint", e.Hint)
 	b = optString(b, "corrected_input", e.CorrectedInput)
 	if len(e.Context) > 0 {
 		mark := len(b)

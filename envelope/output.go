@@ -52,6 +52,9 @@ type Settings struct {
 	// meta.truncation_hint (nil: the hint says which flags to pass).
 	Budget   *Budget
 	NextPage func(limit int, cursor string) string
+	// Trust (issue 16).
+	Untrusted             bool // data comes from outside the tool: tag all of it (schema.Meta.Untrusted)
+	NoInjectionProtection bool // --no-injection-protection: tag nothing, and say so
 }
 
 // Window is the page a list command was asked for.
@@ -95,6 +98,9 @@ type Output struct {
 	offer   [][2]string // what the command would have opened on a display: key, target
 	// discovery
 	truncations []Truncation // values the command reports cut (Truncated)
+	// Trust (issue 16): see External.
+	external       bool
+	externalFields []string
 }
 
 type warning struct{ code, message, next string }
@@ -280,6 +286,7 @@ func (o *Output) Item(v any) error {
 		}
 	}
 	raw = o.maskItem(raw)
+	raw = o.tagLocked(raw)
 	switch o.s.Mode.Format {
 	case JSON:
 		o.items = append(o.items, raw)

@@ -73,6 +73,9 @@ func (m Meta) appendJSON(b []byte) []byte {
 		b = append(b, `,"would_affect":`...)
 		b = append(b, m.WouldAffect...) // compact: produced by marshal
 	}
+	if m.StatesDryRun && !m.DryRun {
+		b = append(b, `,"dry_run":false`...)
+	}
 	b = optBool(b, "dry_run", m.DryRun)
 	b = optBool(b, "confirmed", m.Confirmed)
 	b = optBool(b, "validation_only", m.ValidationOnly)
@@ -95,6 +98,11 @@ func (m Meta) appendJSON(b []byte) []byte {
 	b = optInt(b, "token_limit", m.TokenLimit)
 	b = optInt(b, "token_offset", m.TokenOffset)
 	b = optInt(b, "token_count", m.TokenCount)
+	b = optString(b, "instance_id", m.InstanceID)
+	if p := m.InjectionProtection; p != nil {
+		b = append(b, `,"injection_protection":`...)
+		b = jsonw.Bool(b, *p)
+	}
 	return append(b, '}')
 }
 
@@ -174,6 +182,7 @@ func (e *Error) appendJSON(b []byte) []byte {
 		}
 		b = append(b, ']')
 	}
+	b = e.appendTrust(b)
 	b = optString(b, "conflict_id", e.ConflictID)
 	b = e.appendInput(b)
 	b = optString(b, "signal", e.Signal)

@@ -30,7 +30,11 @@ func TestWireMatchesEncodingJSON(t *testing.T) {
 		Suggestion: "s", Redirect: &Redirect{Command: "new", Permanent: true, Reason: "moved"}, Field: "id",
 		ValidValues: []string{"t1"}, Errors: fieldErrors, ConflictID: "t1",
 		Hint: "use --input-file <path>", CorrectedInput: `{"env":"prod"}`, Context: map[string]any{"received_bytes": 65537, "limit_bytes": 65536, "why": "<x>"},
-		Path: "/p/a/link", LoopTarget: "/p/a", CompletedCount: &completed, MaxDepth: 50, Signal: "SIGINT"}
+		Path: "/p/a/link", LoopTarget: "/p/a", CompletedCount: &completed, MaxDepth: 50, Signal: "SIGINT",
+		ExpiresAt: "2026-01-02T03:04:05Z", RefreshCommand: "todo auth refresh", RequiredPermission: "repo:write",
+		RequiredScopes: []string{"repo:read", "repo:write"}, ActiveScopes: []string{"repo:read"}, MissingScopes: []string{"repo:write"},
+		AuthMethods:    []AuthMethod{{Type: "env_var", Name: "TODO_TOKEN", Hint: "Set TODO_TOKEN <to> your token"}},
+		NetworkContext: &NetworkContext{URL: "https://api.example.com/v1?a=1&b=2", StatusCode: 502, ProxyUsed: "http://proxy:3128", ProxySource: "HTTPS_PROXY", SSLVerify: true, Suggestion: "curl -v"}}
 	fullMeta := Meta{DurationMS: 12, SchemaVersion: "1.0", ToolVersion: "0.1.0", Command: "a <b> & \"c\"",
 		RequestID: "x\u2028y", TimeoutMS: &timeout, Pagination: &Pagination{Returned: 1}, Stream: &Stream{Items: 3},
 		Truncated: true, TruncationHint: "hint\n", Effect: Created, WouldAffect: json.RawMessage(`{"items":["t1"]}`), DryRun: true, Confirmed: true, ValidationOnly: true, Help: true,
@@ -41,7 +45,8 @@ func TestWireMatchesEncodingJSON(t *testing.T) {
 		IdempotencyHit: true, SessionTmpDir: "/tmp/todo-1000/session-1",
 		TraceID: "trace-<1>", Timestamp: "2024-06-01T12:00:00.000Z", Cwd: "/home/u/p", ProjectRoot: "/home/u",
 		EffectiveConfigHash: "a3f1c9", Context: "staging", AuditLogPath: "/home/u/.local/share/t/audit.jsonl", Headless: true, Retries: 2,
-		TotalCount: &total, ReturnedCount: &total, TokenLimit: &total, TokenOffset: &total, TokenCount: &total}
+		TotalCount: &total, ReturnedCount: &total, TokenLimit: &total, TokenOffset: &total, TokenCount: &total,
+		InstanceID: "agent-1", InjectionProtection: new(false)}
 
 	tests := []struct {
 		name  string

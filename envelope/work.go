@@ -337,7 +337,7 @@ func (o *Output) OutputFile(name string) (*os.File, FileCleanup, error) {
 		os.RemoveAll(dir)
 		return nil, FileCleanup{}, err
 	}
-	return f, FileCleanup{Command: "rm -rf -- " + shellQuote(dir), AutoCleanupAfterSeconds: int64(KeptFor / time.Second)}, nil
+	return f, FileCleanup{Command: "rm -rf -- " + quoted(dir), AutoCleanupAfterSeconds: int64(KeptFor / time.Second)}, nil
 }
 
 func (o *Output) tempRoot() string {
@@ -347,7 +347,8 @@ func (o *Output) tempRoot() string {
 	return sessiondir.Root(os.TempDir(), "duet")
 }
 
-func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+// quoted is s in single quotes, for a command line shown to be run by sh.
+func quoted(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
 // Heartbeat is the line a long-running command's caller reads to know it
 // is alive. The answer that ends the run has no heartbeat member.

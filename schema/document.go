@@ -33,6 +33,19 @@ type Doc struct {
 	ExitCodes            exitcode.Table       `json:"exit_codes"`
 	Examples             []Example            `json:"examples,omitempty"`
 	Subcommands          []string             `json:"subcommands,omitempty"`
+
+	// Auth, trust and safety (issue 16).
+	RequiredScopes        []string          `json:"required_scopes"` // null for a command nobody declared
+	SafeDefault           bool              `json:"safe_default,omitempty"`
+	HeadlessSupported     *bool             `json:"headless_supported,omitempty"` // set for a command that acquires credentials
+	TokenEnvVars          []string          `json:"token_env_vars,omitempty"`
+	SecretEnvVars         []string          `json:"secret_env_vars,omitempty"`
+	ConfigWriteScope      ConfigScope       `json:"config_write_scope,omitempty"`
+	Platform              []string          `json:"platform,omitempty"`
+	RequiredTools         map[string]string `json:"required_tools,omitempty"`
+	HasNetworkIO          bool              `json:"has_network_io,omitempty"`
+	FilesystemSideEffects []SideEffect      `json:"filesystem_side_effects,omitempty"`
+	UntrustedOutput       bool              `json:"untrusted_output,omitempty"`
 	// discovery: the spec's names and the command's history (discovery.go).
 	Parameters        map[string]FlagEntry `json:"parameters,omitempty"`
 	OptionPlacement   Placement            `json:"option_placement"`
@@ -144,6 +157,7 @@ func (c *Command) document(agent, input bool) (Doc, error) {
 	}
 	d.work(c)
 	c.observeDoc(&d)
+	c.trustDoc(&d)
 	if input {
 		d.InputSchema = c.inputSchema(flags)
 	}

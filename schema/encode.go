@@ -139,6 +139,7 @@ func (e *DocEncoder) Append(b []byte, d Doc) ([]byte, error) {
 		b = append(b, `,"subcommands":`...)
 		b = jsonw.Strings(b, d.Subcommands)
 	}
+	b = d.appendTrust(b)
 	b = d.appendDiscovery(b)
 	b = d.appendObserved(b)
 	if b, err = d.appendWork(b); err != nil {

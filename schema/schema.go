@@ -83,6 +83,45 @@ type Meta struct {
 	NoArgs bool
 	Groups []Group
 
+	// Auth, trust and safety (issue 16).
+
+	// Auth marks a command that acquires credentials, such as a login: it
+	// gets --headless and --token-env-var, and is refused where it would
+	// need a browser and has no token.
+	Auth *Auth
+	// Scopes are the permissions the command needs of the active
+	// credential, the most critical first, and no more. A command that
+	// authenticates (see Command.NeedsCredentials) must declare them —
+	// []string{} for none; any other declared command needs none. With
+	// adapters.WithPermissions, a command whose scopes are not granted is
+	// refused before it runs.
+	Scopes []string
+	// SafeDefault makes the dry run the command's default: it changes
+	// anything only when given --live. It needs DryRun.
+	SafeDefault bool
+	// ConfigWrite declares that the command writes configuration, and
+	// which by default; it gets --global, which a GlobalConfig command
+	// must be given.
+	ConfigWrite ConfigScope
+	// Platforms are the operating systems (GOOS names) the command runs
+	// on; none means all. Elsewhere it is refused before it runs.
+	Platforms []string
+	// Tools are the programs the command runs, by name, each with the
+	// least version it needs ("" for any): one missing from PATH refuses
+	// the command before it runs.
+	Tools map[string]string
+	// Network marks a command that does network I/O: it gets --proxy and
+	// --no-proxy, which package nethttp's client follows.
+	Network bool
+	// SideEffects are the files and directories the command may write
+	// besides its answer: caches, logs, temporary files, credentials,
+	// configuration.
+	SideEffects []SideEffect
+	// Untrusted marks a command whose data comes from outside the tool —
+	// files, web pages, API responses — and may carry instructions meant
+	// for an agent: its data is tagged untrusted (see
+	// envelope.Output.External), unless --no-injection-protection is given.
+	Untrusted bool
 	// discovery: the command's history and conventions (see discovery.go).
 	IntroducedIn     string                                   // the tool version that added the command
 	DeprecatedIn     string                                   // the version that deprecated it: it still runs, and warns
@@ -554,6 +593,9 @@ func (c *Command) OutputSchema() (Schema, error) {
 	s, err := c.Meta.Output.Schema()
 	if err != nil {
 		return nil, fmt.Errorf("command %q: output schema: %w", c.DotPath(), err)
+	}
+	if c.Meta.Untrusted {
+		s = untrusted(s)
 	}
 	return s, nil
 }

@@ -258,7 +258,7 @@ func TestContextAndEnv(t *testing.T) {
 	whoami.Flags().StringVar(&got, "token", "", "the token")
 	whoami.Flags().CountVarP(&verbosity, "verbose", "v", "louder")
 	_ = whoami.MarkFlagRequired("token")
-	duetcobra.Annotate(whoami, schema.Meta{Danger: schema.Safe, Flags: map[string]schema.FlagMeta{"token": {Env: []string{"APP_TOKEN"}}}})
+	duetcobra.Annotate(whoami, schema.Meta{Danger: schema.Safe, Flags: map[string]schema.FlagMeta{"token": {Env: []string{"APP_TOKEN"}, Sensitive: true}}})
 	if whoami.Context() == nil {
 		t.Fatal("Annotate left no declarations on the command")
 	}

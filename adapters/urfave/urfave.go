@@ -58,6 +58,7 @@ var (
 	WithRequestID     = adapters.WithRequestID
 	// long work
 	WithCleanupCommand = adapters.WithCleanupCommand
+	WithPermissions    = adapters.WithPermissions // auth, trust and safety (issue 16)
 )
 
 // Annotate attaches Duet declarations to a command and returns it.
