@@ -635,6 +635,10 @@ func (inv *invocation) withRunenv(ctx context.Context) context.Context {
 		Proxy:        inv.proxy(),
 		LookupEnv:    cfg.lookupEnv,
 	}
+	if v, ok := c.opt(FlagTimeout); ok {
+		d, err := time.ParseDuration(v)
+		env.NoTimeout = err == nil && d == 0
+	}
 	if c.node.Meta.Network {
 		env.ConnectTimeout = defaultConnectTimeout
 		if v, ok := c.opt(FlagConnectTimeout); ok {

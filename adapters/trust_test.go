@@ -787,15 +787,18 @@ func TestDescribeCarriesTrust(t *testing.T) {
 // client (package nethttp) gets the connect timeout.
 func TestNetworkTimeoutFlags(t *testing.T) {
 	for _, tt := range []struct {
-		args []string
-		want time.Duration
+		args      []string
+		want      time.Duration
+		noTimeout bool
 	}{
-		{nil, 10 * time.Second},
-		{[]string{"--connect-timeout", "3s"}, 3 * time.Second},
+		{nil, 10 * time.Second, false},
+		{[]string{"--connect-timeout", "3s"}, 3 * time.Second, false},
+		{[]string{"--timeout", "1m"}, 10 * time.Second, false},
+		{[]string{"--timeout", "0"}, 10 * time.Second, true},
 	} {
 		_, h := trustRun(t, nil, nil, append([]string{"call", "--url", "127.0.0.1:1"}, tt.args...)...)
-		if h.calls["call"] != 1 || h.env.ConnectTimeout != tt.want {
-			t.Errorf("%q: ConnectTimeout %v, want %v", tt.args, h.env.ConnectTimeout, tt.want)
+		if h.calls["call"] != 1 || h.env.ConnectTimeout != tt.want || h.env.NoTimeout != tt.noTimeout {
+			t.Errorf("%q: ConnectTimeout %v, NoTimeout %v; want %v, %v", tt.args, h.env.ConnectTimeout, h.env.NoTimeout, tt.want, tt.noTimeout)
 		}
 	}
 	r, h := trustRun(t, nil, nil, "call", "--connect-timeout", "soon")

@@ -28,8 +28,8 @@ import (
 	"github.com/duet-cli/duet/runenv"
 )
 
-// DefaultTimeout bounds a request made outside an invocation with a
-// deadline, so that no request waits for ever.
+// DefaultTimeout bounds a request made without a deadline, so that no
+// request waits for ever unless the caller asked for that (--timeout 0).
 const DefaultTimeout = 5 * time.Minute
 
 // ConnectTimeout bounds establishing each connection, unless the invocation
@@ -75,6 +75,8 @@ func Client(ctx context.Context) (*http.Client, error) {
 	timeout := DefaultTimeout
 	if d, ok := ctx.Deadline(); ok {
 		timeout = max(time.Until(d), time.Millisecond)
+	} else if env.NoTimeout {
+		timeout = 0 // the caller's deliberate choice, --timeout 0
 	}
 	return &http.Client{Transport: transport, Timeout: timeout}, nil
 }

@@ -110,10 +110,23 @@ func TestClientCABundle(t *testing.T) {
 	})
 }
 
-func TestClientTimeoutIsFinite(t *testing.T) {
-	c, err := nethttp.Client(context.Background())
-	if err != nil || c.Timeout != nethttp.DefaultTimeout {
-		t.Errorf("Client outside an invocation: timeout %v, %v; want %v", c.Timeout, err, nethttp.DefaultTimeout)
+// TestClientTimeout: a request never waits for ever unless the caller chose
+// that with --timeout 0 (C-012).
+func TestClientTimeout(t *testing.T) {
+	tests := []struct {
+		name string
+		ctx  context.Context
+		want time.Duration
+	}{
+		{"outside an invocation", context.Background(), nethttp.DefaultTimeout},
+		{"an invocation with no limit given", runenv.NewContext(context.Background(), runenv.Env{}), nethttp.DefaultTimeout},
+		{"--timeout 0", runenv.NewContext(context.Background(), runenv.Env{NoTimeout: true}), 0},
+	}
+	for _, tt := range tests {
+		c, err := nethttp.Client(tt.ctx)
+		if err != nil || c.Timeout != tt.want {
+			t.Errorf("%s: timeout %v, %v; want %v", tt.name, c.Timeout, err, tt.want)
+		}
 	}
 }
 

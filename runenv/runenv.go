@@ -49,6 +49,9 @@ type Env struct {
 	// ConnectTimeout bounds establishing each connection of a command
 	// that does network I/O (--connect-timeout); 0 for the client's default.
 	ConnectTimeout time.Duration
+	// NoTimeout is set when the caller asked for no time limit (--timeout
+	// 0): the command's requests may then take as long as they take.
+	NoTimeout bool
 }
 
 type ctxKey struct{}
