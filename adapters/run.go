@@ -138,6 +138,7 @@ func (inv *invocation) run(ctx context.Context, args []string) int {
 		return inv.faithful(ctx, args)
 	}
 	inv.root = inv.fw.Tree()
+	args = hoisted(inv.root, args)
 	inv.args = args
 	c := inv.parse(args)
 	inv.call = c

@@ -209,3 +209,37 @@ func testStableData(t *testing.T, bin string) {
 		}
 	}
 }
+
+// TestE2EOptionPlacement: a command's options may come before its name, after
+// it, or after its arguments, in both builds (F-067).
+func TestE2EOptionPlacement(t *testing.T) { onEach(t, testOptionPlacement) }
+
+func testOptionPlacement(t *testing.T, bin string) {
+	t.Parallel()
+	sb := newSandbox(t, bin)
+	sb.seed(t, item("t1", "one", false), item("t2", "two", true), item("t3", "three", false))
+	var first map[string]json.RawMessage
+	for i, args := range [][]string{
+		{"list", "--status", "all", "--limit", "2"},
+		{"--status", "all", "--limit", "2", "list"},
+		{"--limit", "2", "list", "--status", "all"},
+	} {
+		r := sb.run(t, args...)
+		expectEnvelope(t, strings.Join(args, " "), r, 0)
+		var env map[string]json.RawMessage
+		if err := json.Unmarshal([]byte(r.stdout), &env); err != nil {
+			t.Fatal(err)
+		}
+		if i == 0 {
+			first = env
+			continue
+		}
+		if !bytes.Equal(env["data"], first["data"]) {
+			t.Errorf("%q: data %s, want %s", args, env["data"], first["data"])
+		}
+	}
+	env := expectEnvelope(t, "show t2 --fields id", sb.run(t, "--fields", "id", "show", "t2"), 0)
+	if diff := cmp.Diff(map[string]any{"id": "t2"}, env["data"]); diff != "" {
+		t.Errorf("--fields id show t2 (-want +got):\n%s", diff)
+	}
+}
