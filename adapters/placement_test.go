@@ -62,9 +62,9 @@ func TestOptionPlacement(t *testing.T) {
 		t.Errorf("exec make --env prod: phase %q field %q", w.Error.Phase, w.Error.Field)
 	}
 	for args, data := range map[string][]string{
-		`{"args":["make"],"env":"prod","limit":0}`:               {"exec", "--env", "prod", "make"},
-		`{"args":["make","--env","x"],"env":"prod","limit":0}`:   {"exec", "--env", "prod", "make", "--", "--env", "x"},
-		`{"args":["make"],"env":"prod","limit":0} (hoisted)`:     {"--env", "prod", "exec", "make"},
+		`{"args":["make"],"env":"prod","limit":0}`:              {"exec", "--env", "prod", "make"},
+		`{"args":["make","--env","x"],"env":"prod","limit":0}`:  {"exec", "--env", "prod", "make", "--", "--env", "x"},
+		`{"args":["make"],"env":"prod","limit":0} (hoisted)`:    {"--env", "prod", "exec", "make"},
 		`{"args":["make","--env","x"],"env":"","limit":0} (--)`: {"exec", "make", "--", "--env", "x"},
 	} {
 		got := string(wantOK(t, runPlacement(t, data...)).Data)
