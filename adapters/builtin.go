@@ -70,7 +70,7 @@ func globalFlags() []schema.Flag {
 }
 
 // allGlobalFlags are globalFlags and those of the discovery built-ins.
-func allGlobalFlags() []schema.Flag { return append(globalFlags(), discoveryFlags()...) }
+func allGlobalFlags(cfg *config) []schema.Flag { return append(globalFlags(), discoveryFlags(cfg)...) }
 
 // commandFlags are the built-ins a runnable command gets from its
 // declarations. Those marked Control change the answer's shape (--fields
@@ -119,7 +119,11 @@ func commandFlags(c *schema.Command) []schema.Flag {
 // Subcommands are put in name order. Of opts, the same options the adapter's
 // Wrap was given, it reads the extensions (see [WithExtension]).
 func Prepare(root *schema.Command, opts ...Option) error {
-	root.Flags = appendMissing(root.Flags, allGlobalFlags(), true)
+	var cfg config
+	for _, o := range opts {
+		o(&cfg)
+	}
+	root.Flags = appendMissing(root.Flags, allGlobalFlags(&cfg), true)
 	root.Flags = appendMissing(root.Flags, []schema.Flag{versionFlag(root)}, false)
 	if root.Sub(DescribeCommand) == nil {
 		root.Commands = append(root.Commands, describeNode())
@@ -129,10 +133,6 @@ func Prepare(root *schema.Command, opts ...Option) error {
 		// The app's own completion command prints a script for a shell to
 		// source, whoever runs it.
 		c.Walk(func(n *schema.Command) { n.Passthrough = true })
-	}
-	var cfg config
-	for _, o := range opts {
-		o(&cfg)
 	}
 	extensionNodes(root, cfg.extensions)
 	trustNodes(root, &cfg)

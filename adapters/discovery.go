@@ -69,7 +69,7 @@ func isDiscoveryFlag(name string) bool {
 }
 
 // discoveryFlags are accepted by every command.
-func discoveryFlags() []schema.Flag {
+func discoveryFlags(cfg *config) []schema.Flag {
 	return []schema.Flag{
 		{Name: FlagPrintSchema, Control: true, Type: schema.Boolean, Default: false, Hidden: true, Usage: "the same as --schema"},
 		{Name: FlagOutputSchema, Control: true, Type: schema.Boolean, Default: false, Usage: "print the JSON Schema of this command's data on success, and exit"},
@@ -78,7 +78,7 @@ func discoveryFlags() []schema.Flag {
 		{Name: FlagTokenLimit, Control: true, Type: schema.Integer, Default: 0, Usage: "keep data within this many tokens, cut at whole items, and say so in meta; 0 means no limit"},
 		{Name: FlagTokenOffset, Control: true, Type: schema.Integer, Default: 0, Usage: "start data this many tokens in (with --token-limit: the next window)"},
 		{Name: FlagTokenCount, Control: true, Type: schema.Boolean, Default: false, Usage: "run the command, and answer only with the tokens its data would take (meta.token_count)"},
-		{Name: FlagTokenizer, Control: true, Type: schema.String, Enum: tokenizerNames(), Default: defaultTokenizer, Usage: "the tokenizer --token-limit, --token-offset and --token-count count with"},
+		{Name: FlagTokenizer, Control: true, Type: schema.String, Enum: cfg.tokenizerNames(), Default: cfg.tokenizerNames()[0], Usage: "the tokenizer --token-limit, --token-offset and --token-count count with"},
 	}
 }
 

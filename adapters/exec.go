@@ -10,7 +10,6 @@ import (
 	"maps"
 	"os"
 	osexec "os/exec"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -25,8 +24,22 @@ import (
 // maxDispatchLine bounds one line of an exec batch.
 const maxDispatchLine = 16 << 20
 
-// dispatchCmd is the spec's pattern of a DispatchRequest's _cmd.
-var dispatchCmd = regexp.MustCompile(`^[a-z][a-z0-9-]*(\.[a-z][a-z0-9-]*)*$`)
+// isDispatchCmd reports whether cmd matches the spec's pattern of a
+// DispatchRequest's _cmd, ^[a-z][a-z0-9-]*(\.[a-z][a-z0-9-]*)*$ — by hand:
+// a package-level regexp would be compiled at every start of every app.
+func isDispatchCmd(cmd string) bool {
+	for _, part := range strings.Split(cmd, ".") {
+		if part == "" || part[0] < 'a' || part[0] > 'z' {
+			return false
+		}
+		for i := 1; i < len(part); i++ {
+			if c := part[i]; !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-') {
+				return false
+			}
+		}
+	}
+	return true
+}
 
 // resetter is a framework that can be run again in the same process with
 // every flag back at its default (cobra keeps the values a run parsed).
@@ -107,7 +120,7 @@ func (inv *invocation) dispatchLine(ctx context.Context, line []byte, n int, dry
 			WithSuggestion(`send one object per line, such as {"_cmd":"list"}`)), 2, false
 	}
 	var cmd string
-	if err := json.Unmarshal(fields["_cmd"], &cmd); err != nil || !dispatchCmd.MatchString(cmd) {
+	if err := json.Unmarshal(fields["_cmd"], &cmd); err != nil || !isDispatchCmd(cmd) {
 		return inv.refusedLine("", n, envelope.Validationf("DISPATCH_PARSE_ERROR", "_cmd must be a command's dot path, such as \"run.spawn\"").
 			WithField("_cmd")), 2, false
 	}

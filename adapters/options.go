@@ -42,7 +42,8 @@ type config struct {
 	configFiles *Config            // WithConfig
 	open        func(string) error // WithOpener
 	// discovery: what the discovery built-ins report (discovery_options.go)
-	discovery discoveryConfig
+	discovery  discoveryConfig
+	tokenizers []namedTokenizer // WithTokenizer, in the order given
 	// Auth, trust and safety (issue 16): see trust.go.
 	permissions func(context.Context) ([]string, error) // WithPermissions
 }

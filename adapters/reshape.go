@@ -157,7 +157,7 @@ func (inv *invocation) discoverySettings(s *envelope.Settings) {
 	}
 	if count := c.on(FlagTokenCount); count || limit > 0 || offset > 0 {
 		name, _ := c.opt(FlagTokenizer)
-		s.Budget = &envelope.Budget{Tokenizer: tokenizerNamed(name), Limit: max(limit, 0), Offset: max(offset, 0), Count: count}
+		s.Budget = &envelope.Budget{Tokenizer: inv.cfg.tokenizerNamed(name), Limit: max(limit, 0), Offset: max(offset, 0), Count: count}
 	}
 	if c.node.Meta.List {
 		s.NextPage = func(limit int, cursor string) string {

@@ -56,6 +56,7 @@ var (
 	WithGrace         = adapters.WithGrace
 	WithSignals       = adapters.WithSignals
 	WithRequestID     = adapters.WithRequestID
+	WithTokenizer     = adapters.WithTokenizer
 	// long work
 	WithCleanupCommand = adapters.WithCleanupCommand
 	WithPermissions    = adapters.WithPermissions // auth, trust and safety (issue 16)

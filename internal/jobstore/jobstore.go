@@ -13,7 +13,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -63,10 +62,20 @@ type Store struct {
 	Dir string
 }
 
-var validID = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,80}$`)
-
-// ValidID reports whether id can name a job.
-func ValidID(id string) bool { return validID.MatchString(id) }
+// ValidID reports whether id can name a job: ^[a-z0-9][a-z0-9-]{0,80}$,
+// checked by hand because compiling that pattern would cost every start of
+// every wrapped app (package-level state is built before main).
+func ValidID(id string) bool {
+	if id == "" || len(id) > 81 || id[0] == '-' {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		if c := id[i]; !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
 
 // NewID returns a new job id for the command at dot path command:
 // "<command>-<8 hex digits>".

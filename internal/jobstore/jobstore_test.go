@@ -2,6 +2,8 @@ package jobstore_test
 
 import (
 	"context"
+	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -54,5 +56,14 @@ func TestCurrent(t *testing.T) {
 	}
 	if jobs, err := s.List(now); err != nil || len(jobs) != 5 {
 		t.Errorf("List: %d jobs, %v", len(jobs), err)
+	}
+}
+
+func TestValidID(t *testing.T) {
+	ok := regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,80}$`) // what ValidID checks by hand
+	for _, id := range []string{"", "a", "j-1", "-a", "A", "a_b", "a.b", "9", strings.Repeat("a", 81), strings.Repeat("a", 82), "a-", "ü"} {
+		if got, want := jobstore.ValidID(id), ok.MatchString(id); got != want {
+			t.Errorf("ValidID(%q) = %v, want %v", id, got, want)
+		}
 	}
 }

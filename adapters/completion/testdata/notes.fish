@@ -63,7 +63,7 @@ function __notes_flag
 		case '*'':--token-offset'
 			echo n
 		case '*'':--tokenizer'
-			printf '%s\n' e 'cl100k_base' 'o200k_base'
+			printf '%s\n' e 'estimate'
 		case '*'':--command'
 			echo f
 		case '*'':--cursor'

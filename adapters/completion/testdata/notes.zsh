@@ -44,7 +44,7 @@ __notes_flag() {
 	*:'--output') v=e e=('json' 'jsonl' 'tsv' 'text' 'id' 'plain') ;;
 	*:'--token-limit') v=n ;;
 	*:'--token-offset') v=n ;;
-	*:'--tokenizer') v=e e=('cl100k_base' 'o200k_base') ;;
+	*:'--tokenizer') v=e e=('estimate') ;;
 	*:'--command') v=f ;;
 	*:'--cursor') v=n ;;
 	*:'--cwd') v=f ;;
