@@ -20,10 +20,14 @@ import (
 // commands.
 func historyApp(extra ...*cli.Command) *cli.Command {
 	deploy := &cli.Command{Name: "deploy", Usage: "Deploy", Flags: []cli.Flag{&cli.StringFlag{Name: "target", Usage: "where"}},
-		Action: func(ctx context.Context, _ *cli.Command) error { return envelope.From(ctx).Result(map[string]bool{"deployed": true}) }}
+		Action: func(ctx context.Context, _ *cli.Command) error {
+			return envelope.From(ctx).Result(map[string]bool{"deployed": true})
+		}}
 	urfave.Annotate(deploy, schema.Meta{Danger: schema.Safe})
 	old := &cli.Command{Name: "old-deploy", Usage: "Deploy the old way",
-		Action: func(ctx context.Context, _ *cli.Command) error { return envelope.From(ctx).Result(map[string]bool{"deployed": true}) }}
+		Action: func(ctx context.Context, _ *cli.Command) error {
+			return envelope.From(ctx).Result(map[string]bool{"deployed": true})
+		}}
 	urfave.Annotate(old, schema.Meta{Danger: schema.Safe, IntroducedIn: "1.0.0", DeprecatedIn: "2.0.0", Replacement: "hist deploy", RemovedIn: "3.0.0"})
 	return &cli.Command{Name: "hist", Usage: "a tool with a history", Commands: append([]*cli.Command{deploy, old}, extra...)}
 }
