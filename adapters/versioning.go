@@ -16,3 +16,11 @@ func commandSchemaVersion(n *schema.Command) string {
 	}
 	return schema.VersionString(n.DataVersion())
 }
+
+// pureAnswer reports whether c asks only for help or the version — or
+// names a group, which answers with its help, as the bare tool does —
+// which the CLI Agent Spec (F-068) wants answered with no side effect at
+// all: not even a line in the audit log.
+func pureAnswer(c *call) bool {
+	return c != nil && (c.help || c.version || c.node != nil && !c.node.Runnable)
+}
