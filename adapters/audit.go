@@ -78,6 +78,9 @@ func WithAuditLog(path string) Option {
 // auditPath is where this invocation is recorded, or "".
 func (inv *invocation) auditPath() string {
 	cfg := inv.cfg
+	if pureAnswer(inv.call) {
+		return "" // help and version write nothing (F-068)
+	}
 	if cfg.auditGiven {
 		return cfg.audit
 	}

@@ -73,6 +73,9 @@ func checkHistory(root *schema.Command, raw []byte, version string) []error {
 		}
 		if prev, ok := doc.Commands[c.DotPath()]; ok {
 			c.Meta.IntroducedIn = prev.IntroducedIn
+			if prev.IntroducedIn == "" { // the previous release did not say: it had it, at least
+				c.Meta.IntroducedIn = doc.FrameworkVersion
+			}
 		} else if version != "" && version != "dev" {
 			c.Meta.IntroducedIn = version
 		}

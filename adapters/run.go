@@ -195,7 +195,7 @@ func (inv *invocation) run(ctx context.Context, args []string) int {
 	}
 	inv.out = envelope.New(inv.settings(stdout))
 	inv.meta = envelope.Meta{
-		SchemaVersion: envelope.SchemaVersion,
+		SchemaVersion: commandSchemaVersion(c.node),
 		ToolVersion:   cfg.version,
 		Command:       c.node.DotPath(),
 		RequestID:     cfg.requestID(),
@@ -407,7 +407,7 @@ func (inv *invocation) faithful(ctx context.Context, args []string) (exit int) {
 		}
 	}()
 	inv.out = envelope.New(inv.settings(inv.cfg.stdout))
-	inv.meta = envelope.Meta{SchemaVersion: envelope.SchemaVersion, ToolVersion: inv.cfg.version, Command: inv.call.node.DotPath(), RequestID: inv.cfg.requestID()}
+	inv.meta = envelope.Meta{SchemaVersion: commandSchemaVersion(inv.call.node), ToolVersion: inv.cfg.version, Command: inv.call.node.DotPath(), RequestID: inv.cfg.requestID()}
 	ctx = envelope.NewContext(ctx, inv.out)
 	ctx = context.WithValue(ctx, invocationKey{}, inv)
 	if !inv.unread { // an app run unread reads the process's own environment

@@ -77,6 +77,7 @@ func (m Manifest) Spec() SpecManifest {
 		if usage := usageLine(m.Tool, path, d); usage != "" {
 			c.Description = strings.TrimSpace(strings.TrimRight(c.Description, ".") + ". Usage: " + usage)
 		}
+		c.Description = withHistory(c.Description, d) // discovery: the spec's introduced_in and deprecated_in
 		for name, f := range d.Flags {
 			c.Flags[name] = specFlag(f)
 		}
