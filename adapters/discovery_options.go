@@ -10,7 +10,6 @@ type discoveryConfig struct {
 	changelog   []ChangelogEntry
 	checks      []Check
 	deps        []Dependency
-	endpoints   []string
 	stateFiles  []StateFile
 	sideEffects []SideEffect
 	install     string
@@ -77,13 +76,6 @@ type Dependency struct {
 // WithDependency declares a program the tool needs.
 func WithDependency(d Dependency) Option {
 	return func(c *config) { c.discovery.deps = append(c.discovery.deps, d) }
-}
-
-// WithEndpoint declares a network endpoint the tool talks to, such as
-// "https://api.example.com": `tool doctor` checks that it can be reached,
-// through the proxy the environment names.
-func WithEndpoint(url string) Option {
-	return func(c *config) { c.discovery.endpoints = append(c.discovery.endpoints, url) }
 }
 
 // StateFile is a file that holds the tool's state between runs: a login, a

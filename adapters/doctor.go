@@ -1,12 +1,9 @@
 package adapters
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"io"
-	"net"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -51,15 +48,12 @@ func strOrNil(s string) *string {
 }
 
 // doctor answers `tool doctor`: Duet's own checks (the profiles file and
-// its directory, for a tool with profiles), a connection to each declared
-// endpoint, the app's checks, and each declared dependency. It changes
+// its directory, for a tool with profiles), the app's checks (a connection
+// to an endpoint is nethttp.Reach), and each declared dependency. It changes
 // nothing, and exits 0 only when everything passes; a dependency newer than
 // its declared maximum passes with a warning.
 func (inv *invocation) doctor(ctx context.Context) error {
 	checks := inv.profileChecks()
-	for _, ep := range inv.cfg.discovery.endpoints {
-		checks = append(checks, inv.endpointCheck(ctx, ep))
-	}
 	for _, c := range inv.cfg.discovery.checks {
 		r := c.Run(ctx)
 		checks = append(checks, checkReport{Name: c.Name, OK: r.OK, Version: strOrNil(r.Version), Required: strOrNil(r.Required),
@@ -231,102 +225,4 @@ func (inv *invocation) dependencyCheck(ctx context.Context, d Dependency) depend
 			"if something fails, install "+d.Name+" "+d.MaxVersion)
 	}
 	return r
-}
-
-// endpointCheck connects to an endpoint, through the proxy the environment
-// names for it (HTTPS_PROXY, HTTP_PROXY, NO_PROXY), without sending it a
-// request.
-func (inv *invocation) endpointCheck(ctx context.Context, raw string) checkReport {
-	r := checkReport{Name: "endpoint " + raw, OK: true}
-	fail := func(problem string) checkReport {
-		r.OK, r.Error = false, &problem
-		r.Fix = strOrNil("curl -sSI " + commandLine([]string{raw}))
-		return r
-	}
-	u, err := url.Parse(raw)
-	if err != nil || u.Hostname() == "" {
-		return fail(fmt.Sprintf("%q is not a URL", raw))
-	}
-	port := u.Port()
-	if port == "" {
-		port = "443"
-		if u.Scheme == "http" {
-			port = "80"
-		}
-	}
-	target := net.JoinHostPort(u.Hostname(), port)
-	ctx, cancel := context.WithTimeout(ctx, checkTimeout)
-	defer cancel()
-	var d net.Dialer
-	proxy := proxyFor(u, inv.cfg.getenv)
-	if proxy == nil {
-		conn, err := d.DialContext(ctx, "tcp", target)
-		if err != nil {
-			return fail(fmt.Sprintf("cannot connect to %s: %v", target, err))
-		}
-		conn.Close()
-		return r
-	}
-	via := proxy.Host
-	if proxy.Port() == "" {
-		via = net.JoinHostPort(proxy.Hostname(), "80")
-	}
-	conn, err := d.DialContext(ctx, "tcp", via)
-	if err != nil {
-		return fail(fmt.Sprintf("cannot connect to the proxy %s for %s: %v", via, target, err))
-	}
-	defer conn.Close()
-	if dl, ok := ctx.Deadline(); ok {
-		conn.SetDeadline(dl)
-	}
-	fmt.Fprintf(conn, "CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n", target, target)
-	status, err := bufio.NewReader(conn).ReadString('\n')
-	if err != nil {
-		return fail(fmt.Sprintf("the proxy %s did not answer for %s: %v", via, target, err))
-	}
-	if f := strings.Fields(status); len(f) < 2 || f[1] != "200" {
-		return fail(fmt.Sprintf("the proxy %s refused %s: %s", via, target, strings.TrimSpace(status)))
-	}
-	return r
-}
-
-// proxyFor returns the proxy the environment names for u, or nil: the
-// variables of net/http's ProxyFromEnvironment, upper case first.
-func proxyFor(u *url.URL, getenv func(string) string) *url.URL {
-	get := func(name string) string {
-		if v := getenv(strings.ToUpper(name)); v != "" {
-			return v
-		}
-		return getenv(name)
-	}
-	raw := get("https_proxy")
-	if u.Scheme == "http" {
-		raw = get("http_proxy")
-	}
-	if raw == "" || noProxy(u.Hostname(), get("no_proxy")) {
-		return nil
-	}
-	if !strings.Contains(raw, "://") {
-		raw = "http://" + raw
-	}
-	p, err := url.Parse(raw)
-	if err != nil || p.Host == "" {
-		return nil
-	}
-	return p
-}
-
-// noProxy reports whether NO_PROXY exempts host: "*", the host itself, or
-// a domain it is in.
-func noProxy(host, list string) bool {
-	for _, e := range strings.Split(list, ",") {
-		e = strings.TrimPrefix(strings.TrimSpace(e), "*")
-		if e == "" {
-			continue
-		}
-		if e == "*" || host == e || strings.HasSuffix(host, "."+strings.TrimPrefix(e, ".")) || host == strings.TrimPrefix(e, ".") {
-			return true
-		}
-	}
-	return list == "*"
 }

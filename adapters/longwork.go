@@ -359,7 +359,9 @@ func (inv *invocation) actionReturned() { inv.work.returned.Store(true) }
 // the record of the job this process did.
 func (inv *invocation) afterRun(code int) int {
 	inv.work.after.Do(func() {
-		if inv.out != nil {
+		// A timer would start the runtime's poller and a thread in every
+		// run, most of which register nothing.
+		if inv.out != nil && inv.out.CleanupPending() {
 			ctx, cancel := context.WithTimeout(context.Background(), inv.cfg.grace)
 			inv.out.Cleanup(ctx)
 			cancel()

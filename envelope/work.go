@@ -184,6 +184,14 @@ func (o *Output) Rollback(ctx context.Context) error {
 	return runHooks(ctx, undos, "undo")
 }
 
+// CleanupPending reports whether Cleanup has anything to do: a hook or the
+// session temp directory.
+func (o *Output) CleanupPending() bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return len(o.work.cleanups) > 0 || o.work.tempDir != ""
+}
+
 // Cleanup calls the hooks registered with [Output.OnCleanup], the last
 // first, each once, then removes the session's temp directory, and returns
 // what failed. The lifecycle calls it; calling it again does nothing more.

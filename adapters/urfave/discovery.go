@@ -7,7 +7,6 @@ var (
 	WithChangelog     = adapters.WithChangelog
 	WithCheck         = adapters.WithCheck
 	WithDependency    = adapters.WithDependency
-	WithEndpoint      = adapters.WithEndpoint
 	WithStateFile     = adapters.WithStateFile
 	WithSideEffect    = adapters.WithSideEffect
 	WithInstall       = adapters.WithInstall
