@@ -127,10 +127,20 @@ func (c *Command) Document(agent bool) (Doc, error) { return c.document(agent, t
 // per command; `<command> --schema` gives the schema.
 func (c *Command) Entry(agent bool) (Doc, error) { return c.document(agent, false) }
 
+// undeclaredOutput is the output schema of a command that declares none.
+func undeclaredOutput() Schema {
+	return Schema{"description": "not declared: data may be any JSON value"}
+}
+
 func (c *Command) document(agent, input bool) (Doc, error) {
 	output, err := c.OutputSchema()
 	if err != nil {
 		return Doc{}, err
+	}
+	if output == nil && c.Runnable {
+		// Still a JSON Schema, as every command's must be (C-015): one that
+		// says what an agent can count on, which is any JSON.
+		output = undeclaredOutput()
 	}
 	flags := c.visibleFlags()
 	d := Doc{

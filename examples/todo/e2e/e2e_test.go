@@ -80,6 +80,15 @@ func onEach(t *testing.T, test func(t *testing.T, bin string)) {
 	}
 }
 
+func mustObject(t *testing.T, raw []byte) map[string]any {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil {
+		t.Fatalf("%s is not a JSON object: %v", raw, err)
+	}
+	return m
+}
+
 // ---------------------------------------------------------------------------
 // 1. Piped: add, list, show and done each answer with one envelope.
 
@@ -809,6 +818,21 @@ func testSchemaEveryCommand(t *testing.T, bin string) {
 			}
 			if diff := cmp.Diff(want, pick(env, want)); diff != "" {
 				t.Errorf("todo %s (-want +got):\n%s", strings.Join(args, " "), diff)
+			}
+			entry, _ := commands[path].(map[string]any)
+			if path == tool || entry["runnable"] != true {
+				return
+			}
+			// Every command's output is a JSON Schema, declared or not (C-015),
+			// in its own --schema and in the tree's entry for it.
+			for where, out := range map[string]any{"--schema": get(env, "data.output_schema"), "the tree": entry["output_schema"]} {
+				raw, _ := json.Marshal(out)
+				if _, err := validator.Compile(schema.Schema(mustObject(t, raw))); out == nil || err != nil {
+					t.Errorf("%s: output_schema in %s is not a JSON Schema (%v): %s", path, where, err, raw)
+				}
+			}
+			if _, ok := get(env, "data.parameters").(map[string]any); !ok && len(get(env, "data.flags").(map[string]any)) > 0 {
+				t.Errorf("%s --schema has no parameters", path)
 			}
 		})
 	}
