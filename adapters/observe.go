@@ -200,6 +200,7 @@ func (inv *invocation) observe() {
 	inv.noColorForChildren()
 	inv.traceForChildren()
 	inv.editorForChildren()
+	inv.unbufferedForChildren()
 }
 
 // observeSettings gives the command's Output what the invocation observed.

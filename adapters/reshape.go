@@ -236,8 +236,8 @@ func (inv *invocation) reshape(fail *envelope.Error) *envelope.Error {
 		inv.out.Warn("SCHEMA_DEPRECATED", fmt.Sprintf("schema version %d is deprecated; current is %d (current_version=%d requested_version=%d)", want, n.DataVersion(), n.DataVersion(), want),
 			fmt.Sprintf("move to --schema-version %d", n.DataVersion()))
 	}
-	if stable || n.Meta.SortKey != "" {
-		if sorted, err := sortedResult(result, n.Meta.SortKey, stable); err == nil {
+	if stable || n.Meta.SortKey != "" { // a declared sort key opts into F-020: every array sorted
+		if sorted, err := sortedResult(result, n.Meta.SortKey, true); err == nil {
 			inv.out.Result(sorted)
 		}
 	}
@@ -259,11 +259,10 @@ func sortedResult(result any, key string, all bool) (json.RawMessage, error) {
 	if err := dec.Decode(&v); err != nil {
 		return nil, err
 	}
-	if list, ok := v.([]any); ok && key != "" {
-		slices.SortStableFunc(list, func(a, b any) int { return compareValues(member(a, key), member(b, key)) })
-	}
 	if all {
-		v = sortAll(v)
+		v = sortAll(v, key)
+	} else if list, ok := v.([]any); ok && key != "" {
+		slices.SortStableFunc(list, func(a, b any) int { return compareValues(member(a, key), member(b, key)) })
 	}
 	return json.Marshal(v)
 }
@@ -275,18 +274,23 @@ func member(v any, key string) any {
 	return v
 }
 
-// sortAll sorts every array in v, depth first.
-func sortAll(v any) any {
+// sortAll sorts every array in v, depth first: an array of objects that
+// all have the member key by it, any other by its items' encodings.
+func sortAll(v any, key string) any {
 	switch t := v.(type) {
 	case map[string]any:
 		for k, x := range t {
-			t[k] = sortAll(x)
+			t[k] = sortAll(x, key)
 		}
 	case []any:
 		for i, x := range t {
-			t[i] = sortAll(x)
+			t[i] = sortAll(x, key)
 		}
-		slices.SortStableFunc(t, compareValues)
+		if key != "" && allHave(t, key) {
+			slices.SortStableFunc(t, func(a, b any) int { return compareValues(member(a, key), member(b, key)) })
+		} else {
+			slices.SortStableFunc(t, compareValues)
+		}
 	}
 	return v
 }

@@ -41,11 +41,7 @@ func (o *Output) budgetLocked(p payload, meta *Meta) payload {
 	if b.Count {
 		n := b.Tokenizer.Count(string(p.json()))
 		meta.TokenCount = &n
-		if o.s.Mode.Format == Text { // a person reads the count itself
-			raw, _ := marshal(map[string]int{"token_count": n})
-			return payload{one: raw}
-		}
-		return payload{one: json.RawMessage("null")}
+		return tokenCountPayload(o.s.Mode.Format, n)
 	}
 	if b.Limit <= 0 && b.Offset <= 0 {
 		return p
@@ -89,6 +85,9 @@ func (b *Budget) window(parts []json.RawMessage, open, close byte, mark json.Raw
 	}
 	if b.Limit <= 0 {
 		return parts[first:], false
+	}
+	if b.Offset > 0 && b.Offset%b.Limit == 0 { // pages: see pageStart
+		first = b.pageStart(parts, sizes, open, close, mark)
 	}
 	room := b.Limit - count(mark) - 3 // the brackets and a comma
 	end, used := first, 0

@@ -98,6 +98,7 @@ func (o *Output) payloadLocked(meta *Meta) (payload, error) {
 		}
 	case o.streamed > 0:
 		meta.Stream = &Stream{Items: o.streamed}
+		streamPagination(meta, o.streamed)
 		if o.s.Mode.Format != JSON {
 			return payload{one: json.RawMessage("null")}, nil
 		}

@@ -133,7 +133,7 @@ type Meta struct {
 	SchemaVersion    int                                      // the current major version of the shape of data; 0 means 1
 	MinSchemaVersion int                                      // the oldest version --schema-version still gives; 0 means SchemaVersion
 	Compat           func(version int, data any) (any, error) // reshapes current data into an older version's shape
-	SortKey          string                                   // the member that orders a list of objects in data
+	SortKey          string                                   // the member that orders lists of objects in data; declared, every array of data is sorted (F-020)
 	// seeing what happened, and nobody to ask (issue 16: observe)
 
 	// Prompts declares that the command may ask a person a question

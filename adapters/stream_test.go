@@ -1,0 +1,115 @@
+package adapters_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/urfave/cli/v3"
+
+	"github.com/duet-cli/duet/adapters/urfave"
+	"github.com/duet-cli/duet/envelope"
+	"github.com/duet-cli/duet/schema"
+)
+
+// streamApp has a command that streams by default (events), one that
+// streams when asked (deployments) and one that does not stream (deploy).
+func streamApp() *cli.Command {
+	items := func(ctx context.Context, _ *cli.Command) error {
+		out := envelope.From(ctx)
+		for _, id := range []string{"e1", "e2", "e3"} {
+			if err := out.Item(map[string]string{"id": id}); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return &cli.Command{Name: "app", Commands: []*cli.Command{
+		urfave.Annotate(&cli.Command{Name: "events", Action: items}, schema.Meta{Danger: schema.Safe, Streaming: true, StreamingDefault: true}),
+		urfave.Annotate(&cli.Command{Name: "deployments", Action: items}, schema.Meta{Danger: schema.Safe, Streaming: true}),
+		urfave.Annotate(&cli.Command{Name: "deploy", Action: func(ctx context.Context, _ *cli.Command) error {
+			return envelope.From(ctx).Result(map[string]string{"id": "d1"})
+		}}, schema.Meta{Danger: schema.Safe}),
+	}}
+}
+
+// TestStreamFlags: --stream writes one JSON object a line, items first and
+// last a summary with meta.pagination; a command that does not declare
+// streaming warns STREAMING_NOT_SUPPORTED; a streaming-default command
+// streams unasked and answers one envelope under --no-stream; describe
+// says supports_streaming and streaming_default (REQ-O-004). That lines
+// reach the reader while the command runs is TestUnbufferedStdout's.
+func TestStreamFlags(t *testing.T) {
+	runApp := func(args ...string) result {
+		var stdout, stderr bytes.Buffer
+		code := urfave.Run(context.Background(), streamApp(), args, run{}.options(&stdout, &stderr)...)
+		return result{code: code, stdout: stdout.String(), stderr: stderr.String()}
+	}
+	// stream splits stdout into JSON objects, the items and the summary.
+	stream := func(t *testing.T, r result) (ids []string, summary wire) {
+		t.Helper()
+		if r.code != 0 {
+			t.Fatalf("exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
+		}
+		lines := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
+		for _, l := range lines[:len(lines)-1] {
+			var it map[string]string
+			if err := json.Unmarshal([]byte(l), &it); err != nil {
+				t.Fatalf("line %q is not a JSON object: %v", l, err)
+			}
+			ids = append(ids, it["id"])
+		}
+		return ids, wantOK(t, result{stdout: lines[len(lines)-1] + "\n"})
+	}
+	wantItems := []string{"e1", "e2", "e3"}
+	wantPage := map[string]any{"total": 3.0, "returned": 3.0, "truncated": false, "has_more": false, "next_cursor": nil}
+
+	for _, args := range [][]string{{"deployments", "--stream"}, {"events"}, {"events", "--stream"}} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			ids, summary := stream(t, runApp(args...))
+			if diff := cmp.Diff(wantItems, ids); diff != "" {
+				t.Errorf("items (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(wantPage, summary.Meta["pagination"]); diff != "" {
+				t.Errorf("the summary's pagination (-want +got):\n%s", diff)
+			}
+			if string(summary.Data) != "null" || len(summary.Warnings) != 0 {
+				t.Errorf("the summary has data %s, warnings %q", summary.Data, summary.Warnings)
+			}
+		})
+	}
+	for _, args := range [][]string{{"events", "--no-stream"}, {"deployments"}} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			w := wantOK(t, runApp(args...))
+			if diff := cmp.Diff(`[{"id":"e1"},{"id":"e2"},{"id":"e3"}]`, string(w.Data)); diff != "" {
+				t.Errorf("one envelope's data (-want +got):\n%s", diff)
+			}
+		})
+	}
+	t.Run("deploy --stream", func(t *testing.T) {
+		_, summary := stream(t, runApp("deploy", "--stream"))
+		if len(summary.Warnings) != 1 || !strings.HasPrefix(summary.Warnings[0], "STREAMING_NOT_SUPPORTED: ") {
+			t.Errorf("warnings %q, want STREAMING_NOT_SUPPORTED", summary.Warnings)
+		}
+	})
+	t.Run("describe", func(t *testing.T) {
+		w := wantOK(t, runApp("describe"))
+		var m struct {
+			Commands map[string]map[string]any `json:"commands"`
+		}
+		if err := json.Unmarshal(w.Data, &m); err != nil {
+			t.Fatal(err)
+		}
+		got := map[string][2]any{}
+		for _, name := range []string{"events", "deployments", "deploy"} {
+			got[name] = [2]any{m.Commands[name]["supports_streaming"], m.Commands[name]["streaming_default"]}
+		}
+		want := map[string][2]any{"events": {true, true}, "deployments": {true, nil}, "deploy": {nil, nil}}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("supports_streaming, streaming_default (-want +got):\n%s", diff)
+		}
+	})
+}
