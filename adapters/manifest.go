@@ -55,7 +55,7 @@ func (inv *invocation) answerSchema() int {
 		inv.out.Result(doc)
 		return inv.finish(nil)
 	case c.node.Parent == nil:
-		m, err := describe.New(inv.root, inv.cfg.version, agent)
+		m, err := describe.Full(inv.root, inv.cfg.version, agent)
 		if err != nil {
 			return inv.finish(brokenDeclaration(err))
 		}

@@ -41,6 +41,17 @@ type Manifest struct {
 // out. version is the tool's version. It fails when a command's declared
 // output schema cannot be built, naming every such command.
 func New(root *schema.Command, version string, agent bool) (Manifest, error) {
+	return build(root, version, agent, (*schema.Command).Entry)
+}
+
+// Full is [New] with each command's whole document, as `<command> --schema`
+// gives it — its parameters and input schema too: what `tool --schema`
+// answers. It is the larger document; describe is the one to read first.
+func Full(root *schema.Command, version string, agent bool) (Manifest, error) {
+	return build(root, version, agent, (*schema.Command).Document)
+}
+
+func build(root *schema.Command, version string, agent bool, document func(*schema.Command, bool) (schema.Doc, error)) (Manifest, error) {
 	type listed struct {
 		path string
 		cmd  *schema.Command
@@ -89,7 +100,7 @@ func New(root *schema.Command, version string, agent bool) (Manifest, error) {
 		}
 		wg.Go(func() {
 			for i := lo; i < hi; i++ {
-				docs[i], errs[i] = cmds[i].cmd.Entry(agent)
+				docs[i], errs[i] = document(cmds[i].cmd, agent)
 			}
 			bodies[r] = appendDocs(buf, paths[lo:hi], docs[lo:hi])
 		})

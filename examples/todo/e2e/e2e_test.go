@@ -837,6 +837,30 @@ func testSchemaEveryCommand(t *testing.T, bin string) {
 		})
 	}
 
+	t.Run("tool --schema is every command's whole document", func(t *testing.T) {
+		first := sb.run(t, "--schema")
+		env := expectEnvelope(t, "todo --schema", first, 0)
+		all, _ := get(env, "data.commands").(map[string]any)
+		for _, path := range keys(all) {
+			doc, _ := all[path].(map[string]any)
+			if doc["runnable"] != true {
+				continue
+			}
+			for _, member := range []string{"parameters", "input_schema", "output_schema", "exit_codes", "danger_level"} {
+				if _, ok := doc[member]; !ok {
+					t.Errorf("todo --schema: %s has no %s", path, member)
+				}
+			}
+		}
+		// --print-schema is the same, and the same again (O-013): only the
+		// request id and timing differ.
+		again := sb.run(t, "--print-schema")
+		var a, b map[string]json.RawMessage
+		if json.Unmarshal([]byte(first.stdout), &a) != nil || json.Unmarshal([]byte(again.stdout), &b) != nil || !bytes.Equal(a["data"], b["data"]) {
+			t.Errorf("todo --print-schema differs from todo --schema")
+		}
+	})
+
 	t.Run("show --schema despite its required argument", func(t *testing.T) {
 		env := expectEnvelope(t, "show --schema", sb.run(t, "show", "--schema"), 0)
 		want := map[string]any{"data.command": "show", "data.danger_level": "safe", "data.input_schema.required": []any{"id"}}
