@@ -54,6 +54,7 @@ func (inv *invocation) startSession(ctx context.Context) context.Context {
 		Grace:          cfg.grace,
 		TempDir:        tempDir(cfg),
 		Log:            log,
+		Alternatives:   editorAlternatives(n),
 	})
 	if !inv.mode.Interactive {
 		for _, fn := range cfg.quietUpdates {
