@@ -1,7 +1,10 @@
 package adapters
 
 import (
+	"os"
+
 	"github.com/duet-cli/duet/envelope"
+	"github.com/duet-cli/duet/proc"
 	"github.com/duet-cli/duet/schema"
 )
 
@@ -21,4 +24,38 @@ func editorAlternatives(n *schema.Command) []envelope.Alternative {
 		alts = append(alts, a)
 	}
 	return alts
+}
+
+// updateSwitches silence the update notifiers of common runtimes and
+// tools (the CLI Agent Spec's F-050); proc gives them to every program it
+// starts, and quietUpdates to this process.
+var updateSwitches = [...][2]string{
+	{"NO_UPDATE_NOTIFIER", "1"}, {"npm_config_update_notifier", "false"}, {"HOMEBREW_NO_AUTO_UPDATE", "1"},
+	{"PIP_DISABLE_PIP_VERSION_CHECK", "1"}, {"GH_NO_UPDATE_NOTIFIER", "1"},
+}
+
+// quietUpdates silences update notices where nobody would read one: nobody
+// can answer, stdout is not a terminal, or CI says yes. It runs the
+// WithUpdateNotifierSuppression hooks and — as with EDITOR, only in a
+// process run by Main or Exec — sets the switches, and CI=1 unless CI
+// already says yes, in the process's environment, so that a library or a
+// program started without proc sees them before the command runs.
+func (inv *invocation) quietUpdates() {
+	cfg := inv.cfg
+	ci, _ := cfg.lookupEnv("CI")
+	if inv.mode.Interactive && inv.mode.Terminal && !proc.Truthy(ci) {
+		return
+	}
+	for _, fn := range cfg.quietUpdates {
+		fn()
+	}
+	if !inv.ownStreams() || cfg.envGiven {
+		return
+	}
+	if !proc.Truthy(ci) {
+		os.Setenv("CI", "1")
+	}
+	for _, kv := range updateSwitches {
+		os.Setenv(kv[0], kv[1])
+	}
 }

@@ -55,12 +55,9 @@ func (inv *invocation) startSession(ctx context.Context) context.Context {
 		TempDir:        tempDir(cfg),
 		Log:            log,
 		Alternatives:   editorAlternatives(n),
+		Piped:          !inv.mode.Terminal,
 	})
-	if !inv.mode.Interactive {
-		for _, fn := range cfg.quietUpdates {
-			fn()
-		}
-	}
+	inv.quietUpdates()
 	return proc.NewContext(ctx, inv.session)
 }
 

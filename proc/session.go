@@ -44,6 +44,9 @@ type Options struct {
 	// Alternatives are the command's flags that take an editor's place
 	// (schema.Meta.Alternatives): an EDITOR_REQUIRED error lists them.
 	Alternatives []envelope.Alternative
+	// Piped says stdout is not a terminal: nobody reads an update notice
+	// there, even where someone could answer (F-050).
+	Piped bool
 }
 
 // A Session tracks the programs one invocation starts, from [Command]s

@@ -1,0 +1,65 @@
+package adapters_test
+
+import (
+	"encoding/json"
+	"os"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/duet-cli/duet/adapters"
+	"github.com/duet-cli/duet/adapters/urfave"
+)
+
+// TestUpdatesQuietWhereNobodyReads: update notices are silenced wherever
+// nobody would read one — nobody can answer, stdout is not a terminal, or
+// CI says yes — for the programs a command starts (CI=1, unless CI already
+// says yes; CI=false is not kept) and through the app's own hook; a person
+// at a terminal, outside CI, keeps them (F-050).
+func TestUpdatesQuietWhereNobodyReads(t *testing.T) {
+	a := newProcApp(t)
+	person := [3]bool{true, true, true}
+	tests := []struct {
+		name  string
+		tty   [3]bool
+		env   []string
+		quiet bool
+		ci    any
+	}{
+		{"an agent", [3]bool{}, nil, true, "1"},
+		{"an agent in CI=false", [3]bool{}, []string{"CI=false"}, true, "1"},
+		{"an agent in CI=true", [3]bool{}, []string{"CI=true"}, true, "true"},
+		{"a person", person, []string{"TERM=dumb"}, false, nil},
+		{"a person in CI", person, []string{"TERM=dumb", "CI=true"}, true, "true"},
+		{"a person whose stdout is piped", [3]bool{true, false, true}, []string{"TERM=dumb"}, true, "1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			calls := 0
+			r := run{env: append([]string{"PATH=" + os.Getenv("PATH"), "TMPDIR=" + t.TempDir()}, tt.env...), tty: tt.tty,
+				opts: []urfave.Option{adapters.WithUpdateNotifierSuppression(func() { calls++ })}}
+			if res := a.do(t, r, "env"); res.code != 0 {
+				t.Fatalf("exit %d\n%s%s", res.code, res.stdout, res.stderr)
+			}
+			raw, err := os.ReadFile(a.envOut)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got map[string]any
+			if err := json.Unmarshal(raw, &got); err != nil {
+				t.Fatalf("%v: %s", err, raw)
+			}
+			var notifier any
+			if tt.quiet {
+				notifier = "1"
+			}
+			want := map[string]any{"CI": tt.ci, "NO_UPDATE_NOTIFIER": notifier}
+			if diff := cmp.Diff(want, map[string]any{"CI": got["CI"], "NO_UPDATE_NOTIFIER": got["NO_UPDATE_NOTIFIER"]}); diff != "" {
+				t.Errorf("the program's environment (-want +got):\n%s", diff)
+			}
+			if want := map[bool]int{true: 1}[tt.quiet]; calls != want {
+				t.Errorf("the app's hook ran %d times, want %d", calls, want)
+			}
+		})
+	}
+}
