@@ -59,3 +59,17 @@ func (inv *invocation) quietUpdates() {
 		os.Setenv(kv[0], kv[1])
 	}
 }
+
+// reportBackground gives the data of a command that declares a background
+// process (schema.Meta.Background) and started one its background_pid and
+// cleanup_command (the CLI Agent Spec's C-010), unless the command set
+// them itself.
+func (inv *invocation) reportBackground() {
+	bg := inv.call.node.Meta.Background
+	if bg == nil || inv.out == nil {
+		return
+	}
+	if pids := inv.session.Background(); len(pids) > 0 {
+		inv.out.Background(pids[0], bg.CleanupCommand)
+	}
+}

@@ -1,14 +1,22 @@
 package adapters_test
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
+	"fmt"
 	"os"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/urfave/cli/v3"
 
 	"github.com/duet-cli/duet/adapters"
 	"github.com/duet-cli/duet/adapters/urfave"
+	"github.com/duet-cli/duet/envelope"
+	"github.com/duet-cli/duet/schema"
 )
 
 // TestUpdatesQuietWhereNobodyReads: update notices are silenced wherever
@@ -59,6 +67,52 @@ func TestUpdatesQuietWhereNobodyReads(t *testing.T) {
 			}
 			if want := map[bool]int{true: 1}[tt.quiet]; calls != want {
 				t.Errorf("the app's hook ran %d times, want %d", calls, want)
+			}
+		})
+	}
+}
+
+// TestBackgroundReported: a command that declares a background process and
+// starts one answers with data.background_pid and data.cleanup_command,
+// added by the framework to what the command reported (or to nothing),
+// never twice where the command named them itself (C-010).
+func TestBackgroundReported(t *testing.T) {
+	a := newProcApp(t)
+	bg := schema.Meta{Danger: schema.Mutating, Background: &schema.Background{CleanupCommand: "app stop", MaxLifetime: time.Hour}}
+	start := func(result any) *cli.Command {
+		return urfave.Annotate(&cli.Command{Name: "serve", Action: func(ctx context.Context, _ *cli.Command) error {
+			if _, err := a.wait(ctx, true); err != nil {
+				return err
+			}
+			if result == nil {
+				return nil
+			}
+			return envelope.From(ctx).Result(result)
+		}}, bg)
+	}
+	tests := []struct {
+		name   string
+		result any
+		want   func(pid int) string
+	}{
+		{"no result", nil, func(pid int) string { return fmt.Sprintf(`{"background_pid":%d,"cleanup_command":"app stop"}`, pid) }},
+		{"an object", map[string]any{"port": 8080}, func(pid int) string {
+			return fmt.Sprintf(`{"background_pid":%d,"cleanup_command":"app stop","port":8080}`, pid)
+		}},
+		{"the command's own", map[string]any{"cleanup_command": "app stop --pid 7"}, func(pid int) string {
+			return fmt.Sprintf(`{"background_pid":%d,"cleanup_command":"app stop --pid 7"}`, pid)
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			root := &cli.Command{Name: "app", Commands: []*cli.Command{start(tt.result)}}
+			var stdout, stderr bytes.Buffer
+			code := urfave.Run(context.Background(), root, []string{"serve"}, run{env: []string{"TMPDIR=" + t.TempDir()}}.options(&stdout, &stderr)...)
+			pid := (<-a.started)[0]
+			t.Cleanup(func() { syscall.Kill(pid, syscall.SIGKILL) })
+			w := wantOK(t, result{code: code, stdout: stdout.String(), stderr: stderr.String()})
+			if diff := cmp.Diff(tt.want(pid), string(w.Data)); diff != "" {
+				t.Errorf("data (-want +got):\n%s", diff)
 			}
 		})
 	}

@@ -77,6 +77,7 @@ func (inv *invocation) endSession() {
 	}
 	inv.session.End()
 	inv.meta.SessionPIDFile = inv.session.PIDFile()
+	inv.reportBackground()
 }
 
 // forward passes a signal the invocation received on to the programs the

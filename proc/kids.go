@@ -1,6 +1,9 @@
 package proc
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // quietUpdates reports whether update notices are silenced (the CLI Agent
 // Spec's F-050): where nobody can answer, where stdout is not a terminal,
@@ -17,4 +20,12 @@ func Truthy(v string) bool {
 		return false
 	}
 	return true
+}
+
+// Background returns the pids of the background processes the session
+// started (Cmd.Background) that have not exited, in start order.
+func (s *Session) Background() []int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.background)
 }
