@@ -179,6 +179,7 @@ func (c *config) opener() func(string) error {
 		case runtime.GOOS == "windows":
 			name, args = "rundll32", []string{"url.dll,FileProtocolHandler", target}
 		}
+		//duetvet:allow rawexec -- the viewer is left running after the answer: no session may stop it
 		cmd := exec.Command(name, args...)
 		cmd.Stdin, cmd.Stdout, cmd.Stderr = nil, nil, nil
 		if err := cmd.Start(); err != nil {
