@@ -2,6 +2,7 @@ package adapters
 
 import (
 	"os"
+	"strings"
 
 	"github.com/duet-cli/duet/envelope"
 	"github.com/duet-cli/duet/proc"
@@ -72,4 +73,23 @@ func (inv *invocation) reportBackground() {
 	if pids := inv.session.Background(); len(pids) > 0 {
 		inv.out.Background(pids[0], bg.CleanupCommand)
 	}
+}
+
+// CodePipefailUnset is the warning that the shell that ran the tool lets a
+// pipeline's failures go unseen.
+const CodePipefailUnset = "PIPEFAIL_UNSET"
+
+// warnPipefail warns, before the command runs, that the shell that ran the
+// tool has no pipefail, where that shell says so (the CLI Agent Spec's
+// F-065): in `tool | jq` the shell then reports jq's exit code, not the
+// tool's. A process sees its parent shell's options only when the shell
+// exports them (bash's SHELLOPTS); where it does not, nothing is known, and
+// nothing is said.
+func (inv *invocation) warnPipefail() {
+	opts, ok := inv.cfg.lookupEnv("SHELLOPTS")
+	if !ok || inv.out == nil || strings.Contains(":"+opts+":", ":pipefail:") {
+		return
+	}
+	inv.out.Warn(CodePipefailUnset, "the shell that ran this command has no pipefail: in a pipeline, its failure would be masked by the last stage's success",
+		"run 'set -o pipefail' in the shell before piping this command's output")
 }

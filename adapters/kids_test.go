@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -113,6 +114,31 @@ func TestBackgroundReported(t *testing.T) {
 			w := wantOK(t, result{code: code, stdout: stdout.String(), stderr: stderr.String()})
 			if diff := cmp.Diff(tt.want(pid), string(w.Data)); diff != "" {
 				t.Errorf("data (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestPipefailWarning: where the shell that ran the tool exports its
+// options without pipefail, the command warns PIPEFAIL_UNSET; with
+// pipefail, or where nothing is known, it says nothing (F-065).
+func TestPipefailWarning(t *testing.T) {
+	a := newProcApp(t)
+	tests := []struct {
+		name string
+		env  []string
+		warn bool
+	}{
+		{"bash without pipefail", []string{"SHELLOPTS=braceexpand:hashall:interactive-comments"}, true},
+		{"bash with pipefail", []string{"SHELLOPTS=braceexpand:hashall:pipefail"}, false},
+		{"nothing known", nil, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := wantOK(t, a.do(t, run{env: append([]string{"TMPDIR=" + t.TempDir()}, tt.env...)}, "env"))
+			got := len(w.Warnings) == 1 && strings.HasPrefix(w.Warnings[0], adapters.CodePipefailUnset+": ")
+			if got != tt.warn || !tt.warn && len(w.Warnings) != 0 {
+				t.Errorf("warnings %q, want a %s warning: %v", w.Warnings, adapters.CodePipefailUnset, tt.warn)
 			}
 		})
 	}

@@ -58,6 +58,7 @@ func (inv *invocation) startSession(ctx context.Context) context.Context {
 		Piped:          !inv.mode.Terminal,
 	})
 	inv.quietUpdates()
+	inv.warnPipefail()
 	return proc.NewContext(ctx, inv.session)
 }
 
