@@ -34,12 +34,16 @@ func appendAlternatives(b []byte, alts []Alternative) []byte {
 // Background records a process the command started to outlive it (the CLI
 // Agent Spec's C-010): the command's data, an object, gets background_pid
 // and cleanup_command — the command that stops it — unless the command set
-// them itself, as it may to name this very process. A command that
-// recorded no result answers with just these. The lifecycle calls it for
-// a command that declares schema.Meta.Background; a command need not.
+// them itself. A command that recorded no result answers with just these.
+// The lifecycle calls it, after the command, for a command that declares
+// schema.Meta.Background and started one; a command calls it to name the
+// cleanup of this very process (with its id), and the first call stands.
 func (o *Output) Background(pid int, cleanupCommand string) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
+	if o.background != nil {
+		return
+	}
 	o.background = [][2]string{
 		{"background_pid", strconv.Itoa(pid)},
 		{"cleanup_command", string(jsonw.String(nil, cleanupCommand))},
