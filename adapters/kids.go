@@ -93,3 +93,13 @@ func (inv *invocation) warnPipefail() {
 	inv.out.Warn(CodePipefailUnset, "the shell that ran this command has no pipefail: in a pipeline, its failure would be masked by the last stage's success",
 		"run 'set -o pipefail' in the shell before piping this command's output")
 }
+
+// idleYes is the --yes of a ported command that never asks: accepted and
+// changing nothing (the CLI Agent Spec's C-005: --yes is idempotent), so
+// that a caller may pass it to every command; hidden, as it does nothing.
+func idleYes(c *schema.Command) *schema.Flag {
+	if !c.Declared || !c.Runnable || c.NeedsConfirmation() || c.Meta.Prompts {
+		return nil
+	}
+	return &schema.Flag{Name: FlagYes, Type: schema.Boolean, Default: false, Hidden: true, Usage: "changes nothing: the command never asks"}
+}

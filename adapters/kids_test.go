@@ -143,3 +143,27 @@ func TestPipefailWarning(t *testing.T) {
 		})
 	}
 }
+
+// TestYesOnACommandThatNeverAsks: --yes is accepted by a ported command
+// that never asks and changes nothing (C-005); it is not shown among its
+// flags, where it would promise a question there is not.
+func TestYesOnACommandThatNeverAsks(t *testing.T) {
+	plain := wantOK(t, run{}.do(t, newHarness(t), "show"))
+	yes := wantOK(t, run{}.do(t, newHarness(t), "show", "--yes"))
+	if diff := cmp.Diff(string(plain.Data), string(yes.Data)); diff != "" {
+		t.Errorf("data with --yes (-without +with):\n%s", diff)
+	}
+	if plain.Meta["effect"] != yes.Meta["effect"] {
+		t.Errorf("effect %v with --yes, %v without", yes.Meta["effect"], plain.Meta["effect"])
+	}
+	doc := wantOK(t, run{}.do(t, newHarness(t), "show", "--schema"))
+	var d struct {
+		Flags map[string]any `json:"flags"`
+	}
+	if err := json.Unmarshal(doc.Data, &d); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := d.Flags["yes"]; ok {
+		t.Errorf("show --schema lists --yes: %v", d.Flags["yes"])
+	}
+}
