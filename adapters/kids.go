@@ -1,10 +1,12 @@
 package adapters
 
 import (
+	"io"
 	"os"
 	"strings"
 
 	"github.com/duet-cli/duet/envelope"
+	"github.com/duet-cli/duet/exitcode"
 	"github.com/duet-cli/duet/proc"
 	"github.com/duet-cli/duet/schema"
 )
@@ -103,3 +105,56 @@ func idleYes(c *schema.Command) *schema.Flag {
 	}
 	return &schema.Flag{Name: FlagYes, Type: schema.Boolean, Default: false, Hidden: true, Usage: "changes nothing: the command never asks"}
 }
+
+// guardStdin keeps a ported command from waiting on a terminal nobody is
+// typing at (the CLI Agent Spec's F-009, F-047): where nobody can answer —
+// an agent reads, or --non-interactive — and stdin is a terminal, a command
+// that declares no input on stdin (Meta.Stdin, Protocol, Interactive, a
+// Pipe flag or argument) reads from the reader its framework hands it
+// (urfave's Command.Reader, cobra's InOrStdin) an INPUT_REQUIRED error
+// (exit 4), at once; in a process run by Main or Exec, os.Stdin becomes
+// /dev/null, so that a direct read ends at once too. A stdin that is not a
+// terminal is the caller's data, and is left as it is: a pipe ends when
+// its writer closes it.
+func (inv *invocation) guardStdin(s Streams) Streams {
+	n := inv.call.node
+	if inv.mode.Interactive || !inv.cfg.tty.stdin || !n.Declared || readsStdin(n) {
+		return s
+	}
+	s.Stdin = nobodyTyping{command: n.DotPath(), line: inv.root.Name + " " + strings.ReplaceAll(n.DotPath(), ".", " ")}
+	if inv.ownStreams() {
+		if f, err := os.Open(os.DevNull); err == nil {
+			os.Stdin = f
+		}
+	}
+	return s
+}
+
+// readsStdin reports whether a command declares that it reads stdin.
+func readsStdin(n *schema.Command) bool {
+	if n.Meta.Stdin != "" || n.Meta.Protocol != "" || n.Meta.Interactive {
+		return true
+	}
+	for f := range n.Accepted() {
+		if f.Pipe {
+			return true
+		}
+	}
+	for _, a := range n.Args {
+		if a.Pipe {
+			return true
+		}
+	}
+	return false
+}
+
+// nobodyTyping is the stdin of a command nobody can answer.
+type nobodyTyping struct{ command, line string }
+
+func (r nobodyTyping) Read([]byte) (int, error) {
+	return 0, envelope.Errorf(exitcode.Precondition, "INPUT_REQUIRED", "%q read stdin for an answer, and nobody is typing at the terminal", r.command).
+		WithPhase(envelope.Validation).
+		WithSuggestion("pass what it asks for as flags or arguments (see '%s --schema'), or run it where a person can answer", r.line)
+}
+
+var _ io.Reader = nobodyTyping{}

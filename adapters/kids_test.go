@@ -1,10 +1,13 @@
 package adapters_test
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"syscall"
@@ -165,5 +168,78 @@ func TestYesOnACommandThatNeverAsks(t *testing.T) {
 	}
 	if _, ok := d.Flags["yes"]; ok {
 		t.Errorf("show --schema lists --yes: %v", d.Flags["yes"])
+	}
+}
+
+// TestNobodyTypingAtTheTerminal: where nobody can answer and stdin is a
+// terminal, a ported command reading stdin for an answer fails at once
+// with INPUT_REQUIRED (exit 4) instead of waiting; a person at the terminal
+// is asked; a stdin that is not a terminal is the caller's data (F-009,
+// F-047).
+func TestNobodyTypingAtTheTerminal(t *testing.T) {
+	app := func() *cli.Command {
+		return &cli.Command{Name: "app", Commands: []*cli.Command{urfave.Annotate(&cli.Command{Name: "greet",
+			Action: func(ctx context.Context, c *cli.Command) error {
+				name, err := bufio.NewReader(c.Root().Reader).ReadString('\n')
+				if err != nil && !errors.Is(err, io.EOF) {
+					return fmt.Errorf("read the name: %w", err)
+				}
+				return envelope.From(ctx).Result(map[string]string{"hello": strings.TrimSpace(name)})
+			}}, schema.Meta{Danger: schema.Safe})}}
+	}
+	do := func(r run, args ...string) result {
+		var stdout, stderr bytes.Buffer
+		code := urfave.Run(context.Background(), app(), args, r.options(&stdout, &stderr)...)
+		return result{code: code, stdout: stdout.String(), stderr: stderr.String()}
+	}
+	person := [3]bool{true, true, true}
+	dumb := []string{"TERM=dumb"}
+
+	w := wantError(t, do(run{tty: person, env: dumb, stdin: "bo\n"}, "greet", "--output", "json"), 4, "INPUT_REQUIRED")
+	if w.Error.Suggestion == "" || !strings.Contains(w.Error.Suggestion, "app greet --schema") {
+		t.Errorf("--output json at a terminal: %+v", w.Error)
+	}
+	wantError(t, do(run{tty: person, env: append(dumb, "CLAUDECODE=1"), stdin: "bo\n"}, "greet"), 4, "INPUT_REQUIRED")
+	if r := do(run{tty: person, env: dumb, stdin: "alice\n"}, "greet"); r.code != 0 || !strings.Contains(r.stdout, "alice") {
+		t.Errorf("a person: exit %d, stdout %q", r.code, r.stdout)
+	}
+	w = wantOK(t, do(run{stdin: "carol\n"}, "greet"))
+	if string(w.Data) != `{"hello":"carol"}` {
+		t.Errorf("piped: data %s", w.Data)
+	}
+	w = wantOK(t, do(run{}, "greet"))
+	if string(w.Data) != `{"hello":""}` {
+		t.Errorf("empty stdin: data %s", w.Data)
+	}
+}
+
+// TestBareInvocationREPL: a tool whose bare invocation is a REPL
+// (Meta.Interactive on the root) is refused with REPL_MODE_PROHIBITED
+// (exit 4) where nobody is at a terminal, naming what to pass instead, and
+// never enters it; at a terminal it does (F-047).
+func TestBareInvocationREPL(t *testing.T) {
+	entered := 0
+	app := func() *cli.Command {
+		return urfave.Annotate(&cli.Command{Name: "app",
+			Action: func(ctx context.Context, _ *cli.Command) error {
+				entered++
+				return envelope.From(ctx).Result(map[string]bool{"repl": true})
+			},
+			Commands: []*cli.Command{urfave.Annotate(&cli.Command{Name: "status", Action: func(ctx context.Context, _ *cli.Command) error {
+				return envelope.From(ctx).Result(map[string]bool{"up": true})
+			}}, schema.Meta{Danger: schema.Safe})}}, schema.Meta{Danger: schema.Safe, Interactive: true})
+	}
+	do := func(r run, args ...string) result {
+		var stdout, stderr bytes.Buffer
+		code := urfave.Run(context.Background(), app(), args, r.options(&stdout, &stderr)...)
+		return result{code: code, stdout: stdout.String(), stderr: stderr.String()}
+	}
+	w := wantError(t, do(run{stdin: "\n"}), 4, "REPL_MODE_PROHIBITED")
+	if entered != 0 || !strings.Contains(w.Error.Suggestion, "app describe") {
+		t.Errorf("refused: entered %d, error %+v", entered, w.Error)
+	}
+	wantOK(t, do(run{}, "status"))
+	if r := do(run{tty: [3]bool{true, true, true}, env: []string{"TERM=dumb"}}); r.code != 0 || entered != 1 {
+		t.Errorf("at a terminal: exit %d, entered %d", r.code, entered)
 	}
 }
