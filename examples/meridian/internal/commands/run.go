@@ -150,7 +150,10 @@ func (e Env) runCommand() *cli.Command {
 					}
 					return result(ctx, d, err)
 				},
-			}, schema.Meta{Danger: schema.Mutating, Output: detail, Timeout: schema.NoTimeout, ExitCodes: codes,
+				// Hidden from agents' listings — the MCP surface is the spec's 11
+				// tools — but anyone may run it: an agent finds it in the
+				// data.cleanup_command of the run it started.
+			}, schema.Meta{Danger: schema.Mutating, Output: detail, Timeout: schema.NoTimeout, ExitCodes: codes, Audience: schema.HumanOnly,
 				Args: []schema.Arg{withRequired(runArg)},
 				Examples: []schema.Example{
 					{Description: "stop a run started without --wait (its cleanup_command)", Command: "run cancel r3 --space s1"},
