@@ -214,6 +214,7 @@ func (inv *invocation) dispatchChild(ctx context.Context, args []string) ([]byte
 		return nil, int(exitcode.GeneralError)
 	}
 	var stdout bytes.Buffer
+	//duetvet:allow rawexec -- re-runs this very binary with the lifecycle's own arguments
 	cmd := osexec.CommandContext(ctx, self, args...)
 	cmd.Stdout, cmd.Stderr = &stdout, inv.cfg.stderr
 	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }

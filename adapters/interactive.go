@@ -11,6 +11,7 @@ import (
 
 	"github.com/duet-cli/duet/envelope"
 	"github.com/duet-cli/duet/exitcode"
+	"github.com/duet-cli/duet/proc"
 	"github.com/duet-cli/duet/schema"
 )
 
@@ -44,11 +45,12 @@ func (inv *invocation) needsPerson() *envelope.Error {
 		for i, a := range n.Meta.Alternatives {
 			alts[i] = "--" + a + " <" + a + ">"
 		}
-		e := envelope.Errorf(exitcode.Precondition, "INPUT_REQUIRED", "%q opens an editor, and nobody is at a terminal to use it", n.DotPath()).
+		e := envelope.Errorf(exitcode.Precondition, proc.CodeEditor, "%q opens an editor, and nobody is at a terminal to use it", n.DotPath()).
 			WithPhase(envelope.Validation).
 			WithSuggestion("use %s instead", strings.Join(alts, " or ")).
 			WithField(n.Meta.Alternatives[0], n.Meta.Alternatives...)
 		e.FixRequired = "give " + strings.Join(alts, " or ")
+		e.Alternatives = editorAlternatives(n)
 		return e
 	}
 	return nil
@@ -177,6 +179,7 @@ func (c *config) opener() func(string) error {
 		case runtime.GOOS == "windows":
 			name, args = "rundll32", []string{"url.dll,FileProtocolHandler", target}
 		}
+		//duetvet:allow rawexec -- the viewer is left running after the answer: no session may stop it
 		cmd := exec.Command(name, args...)
 		cmd.Stdin, cmd.Stdout, cmd.Stderr = nil, nil, nil
 		if err := cmd.Start(); err != nil {

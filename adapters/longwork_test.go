@@ -439,7 +439,7 @@ func TestIdempotencyKey(t *testing.T) {
 // directory are released when the command returns, times out, and is
 // cancelled by SIGTERM; a second command then gets the lock at once.
 func TestCleanupOnEveryEnd(t *testing.T) {
-	for _, end := range []string{"return", "timeout", "sigterm"} {
+	for _, end := range []string{"return", "timeout", "sigterm", "sigint"} {
 		t.Run(end, func(t *testing.T) {
 			h := newWorkHarness()
 			dir := t.TempDir()
@@ -450,14 +450,17 @@ func TestCleanupOnEveryEnd(t *testing.T) {
 			switch end {
 			case "timeout":
 				args = append(args, "--block", "--timeout", "30ms")
-			case "sigterm":
+			case "sigterm", "sigint":
 				args = append(args, "--block")
 			}
 			done := make(chan result, 1)
 			go func() { done <- workRun(t, h, dir, extra, args...) }()
 			<-h.started
-			if end == "sigterm" {
+			switch end {
+			case "sigterm":
 				sigs <- sigterm
+			case "sigint":
+				sigs <- os.Interrupt
 			}
 			r := <-done
 			w := envelopeOf(t, r)
@@ -468,6 +471,8 @@ func TestCleanupOnEveryEnd(t *testing.T) {
 				wantError(t, r, 10, "TIMEOUT")
 			case "sigterm":
 				wantError(t, r, 143, "CANCELLED")
+			case "sigint":
+				wantError(t, r, 130, "CANCELLED")
 			}
 			if h.cleaned != 1 {
 				t.Errorf("cleanup hook ran %d times, want 1", h.cleaned)

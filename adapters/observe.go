@@ -83,6 +83,8 @@ func observedCommandFlags(c *schema.Command) []schema.Flag {
 	}
 	if c.Meta.Prompts && !c.NeedsConfirmation() {
 		flags = append(flags, schema.Flag{Name: FlagYes, Type: schema.Boolean, Default: false, Usage: "answer yes to every question instead of asking"})
+	} else if y := idleYes(c); y != nil {
+		flags = append(flags, *y)
 	}
 	if c.Interactive() {
 		flags = append(flags, schema.Flag{Name: FlagNonInteractive, Type: schema.Boolean, Default: false, Usage: "never ask: fail with exit 4 where a question would be asked"})

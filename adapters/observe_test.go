@@ -130,7 +130,7 @@ func observeApp(o *observed) *cli.Command {
 			return envelope.From(ctx).Result(map[string]bool{"talked": true})
 		}),
 		cmd("commit", schema.Meta{Danger: schema.Mutating, Editor: true, Alternatives: []string{"message", "from-file"}},
-			[]cli.Flag{&cli.StringFlag{Name: "message"}, &cli.StringFlag{Name: "from-file"}},
+			[]cli.Flag{&cli.StringFlag{Name: "message", Usage: "the commit message"}, &cli.StringFlag{Name: "from-file", Usage: "read the message from a file"}},
 			func(ctx context.Context, c *cli.Command) error {
 				out := envelope.From(ctx)
 				out.Effect(envelope.Created)
@@ -663,9 +663,13 @@ func TestNobodyToAsk(t *testing.T) {
 		t.Errorf("no arguments: meta.help %v, ran %v", w.Meta["help"], root.ran)
 	}
 
-	w = wantError(t, obsRun{}.do(t, o, "commit"), 4, "INPUT_REQUIRED")
+	w = wantError(t, obsRun{}.do(t, o, "commit"), 4, "EDITOR_REQUIRED")
 	if !strings.Contains(w.Error.Suggestion, "--message <message>") || o.runs("commit") != 0 {
 		t.Errorf("an editor with nobody there: %+v", w.Error)
+	}
+	wantAlts := []envelope.Alternative{{Flag: "--message", Description: "the commit message"}, {Flag: "--from-file", Description: "read the message from a file"}}
+	if diff := cmp.Diff(wantAlts, w.Error.Alternatives); diff != "" {
+		t.Errorf("error.alternatives (-want +got):\n%s", diff)
 	}
 	wantOK(t, obsRun{}.do(t, o, "commit", "--message", "fix typo"))
 	if r := (obsRun{tty: person, env: dumb}).do(t, o, "commit"); r.code != 0 {

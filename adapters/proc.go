@@ -54,12 +54,11 @@ func (inv *invocation) startSession(ctx context.Context) context.Context {
 		Grace:          cfg.grace,
 		TempDir:        tempDir(cfg),
 		Log:            log,
+		Alternatives:   editorAlternatives(n),
+		Piped:          !inv.mode.Terminal,
 	})
-	if !inv.mode.Interactive {
-		for _, fn := range cfg.quietUpdates {
-			fn()
-		}
-	}
+	inv.quietUpdates()
+	inv.warnPipefail()
 	return proc.NewContext(ctx, inv.session)
 }
 
@@ -79,6 +78,7 @@ func (inv *invocation) endSession() {
 	}
 	inv.session.End()
 	inv.meta.SessionPIDFile = inv.session.PIDFile()
+	inv.reportBackground()
 }
 
 // forward passes a signal the invocation received on to the programs the

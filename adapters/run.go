@@ -687,7 +687,7 @@ func (inv *invocation) execute(parent context.Context, args []string) int {
 			done <- Invoke(ctx, nil)
 			return
 		}
-		done <- inv.fw.Execute(ctx, args, inv.streams())
+		done <- inv.fw.Execute(ctx, args, inv.guardStdin(inv.streams()))
 	}()
 
 	var got os.Signal

@@ -81,6 +81,8 @@ type Error struct {
 	MaxDepth       int            `json:"max_depth,omitempty"`       // the depth limit that was reached
 	// seeing what happened (issue 16: observe)
 	Signal string `json:"signal,omitempty"` // SIGINT or SIGTERM, when one cancelled the command
+	// interactivity and child processes (issue 16: kids)
+	Alternatives []Alternative `json:"alternatives,omitempty"` // EDITOR_REQUIRED: the flags that take the editor's place
 }
 
 // FieldError is one validation failure among several reported at once.

@@ -200,6 +200,7 @@ func (o *Output) finishData(p payload, err error) (payload, error) {
 	if err != nil {
 		return p, err
 	}
+	p = o.backgroundData(p)
 	if !p.list && len(o.offer) > 0 && len(p.one) > 1 && p.one[0] == '{' {
 		b := []byte{'{'}
 		for _, kv := range o.offer {

@@ -101,6 +101,8 @@ type Output struct {
 	// Trust (issue 16): see External.
 	external       bool
 	externalFields []string
+	// child processes (issue 16: kids): see Background.
+	background [][2]string // data members for a background process: key, encoded value
 }
 
 type warning struct{ code, message, next string }

@@ -186,6 +186,7 @@ func (e *Error) appendJSON(b []byte) []byte {
 	b = optString(b, "conflict_id", e.ConflictID)
 	b = e.appendInput(b)
 	b = optString(b, "signal", e.Signal)
+	b = appendAlternatives(b, e.Alternatives)
 	return append(b, '}')
 }
 

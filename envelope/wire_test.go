@@ -31,7 +31,8 @@ func TestWireMatchesEncodingJSON(t *testing.T) {
 		ValidValues: []string{"t1"}, Errors: fieldErrors, ConflictID: "t1",
 		Hint: "use --input-file <path>", CorrectedInput: `{"env":"prod"}`, Context: map[string]any{"received_bytes": 65537, "limit_bytes": 65536, "why": "<x>"},
 		Path: "/p/a/link", LoopTarget: "/p/a", CompletedCount: &completed, MaxDepth: 50, Signal: "SIGINT",
-		ExpiresAt: "2026-01-02T03:04:05Z", RefreshCommand: "todo auth refresh", RequiredPermission: "repo:write",
+		Alternatives: []Alternative{{Flag: "--message", Description: "the <text>"}, {Flag: "--from-file"}},
+		ExpiresAt:    "2026-01-02T03:04:05Z", RefreshCommand: "todo auth refresh", RequiredPermission: "repo:write",
 		RequiredScopes: []string{"repo:read", "repo:write"}, ActiveScopes: []string{"repo:read"}, MissingScopes: []string{"repo:write"},
 		AuthMethods:    []AuthMethod{{Type: "env_var", Name: "TODO_TOKEN", Hint: "Set TODO_TOKEN <to> your token"}},
 		NetworkContext: &NetworkContext{URL: "https://api.example.com/v1?a=1&b=2", StatusCode: 502, ProxyUsed: "http://proxy:3128", ProxySource: "HTTPS_PROXY", SSLVerify: true, Suggestion: "curl -v"}}

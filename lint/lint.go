@@ -10,6 +10,9 @@
 //   - [NetTimeout]: a network call that can wait for ever (C-012).
 //   - [FixCommand]: a fix_command with a placeholder, which cannot be run
 //     as it is (C-030).
+//   - [RawExec]: a program started without package proc (C-019).
+//   - [Untracked]: a temporary file or directory, or a file lock, taken
+//     with no cleanup (C-017).
 //
 // Test files are not checked: tests write literal codes and change
 // directories on purpose. A line that must do what an analyzer reports says
@@ -44,7 +47,7 @@ const (
 
 // Analyzers are all of duetvet's checks.
 func Analyzers() []*analysis.Analyzer {
-	return []*analysis.Analyzer{Chdir, ExitLiteral, ValidatePure, NetTimeout, FixCommand}
+	return []*analysis.Analyzer{Chdir, ExitLiteral, ValidatePure, NetTimeout, FixCommand, RawExec, Untracked}
 }
 
 // Chdir reports calls that change the process's working directory.

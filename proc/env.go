@@ -17,6 +17,8 @@ type policy struct {
 	preserveLocale bool
 	tool           string
 	traceID        string
+	// update notices (issue 16: kids)
+	quietUpdates bool // nobody reads an update notice: nobody can answer, stdout is not a terminal, or CI
 }
 
 // policy is the session's, or, outside one, what this process's standard
@@ -24,11 +26,13 @@ type policy struct {
 func (c *Cmd) policy() policy {
 	s := c.session
 	if s == nil {
-		return policy{
+		p := policy{
 			interactive:    isatty.IsTerminal(os.Stdin.Fd()),
 			color:          isatty.IsTerminal(os.Stdout.Fd()),
 			preserveLocale: c.PreserveLocale,
 		}
+		p.quietUpdates = quietUpdates(p.interactive, !isatty.IsTerminal(os.Stdout.Fd()), c.base())
+		return p
 	}
 	o := s.opts
 	return policy{
@@ -37,6 +41,7 @@ func (c *Cmd) policy() policy {
 		preserveLocale: o.PreserveLocale || c.PreserveLocale,
 		tool:           o.Tool,
 		traceID:        o.TraceID,
+		quietUpdates:   quietUpdates(o.Interactive, o.Piped, c.base()),
 	}
 }
 
@@ -63,6 +68,7 @@ type setting struct {
 	name, value string
 	unset       bool // removed
 	keep        bool // a value the environment has already is kept
+	truthy      bool // with keep: kept only when it says yes (CI=false is not kept)
 }
 
 // settings are what the program's environment must say, in this order.
@@ -83,9 +89,14 @@ func (p policy) settings() []setting {
 			setting{name: "GIT_EDITOR", value: "true"},
 			setting{name: "GIT_SEQUENCE_EDITOR", value: "true"},
 			setting{name: "GIT_TERMINAL_PROMPT", value: "0"},
+		)
+	}
+	if p.quietUpdates {
+		s = append(s,
 			// Nobody to tell about updates (F-050). A CI the environment
-			// sets already is kept: some tools test for CI=true.
-			setting{name: "CI", value: "1", keep: true},
+			// sets already is kept, if it says yes: some tools test for
+			// CI=true; CI=false would let their notices through.
+			setting{name: "CI", value: "1", keep: true, truthy: true},
 			setting{name: "NO_UPDATE_NOTIFIER", value: "1"},
 			setting{name: "npm_config_update_notifier", value: "false"},
 			setting{name: "HOMEBREW_NO_AUTO_UPDATE", value: "1"},
@@ -128,7 +139,7 @@ func (p policy) apply(env []string) []string {
 		switch {
 		case s == nil:
 			out = append(out, kv)
-		case s.keep && value != "" && !kept[name]:
+		case s.keep && value != "" && !kept[name] && (!s.truthy || Truthy(value)):
 			out = append(out, kv)
 			kept[name] = true
 		}

@@ -4,6 +4,7 @@ package proc_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 
@@ -54,4 +55,18 @@ func ExampleCmd_Start() {
 	fmt.Println(err)
 	// Output:
 	// SHELL_STRING_PROHIBITED: sh is told to run a command line: proc runs a program with its arguments, never a shell
+}
+
+// A pipeline fails when any stage does, not only the last, as the shell's
+// `set -o pipefail` has it: here cat succeeds, and the pipeline fails with
+// false's exit code.
+func ExamplePipeline() {
+	ctx := context.Background()
+	err := proc.Pipeline(proc.Command(ctx, "false"), proc.Command(ctx, "cat"))
+	var failed *proc.PipelineError
+	if errors.As(err, &failed) {
+		fmt.Printf("stage %d of %d (%s) failed with exit code %d\n", failed.Stage+1, failed.Stages, failed.Program, failed.ExitCode())
+	}
+	// Output:
+	// stage 1 of 2 (false) failed with exit code 1
 }

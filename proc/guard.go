@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/duet-cli/duet/envelope"
@@ -192,9 +193,14 @@ func (c *Cmd) editor() error {
 		}
 		editor := filepath.Base(fields[0])
 		if editor == filepath.Base(c.Args[0]) || editor == filepath.Base(c.Path) {
-			return envelope.Errorf(exitcode.Precondition, CodeEditor, "%s would open an interactive editor ($%s), and nobody can use one here", c.Args[0], v).
+			e := envelope.Errorf(exitcode.Precondition, CodeEditor, "%s would open an interactive editor ($%s), and nobody can use one here", c.Args[0], v).
 				WithPhase(envelope.Execution).
 				WithSuggestion("give the text another way: the command's non-interactive option (such as --message or --file)")
+			if s := c.session; s != nil && len(s.opts.Alternatives) > 0 {
+				e.Alternatives = slices.Clone(s.opts.Alternatives)
+				e.Suggestion = "give the text another way: " + alternativeFlags(e.Alternatives)
+			}
+			return e
 		}
 	}
 	return nil
@@ -224,4 +230,13 @@ func (c *Cmd) background() error {
 func errEnded(path string) error {
 	return envelope.Errorf(exitcode.GeneralError, CodeSessionEnded, "%s was not started: the command had already been answered", filepath.Base(path)).
 		WithPhase(envelope.Execution)
+}
+
+// alternativeFlags names the flags, for a suggestion: "--message or --from-file".
+func alternativeFlags(alts []envelope.Alternative) string {
+	flags := make([]string, len(alts))
+	for i, a := range alts {
+		flags[i] = a.Flag
+	}
+	return strings.Join(flags, " or ")
 }

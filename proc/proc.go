@@ -34,6 +34,10 @@
 //     any other descriptor this process has (one it inherited without the
 //     flag, or opened with a raw syscall).
 //
+// [Pipeline] runs cmd1 | cmd2 without a shell, with the shell's pipefail
+// semantics: a failure of any stage fails it, naming the stage. Duet runs
+// no shell pipeline of its own.
+//
 // Duet's lifecycle gives every command it runs a [Session] (its context
 // carries it); outside one, a Cmd still gets its environment and its own
 // process group, and is stopped with its context.

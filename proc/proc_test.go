@@ -309,6 +309,25 @@ func TestEditorRequired(t *testing.T) {
 	}
 }
 
+// TestEditorAlternatives: the EDITOR_REQUIRED error lists, in
+// alternatives[], the flags the command declares in the editor's place.
+func TestEditorAlternatives(t *testing.T) {
+	bin := proctest.Child(t)
+	alts := []envelope.Alternative{{Flag: "--message", Description: "the text"}, {Flag: "--from-file"}}
+	ctx, _ := session(t, proc.Options{Environ: []string{"EDITOR=" + bin}, Alternatives: alts})
+	err := proc.Command(ctx, bin, "record", filepath.Join(t.TempDir(), "log"), "notes.md").Run()
+	e := envelope.As(err)
+	if e == nil || e.Code != proc.CodeEditor || e.Exit != exitcode.Precondition {
+		t.Fatalf("err %v, want %s exit 4", err, proc.CodeEditor)
+	}
+	if diff := cmp.Diff(alts, e.Alternatives); diff != "" {
+		t.Errorf("alternatives (-want +got):\n%s", diff)
+	}
+	if !strings.Contains(e.Suggestion, "--message or --from-file") {
+		t.Errorf("suggestion %q names neither flag", e.Suggestion)
+	}
+}
+
 // gitRepo makes a repository with one commit and a staged change, and
 // returns the environment git runs in (no user or system config).
 func gitRepo(t *testing.T) (dir string, env []string) {

@@ -13,6 +13,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/duet-cli/duet/envelope"
 )
 
 // Options are what a [Session] knows of the invocation it serves.
@@ -37,6 +39,14 @@ type Options struct {
 	// Log, when set, gets one line per program started, its argv as a JSON
 	// array, so that the quoting shows.
 	Log io.Writer
+	// interactivity (issue 16: kids)
+
+	// Alternatives are the command's flags that take an editor's place
+	// (schema.Meta.Alternatives): an EDITOR_REQUIRED error lists them.
+	Alternatives []envelope.Alternative
+	// Piped says stdout is not a terminal: nobody reads an update notice
+	// there, even where someone could answer (F-050).
+	Piped bool
 }
 
 // A Session tracks the programs one invocation starts, from [Command]s

@@ -597,6 +597,9 @@ func (c *Command) OutputSchema() (Schema, error) {
 	if c.Meta.Untrusted {
 		s = untrusted(s)
 	}
+	if c.Meta.Background != nil {
+		s = withBackground(s)
+	}
 	return s, nil
 }
 

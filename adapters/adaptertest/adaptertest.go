@@ -116,7 +116,11 @@ func (r *Result) AssertOutputSchema(t testing.TB) {
 	if cmd.Meta.Output == nil {
 		t.Fatalf("%q declares no output schema", cmd.DotPath())
 	}
-	compiled, err := validator.Compile(cmd.Meta.Output)
+	declared, err := cmd.OutputSchema() // with what the framework adds to it
+	if err != nil {
+		t.Fatalf("%q: %v", cmd.DotPath(), err)
+	}
+	compiled, err := validator.Compile(declared)
 	if err != nil {
 		t.Fatalf("%q: %v", cmd.DotPath(), err)
 	}

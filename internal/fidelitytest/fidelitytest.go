@@ -70,6 +70,7 @@ func Build(t testing.TB, pkg string, tags ...string) string {
 	if len(tags) > 0 {
 		args = append(args, "-tags", strings.Join(tags, ","))
 	}
+	//duetvet:allow rawexec -- a build step of the tests
 	out, err := exec.Command("go", append(args, pkg)...).CombinedOutput()
 	if err != nil {
 		t.Fatalf("go build %s: %v\n%s", pkg, err, out)
@@ -104,6 +105,7 @@ func Run(t testing.TB, bin string, c Case) Outcome {
 func RunIn(t testing.TB, dir, bin string, c Case) Outcome {
 	t.Helper()
 	prepare(t, dir, c)
+	//duetvet:allow rawexec -- runs the binary under test as a caller would
 	cmd := exec.Command(bin, c.Args...)
 	cmd.Dir = dir
 	cmd.Env = Environ(dir, c.Env...)

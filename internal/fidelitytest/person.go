@@ -18,6 +18,7 @@ import (
 func AtTerminal(t testing.TB, dir, bin string, c Case, interrupt string) (screen string, exit int) {
 	t.Helper()
 	prepare(t, dir, c)
+	//duetvet:allow rawexec -- runs the binary under test as a caller would
 	cmd := exec.Command(bin, c.Args...)
 	cmd.Dir = dir
 	cmd.Env = Environ(dir, c.Env...)

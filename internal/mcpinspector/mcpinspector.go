@@ -57,6 +57,7 @@ func CLI(t testing.TB) string {
 	}
 	defer os.RemoveAll(tmp)
 	t.Logf("installing @modelcontextprotocol/inspector@%s into %s", Version, dir)
+	//duetvet:allow rawexec -- a test tool's installer
 	install := exec.Command(npm, "install", "--no-audit", "--no-fund", "--prefix", tmp, "@modelcontextprotocol/inspector@"+Version)
 	if out, err := install.CombinedOutput(); err != nil {
 		t.Fatalf("npm install: %v\n%s", err, out)
@@ -89,6 +90,7 @@ func Run(t testing.TB, cli string, c Call) map[string]any {
 		args = append(args, "-e", kv)
 	}
 	args = append(append(args, c.Server...), c.Args...)
+	//duetvet:allow rawexec -- a test tool
 	cmd := exec.CommandContext(ctx, cli, args...)
 	cmd.Env, cmd.Dir = c.Env, c.Dir
 	out, err := cmd.Output()

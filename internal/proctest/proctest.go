@@ -46,6 +46,7 @@ func build(name string) (*os.File, error) {
 	}
 	defer os.RemoveAll(dir)
 	bin := filepath.Join(dir, name)
+	//duetvet:allow rawexec -- a build step of the tests
 	cmd := exec.Command(goTool, "build", "-o", bin, "github.com/duet-cli/duet/internal/proctest/"+name)
 	cmd.Dir = sourceDir()
 	if out, err := cmd.CombinedOutput(); err != nil {

@@ -180,6 +180,7 @@ func build(ctx context.Context, out, pkg string) error {
 	if err != nil {
 		return err
 	}
+	//duetvet:allow rawexec -- a development tool's build step
 	b := exec.CommandContext(ctx, "go", "build", "-o", out, pkg)
 	b.Dir = root
 	if msg, err := b.CombinedOutput(); err != nil {

@@ -59,6 +59,7 @@ func (r *recorder) write(mode string, childPID int) {
 	r.done = true
 	r.rec.Stdin, r.rec.Mode, r.rec.ChildPID = r.stdin, mode, childPID
 	name := fmt.Sprintf("%d-%s-%d.json", time.Now().UnixNano(), r.rec.Harness, r.rec.PID)
+	//duetvet:allow untracked -- a test double's record, renamed into place at once
 	tmp, err := os.CreateTemp(r.dir, ".tmp-*")
 	if err != nil {
 		r.warn(err)

@@ -136,6 +136,29 @@ func (e Env) runCommand() *cli.Command {
 				},
 			}, schema.Meta{Danger: schema.Safe, Output: detail, ExitCodes: codes, Args: []schema.Arg{withRequired(runArg)}}),
 			urfave.Annotate(&cli.Command{
+				Name:      "cancel",
+				Usage:     "Stop a running run, with everything it started",
+				ArgsUsage: "<run-id>",
+				Action: func(ctx context.Context, cmd *cli.Command) error {
+					r, err := e.runner(ctx, cmd)
+					if err != nil {
+						return err
+					}
+					d, err := r.Cancel(ctx, cmd.String("space"), cmd.Args().First())
+					if err == nil {
+						renderDetail(ctx, d)
+					}
+					return result(ctx, d, err)
+				},
+				// Hidden from agents' listings — the MCP surface is the spec's 11
+				// tools — but anyone may run it: an agent finds it in the
+				// data.cleanup_command of the run it started.
+			}, schema.Meta{Danger: schema.Mutating, Output: detail, Timeout: schema.NoTimeout, ExitCodes: codes, Audience: schema.HumanOnly,
+				Args: []schema.Arg{withRequired(runArg)},
+				Examples: []schema.Example{
+					{Description: "stop a run started without --wait (its cleanup_command)", Command: "run cancel r3 --space s1"},
+				}}),
+			urfave.Annotate(&cli.Command{
 				Name:  "stats",
 				Usage: "Aggregate run statistics",
 				Flags: []cli.Flag{
@@ -185,9 +208,10 @@ var harnessProgram = schema.Subprocess{Binary: "the model's harness: claude, cod
 // supervisor declares the run's supervisor, which a run starts in the
 // background: it ends with the run, at the latest at the run's time limit
 // (the default's is declared); SIGTERM to it cancels the run, recorded as
-// cancelled. meta.session_pid_file lists its pid.
+// cancelled, which is what `run cancel` does. The answer's
+// data.cleanup_command names the run.
 var supervisor = &schema.Background{
-	CleanupCommand: "kill -TERM $(cat <meta.session_pid_file>)",
+	CleanupCommand: "meridian run cancel <run-id> --space <space>",
 	MaxLifetime:    config.Default().Timeouts.Run + config.Default().Timeouts.KillGrace,
 }
 

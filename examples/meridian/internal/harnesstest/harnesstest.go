@@ -50,6 +50,7 @@ func build() (*os.File, error) {
 	}
 	defer os.RemoveAll(dir)
 	bin := filepath.Join(dir, "fakeharness")
+	//duetvet:allow rawexec -- a build step of the tests
 	cmd := exec.Command(goTool, "build", "-o", bin, fakePackage)
 	cmd.Dir = sourceDir()
 	if out, err := cmd.CombinedOutput(); err != nil {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"time"
 
 	"github.com/duet-cli/duet/examples/meridian/internal/state"
@@ -23,10 +24,11 @@ const (
 	inputFile  = "input.md"    // the composed prompt, as the harness got it
 	launchFile = "launch.json" // how to start the harness: written by the CLI, read by the supervisor
 	logFile    = "supervisor.log"
-	outputDir  = "output"       // what the harness produced
-	stdoutFile = "stdout.jsonl" // in output/: the harness's event stream, as it came
-	stderrFile = "stderr.log"   // in output/
-	reportFile = "report.md"    // in output/: the run's report
+	pidFile    = "supervisor.pid" // the supervisor's pid, for run cancel
+	outputDir  = "output"         // what the harness produced
+	stdoutFile = "stdout.jsonl"   // in output/: the harness's event stream, as it came
+	stderrFile = "stderr.log"     // in output/
+	reportFile = "report.md"      // in output/: the run's report
 )
 
 // Launch is launch.json: everything the supervisor needs to run the
@@ -75,8 +77,9 @@ func readLaunch(dir string) (Launch, error) {
 // no terminal signal meant for the CLI reaches it; the command that starts
 // it declares so (schema.Meta.Background), and the invocation's PID file
 // lists it. It inherits the run's liveness lock as fd 3 and holds it until
-// the run is finalized.
-func startSupervisor(ctx context.Context, exe, dir string, env []string, hold *state.Hold) (*os.Process, error) {
+// the run is finalized. Its pid goes in supervisor.pid, where run cancel
+// finds it.
+func startSupervisor(ctx context.Context, exe, dir string, env []string, hold *state.Hold) (*proc.Cmd, error) {
 	log, err := os.OpenFile(filepath.Join(dir, logFile), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, err
@@ -92,5 +95,9 @@ func startSupervisor(ctx context.Context, exe, dir string, env []string, hold *s
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start the supervisor: %w", err)
 	}
-	return cmd.Process, nil
+	if err := os.WriteFile(filepath.Join(dir, pidFile), []byte(strconv.Itoa(cmd.Process.Pid)+"\n"), 0o644); err != nil {
+		warn(ctx, "RUN_NOT_CANCELLABLE", fmt.Sprintf("the supervisor's pid could not be recorded (%v): 'meridian run cancel' cannot stop this run", err),
+			"wait for the run, or let its time limit end it")
+	}
+	return cmd, nil
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/duet-cli/duet/examples/meridian/internal/space"
 	"github.com/duet-cli/duet/examples/meridian/internal/state"
 	"github.com/duet-cli/duet/exitcode"
+	"github.com/duet-cli/duet/proc"
 )
 
 // maxFile is the largest --file a prompt takes in.
@@ -302,21 +303,26 @@ func (r *Runner) start(ctx context.Context, p *plan, wait bool) (Detail, error) 
 	}
 	rec.ID, rec.Status = id, state.Running
 	dir := runs.ArtifactDir(id)
-	proc, err := r.launch(ctx, sp, dir, p, hold)
+	sup, err := r.launch(ctx, sp, dir, p, hold)
 	// From here the supervisor alone holds the run's lock, if it started.
 	hold.Release()
 	if err != nil {
 		finalize(runs, id, outcome{status: state.Failed, err: err.Error(), exit: -1})
 		return Detail{}, fmt.Errorf("launch run %s: %w", id, err)
 	}
-	envelope.From(ctx).Effect(envelope.Created)
+	out := envelope.From(ctx)
+	out.Effect(envelope.Created)
 	if !wait {
+		out.Background(sup.Process.Pid, CancelCommand(sp.ID, id))
 		return r.detail(sp.ID, rec), nil
 	}
 	d, err := r.waitOne(ctx, sp, id)
+	if err == nil {
+		awaitExit(sup, r.Config.Timeouts.KillGrace)
+	}
 	if err != nil && ctx.Err() != nil {
 		// Interrupted or timed out while waiting: the run goes with us.
-		proc.Signal(syscall.SIGTERM)
+		sup.Process.Signal(syscall.SIGTERM)
 		stopped, cancel := context.WithTimeout(context.Background(), time.Second)
 		state.AwaitRelease(stopped, runs.LockPath(id))
 		cancel()
@@ -325,7 +331,7 @@ func (r *Runner) start(ctx context.Context, p *plan, wait bool) (Detail, error) 
 }
 
 // launch writes the run's input and launch.json and starts the supervisor.
-func (r *Runner) launch(ctx context.Context, sp state.Space, dir string, p *plan, hold *state.Hold) (*os.Process, error) {
+func (r *Runner) launch(ctx context.Context, sp state.Space, dir string, p *plan, hold *state.Hold) (*proc.Cmd, error) {
 	if err := os.WriteFile(filepath.Join(dir, inputFile), []byte(p.prompt), 0o644); err != nil {
 		return nil, err
 	}
