@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -241,5 +242,58 @@ func testOptionPlacement(t *testing.T, bin string) {
 	env := expectEnvelope(t, "show t2 --fields id", sb.run(t, "--fields", "id", "show", "t2"), 0)
 	if diff := cmp.Diff(map[string]any{"id": "t2"}, env["data"]); diff != "" {
 		t.Errorf("--fields id show t2 (-want +got):\n%s", diff)
+	}
+}
+
+// TestE2EManifestCalls: from `todo manifest` alone — its flags with their
+// types and enums, and the usage line of each description — an agent can
+// construct a call to every command that passes validation (O-041).
+func TestE2EManifestCalls(t *testing.T) { onEach(t, testManifestCalls) }
+
+func testManifestCalls(t *testing.T, bin string) {
+	t.Parallel()
+	sb := newSandbox(t, bin)
+	sb.seed(t, item("t1", "one", false))
+	env := expectEnvelope(t, "manifest", sb.run(t, "manifest"), 0)
+	commands, _ := get(env, "data.commands").(map[string]any)
+	if len(commands) == 0 {
+		t.Fatal("manifest lists no commands")
+	}
+	usage := regexp.MustCompile(`Usage: \S+((?: \S+)*)`)
+	for _, path := range keys(commands) {
+		entry, _ := commands[path].(map[string]any)
+		args := []string{}
+		if path != "todo" {
+			args = strings.Split(path, ".")
+		}
+		if m := usage.FindStringSubmatch(fmt.Sprint(entry["description"])); m != nil {
+			for _, word := range strings.Fields(m[1])[len(args):] {
+				if strings.HasPrefix(word, "<") {
+					args = append(args, "t1") // a value of every argument's kind here: an id or a word
+				}
+			}
+		}
+		flags, _ := entry["flags"].(map[string]any)
+		for _, name := range keys(flags) {
+			f, _ := flags[name].(map[string]any)
+			if f["required"] != true {
+				continue
+			}
+			value := "x"
+			switch {
+			case f["type"] == "enum":
+				value = fmt.Sprint(f["enum_values"].([]any)[0])
+			case f["type"] == "integer" || f["type"] == "number":
+				value = "1"
+			}
+			args = append(args, "--"+name, value)
+		}
+		if _, ok := flags["validate-only"]; ok { // a group has none: it answers with its help
+			args = append(args, "--validate-only")
+		}
+		r := sb.runStdin(t, strings.NewReader(`{"title": "from stdin"}`+"\n"), args...)
+		if r.code != 0 {
+			t.Errorf("todo %s (built from the manifest): exit %d\n%s", strings.Join(args, " "), r.code, r.stdout)
+		}
 	}
 }
