@@ -54,7 +54,7 @@ func isBuiltinFlag(name string) bool {
 		FlagEtag, FlagAgentsMD, FlagMCP:
 		return true
 	}
-	return isObservedFlag(name) || isDiscoveryFlag(name) || isTrustFlag(name)
+	return isObservedFlag(name) || isDiscoveryFlag(name) || isTrustFlag(name) || isWidthFlag(name)
 }
 
 // globalFlags are accepted by every command.
@@ -66,7 +66,7 @@ func globalFlags() []schema.Flag {
 		{Name: FlagVerbose, Control: true, Type: schema.Boolean, Usage: "debug diagnostics on stderr", Default: false},
 		{Name: FlagHuman, Control: true, Type: schema.Boolean, Usage: "show every command in help and describe, whatever the audience", Hidden: true, Default: false},
 		{Name: FlagShowConfig, Control: true, Type: schema.Boolean, Usage: "print the value of every flag of this command and where it comes from, and exit", Default: false},
-	}, append(observedGlobalFlags(), trustGlobalFlags()...)...)
+	}, append(append(observedGlobalFlags(), trustGlobalFlags()...), widthGlobalFlags()...)...)
 }
 
 // allGlobalFlags are globalFlags and those of the discovery built-ins.

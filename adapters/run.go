@@ -176,6 +176,7 @@ func (inv *invocation) run(ctx context.Context, args []string) int {
 	inv.observe()
 	inv.checkDiscovery(args)
 	inv.checkTrust()
+	inv.checkWidth()
 	validateErr := inv.validate(ctx)
 	if modeErr != nil && output == "" { // a bad --output is refused as the flag's enum, and a bad <TOOL>_OUTPUT alike
 		valid := envelope.FormatNames()
@@ -474,6 +475,7 @@ func (inv *invocation) settings(stdout io.Writer) envelope.Settings {
 	inv.observeSettings(&s)
 	inv.discoverySettings(&s)
 	inv.trustSettings(&s)
+	inv.widthSettings(&s)
 	return s
 }
 

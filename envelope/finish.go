@@ -250,7 +250,7 @@ func (o *Output) writeHumanDiagnostics(fail *Error) {
 	if fail != nil {
 		b.WriteString(o.paint("ERROR", "1") + " " + Human(fail) + "\n")
 	}
-	io.WriteString(o.s.Stderr, b.String())
+	o.writeProse(b.String())
 }
 
 // writeWarnings writes the warnings a person has not been shown yet.

@@ -55,6 +55,9 @@ type Settings struct {
 	// Trust (issue 16).
 	Untrusted             bool // data comes from outside the tool: tag all of it (schema.Meta.Untrusted)
 	NoInjectionProtection bool // --no-injection-protection: tag nothing, and say so
+	// width (issue 16): prose for a person on stderr wraps at this many
+	// columns (--width, else the terminal's); 0 never wraps.
+	Width int
 }
 
 // Window is the page a list command was asked for.
@@ -266,7 +269,7 @@ func (o *Output) ShowWarnings() {
 	}
 	var b strings.Builder
 	o.writeWarnings(&b)
-	io.WriteString(o.s.Stderr, b.String())
+	o.writeProse(b.String())
 }
 
 // Item emits one item of a stream. With --output jsonl, tsv or id and for a

@@ -40,7 +40,7 @@ var cases = []completionCase{
 	{"notes note add title ", nil}, // add takes one argument
 	{"notes completion ", []string{"bash", "fish", "zsh"}},
 	{"notes -- ", nil}, // after --, no command and no flag
-	{"notes --", []string{"--color", "--colour", "--debug", "--dir", "--help", "--instance-id", "--no-update-check", "--output", "--output-schema", "--quiet", "--schema", "--show-config", "--stable-output", "--stream", "--token-count", "--token-limit", "--token-offset", "--tokenizer", "--unmask", "--verbose", "--version", "--warnings-as-errors"}},
+	{"notes --", []string{"--color", "--colour", "--debug", "--dir", "--help", "--instance-id", "--no-update-check", "--output", "--output-schema", "--quiet", "--schema", "--show-config", "--stable-output", "--stream", "--token-count", "--token-limit", "--token-offset", "--tokenizer", "--unmask", "--verbose", "--version", "--warnings-as-errors", "--width"}},
 }
 
 // words splits a line as bash does for COMP_WORDS: at blanks, and at = (in

@@ -1,0 +1,61 @@
+package adapters
+
+import (
+	"io"
+	"strconv"
+
+	"github.com/duet-cli/duet/envelope"
+	"github.com/duet-cli/duet/schema"
+)
+
+// Wrapping prose for a person: the errors and warnings Duet writes on
+// stderr wrap at the terminal's width, or at --width columns. JSON is never
+// wrapped, whatever the width: an agent's envelope is one line.
+
+// FlagWidth is the built-in flag that sets the column at which prose on
+// stderr wraps.
+const FlagWidth = "width"
+
+func isWidthFlag(name string) bool { return name == FlagWidth }
+
+// widthGlobalFlags are accepted by every command.
+func widthGlobalFlags() []schema.Flag {
+	return []schema.Flag{
+		{Name: FlagWidth, Control: true, Type: schema.Integer,
+			Usage: "wrap errors and warnings on stderr at this many columns; 0 never wraps (default: the terminal's width when a person watches stderr, else 0)"},
+	}
+}
+
+// checkWidth adds a --width that is not a number of columns to phase 1's
+// problems (one that is not a number at all is the flag type's).
+func (inv *invocation) checkWidth() {
+	v, ok := inv.call.opt(FlagWidth)
+	if !ok {
+		return
+	}
+	if n, err := strconv.Atoi(v); err == nil && n < 0 {
+		inv.call.problem("INVALID_FLAG_VALUE", FlagWidth, "--%s %s is not a number of columns: it must be 0 (never wrap) or more", FlagWidth, v)
+	}
+}
+
+// widthSettings sets the column prose on stderr wraps at: --width when
+// given; the terminal's width when a person watches stderr; else none, for
+// a pipe or a log file reads lines whole.
+func (inv *invocation) widthSettings(s *envelope.Settings) {
+	if v, ok := inv.call.opt(FlagWidth); ok {
+		s.Width, _ = strconv.Atoi(v)
+		return
+	}
+	if inv.mode.ErrTerminal {
+		s.Width = terminalWidth(inv.cfg.getenv("COLUMNS"), inv.cfg.stderr)
+	}
+}
+
+// terminalWidth is $COLUMNS when it holds a positive number, else the
+// width of the terminal w is, else 0.
+func terminalWidth(columns string, w io.Writer) int {
+	if n, err := strconv.Atoi(columns); err == nil && n > 0 {
+		return n
+	}
+	return ttyColumns(w)
+}
