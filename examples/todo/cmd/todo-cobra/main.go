@@ -17,7 +17,8 @@ import (
 var version = "0.1.0"
 
 func main() {
-	duetcobra.Main(newApp(), append(serveMCP(), duetcobra.WithVersion(version), duetcobra.WithSpecStrict(), duetcobra.WithCleanupCommand(), completion.Command("completion"))...)
+	duetcobra.Main(newApp(), append(serveMCP(), duetcobra.WithVersion(version), duetcobra.WithSpecStrict(), duetcobra.WithCleanupCommand(),
+		duetcobra.WithEnvVar(commands.DataHomeEnv, "path", commands.DataHomeEnvUsage), completion.Command("completion"))...)
 }
 
 func newApp() *cobra.Command {
