@@ -26,6 +26,9 @@ func (r ArtifactReport) OK() bool { return len(r.Mismatches) == 0 }
 // JSON or YAML string.
 var quotedCommand = regexp.MustCompile("[`\"]([^`\"\n]+)")
 
+// shellSeparator ends one call of a quoted command line: `a && b`, `a | b`.
+var shellSeparator = regexp.MustCompile(`\s*(?:&&|\|\||[|;])\s*`)
+
 // CheckArtifact holds one integration artifact the binary generates — a
 // skill file or CONTEXT (markdown or json) of `generate-skills`, the tool
 // list of `describe --mcp`, an AGENTS.md — to the CLI Agent Spec's O-045:
@@ -85,6 +88,10 @@ func CheckArtifact(ctx context.Context, t Target, name string, content []byte) (
 	var doc any
 	if json.Unmarshal(content, &doc) == nil {
 		collectJSON(doc, tool, props)
+		// Its strings as they read, not as JSON escapes them (\u0026\u0026).
+		var b strings.Builder
+		stringsOf(doc, &b)
+		text = b.String()
 	} else {
 		for _, l := range strings.Split(text, "\n") { // a skill's front matter
 			if a, ok := strings.CutPrefix(l, "args: "); ok {
@@ -103,8 +110,12 @@ func CheckArtifact(ctx context.Context, t Target, name string, content []byte) (
 			paths = append(paths, p)
 		}
 	}
+	var lines []string // the command lines quoted, one call each
 	for _, m := range quotedCommand.FindAllStringSubmatch(text, -1) {
-		words := strings.Fields(m[1])
+		lines = append(lines, shellSeparator.Split(m[1], -1)...)
+	}
+	for _, l := range lines {
+		words := strings.Fields(l)
 		if len(words) < 2 || words[0] != tool {
 			continue
 		}
@@ -280,4 +291,20 @@ func namesArg(help, name string) bool {
 		}
 	}
 	return false
+}
+
+// stringsOf writes every string in a JSON value, each quoted on a line.
+func stringsOf(v any, b *strings.Builder) {
+	switch v := v.(type) {
+	case string:
+		b.WriteString("\"" + strings.ReplaceAll(v, "\n", " ") + "\"\n")
+	case map[string]any:
+		for _, k := range slices.Sorted(maps.Keys(v)) {
+			stringsOf(v[k], b)
+		}
+	case []any:
+		for _, e := range v {
+			stringsOf(e, b)
+		}
+	}
 }
