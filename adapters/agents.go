@@ -9,7 +9,7 @@ import (
 
 // agentsInfo is what the tool's AGENTS.md says beside its commands.
 func (inv *invocation) agentsInfo() describe.AgentsInfo {
-	return describe.AgentsInfo{Install: inv.installCommand()}
+	return describe.AgentsInfo{Install: inv.installCommand(), Env: inv.cfg.envVars}
 }
 
 // installCommand is WithInstall's command, else `go install` of the main

@@ -179,6 +179,7 @@ func Prepare(root *schema.Command, opts ...Option) error {
 		slices.SortStableFunc(root.Commands, func(a, b *schema.Command) int { return strings.Compare(a.Name, b.Name) })
 	}
 	errs = append(errs, finishDiscovery(root, &cfg)...)
+	errs = append(errs, checkEnvVars(&cfg)...)
 	return errors.Join(errs...)
 }
 

@@ -46,6 +46,8 @@ type config struct {
 	tokenizers []namedTokenizer // WithTokenizer, in the order given
 	// Auth, trust and safety (issue 16): see trust.go.
 	permissions func(context.Context) ([]string, error) // WithPermissions
+	// artifacts (issue 16): variables the app reads itself (envvars.go)
+	envVars []envVar // WithEnvVar
 }
 
 type ttys struct{ stdin, stdout, stderr bool }

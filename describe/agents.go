@@ -14,6 +14,9 @@ type AgentsInfo struct {
 	// Install is the command that installs this version of the tool
 	// without asking anything; "" leaves the Installation section out.
 	Install string
+	// Env are the variables the app reads itself (WithEnvVar), which
+	// EnvVars lists beside Duet's and its flags'.
+	Env []EnvVar
 }
 
 // WithAgents returns the manifest with what its AGENTS.md adds to it.
@@ -30,7 +33,7 @@ type EnvVar struct {
 }
 
 // EnvVars returns the environment variables the tool reads of its own: those
-// its flags read, and Duet's for it — <TOOL>_OUTPUT and
+// its flags read, those the app declares (AgentsInfo.Env), and Duet's for it — <TOOL>_OUTPUT and
 // <TOOL>_MAX_OUTPUT_BYTES, and for a tool with profiles <TOOL>_PROFILE and
 // <TOOL>_CONFIG_DIR — by name.
 func (m Manifest) EnvVars() []EnvVar {
@@ -66,6 +69,12 @@ func (m Manifest) EnvVars() []EnvVar {
 				}
 				vars = append(vars, EnvVar{e, typ, desc + "the same as --" + name})
 			}
+		}
+	}
+	for _, v := range m.agents.Env {
+		if !seen[v.Name] {
+			seen[v.Name] = true
+			vars = append(vars, v)
 		}
 	}
 	slices.SortFunc(vars, func(a, b EnvVar) int { return strings.Compare(a.Name, b.Name) })

@@ -1,6 +1,8 @@
 package cobra
 
 import (
+	"strings"
+
 	"github.com/spf13/cobra"
 
 	"github.com/duet-cli/duet/adapters"
@@ -16,6 +18,7 @@ var (
 	WithInstall       = adapters.WithInstall
 	WithHistory       = adapters.WithHistory
 	WithMCPToolSource = adapters.WithMCPToolSource
+	WithEnvVar        = adapters.WithEnvVar
 )
 
 // shortFree returns short when no flag cmd accepts has it, and "" otherwise:
@@ -30,4 +33,16 @@ func shortFree(cmd *cobra.Command, short string) string {
 		}
 	}
 	return short
+}
+
+// addEnvHelp ends the root's long description with the variables the app
+// declares with WithEnvVar, so that its help names every one AGENTS.md lists.
+func (a *App) addEnvHelp() {
+	if s := adapters.EnvHelp(a.opts...); s != "" {
+		long := a.root.Long
+		if long == "" {
+			long = a.root.Short
+		}
+		a.root.Long = strings.TrimLeft(long+"\n\n"+s, "\n")
+	}
 }

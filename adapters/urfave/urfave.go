@@ -648,6 +648,7 @@ func (a *App) addedBuiltins() {
 	if !a.added {
 		a.added = true
 		a.addBuiltins(a.root, a.tree)
+		a.addEnvHelp() // artifacts: the variables the app reads (O-043)
 	}
 }
 

@@ -5,6 +5,7 @@
 //	duet-check ./mytool
 //	duet-check --long-running watch -- ./mytool --profile ci
 //	duet-check agents-md AGENTS.md ./mytool
+//	duet-check artifacts ./mytool
 package main
 
 import (
@@ -74,6 +75,6 @@ func newApp() *cli.Command {
 	return &cli.Command{
 		Name:     "duet-check",
 		Usage:    "Check how well a command-line tool serves agents",
-		Commands: []*cli.Command{check, agentsMD()},
+		Commands: []*cli.Command{check, agentsMD(), artifacts()},
 	}
 }

@@ -58,7 +58,15 @@ func AgentMode(getenv func(string) string) bool { return getenv(space.EnvID) != 
 func Options(version string) []urfave.Option {
 	// Built for agents first: a pipe or CI is an agent (the CLI Agent Spec's F-003).
 	return []urfave.Option{urfave.WithVersion(version), urfave.WithSpecStrict(), urfave.WithAgentDetector(AgentMode), completion.Command("completion"),
-		urfave.WithConfig(Config())}
+		urfave.WithConfig(Config()),
+		// artifacts: the variables meridian reads itself, for AGENTS.md (O-043)
+		urfave.WithEnvVar("MERIDIAN_REPO_ROOT", "path", "the repository whose .meridian directory holds the state (default: the enclosing git repository of the working directory)"),
+		urfave.WithEnvVar(run.EnvChat, "string", "the chat a run spawned from inside a chat belongs to; set by meridian for the agents it starts"),
+		urfave.WithEnvVar("HOME", "path", "the home directory: the user's config, and where harnesses keep their sessions"),
+		urfave.WithEnvVar("PATH", "string", "where the harness CLIs (claude, codex, opencode) are looked up"),
+		urfave.WithEnvVar("CLAUDE_CONFIG_DIR", "path", "where Claude Code keeps its sessions (default: ~/.claude)"),
+		urfave.WithEnvVar("CODEX_HOME", "path", "where Codex keeps its sessions (default: ~/.codex)"),
+		urfave.WithEnvVar("XDG_DATA_HOME", "path", "where OpenCode keeps its logs (default: ~/.local/share)")}
 }
 
 // Config tells Duet which files Meridian reads its settings from, highest

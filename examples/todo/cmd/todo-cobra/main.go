@@ -17,7 +17,8 @@ import (
 var version = "0.1.0"
 
 func main() {
-	duetcobra.Main(newApp(), append(serveMCP(), duetcobra.WithVersion(version), duetcobra.WithSpecStrict(), duetcobra.WithCleanupCommand(), completion.Command("completion"))...)
+	duetcobra.Main(newApp(), append(serveMCP(), duetcobra.WithVersion(version), duetcobra.WithSpecStrict(), duetcobra.WithCleanupCommand(),
+		duetcobra.WithEnvVar(commands.DataHomeEnv, "path", commands.DataHomeEnvUsage), completion.Command("completion"))...)
 }
 
 func newApp() *cobra.Command {
@@ -49,7 +50,7 @@ func newApp() *cobra.Command {
 	list.Flags().StringVar(&status, "status", "open", commands.StatusUsage)
 
 	show := duetcobra.Annotate(&cobra.Command{
-		Use:   "show",
+		Use:   "show <id>",
 		Short: commands.ShowUsage,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return commands.Show(cmd.Context(), store(), first(args))
@@ -57,7 +58,7 @@ func newApp() *cobra.Command {
 	}, decl.Show)
 
 	done := duetcobra.Annotate(&cobra.Command{
-		Use:   "done",
+		Use:   "done <id>",
 		Short: commands.DoneUsage,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return commands.Done(cmd.Context(), store(), first(args))
@@ -97,7 +98,7 @@ func newApp() *cobra.Command {
 	imp.Flags().StringVar(&defaults, "defaults", "", commands.DefaultsUsage)
 
 	remove := duetcobra.Annotate(&cobra.Command{
-		Use:   "remove",
+		Use:   "remove <id>",
 		Short: commands.RemoveUsage,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return commands.Remove(cmd.Context(), store(), first(args))
@@ -105,7 +106,7 @@ func newApp() *cobra.Command {
 	}, decl.Remove)
 
 	tag := duetcobra.Annotate(&cobra.Command{
-		Use:   "tag <tag> <id>...",
+		Use:   "tag <tag> <ids>...",
 		Short: commands.TagCmdUsage,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return commands.Tag(cmd.Context(), store(), args[0], args[1:])

@@ -25,7 +25,8 @@ import (
 var version = "0.1.0"
 
 func main() {
-	urfave.Main(newApp(), append(serveMCP(), urfave.WithVersion(version), urfave.WithSpecStrict(), urfave.WithCleanupCommand(), completion.Command("completion"))...)
+	urfave.Main(newApp(), append(serveMCP(), urfave.WithVersion(version), urfave.WithSpecStrict(), urfave.WithCleanupCommand(),
+		urfave.WithEnvVar(commands.DataHomeEnv, "path", commands.DataHomeEnvUsage), completion.Command("completion"))...)
 }
 
 func store(cmd *cli.Command) *todo.Store { return commands.Store(cmd.String("file")) }
@@ -57,16 +58,18 @@ func newApp() *cli.Command {
 	}, decl.List)
 
 	show := urfave.Annotate(&cli.Command{
-		Name:  "show",
-		Usage: commands.ShowUsage,
+		Name:      "show",
+		ArgsUsage: "<id>",
+		Usage:     commands.ShowUsage,
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			return commands.Show(ctx, store(cmd), cmd.Args().First())
 		},
 	}, decl.Show)
 
 	done := urfave.Annotate(&cli.Command{
-		Name:  "done",
-		Usage: commands.DoneUsage,
+		Name:      "done",
+		ArgsUsage: "<id>",
+		Usage:     commands.DoneUsage,
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			return commands.Done(ctx, store(cmd), cmd.Args().First())
 		},
@@ -103,8 +106,9 @@ func newApp() *cli.Command {
 	}, decl.Import)
 
 	remove := urfave.Annotate(&cli.Command{
-		Name:  "remove",
-		Usage: commands.RemoveUsage,
+		Name:      "remove",
+		ArgsUsage: "<id>",
+		Usage:     commands.RemoveUsage,
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			return commands.Remove(ctx, store(cmd), cmd.Args().First())
 		},
@@ -113,7 +117,7 @@ func newApp() *cli.Command {
 	tag := urfave.Annotate(&cli.Command{
 		Name:      "tag",
 		Usage:     commands.TagCmdUsage,
-		ArgsUsage: "<tag> <id>...",
+		ArgsUsage: "<tag> <ids>...",
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			args := cmd.Args().Slice()
 			return commands.Tag(ctx, store(cmd), args[0], args[1:])

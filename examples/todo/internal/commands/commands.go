@@ -34,6 +34,10 @@ const (
 	ToolUsage = "A to-do list that serves people and agents"
 	FileUsage = "the to-do file (default: $XDG_DATA_HOME/todo/todo.json)"
 	FileEnv   = "TODO_FILE"
+	// DataHomeEnv is read by todo.DefaultPath; both wirings declare it
+	// with WithEnvVar, so that AGENTS.md lists it.
+	DataHomeEnv      = "XDG_DATA_HOME"
+	DataHomeEnvUsage = "the directory the default to-do file is kept under, as todo/todo.json, when neither --file nor TODO_FILE is given (default: ~/.local/share)"
 
 	AddUsage      = "Add a to-do"
 	PriorityUsage = "low, normal or high"

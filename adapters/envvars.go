@@ -1,0 +1,60 @@
+package adapters
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/duet-cli/duet/describe"
+)
+
+// envVarName is what the CLI Agent Spec's AGENTS.md lists as a variable.
+var envVarName = regexp.MustCompile(`^[A-Z][A-Z0-9_]*$`)
+
+// WithEnvVar declares an environment variable the app reads itself, not
+// through a flag's env source: its name, its type ("string", "integer",
+// "boolean", "path", ...) and what it does. AGENTS.md's Environment
+// Variables section and the root's --help list it (O-043), so that an agent
+// learns every variable the tool reads. Duet's own variables and those of
+// flags are listed without being declared.
+func WithEnvVar(name, typ, description string) Option {
+	return func(c *config) {
+		c.envVars = append(c.envVars, describe.EnvVar{Name: name, Type: typ, Description: description})
+	}
+}
+
+// checkEnvVars fails Prepare on a declaration AGENTS.md could not list.
+func checkEnvVars(cfg *config) []error {
+	var errs []error
+	for _, v := range cfg.envVars {
+		if !envVarName.MatchString(v.Name) {
+			errs = append(errs, fmt.Errorf("WithEnvVar(%q): the name must be upper case letters, digits and _, starting with a letter", v.Name))
+		}
+		if v.Type == "" || v.Description == "" {
+			errs = append(errs, fmt.Errorf("WithEnvVar(%q): give its type and what it does", v.Name))
+		}
+	}
+	return errs
+}
+
+// EnvHelp is the paragraph the root's --help adds for the variables opts
+// declare with [WithEnvVar], or "" when they declare none. The adapters
+// append it to the root's description.
+func EnvHelp(opts ...Option) string {
+	var cfg config
+	for _, o := range opts {
+		o(&cfg)
+	}
+	if len(cfg.envVars) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("Environment variables it reads:")
+	for _, v := range cfg.envVars {
+		fmt.Fprintf(&b, "\n%s (%s): %s", v.Name, v.Type, v.Description)
+	}
+	return b.String()
+}
+
+// envVar is a variable WithEnvVar declares, as AGENTS.md lists it.
+type envVar = describe.EnvVar
