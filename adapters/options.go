@@ -45,6 +45,8 @@ type config struct {
 	discovery discoveryConfig
 	// Auth, trust and safety (issue 16): see trust.go.
 	permissions func(context.Context) ([]string, error) // WithPermissions
+	// safety, config, filesystem (issue 16): see auditrotate.go.
+	auditLimits AuditLogLimits // WithAuditLogLimits
 }
 
 type ttys struct{ stdin, stdout, stderr bool }
