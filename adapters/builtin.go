@@ -262,6 +262,7 @@ func complete(c *schema.Command, checked map[uintptr]error) error {
 		errs = append(errs, err)
 	}
 	errs = append(errs, observedDeclarations(c)...)
+	errs = append(errs, checkSafety(c)...)
 	switch c.Meta.Danger {
 	case "", schema.Safe, schema.Mutating, schema.Destructive:
 	default:

@@ -488,6 +488,7 @@ func maxBytes(env string) int {
 func (inv *invocation) finish(fail *envelope.Error) int {
 	inv.endSession()
 	fail = inv.fixChecked(inv.heldToTable(inv.endWork(inv.trustFinish(inv.previewed(fail)))))
+	inv.effectReported(fail)
 	inv.endCapture(fail != nil)
 	if fail != nil {
 		fail.Settle(inv.call.node.ExitCodes())

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"testing"
 
 	"github.com/duet-cli/duet/adapters"
 	"github.com/duet-cli/duet/schema"
@@ -65,4 +66,17 @@ func Warnings(fw adapters.Framework) []string {
 
 func isID(name string, declared bool) bool {
 	return declared || name == "id" || strings.HasSuffix(name, "-id") || strings.HasSuffix(name, "_id")
+}
+
+// checkEffect fails the test when a mutating command succeeded without
+// reporting its effect (the CLI Agent Spec's C-003): the lifecycle only
+// warns an agent, since the change has happened; in the app's test it is
+// the author's error.
+func (r *Result) checkEffect(t testing.TB) {
+	t.Helper()
+	for _, w := range r.Envelope.Warnings {
+		if strings.HasPrefix(w, adapters.EffectUnreported+":") {
+			t.Errorf("%q succeeded without reporting its effect: call envelope.Output.Effect with created, updated, deleted or noop (%s)", r.Envelope.Meta.Command, w)
+		}
+	}
 }

@@ -1,0 +1,120 @@
+package adapters_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/urfave/cli/v3"
+
+	"github.com/duet-cli/duet/adapters"
+	"github.com/duet-cli/duet/adapters/urfave"
+	"github.com/duet-cli/duet/envelope"
+	"github.com/duet-cli/duet/schema"
+)
+
+// runAgent runs root once as an agent would: stdout a pipe, CLAUDECODE set.
+func runAgent(t *testing.T, root *cli.Command, args ...string) result {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	code := urfave.Run(context.Background(), root, args,
+		urfave.WithStdio(strings.NewReader(""), &stdout, &stderr),
+		urfave.WithEnv([]string{"CLAUDECODE=1", "HOME=" + t.TempDir()}), urfave.WithTerminal(false, false, false),
+		urfave.WithRequestID(func() string { return "req-test" }))
+	return result{code: code, stdout: stdout.String(), stderr: stderr.String()}
+}
+
+// TestDangerLevelRequired: a ported command that declares no danger level
+// fails Wrap, naming it (C-002); an app nobody ported still wraps and runs,
+// its commands reported as of unknown danger; --schema gives every
+// command's danger_level; a destructive command must implement --dry-run;
+// a safe one runs without --idempotency-key and has no such flag.
+func TestDangerLevelRequired(t *testing.T) {
+	noop := func(context.Context, *cli.Command) error { return nil }
+	undeclared := &cli.Command{Name: "sync", Action: noop}
+	urfave.Annotate(undeclared, schema.Meta{Examples: []schema.Example{{Description: "sync", Command: "sync"}}})
+	_, err := urfave.Wrap(&cli.Command{Name: "app", Commands: []*cli.Command{undeclared, {Name: "legacy", Action: noop}}})
+	if err == nil || !strings.Contains(err.Error(), `"sync"`) || !strings.Contains(err.Error(), "Meta.Danger") || strings.Contains(err.Error(), `"legacy"`) {
+		t.Errorf("Wrap of a declared command with no danger level: %v", err)
+	}
+	_, err = urfave.Wrap(&cli.Command{Name: "app", Commands: []*cli.Command{{Name: "wipe", Action: noop}}})
+	if err != nil {
+		t.Errorf("Wrap of an app nobody ported: %v", err)
+	}
+
+	newApp := func() *cli.Command {
+		return &cli.Command{Name: "app", Commands: []*cli.Command{
+			urfave.Annotate(&cli.Command{Name: "show", Action: noop}, schema.Meta{Danger: schema.Safe}),
+			urfave.Annotate(&cli.Command{Name: "set", Action: func(ctx context.Context, _ *cli.Command) error {
+				envelope.From(ctx).Effect(envelope.Updated)
+				return nil
+			}}, schema.Meta{Danger: schema.Mutating}),
+			urfave.Annotate(&cli.Command{Name: "drop", Action: func(ctx context.Context, _ *cli.Command) error {
+				envelope.From(ctx).Effect(envelope.Deleted)
+				return nil
+			}}, schema.Meta{Danger: schema.Destructive, DryRun: true}),
+			{Name: "legacy", Action: noop},
+		}}
+	}
+	for cmd, want := range map[string]string{"show": "safe", "set": "mutating", "drop": "destructive", "legacy": "unknown"} {
+		w := wantOK(t, runAgent(t, newApp(), cmd, "--schema"))
+		var s map[string]any
+		json.Unmarshal(w.Data, &s)
+		if s["danger_level"] != want {
+			t.Errorf("%s --schema: danger_level %v, want %s", cmd, s["danger_level"], want)
+		}
+		_, hasKey := s["flags"].(map[string]any)[adapters.FlagIdempotencyKey]
+		if cmd == "show" && hasKey {
+			t.Errorf("a safe command has --%s", adapters.FlagIdempotencyKey)
+		}
+	}
+	wantOK(t, runAgent(t, newApp(), "show"))
+	w := wantOK(t, runAgent(t, newApp(), "drop", "--dry-run"))
+	if w.Meta["effect"] != "would_delete" {
+		t.Errorf("a destructive dry run: meta.effect %v", w.Meta["effect"])
+	}
+	_, err = urfave.Wrap(&cli.Command{Name: "app", Commands: []*cli.Command{
+		urfave.Annotate(&cli.Command{Name: "drop", Action: noop}, schema.Meta{Danger: schema.Destructive}),
+	}})
+	if err == nil || !strings.Contains(err.Error(), "must implement --dry-run") {
+		t.Errorf("a destructive command without a dry run: %v", err)
+	}
+}
+
+// TestEffectReported: a mutating command's answer says what it did, as
+// meta.effect, and which one it was (C-003); one that succeeds without
+// saying is flagged EFFECT_UNREPORTED, an error under --warnings-as-errors;
+// a safe command is asked nothing.
+func TestEffectReported(t *testing.T) {
+	newApp := func() *cli.Command {
+		mutating := func(name string, effect envelope.Effect) *cli.Command {
+			return urfave.Annotate(&cli.Command{Name: name, Action: func(ctx context.Context, _ *cli.Command) error {
+				if effect != "" {
+					envelope.From(ctx).Effect(effect)
+				}
+				return envelope.From(ctx).Result(map[string]string{"name": name})
+			}}, schema.Meta{Danger: schema.Mutating})
+		}
+		return &cli.Command{Name: "app", Commands: []*cli.Command{
+			mutating("create", envelope.Created), mutating("update", envelope.Updated),
+			mutating("same", envelope.Noop), mutating("silent", ""),
+			urfave.Annotate(&cli.Command{Name: "show", Action: func(context.Context, *cli.Command) error { return nil }}, schema.Meta{Danger: schema.Safe}),
+		}}
+	}
+	for cmd, want := range map[string]string{"create": "created", "update": "updated", "same": "noop"} {
+		w := wantOK(t, runAgent(t, newApp(), cmd))
+		if w.Meta["effect"] != want || len(w.Warnings) != 0 {
+			t.Errorf("%s: meta.effect %v, warnings %q; want %s and none", cmd, w.Meta["effect"], w.Warnings, want)
+		}
+	}
+	w := wantOK(t, runAgent(t, newApp(), "silent"))
+	if len(w.Warnings) != 1 || !strings.HasPrefix(w.Warnings[0], adapters.EffectUnreported+":") {
+		t.Errorf("a mutating command with no effect: warnings %q", w.Warnings)
+	}
+	wantError(t, runAgent(t, newApp(), "silent", "--warnings-as-errors"), 1, "WARNINGS_AS_ERRORS")
+	if w := wantOK(t, runAgent(t, newApp(), "show")); len(w.Warnings) != 0 {
+		t.Errorf("a safe command: warnings %q", w.Warnings)
+	}
+}
