@@ -473,6 +473,7 @@ func (inv *invocation) settings(stdout io.Writer) envelope.Settings {
 	inv.observeSettings(&s)
 	inv.discoverySettings(&s)
 	inv.trustSettings(&s)
+	inv.cacheSettings(&s)
 	return s
 }
 
@@ -489,6 +490,7 @@ func (inv *invocation) finish(fail *envelope.Error) int {
 	inv.endSession()
 	fail = inv.fixChecked(inv.heldToTable(inv.endWork(inv.trustFinish(inv.previewed(fail)))))
 	inv.effectReported(fail)
+	inv.cacheMeta()
 	inv.endCapture(fail != nil)
 	if fail != nil {
 		fail.Settle(inv.call.node.ExitCodes())

@@ -18,11 +18,18 @@ import (
 // runAgent runs root once as an agent would: stdout a pipe, CLAUDECODE set.
 func runAgent(t *testing.T, root *cli.Command, args ...string) result {
 	t.Helper()
+	return runAgentIn(t, t.TempDir(), root, nil, args...)
+}
+
+// runAgentIn is runAgent with home as HOME and more options.
+func runAgentIn(t *testing.T, home string, root *cli.Command, opts []urfave.Option, args ...string) result {
+	t.Helper()
 	var stdout, stderr bytes.Buffer
-	code := urfave.Run(context.Background(), root, args,
+	opts = append([]urfave.Option{
 		urfave.WithStdio(strings.NewReader(""), &stdout, &stderr),
-		urfave.WithEnv([]string{"CLAUDECODE=1", "HOME=" + t.TempDir()}), urfave.WithTerminal(false, false, false),
-		urfave.WithRequestID(func() string { return "req-test" }))
+		urfave.WithEnv([]string{"CLAUDECODE=1", "HOME=" + home}), urfave.WithTerminal(false, false, false),
+		urfave.WithRequestID(func() string { return "req-test" })}, opts...)
+	code := urfave.Run(context.Background(), root, args, opts...)
 	return result{code: code, stdout: stdout.String(), stderr: stderr.String()}
 }
 

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"time"
 )
 
 // ErrClosed is returned by [Output.Item] once the invocation has answered
@@ -55,6 +56,9 @@ type Settings struct {
 	// Trust (issue 16).
 	Untrusted             bool // data comes from outside the tool: tag all of it (schema.Meta.Untrusted)
 	NoInjectionProtection bool // --no-injection-protection: tag nothing, and say so
+	// safety, config, filesystem (issue 16): see cache.go.
+	NoCache  bool          // --no-cache, or --cache-ttl 0: no cached data may be used
+	CacheTTL time.Duration // --cache-ttl: cached data older than this is missing; 0 for no limit
 }
 
 // Window is the page a list command was asked for.
@@ -101,6 +105,8 @@ type Output struct {
 	// Trust (issue 16): see External.
 	external       bool
 	externalFields []string
+	// safety, config, filesystem (issue 16): see cache.go.
+	cacheUsed bool
 }
 
 type warning struct{ code, message, next string }
