@@ -51,6 +51,9 @@ type AuditEntry struct {
 	RequestID  string         `json:"request_id"`
 	Operator   string         `json:"operator,omitempty"` // the agent session, else the user, that ran it
 	Cwd        string         `json:"cwd,omitempty"`
+	// safety (issue 16): the codes of the answer's warnings, such as
+	// INJECTION_PROTECTION_OFF (O-023)
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // auditRecord is an entry as `audit-log` answers it: the spec's
@@ -67,6 +70,9 @@ type auditRecord struct {
 	RequestID  string         `json:"request_id"`
 	Operator   string         `json:"operator,omitempty"`
 	Cwd        string         `json:"cwd,omitempty"`
+	// safety (issue 16): the codes of the answer's warnings, such as
+	// INJECTION_PROTECTION_OFF (O-023)
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // WithAuditLog sets where the audit log is kept; "" keeps none. It takes
@@ -199,6 +205,9 @@ func (inv *invocation) auditEntry(code int, fail *envelope.Error) AuditEntry {
 	}
 	if fail != nil && code != 0 {
 		e.Error = fail.Code
+	}
+	if inv.out != nil {
+		e.Warnings = inv.out.WarningCodes()
 	}
 	return e
 }

@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -123,5 +126,34 @@ func TestEffectReported(t *testing.T) {
 	wantError(t, runAgent(t, newApp(), "silent", "--warnings-as-errors"), 1, "WARNINGS_AS_ERRORS")
 	if w := wantOK(t, runAgent(t, newApp(), "show")); len(w.Warnings) != 0 {
 		t.Errorf("a safe command: warnings %q", w.Warnings)
+	}
+}
+
+// TestNoInjectionProtectionAudited: --no-injection-protection is recorded
+// in the audit log, the flag among the entry's args and its warning among
+// its warnings; a run without it records neither (O-023).
+func TestNoInjectionProtectionAudited(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "audit.jsonl")
+	log := []urfave.Option{urfave.WithAuditLog(path)}
+	r, _ := trustRun(t, nil, log, "read", "--no-injection-protection")
+	wantOK(t, r)
+	r, _ = trustRun(t, nil, log, "read")
+	wantOK(t, r)
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(raw)), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("%d audit entries, want 2:\n%s", len(lines), raw)
+	}
+	var off, on adapters.AuditEntry
+	json.Unmarshal([]byte(lines[0]), &off)
+	json.Unmarshal([]byte(lines[1]), &on)
+	if off.Args["no-injection-protection"] != "true" || !slices.Contains(off.Warnings, "INJECTION_PROTECTION_OFF") {
+		t.Errorf("the entry of a run with --no-injection-protection: args %v, warnings %v", off.Args, off.Warnings)
+	}
+	if _, ok := on.Args["no-injection-protection"]; ok || slices.Contains(on.Warnings, "INJECTION_PROTECTION_OFF") {
+		t.Errorf("the entry of a protected run: args %v, warnings %v", on.Args, on.Warnings)
 	}
 }
