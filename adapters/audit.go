@@ -53,7 +53,8 @@ type AuditEntry struct {
 	Cwd        string         `json:"cwd,omitempty"`
 	// safety (issue 16): the codes of the answer's warnings, such as
 	// INJECTION_PROTECTION_OFF (O-023)
-	Warnings []string `json:"warnings,omitempty"`
+	Warnings []string        `json:"warnings,omitempty"`
+	Data     json.RawMessage `json:"data,omitempty"` // the answer's data, secret fields [REDACTED] (F-034, auditdata.go)
 }
 
 // auditRecord is an entry as `audit-log` answers it: the spec's
@@ -72,7 +73,8 @@ type auditRecord struct {
 	Cwd        string         `json:"cwd,omitempty"`
 	// safety (issue 16): the codes of the answer's warnings, such as
 	// INJECTION_PROTECTION_OFF (O-023)
-	Warnings []string `json:"warnings,omitempty"`
+	Warnings []string        `json:"warnings,omitempty"`
+	Data     json.RawMessage `json:"data,omitempty"` // the answer's data, secret fields [REDACTED] (F-034, auditdata.go)
 }
 
 // WithAuditLog sets where the audit log is kept; "" keeps none. It takes
@@ -209,6 +211,7 @@ func (inv *invocation) auditEntry(code int, fail *envelope.Error) AuditEntry {
 	if inv.out != nil {
 		e.Warnings = inv.out.WarningCodes()
 	}
+	e.Data = inv.auditData(secrets)
 	return e
 }
 

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/urfave/cli/v3"
 
 	"github.com/duet-cli/duet/adapters"
@@ -155,5 +156,57 @@ func TestNoInjectionProtectionAudited(t *testing.T) {
 	}
 	if _, ok := on.Args["no-injection-protection"]; ok || slices.Contains(on.Warnings, "INJECTION_PROTECTION_OFF") {
 		t.Errorf("the entry of a protected run: args %v, warnings %v", on.Args, on.Warnings)
+	}
+}
+
+// TestAuditLogRedactsData: the audit log records the answer's data with
+// every field whose name looks secret redacted, in any case and at any
+// depth, and the arguments of secret flags redacted; the answer on stdout
+// and what the command saw are not redacted (F-034).
+func TestAuditLogRedactsData(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "audit.jsonl")
+	var seen string
+	login := urfave.Annotate(&cli.Command{Name: "login", Flags: []cli.Flag{&cli.StringFlag{Name: "api-token"}, &cli.StringFlag{Name: "user"}},
+		Action: func(ctx context.Context, c *cli.Command) error {
+			seen = c.String("api-token")
+			envelope.From(ctx).Effect(envelope.Created)
+			return envelope.From(ctx).Result(map[string]any{
+				"user": c.String("user"), "Password": "hunter2",
+				"session": map[string]any{"API_KEY": "k-123", "note": "made with " + seen},
+				"items":   []any{map[string]any{"secret": "s-1", "name": "n"}},
+			})
+		}}, schema.Meta{Danger: schema.Mutating})
+	r := runAgentIn(t, t.TempDir(), &cli.Command{Name: "app", Commands: []*cli.Command{login}}, []urfave.Option{urfave.WithAuditLog(path)},
+		"login", "--api-token", "abc123", "--user", "alice")
+	w := wantOK(t, r)
+	if seen != "abc123" || !strings.Contains(string(w.Data), `"Password":"hunter2"`) || !strings.Contains(string(w.Data), "abc123") {
+		t.Errorf("redaction reached the command or its answer: saw %q, data %s", seen, w.Data)
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, secret := range []string{"abc123", "hunter2", "k-123", "s-1"} {
+		if strings.Contains(string(raw), secret) {
+			t.Errorf("the audit log holds %q:\n%s", secret, raw)
+		}
+	}
+	var e struct {
+		Args map[string]any `json:"args"`
+		Data map[string]any `json:"data"`
+	}
+	if err := json.Unmarshal(raw, &e); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{
+		"user": "alice", "Password": envelope.Redacted,
+		"session": map[string]any{"API_KEY": envelope.Redacted, "note": "made with " + envelope.Redacted},
+		"items":   []any{map[string]any{"secret": envelope.Redacted, "name": "n"}},
+	}
+	if diff := cmp.Diff(want, e.Data); diff != "" {
+		t.Errorf("audit log data (-want +got):\n%s", diff)
+	}
+	if e.Args["api-token"] != envelope.Redacted || e.Args["user"] != "alice" {
+		t.Errorf("audit log args %v", e.Args)
 	}
 }
