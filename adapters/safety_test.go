@@ -210,3 +210,69 @@ func TestAuditLogRedactsData(t *testing.T) {
 		t.Errorf("audit log args %v", e.Args)
 	}
 }
+
+// TestContextFlag: --context staging uses the context of that name from
+// the loaded configuration — the saved profile — and says so in
+// meta.context; --config reads only the file it names, and invocations
+// that run at once with different --config files each see their own
+// (O-024).
+func TestContextFlag(t *testing.T) {
+	home := t.TempDir()
+	newApp := func() *cli.Command {
+		call := &cli.Command{Name: "call", Flags: []cli.Flag{&cli.StringFlag{Name: "region"}},
+			Action: func(ctx context.Context, c *cli.Command) error {
+				return envelope.From(ctx).Result(map[string]string{"region": c.String("region")})
+			}}
+		urfave.Annotate(call, schema.Meta{Danger: schema.Safe, Flags: map[string]schema.FlagMeta{"region": {Profile: true}}})
+		return &cli.Command{Name: "app", Commands: []*cli.Command{call}}
+	}
+	run := func(args ...string) wire {
+		t.Helper()
+		return wantOK(t, runAgentIn(t, home, newApp(), nil, args...))
+	}
+	run("profile", "save", "staging", "--region", "eu-staging")
+	run("profile", "save", "prod", "--region", "us-prod")
+	for name, region := range map[string]string{"staging": "eu-staging", "prod": "us-prod"} {
+		w := run("call", "--context", name)
+		var data map[string]string
+		json.Unmarshal(w.Data, &data)
+		if data["region"] != region || w.Meta["context"] != name {
+			t.Errorf("--context %s: region %q, meta.context %v", name, data["region"], w.Meta["context"])
+		}
+	}
+	wantError(t, runAgentIn(t, home, newApp(), nil, "call", "--context", "nope"), 2, "PROFILE_NOT_FOUND")
+
+	dir := t.TempDir()
+	files := map[string]string{filepath.Join(dir, "a.json"): "region-a", filepath.Join(dir, "b.json"): "region-b"}
+	for f, region := range files {
+		run("profile", "save", "staging", "--region", region, "--config", f)
+	}
+	type answer struct{ file, region string }
+	answers := make(chan answer, 20)
+	for i := range 20 {
+		f := filepath.Join(dir, "a.json")
+		if i%2 == 1 {
+			f = filepath.Join(dir, "b.json")
+		}
+		go func() {
+			var stdout, stderr bytes.Buffer
+			urfave.Run(context.Background(), newApp(), []string{"call", "--config", f, "--context", "staging"},
+				urfave.WithStdio(strings.NewReader(""), &stdout, &stderr),
+				urfave.WithEnv([]string{"CLAUDECODE=1", "HOME=" + home}), urfave.WithTerminal(false, false, false))
+			var env struct {
+				Data map[string]string `json:"data"`
+			}
+			json.Unmarshal(stdout.Bytes(), &env)
+			answers <- answer{f, env.Data["region"]}
+		}()
+	}
+	for range 20 {
+		a := <-answers
+		if a.region != files[a.file] {
+			t.Errorf("--config %s --context staging: region %q, want %q", a.file, a.region, files[a.file])
+		}
+	}
+	if w := run("call", "--context", "staging"); !strings.Contains(string(w.Data), "eu-staging") {
+		t.Errorf("the default file changed: %s", w.Data)
+	}
+}
