@@ -11,6 +11,7 @@ package runenv
 
 import (
 	"context"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -52,6 +53,10 @@ type Env struct {
 	// NoTimeout is set when the caller asked for no time limit (--timeout
 	// 0): the command's requests may then take as long as they take.
 	NoTimeout bool
+	// safety, observability (issue 16): where --debug traces the
+	// command's HTTP requests (package nethttp), secrets redacted; nil
+	// when not debugging.
+	Debug *slog.Logger
 }
 
 type ctxKey struct{}
