@@ -5,6 +5,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -68,6 +70,10 @@ func TestDebugTracesHTTP(t *testing.T) {
 		if strings.Contains(r.stderr+r.stdout, secret) {
 			t.Errorf("%q shows under --debug:\n%s", secret, r.stderr)
 		}
+	}
+	audit, err := os.ReadFile(filepath.Join(home, ".local", "share", "app", "audit.jsonl"))
+	if err != nil || strings.Contains(string(audit), token) || !strings.Contains(string(audit), `"api-key-from-env":"[REDACTED]"`) {
+		t.Errorf("the audit log of a --debug run (%v):\n%s", err, audit)
 	}
 	r = runAgentIn(t, home, newApp(), env, "deploy", "--api-key-from-env", "DEPLOY_KEY")
 	wantOK(t, r)
