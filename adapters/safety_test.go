@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -274,5 +275,42 @@ func TestContextFlag(t *testing.T) {
 	}
 	if w := run("call", "--context", "staging"); !strings.Contains(string(w.Data), "eu-staging") {
 		t.Errorf("the default file changed: %s", w.Data)
+	}
+}
+
+// TestSharedNamespaceWritesLocked: without --instance-id, invocations that
+// save configuration at once all succeed, one after another under the
+// profiles' lock, and every write is kept (O-036).
+func TestSharedNamespaceWritesLocked(t *testing.T) {
+	home := t.TempDir()
+	newApp := func() *cli.Command {
+		call := &cli.Command{Name: "call", Flags: []cli.Flag{&cli.StringFlag{Name: "region"}},
+			Action: func(context.Context, *cli.Command) error { return nil }}
+		urfave.Annotate(call, schema.Meta{Danger: schema.Safe, Flags: map[string]schema.FlagMeta{"region": {Profile: true}}})
+		return &cli.Command{Name: "app", Commands: []*cli.Command{call}}
+	}
+	const n = 12
+	codes := make(chan int, n)
+	for i := range n {
+		go func() {
+			var stdout, stderr bytes.Buffer
+			codes <- urfave.Run(context.Background(), newApp(), []string{"profile", "save", fmt.Sprintf("p%d", i), "--region", fmt.Sprintf("r%d", i)},
+				urfave.WithStdio(strings.NewReader(""), &stdout, &stderr),
+				urfave.WithEnv([]string{"CLAUDECODE=1", "HOME=" + home}), urfave.WithTerminal(false, false, false))
+		}()
+	}
+	for range n {
+		if code := <-codes; code != 0 {
+			t.Errorf("a concurrent save exited %d", code)
+		}
+	}
+	raw, err := os.ReadFile(filepath.Join(home, ".config", "app", "profiles.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range n {
+		if !strings.Contains(string(raw), fmt.Sprintf(`"r%d"`, i)) {
+			t.Errorf("the save of p%d was lost:\n%s", i, raw)
+		}
 	}
 }
