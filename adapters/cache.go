@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/duet-cli/duet/envelope"
+	"github.com/duet-cli/duet/runenv"
 	"github.com/duet-cli/duet/schema"
 )
 
@@ -143,4 +144,28 @@ func (inv *invocation) declaredCleanup(in func(string) bool, minAge time.Duratio
 		}
 	})
 	return targets
+}
+
+// configFile is the file a config-writing command writes (C-025): the
+// project's, .<tool>-config in the working directory, or with global scope
+// (--global, or declared) config.json in the tool's state directory, which
+// --instance-id keeps apart per instance. A session-scoped writer is told
+// the instance's file when it runs as one, else nothing: where a session's
+// configuration lives is the tool's.
+func (inv *invocation) configFile(env runenv.Env) string {
+	switch scope := inv.call.node.Meta.ConfigWrite; {
+	case scope == "":
+		return ""
+	case env.GlobalConfig:
+		if env.StateDir == "" {
+			return ""
+		}
+		return filepath.Join(env.StateDir, "config.json")
+	case scope == schema.SessionConfig:
+		if env.InstanceID == "" || env.StateDir == "" {
+			return ""
+		}
+		return filepath.Join(env.StateDir, "config.json")
+	}
+	return filepath.Join(inv.obs.cwd, "."+inv.root.Name+"-config")
 }

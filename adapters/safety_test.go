@@ -314,3 +314,32 @@ func TestSharedNamespaceWritesLocked(t *testing.T) {
 		}
 	}
 }
+
+// TestConfigFileScope: a config-writing command is told to write the
+// project's file, .<tool>-config in its working directory, unless --global
+// (or its declared scope) makes it the user's config.json in the tool's
+// state directory, which also warns GLOBAL_CONFIG_MODIFIED; --instance-id
+// keeps that apart per instance; a command that writes no configuration is
+// told no file (C-025, O-036).
+func TestConfigFileScope(t *testing.T) {
+	home, project := t.TempDir(), t.TempDir()
+	tests := []struct {
+		args   []string
+		want   string
+		global bool
+	}{
+		{[]string{"config-set"}, filepath.Join(project, ".app-config"), false},
+		{[]string{"config-set", "--global"}, filepath.Join(home, ".config", "app", "config.json"), true},
+		{[]string{"global-set", "--global"}, filepath.Join(home, ".config", "app", "config.json"), true},
+		{[]string{"config-set", "--global", "--instance-id", "agent-1"}, filepath.Join(home, ".config", "app", "instances", "agent-1", "config.json"), true},
+		{[]string{"config-set", "--global", "--instance-id", "agent-2"}, filepath.Join(home, ".config", "app", "instances", "agent-2", "config.json"), true},
+	}
+	for _, tt := range tests {
+		r, h := trustRun(t, []string{"HOME=" + home}, []urfave.Option{urfave.WithWorkDir(project)}, tt.args...)
+		w := wantOK(t, r)
+		warned := strings.Contains(strings.Join(w.Warnings, "\n"), "GLOBAL_CONFIG_MODIFIED")
+		if h.env.ConfigFile != tt.want || warned != tt.global {
+			t.Errorf("%v: ConfigFile %q, GLOBAL_CONFIG_MODIFIED %v; want %q, %v", tt.args, h.env.ConfigFile, warned, tt.want, tt.global)
+		}
+	}
+}

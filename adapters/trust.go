@@ -636,6 +636,7 @@ func (inv *invocation) withRunenv(ctx context.Context) context.Context {
 		LookupEnv:    cfg.lookupEnv,
 	}
 	env.Debug = inv.httpDebug()
+	env.ConfigFile = inv.configFile(env)
 	if v, ok := c.opt(FlagTimeout); ok {
 		d, err := time.ParseDuration(v)
 		env.NoTimeout = err == nil && d == 0

@@ -57,6 +57,12 @@ type Env struct {
 	// command's HTTP requests (package nethttp), secrets redacted; nil
 	// when not debugging.
 	Debug *slog.Logger
+	// ConfigFile is the file a command that writes configuration
+	// (schema.Meta.ConfigWrite) writes, with [Env.WriteConfig]: the
+	// project's, .<tool>-config in the working directory (--cwd), or with
+	// GlobalConfig the user's, config.json in the tool's state directory
+	// (per instance with --instance-id); "" for any other command.
+	ConfigFile string
 }
 
 type ctxKey struct{}
