@@ -132,3 +132,22 @@ func TestRunRequiresEffect(t *testing.T) {
 		t.Errorf("a reported effect: errors %q", rec.errors)
 	}
 }
+
+// TestWarningsEnvPrefix: a declared flag read from an environment variable
+// without the tool's prefix is a warning; one with it is not (F-073).
+func TestWarningsEnvPrefix(t *testing.T) {
+	noop := func(context.Context, *cli.Command) error { return nil }
+	app, err := urfave.Wrap(&cli.Command{Name: "my-tool", Commands: []*cli.Command{
+		urfave.Annotate(&cli.Command{Name: "deploy", Action: noop, Flags: []cli.Flag{
+			&cli.StringFlag{Name: "region", Sources: cli.EnvVars("REGION")},
+			&cli.BoolFlag{Name: "trace", Sources: cli.EnvVars("MY_TOOL_TRACE")},
+		}}, schema.Meta{Danger: schema.Safe}),
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{`"deploy": flag --region reads REGION, which lacks the tool's prefix MY_TOOL_`}
+	if diff := cmp.Diff(want, adaptertest.Warnings(app)); diff != "" {
+		t.Errorf("Warnings (-want +got):\n%s", diff)
+	}
+}
