@@ -19,7 +19,6 @@ func (inv *invocation) manifest(context.Context) error {
 		return inv.out.Result(nil)
 	}
 	spec := m.Spec()
-	spec.Environment = manifestEnv(m)
 	inv.out.RenderText(indentedJSON(spec))
 	return inv.out.Result(spec)
 }

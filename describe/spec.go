@@ -20,16 +20,6 @@ type SpecManifest struct {
 	FrameworkVersion string                 `json:"framework_version"`
 	Etag             string                 `json:"etag"`
 	Commands         map[string]SpecCommand `json:"commands"`
-	// safety, config (issue 16): the variables the tool reads (F-073),
-	// filled by the lifecycle.
-	Environment []SpecEnvVar `json:"environment,omitempty"`
-}
-
-// SpecEnvVar is an environment variable of the spec's manifest.
-type SpecEnvVar struct {
-	Name        string `json:"name"`
-	Description string `json:"description"`
-	Required    bool   `json:"required"`
 }
 
 // SpecCommand is the spec's CommandEntry.
