@@ -24,9 +24,10 @@ import (
 // redacted, the exit code, how long it took, its request and trace ids and
 // who ran it. It lives at $XDG_DATA_HOME/<tool>/audit.jsonl (else
 // ~/.local/share/<tool>/audit.jsonl), or where <TOOL>_AUDIT_LOG says
-// ("off" keeps none). It is never rotated or rewritten: each entry is one
-// write(2) to a file opened for appending, whole even when invocations run
-// at once. `<tool> audit-log` reads it.
+// ("off" keeps none). It is never rewritten: each entry is one write(2) to
+// a file opened for appending, whole even when invocations run at once; it
+// is rotated and pruned to stay bounded (auditrotate.go). `<tool> audit-log`
+// reads it, rotated files included.
 
 // AuditLogCommand is the name of the built-in command that reads the audit
 // log, and FlagSince, FlagCommandName and FlagTraceID its filters.
@@ -50,6 +51,10 @@ type AuditEntry struct {
 	RequestID  string         `json:"request_id"`
 	Operator   string         `json:"operator,omitempty"` // the agent session, else the user, that ran it
 	Cwd        string         `json:"cwd,omitempty"`
+	// safety (issue 16): the codes of the answer's warnings, such as
+	// INJECTION_PROTECTION_OFF (O-023)
+	Warnings []string        `json:"warnings,omitempty"`
+	Data     json.RawMessage `json:"data,omitempty"` // the answer's data, secret fields [REDACTED] (F-034, auditdata.go)
 }
 
 // auditRecord is an entry as `audit-log` answers it: the spec's
@@ -66,6 +71,10 @@ type auditRecord struct {
 	RequestID  string         `json:"request_id"`
 	Operator   string         `json:"operator,omitempty"`
 	Cwd        string         `json:"cwd,omitempty"`
+	// safety (issue 16): the codes of the answer's warnings, such as
+	// INJECTION_PROTECTION_OFF (O-023)
+	Warnings []string        `json:"warnings,omitempty"`
+	Data     json.RawMessage `json:"data,omitempty"` // the answer's data, secret fields [REDACTED] (F-034, auditdata.go)
 }
 
 // WithAuditLog sets where the audit log is kept; "" keeps none. It takes
@@ -120,6 +129,9 @@ func (inv *invocation) audit(code int, fail *envelope.Error) {
 	}
 	e := inv.auditEntry(code, fail)
 	line, err := json.Marshal(e)
+	if err == nil {
+		err = boundAuditLog(context.Background(), path, len(line)+1, inv.cfg.auditLimits, time.Now())
+	}
 	if err == nil {
 		err = appendLine(path, append(line, '\n'))
 	}
@@ -199,6 +211,10 @@ func (inv *invocation) auditEntry(code int, fail *envelope.Error) AuditEntry {
 	if fail != nil && code != 0 {
 		e.Error = fail.Code
 	}
+	if inv.out != nil {
+		e.Warnings = inv.out.WarningCodes()
+	}
+	e.Data = inv.auditData(secrets)
 	return e
 }
 
@@ -257,43 +273,56 @@ func (inv *invocation) auditLog(ctx context.Context) error {
 		return envelope.Errorf(exitcode.Precondition, "NO_AUDIT_LOG", "this tool keeps no audit log here").
 			WithFix("set "+envelope.EnvName(inv.root.Name, "AUDIT_LOG")+" to a file, or HOME", "")
 	}
+	for _, name := range auditLogFiles(path) {
+		var err error
+		if records, err = readAuditFile(ctx, name, records, func(e AuditEntry) bool {
+			if !since.IsZero() {
+				t, err := time.Parse(time.RFC3339Nano, e.Timestamp)
+				if err != nil || t.Before(since) {
+					return false
+				}
+			}
+			if command != "" && e.Command != command && !strings.HasPrefix(e.Command, command+".") {
+				return false
+			}
+			return trace == "" || e.TraceID == trace
+		}); err != nil {
+			return err
+		}
+	}
+	slices.Reverse(records) // newest first
+	return inv.out.Result(records)
+}
+
+// readAuditFile appends to records the entries of one file of the log that
+// keep accepts; a file that is not there holds none.
+func readAuditFile(ctx context.Context, path string, records []auditRecord, keep func(AuditEntry) bool) ([]auditRecord, error) {
 	f, err := os.Open(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return inv.out.Result(records)
+		return records, nil
 	case err != nil:
-		return envelope.Errorf(exitcode.Precondition, "AUDIT_LOG_UNREADABLE", "%v", err)
+		return nil, envelope.Errorf(exitcode.Precondition, "AUDIT_LOG_UNREADABLE", "%v", err)
 	}
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 64<<10), 16<<20)
 	for sc.Scan() {
 		if err := ctx.Err(); err != nil {
-			return err
+			return nil, err
 		}
 		var e AuditEntry
 		if json.Unmarshal(sc.Bytes(), &e) != nil {
 			continue // a torn line: another invocation's, or a crash's
 		}
-		if !since.IsZero() {
-			t, err := time.Parse(time.RFC3339Nano, e.Timestamp)
-			if err != nil || t.Before(since) {
-				continue
-			}
+		if keep(e) {
+			records = append(records, auditRecord(e))
 		}
-		if command != "" && e.Command != command && !strings.HasPrefix(e.Command, command+".") {
-			continue
-		}
-		if trace != "" && e.TraceID != trace {
-			continue
-		}
-		records = append(records, auditRecord(e))
 	}
 	if err := sc.Err(); err != nil {
-		return envelope.Errorf(exitcode.Precondition, "AUDIT_LOG_UNREADABLE", "read %s: %v", path, err)
+		return nil, envelope.Errorf(exitcode.Precondition, "AUDIT_LOG_UNREADABLE", "read %s: %v", path, err)
 	}
-	slices.Reverse(records) // newest first
-	return inv.out.Result(records)
+	return records, nil
 }
 
 // parseSince reads --since: a duration back from now, or a time.

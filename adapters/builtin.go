@@ -108,7 +108,8 @@ func commandFlags(c *schema.Command) []schema.Flag {
 	flags = append(flags, inputFlags(c)...) // input: --input-file, --raw-payload, --no-follow-symlinks, --max-depth
 	flags = append(flags, workFlags(c)...)
 	flags = append(flags, observedCommandFlags(c)...)
-	return append(flags, trustFlags(c)...)
+	flags = append(flags, trustFlags(c)...)
+	return append(flags, cacheFlags(c)...)
 }
 
 // Prepare completes a tree an adapter built from an app: it sets parents and
@@ -263,6 +264,7 @@ func complete(c *schema.Command, checked map[uintptr]error) error {
 		errs = append(errs, err)
 	}
 	errs = append(errs, observedDeclarations(c)...)
+	errs = append(errs, checkSafety(c)...)
 	switch c.Meta.Danger {
 	case "", schema.Safe, schema.Mutating, schema.Destructive:
 	default:

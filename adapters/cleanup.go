@@ -132,6 +132,9 @@ func (inv *invocation) cleanupAction(context.Context) error {
 			}
 		}
 	}
+	for _, d := range inv.declaredCleanup(in, minAge, now) { // what the app's commands declare
+		targets = append(targets, target(d))
+	}
 
 	cleaned := []Cleaned{}
 	var total int64

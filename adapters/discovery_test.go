@@ -40,7 +40,7 @@ func TestDoctor(t *testing.T) {
 		Checks       []check     `json:"checks"`
 		Dependencies []depReport `json:"dependencies"`
 	}
-	fix, found := "app login --token-file t", "1.4.2"
+	fix, found, installTool := "app login --token-file t", "1.4.2", "install tool"
 	tests := []struct {
 		name string
 		opts []urfave.Option
@@ -48,11 +48,11 @@ func TestDoctor(t *testing.T) {
 		want data
 	}{
 		{"all pass", []urfave.Option{pass, dep("1.0.0")}, 0,
-			data{Checks: []check{{Name: "store", OK: true}}, Dependencies: []depReport{{Name: "tool", Found: &found, OK: true}}}},
+			data{Checks: []check{{Name: "store", OK: true}, {Name: "tool", OK: true}}, Dependencies: []depReport{{Name: "tool", Found: &found, OK: true}}}},
 		{"a check fails", []urfave.Option{pass, fail}, 1,
 			data{Checks: []check{{Name: "store", OK: true}, {Name: "login", Fix: &fix}}, Dependencies: []depReport{}}},
 		{"a dependency is too old", []urfave.Option{dep("2.0.0")}, 1,
-			data{Checks: []check{}, Dependencies: []depReport{{Name: "tool", Found: &found}}}},
+			data{Checks: []check{{Name: "tool", Fix: &installTool}}, Dependencies: []depReport{{Name: "tool", Found: &found}}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -59,6 +59,7 @@ func (inv *invocation) doctor(ctx context.Context) error {
 		checks = append(checks, checkReport{Name: c.Name, OK: r.OK, Version: strOrNil(r.Version), Required: strOrNil(r.Required),
 			Error: strOrNil(r.Error), Fix: strOrNil(r.Fix)})
 	}
+	checks = append(checks, inv.requiredToolChecks(ctx)...) // the programs commands need (doctortools.go)
 	deps := make([]dependencyReport, 0, len(inv.cfg.discovery.deps))
 	for _, d := range inv.cfg.discovery.deps {
 		deps = append(deps, inv.dependencyCheck(ctx, d))
@@ -93,7 +94,7 @@ func (inv *invocation) doctor(ctx context.Context) error {
 		}
 		return nil
 	})
-	inv.out.Result(map[string]any{"checks": checks, "dependencies": deps})
+	inv.out.Result(map[string]any{"checks": append(checks, dependencyChecks(deps)...), "dependencies": deps})
 	if len(failed) == 0 {
 		return nil
 	}

@@ -150,14 +150,14 @@ func newApp(h *harness) *cli.Command {
 	}
 	pick := &cli.Command{Name: "pick", Usage: "Flag groups", Flags: pickFlags,
 		Action: action("pick", func(context.Context, *cli.Command) error { return nil })}
-	urfave.Annotate(pick, schema.Meta{Groups: []schema.Group{
+	urfave.Annotate(pick, schema.Meta{Danger: schema.Safe, Groups: []schema.Group{
 		{Kind: schema.MutuallyExclusive, Flags: []string{"a", "b"}},
 		{Kind: schema.RequiredTogether, Flags: []string{"c", "d"}},
 		{Kind: schema.OneRequired, Flags: []string{"e", "f"}},
 	}})
 	secret := &cli.Command{Name: "secret", Usage: "For people only",
 		Action: action("secret", func(context.Context, *cli.Command) error { return nil })}
-	urfave.Annotate(secret, schema.Meta{Audience: schema.HumanOnly})
+	urfave.Annotate(secret, schema.Meta{Danger: schema.Safe, Audience: schema.HumanOnly})
 
 	// Every command is ported: these tests hold the contract (faithful_test.go
 	// has an app nobody ported).

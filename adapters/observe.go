@@ -209,7 +209,7 @@ func (inv *invocation) observe() {
 func (inv *invocation) observeSettings(s *envelope.Settings) {
 	c, o := inv.call, &inv.obs
 	s.TraceID, s.Cwd, s.Config = o.trace, o.cwd, o.config
-	s.Debug = c.on(FlagDebug)
+	s.Debug = c.on(FlagDebug) || inv.debugFromEnv() // <TOOL>_DEBUG (envvars.go)
 	s.Quiet = s.Quiet && !s.Debug
 	s.WarningsAsErrors = c.on(FlagWarningsAsErrors)
 	s.Unmask = c.on(FlagUnmask)

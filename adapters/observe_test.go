@@ -254,8 +254,13 @@ func TestCwdFlag(t *testing.T) {
 	}
 	var data map[string]string
 	json.Unmarshal(w.Data, &data)
-	if data["file"] != filepath.Join(before, "notes", "a.txt") || data["made"] != filepath.Join(other, "b.txt") {
-		t.Errorf("data %v: a Path is absolute against the process's directory, Abs against --cwd", data)
+	if data["file"] != filepath.Join(other, "notes", "a.txt") || data["made"] != filepath.Join(other, "b.txt") {
+		t.Errorf("data %v: a relative Path and Abs both resolve against --cwd", data)
+	}
+	w = wantOK(t, obsRun{}.do(t, &observed{}, "where"))
+	json.Unmarshal(w.Data, &data)
+	if data["file"] != filepath.Join(before, "notes", "a.txt") {
+		t.Errorf("data %v: without --cwd a Path resolves against the process's directory", data)
 	}
 	if after, _ := os.Getwd(); after != before {
 		t.Errorf("the working directory changed from %s to %s", before, after)

@@ -48,6 +48,8 @@ type config struct {
 	permissions func(context.Context) ([]string, error) // WithPermissions
 	// artifacts (issue 16): variables the app reads itself (envvars.go)
 	envVars []envVar // WithEnvVar
+	// safety, config, filesystem (issue 16): see auditrotate.go.
+	auditLimits AuditLogLimits // WithAuditLogLimits
 }
 
 type ttys struct{ stdin, stdout, stderr bool }

@@ -476,6 +476,7 @@ func (inv *invocation) settings(stdout io.Writer) envelope.Settings {
 	inv.discoverySettings(&s)
 	inv.trustSettings(&s)
 	inv.widthSettings(&s)
+	inv.cacheSettings(&s)
 	return s
 }
 
@@ -491,6 +492,8 @@ func maxBytes(env string) int {
 func (inv *invocation) finish(fail *envelope.Error) int {
 	inv.endSession()
 	fail = inv.fixChecked(inv.heldToTable(inv.endWork(inv.trustFinish(inv.previewed(fail)))))
+	inv.effectReported(fail)
+	inv.cacheMeta()
 	inv.endCapture(fail != nil)
 	if fail != nil {
 		fail.Settle(inv.call.node.ExitCodes())

@@ -635,6 +635,8 @@ func (inv *invocation) withRunenv(ctx context.Context) context.Context {
 		Proxy:        inv.proxy(),
 		LookupEnv:    cfg.lookupEnv,
 	}
+	env.Debug = inv.httpDebug()
+	env.ConfigFile = inv.configFile(env)
 	if v, ok := c.opt(FlagTimeout); ok {
 		d, err := time.ParseDuration(v)
 		env.NoTimeout = err == nil && d == 0

@@ -85,6 +85,8 @@ type Meta struct {
 	// StatesDryRun makes dry_run appear even when false: the answer of a
 	// safe-default command always says whether it ran live (--live).
 	StatesDryRun bool `json:"-"`
+	// safety, config, filesystem (issue 16).
+	CacheUsed *bool `json:"cache_used,omitempty"` // of a command that declares a cache: whether cached data was read
 }
 
 // ProfileUse names the saved profile an invocation applied, and the flags it

@@ -86,7 +86,7 @@ func (o *Output) payloadLocked(meta *Meta) (payload, error) {
 			window = nil // the command paged its result itself
 		}
 		var err error
-		if p, err = encodePayload(o.result, window); err != nil {
+		if p, err = encodePayload(rebasePaths(o.result, o.s.Cwd), window); err != nil {
 			return payload{}, err
 		}
 		switch {

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"time"
 )
 
 // ErrClosed is returned by [Output.Item] once the invocation has answered
@@ -58,6 +59,9 @@ type Settings struct {
 	// width (issue 16): prose for a person on stderr wraps at this many
 	// columns (--width, else the terminal's); 0 never wraps.
 	Width int
+	// safety, config, filesystem (issue 16): see cache.go.
+	NoCache  bool          // --no-cache, or --cache-ttl 0: no cached data may be used
+	CacheTTL time.Duration // --cache-ttl: cached data older than this is missing; 0 for no limit
 }
 
 // Window is the page a list command was asked for.
@@ -106,6 +110,8 @@ type Output struct {
 	externalFields []string
 	// child processes (issue 16: kids): see Background.
 	background [][2]string // data members for a background process: key, encoded value
+	// safety, config, filesystem (issue 16): see cache.go.
+	cacheUsed bool
 }
 
 type warning struct{ code, message, next string }

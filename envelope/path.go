@@ -8,10 +8,10 @@ import (
 )
 
 // Path is a filesystem path in a command's data. It encodes as an absolute,
-// cleaned path: a relative one is resolved against the working directory
-// the process started in, which Duet never changes (the CLI Agent Spec's
-// F-040), so an agent can use it from any directory. A command given --cwd
-// makes its paths with [Output.Abs], which resolves against that.
+// cleaned path: a relative one is resolved against the effective working
+// directory — --cwd when the invocation was given it, else the directory the
+// process started in, which Duet never changes (the CLI Agent Spec's F-040,
+// O-017) — so an agent can use it from any directory.
 type Path string
 
 // MarshalJSON encodes the path made absolute.

@@ -103,6 +103,10 @@ func (m Meta) appendJSON(b []byte) []byte {
 		b = append(b, `,"injection_protection":`...)
 		b = jsonw.Bool(b, *p)
 	}
+	if p := m.CacheUsed; p != nil {
+		b = append(b, `,"cache_used":`...)
+		b = jsonw.Bool(b, *p)
+	}
 	return append(b, '}')
 }
 

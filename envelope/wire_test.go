@@ -47,7 +47,8 @@ func TestWireMatchesEncodingJSON(t *testing.T) {
 		TraceID: "trace-<1>", Timestamp: "2024-06-01T12:00:00.000Z", Cwd: "/home/u/p", ProjectRoot: "/home/u",
 		EffectiveConfigHash: "a3f1c9", Context: "staging", AuditLogPath: "/home/u/.local/share/t/audit.jsonl", Headless: true, Retries: 2,
 		TotalCount: &total, ReturnedCount: &total, TokenLimit: &total, TokenOffset: &total, TokenCount: &total,
-		InstanceID: "agent-1", InjectionProtection: new(false)}
+		InstanceID: "agent-1", InjectionProtection: new(false),
+		CacheUsed: new(true)}
 
 	tests := []struct {
 		name  string

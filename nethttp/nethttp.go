@@ -78,7 +78,11 @@ func Client(ctx context.Context) (*http.Client, error) {
 	} else if env.NoTimeout {
 		timeout = 0 // the caller's deliberate choice, --timeout 0
 	}
-	return &http.Client{Transport: transport, Timeout: timeout}, nil
+	var rt http.RoundTripper = transport
+	if env.Debug != nil {
+		rt = &debugTransport{next: transport, log: env.Debug}
+	}
+	return &http.Client{Transport: rt, Timeout: timeout}, nil
 }
 
 // tlsFor returns the TLS settings: nil (the system's roots) unless a CA

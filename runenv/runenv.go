@@ -11,6 +11,7 @@ package runenv
 
 import (
 	"context"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -52,6 +53,16 @@ type Env struct {
 	// NoTimeout is set when the caller asked for no time limit (--timeout
 	// 0): the command's requests may then take as long as they take.
 	NoTimeout bool
+	// safety, observability (issue 16): where --debug traces the
+	// command's HTTP requests (package nethttp), secrets redacted; nil
+	// when not debugging.
+	Debug *slog.Logger
+	// ConfigFile is the file a command that writes configuration
+	// (schema.Meta.ConfigWrite) writes, with [Env.WriteConfig]: the
+	// project's, .<tool>-config in the working directory (--cwd), or with
+	// GlobalConfig the user's, config.json in the tool's state directory
+	// (per instance with --instance-id); "" for any other command.
+	ConfigFile string
 }
 
 type ctxKey struct{}

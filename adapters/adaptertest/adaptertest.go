@@ -69,6 +69,7 @@ func (r *Result) decode(t testing.TB) {
 	if r.Envelope.OK != (r.Code == 0) {
 		t.Errorf("ok is %v but the exit code is %d", r.Envelope.OK, r.Code)
 	}
+	r.checkEffect(t)
 }
 
 // AssertOK fails the test unless the invocation succeeded.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/duet-cli/duet/adapters/adaptertest"
 	"github.com/duet-cli/duet/adapters/urfave"
+	"github.com/duet-cli/duet/envelope"
 	"github.com/duet-cli/duet/schema"
 )
 
@@ -102,5 +103,51 @@ func TestWarnings(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, adaptertest.Warnings(app)); diff != "" {
 		t.Errorf("Warnings mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// TestRunRequiresEffect: in the app's test — Go's registration time — a
+// mutating command that succeeds without reporting its effect fails the
+// test (C-003); one that reports it passes.
+func TestRunRequiresEffect(t *testing.T) {
+	app, err := urfave.Wrap(&cli.Command{Name: "tool", Commands: []*cli.Command{
+		urfave.Annotate(&cli.Command{Name: "silent", Action: func(context.Context, *cli.Command) error { return nil }},
+			schema.Meta{Danger: schema.Mutating}),
+		urfave.Annotate(&cli.Command{Name: "said", Action: func(ctx context.Context, _ *cli.Command) error {
+			envelope.From(ctx).Effect(envelope.Created)
+			return nil
+		}}, schema.Meta{Danger: schema.Mutating}),
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := &recorder{TB: t}
+	adaptertest.Run(rec, app, []string{"silent"})
+	if len(rec.errors) != 1 || !strings.Contains(rec.errors[0], `"silent" succeeded without reporting its effect`) {
+		t.Errorf("errors %q, want one for the unreported effect", rec.errors)
+	}
+	rec = &recorder{TB: t}
+	adaptertest.Run(rec, app, []string{"said"}).AssertOK(t)
+	if len(rec.errors) != 0 {
+		t.Errorf("a reported effect: errors %q", rec.errors)
+	}
+}
+
+// TestWarningsEnvPrefix: a declared flag read from an environment variable
+// without the tool's prefix is a warning; one with it is not (F-073).
+func TestWarningsEnvPrefix(t *testing.T) {
+	noop := func(context.Context, *cli.Command) error { return nil }
+	app, err := urfave.Wrap(&cli.Command{Name: "my-tool", Commands: []*cli.Command{
+		urfave.Annotate(&cli.Command{Name: "deploy", Action: noop, Flags: []cli.Flag{
+			&cli.StringFlag{Name: "region", Sources: cli.EnvVars("REGION")},
+			&cli.BoolFlag{Name: "trace", Sources: cli.EnvVars("MY_TOOL_TRACE")},
+		}}, schema.Meta{Danger: schema.Safe}),
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{`"deploy": flag --region reads REGION, which lacks the tool's prefix MY_TOOL_`}
+	if diff := cmp.Diff(want, adaptertest.Warnings(app)); diff != "" {
+		t.Errorf("Warnings (-want +got):\n%s", diff)
 	}
 }

@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"testing"
 
 	"github.com/duet-cli/duet/adapters"
+	"github.com/duet-cli/duet/envelope"
 	"github.com/duet-cli/duet/schema"
 )
 
@@ -21,6 +23,9 @@ var volatileTimes = []string{"timestamp", "now", "generated_at", "fetched_at", "
 //     something-id — with no pattern, so a made-up id reaches the command
 //     (declare one: [schema.AlphanumericID], [schema.UUID], or the app's
 //     own);
+//   - a flag read from an environment variable without the tool's
+//     <TOOL>_ prefix, which another tool's setting (DEBUG, REGION) would
+//     change;
 //   - an output field that records when the call was answered (a date-time
 //     named timestamp, generated_at ...), which makes two identical calls
 //     answer different data.
@@ -33,6 +38,7 @@ var volatileTimes = []string{"timestamp", "now", "generated_at", "fetched_at", "
 //	}
 func Warnings(fw adapters.Framework) []string {
 	var warnings []string
+	prefix := envelope.EnvName(fw.Tree().Name, "")
 	fw.Tree().Walk(func(c *schema.Command) {
 		if c.Builtin || !c.Declared {
 			return
@@ -40,6 +46,11 @@ func Warnings(fw adapters.Framework) []string {
 		for _, f := range c.Flags {
 			if !f.Builtin && f.Pattern == "" && isID(f.Name, f.ID) {
 				warnings = append(warnings, fmt.Sprintf("%q: flag --%s is a resource id with no pattern", c.DotPath(), f.Name))
+			}
+			for _, e := range f.Env {
+				if !f.Builtin && !strings.HasPrefix(e, prefix) {
+					warnings = append(warnings, fmt.Sprintf("%q: flag --%s reads %s, which lacks the tool's prefix %s", c.DotPath(), f.Name, e, prefix))
+				}
 			}
 		}
 		for _, a := range c.Args {
@@ -65,4 +76,17 @@ func Warnings(fw adapters.Framework) []string {
 
 func isID(name string, declared bool) bool {
 	return declared || name == "id" || strings.HasSuffix(name, "-id") || strings.HasSuffix(name, "_id")
+}
+
+// checkEffect fails the test when a mutating command succeeded without
+// reporting its effect (the CLI Agent Spec's C-003): the lifecycle only
+// warns an agent, since the change has happened; in the app's test it is
+// the author's error.
+func (r *Result) checkEffect(t testing.TB) {
+	t.Helper()
+	for _, w := range r.Envelope.Warnings {
+		if strings.HasPrefix(w, adapters.EffectUnreported+":") {
+			t.Errorf("%q succeeded without reporting its effect: call envelope.Output.Effect with created, updated, deleted or noop (%s)", r.Envelope.Meta.Command, w)
+		}
+	}
 }

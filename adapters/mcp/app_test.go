@@ -99,6 +99,7 @@ func testApp() *cli.Command {
 			if cmd.String("kind") == "todo" {
 				out.Warn("KIND_DEPRECATED", "kind todo is going away", "use a tag")
 			}
+			out.Effect(envelope.Created)
 			return out.Result(note{ID: "n4", Title: cmd.Args().First(), Tags: cmd.StringSlice("tag"), Count: int(cmd.Int("count"))})
 		},
 	}, schema.Meta{
@@ -141,11 +142,11 @@ func testApp() *cli.Command {
 	}, schema.Meta{Danger: schema.Safe, Args: []schema.Arg{{Name: "words", Variadic: true}}})
 
 	chat := urfave.Annotate(&cli.Command{Name: "chat", Usage: "Talk to a person", Action: noop},
-		schema.Meta{Interactive: true})
+		schema.Meta{Danger: schema.Safe, Interactive: true})
 	setup := urfave.Annotate(&cli.Command{Name: "setup", Usage: "Set up, for people", Action: noop},
-		schema.Meta{Audience: schema.HumanOnly})
+		schema.Meta{Danger: schema.Safe, Audience: schema.HumanOnly})
 	internal := urfave.Annotate(&cli.Command{Name: "internal", Usage: "Not for tools", Action: noop},
-		schema.Meta{Tool: schema.ToolNever})
+		schema.Meta{Danger: schema.Safe, Tool: schema.ToolNever})
 	group := &cli.Command{Name: "stats", Usage: "Figures about the notes", Commands: []*cli.Command{
 		urfave.Annotate(&cli.Command{Name: "count", Usage: "Count the notes", Action: func(ctx context.Context, _ *cli.Command) error {
 			return envelope.From(ctx).Result(map[string]int{"count": len(notes)})

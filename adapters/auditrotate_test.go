@@ -1,0 +1,90 @@
+package adapters_test
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/duet-cli/duet/adapters/urfave"
+)
+
+// TestAuditLogRotation: the audit log, Duet's only log file, is rotated
+// before a line would take it past its size limit, keeps only so many
+// rotated files, deletes files not written for longer than the maximum
+// age when an invocation starts writing, and so stays bounded across any
+// number of invocations; audit-log still reads the rotated files (F-042).
+func TestAuditLogRotation(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "audit.jsonl")
+	const maxBytes, keep = 1000, 2
+	opts := []urfave.Option{urfave.WithAuditLog(path), urfave.WithAuditLogLimits(urfave.AuditLogLimits{MaxBytes: maxBytes, Keep: keep, MaxAge: time.Hour})}
+	run := func(args ...string) result { return obsRun{opts: opts}.do(t, &observed{}, args...) }
+
+	wantOK(t, run("where"))
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	line := fi.Size()
+	perFile := maxBytes / line // lines a file holds
+	for range perFile - 1 {
+		wantOK(t, run("where"))
+	}
+	if _, err := os.Stat(path + ".1"); err == nil {
+		t.Fatalf("rotated before the log reached %d bytes", maxBytes)
+	}
+	wantOK(t, run("where"))
+	if _, err := os.Stat(path + ".1"); err != nil {
+		t.Fatalf("a log at its size limit was not rotated: %v", err)
+	}
+	if fi, _ := os.Stat(path); fi.Size() != line {
+		t.Errorf("the new log holds %d bytes, want the one line of %d", fi.Size(), line)
+	}
+
+	for range 10 * perFile {
+		wantOK(t, run("where"))
+	}
+	files, _ := filepath.Glob(path + "*")
+	slices.Sort(files)
+	if want := []string{path, path + ".1", path + ".2"}; !slices.Equal(files[:min(3, len(files))], want) || len(files) > 4 { // + .lock
+		t.Errorf("files %v, want the log, %d rotated and the lock", files, keep)
+	}
+	var total int64
+	for _, f := range files {
+		fi, _ := os.Stat(f)
+		total += fi.Size()
+		if fi.Size() > maxBytes {
+			t.Errorf("%s holds %d bytes, past the limit of %d", f, fi.Size(), maxBytes)
+		}
+	}
+	if total > (keep+1)*maxBytes {
+		t.Errorf("the log takes %d bytes after many invocations, want at most %d", total, (keep+1)*maxBytes)
+	}
+
+	w := wantOK(t, run("audit-log", "--limit", "0"))
+	var entries []map[string]any
+	json.Unmarshal(w.Data, &entries)
+	if min := int(2 * perFile); len(entries) < min {
+		t.Errorf("audit-log reads %d entries, want the rotated files' too (at least %d)", len(entries), min)
+	}
+
+	old := time.Now().Add(-2 * time.Hour)
+	for _, f := range []string{path + ".1", path + ".2"} {
+		if err := os.Chtimes(f, old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	wantOK(t, run("where"))
+	for _, f := range []string{path + ".1", path + ".2"} {
+		// the run may have rotated again: what is there must be new
+		if fi, err := os.Stat(f); err == nil && fi.ModTime().Before(time.Now().Add(-time.Hour)) {
+			t.Errorf("%s, older than the maximum age, was not deleted", f)
+		}
+	}
+	if _, err := os.Stat(path); err != nil {
+		t.Errorf("the current log went: %v", err)
+	}
+}

@@ -1,0 +1,171 @@
+package adapters
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/duet-cli/duet/envelope"
+	"github.com/duet-cli/duet/runenv"
+	"github.com/duet-cli/duet/schema"
+)
+
+// What a command declares it writes (Meta.SideEffects, the CLI Agent Spec's
+// C-011) serves three built-ins: a command with a cache gets --no-cache and
+// --cache-ttl (O-018), `status --show-side-effects` lists every declared
+// path, and `cleanup` removes the declared temp, cache and log paths
+// (O-027), as it removes Duet's own.
+
+// FlagNoCache and FlagCacheTTL are the cache flags of a command that
+// declares a cache.
+const (
+	FlagNoCache  = "no-cache"
+	FlagCacheTTL = "cache-ttl"
+)
+
+// declaresCache reports whether c writes a cache.
+func declaresCache(c *schema.Command) bool {
+	return slices.ContainsFunc(c.Meta.SideEffects, func(s schema.SideEffect) bool { return s.Kind == schema.CacheFile })
+}
+
+// cacheFlags are the flags of a command that declares a cache; none for
+// one that declares none.
+func cacheFlags(c *schema.Command) []schema.Flag {
+	if !c.Runnable || !declaresCache(c) {
+		return nil
+	}
+	return []schema.Flag{
+		{Name: FlagNoCache, Type: schema.Boolean, Default: false, Usage: "use no cached data: fetch everything afresh"},
+		{Name: FlagCacheTTL, Type: schema.Integer, Pattern: `^[0-9]+$`, Usage: "treat cached data older than this many seconds as missing; 0 is --no-cache"},
+	}
+}
+
+// cacheSettings passes the cache flags to the command's Output.
+func (inv *invocation) cacheSettings(s *envelope.Settings) {
+	c := inv.call
+	if c == nil || !declaresCache(c.node) {
+		return
+	}
+	s.NoCache = c.on(FlagNoCache)
+	if v, ok := c.opt(FlagCacheTTL); ok && v != "" {
+		n, err := strconv.Atoi(v)
+		switch {
+		case err != nil:
+		case n == 0:
+			s.NoCache = true
+		default:
+			s.CacheTTL = time.Duration(n) * time.Second
+		}
+	}
+}
+
+// cacheMeta reports meta.cache_used for a command that declares a cache.
+func (inv *invocation) cacheMeta() {
+	if inv.out == nil || inv.call == nil || !declaresCache(inv.call.node) {
+		return
+	}
+	used := inv.out.CacheUsed()
+	inv.meta.CacheUsed = &used
+}
+
+// declaredSideEffects are the paths the app's commands declare they write,
+// for status: one entry a path, naming what it is and which commands
+// write it.
+func (inv *invocation) declaredSideEffects() []SideEffect {
+	var order []string
+	by := map[string]*SideEffect{}
+	inv.root.Walk(func(c *schema.Command) {
+		for _, s := range c.Meta.SideEffects {
+			e := by[s.Path]
+			if e == nil {
+				e = &SideEffect{Path: s.Path, Kind: "file", Purpose: string(s.Kind) + " of"}
+				if info, err := os.Stat(inv.expandPath(s.Path)); err == nil && info.IsDir() {
+					e.Kind = "directory"
+				}
+				by[s.Path] = e
+				order = append(order, s.Path)
+			} else {
+				e.Purpose += ","
+			}
+			e.Purpose += " " + c.DotPath()
+		}
+	})
+	out := make([]SideEffect, 0, len(order))
+	for _, p := range order {
+		out = append(out, *by[p])
+	}
+	return out
+}
+
+// cleanupTarget is what cleanup may remove: paths, their scope, their size.
+type cleanupTarget struct {
+	paths []string
+	kind  string
+	bytes int64
+}
+
+// sideEffectTemplate is a {name} in a declared path: a value known when the command
+// runs, any value to cleanup.
+var sideEffectTemplate = regexp.MustCompile(`\{[^{}/]*\}`)
+
+// declaredCleanup returns the paths the app's commands declare as temp,
+// cache or log files that exist, are in scope and are at least minAge old.
+// A path is never the home directory, the root or a directory just below
+// it, whatever a declaration says.
+func (inv *invocation) declaredCleanup(in func(string) bool, minAge time.Duration, now time.Time) []cleanupTarget {
+	scopes := map[schema.SideEffectKind]string{schema.TempFile: "temp", schema.CacheFile: "cache", schema.LogFile: "logs"}
+	seen := map[string]bool{}
+	var targets []cleanupTarget
+	home := filepath.Clean(inv.cfg.getenv("HOME"))
+	inv.root.Walk(func(c *schema.Command) {
+		for _, s := range c.Meta.SideEffects {
+			scope, ok := scopes[s.Kind]
+			if !ok || !in(scope) {
+				continue
+			}
+			matches, _ := filepath.Glob(sideEffectTemplate.ReplaceAllString(inv.expandPath(s.Path), "*"))
+			for _, p := range matches {
+				p = filepath.Clean(p)
+				if seen[p] || p == home || strings.Count(p, string(filepath.Separator)) < 2 {
+					continue
+				}
+				info, err := os.Lstat(p)
+				if err != nil || now.Sub(info.ModTime()) < minAge {
+					continue
+				}
+				seen[p] = true
+				size, _ := pathSize(p)
+				targets = append(targets, cleanupTarget{[]string{p}, scope, size})
+			}
+		}
+	})
+	return targets
+}
+
+// configFile is the file a config-writing command writes (C-025): the
+// project's, .<tool>-config in the working directory, or with global scope
+// (--global, or declared) config.json in the tool's state directory, which
+// --instance-id keeps apart per instance. A session-scoped writer is told
+// the instance's file when it runs as one, else nothing: where a session's
+// configuration lives is the tool's.
+func (inv *invocation) configFile(env runenv.Env) string {
+	switch scope := inv.call.node.Meta.ConfigWrite; {
+	case scope == "":
+		return ""
+	case env.GlobalConfig:
+		if env.StateDir == "" {
+			return ""
+		}
+		return filepath.Join(env.StateDir, "config.json")
+	case scope == schema.SessionConfig:
+		if env.InstanceID == "" || env.StateDir == "" {
+			return ""
+		}
+		return filepath.Join(env.StateDir, "config.json")
+	}
+	return filepath.Join(inv.obs.cwd, "."+inv.root.Name+"-config")
+}

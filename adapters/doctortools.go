@@ -1,0 +1,90 @@
+package adapters
+
+import (
+	"context"
+	"fmt"
+	"os/exec"
+	"regexp"
+
+	"github.com/duet-cli/duet/schema"
+)
+
+// Doctor's checks of what commands declare they need (the CLI Agent Spec's
+// C-018, O-026): one check for each program in a command's Meta.Tools —
+// failed when it is not on PATH, or when it is older than the version
+// declared, which is read from its --version — and one for each declared
+// dependency, so that every failure is a failed check with its fix.
+
+// versionInOutput finds a version number in a program's --version.
+var versionInOutput = regexp.MustCompile(`\d+\.\d+(?:\.\d+)?`)
+
+// requiredToolChecks checks the programs the app's commands need.
+func (inv *invocation) requiredToolChecks(ctx context.Context) []checkReport {
+	needs := map[string]string{} // the highest least version any command declares
+	inv.root.Walk(func(c *schema.Command) {
+		for name, v := range c.Meta.Tools {
+			old, seen := needs[name]
+			if !seen || v != "" && (old == "" || compareVersions(v, old) > 0) {
+				needs[name] = v
+			}
+		}
+	})
+	checks := make([]checkReport, 0, len(needs))
+	for _, name := range sortedKeys(needs) {
+		min := needs[name]
+		r := checkReport{Name: name, OK: true}
+		if min != "" {
+			r.Required = strOrNil(">=" + min)
+		}
+		fix := "install " + name
+		if min != "" {
+			fix = fmt.Sprintf("install %s %s or later", name, min)
+		}
+		path, err := lookPath(name, inv.cfg.getenv("PATH"))
+		if err != nil {
+			r.OK, r.Error, r.Fix = false, strOrNil("not found in PATH"), &fix
+			checks = append(checks, r)
+			continue
+		}
+		if found := toolVersion(ctx, path, inv.cfg.environ()); found != "" {
+			r.Version = &found
+			if min != "" && compareVersions(found, min) < 0 {
+				r.OK, r.Error, r.Fix = false, strOrNil("older than "+min), &fix
+			}
+		}
+		checks = append(checks, r)
+	}
+	return checks
+}
+
+// toolVersion runs path --version and returns the first version number it
+// prints, or "".
+func toolVersion(ctx context.Context, path string, env []string) string {
+	ctx, cancel := context.WithTimeout(ctx, checkTimeout)
+	defer cancel()
+	//duetvet:allow rawexec -- a declared program's --version, argv only, never user input
+	cmd := exec.CommandContext(ctx, path, "--version")
+	cmd.Env = env
+	out, _ := cmd.CombinedOutput()
+	v := versionInOutput.FindString(string(out))
+	if !isVersion(v) {
+		return ""
+	}
+	return v
+}
+
+// dependencyChecks are the declared dependencies as checks.
+func dependencyChecks(deps []dependencyReport) []checkReport {
+	checks := make([]checkReport, 0, len(deps))
+	for _, d := range deps {
+		r := checkReport{Name: d.Name, OK: d.OK, Version: d.FoundVersion}
+		if d.MinVersion != "" {
+			r.Required = strOrNil(">=" + d.MinVersion)
+		}
+		if !d.OK {
+			r.Error, r.Fix = strOrNil(dependencyError(d)), strOrNil(d.FixCommand)
+		}
+		checks = append(checks, r)
+	}
+	return checks
+}

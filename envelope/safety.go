@@ -1,0 +1,15 @@
+package envelope
+
+// WarningCodes returns the codes of the warnings the answer carries, in
+// order, for the audit log (the CLI Agent Spec's O-023 records the use of
+// --no-injection-protection there with its warning). After [Output.Finish]
+// it includes the warnings Finish added.
+func (o *Output) WarningCodes() []string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	var codes []string
+	for _, w := range o.warnings {
+		codes = append(codes, w.code)
+	}
+	return codes
+}
