@@ -183,3 +183,33 @@ func TestFailing(t *testing.T) {
 		t.Errorf("Failing = %+v (input now %+v)", got, in)
 	}
 }
+
+// TestCoverageTarget: Duet covers at least 90 % of the spec's failure modes
+// by its own mapping (issue 16), and every P0 requirement is met or not
+// applicable to Go. A row that slips below either fails here, naming it.
+func TestCoverageTarget(t *testing.T) {
+	reqs, err := spec.Requirements()
+	if err != nil {
+		t.Fatal(err)
+	}
+	modes, err := spec.Modes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	verdicts, err := spec.Registry()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := spec.Coverage(reqs, modes, verdicts).Percent(); got < 90 {
+		t.Errorf("failure-mode coverage %.1f %%, want at least 90 %%", got)
+	}
+	status := map[string]spec.Status{}
+	for _, v := range verdicts {
+		status[v.ID] = v.Status
+	}
+	for _, r := range reqs {
+		if r.Priority == "P0" && status[r.ID] != spec.Met && status[r.ID] != spec.NotForGo {
+			t.Errorf("P0 requirement %s is %s", r.ID, status[r.ID])
+		}
+	}
+}
