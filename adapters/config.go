@@ -2,8 +2,8 @@ package adapters
 
 import (
 	"context"
-	"crypto/sha256"
 	"encoding/hex"
+	"hash/fnv"
 	"maps"
 	"os"
 	"path/filepath"
@@ -162,7 +162,7 @@ func (inv *invocation) contextProfile() string {
 // every source, the profile values applied and the context. It stays the
 // same as long as they do.
 func (inv *invocation) configHash(sources []string) string {
-	h := sha256.New()
+	h := fnv.New128a() // a fingerprint of what is in effect, not a secret
 	for _, f := range sources {
 		data, _ := os.ReadFile(f)
 		h.Write([]byte(f))

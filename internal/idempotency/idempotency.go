@@ -7,11 +7,11 @@ package idempotency
 
 import (
 	"context"
-	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -51,8 +51,9 @@ type Pending struct {
 
 // name is the file name stem of key: a hash, so any key is a safe name.
 func name(key string) string {
-	sum := sha256.Sum256([]byte(key))
-	return hex.EncodeToString(sum[:16])
+	h := fnv.New128a() // a name, not a secret: no crypto to start in every app
+	h.Write([]byte(key))
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // Path returns the record file of key.

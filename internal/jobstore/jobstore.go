@@ -5,12 +5,13 @@
 package jobstore
 
 import (
-	"crypto/rand"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -81,7 +82,7 @@ func ValidID(id string) bool {
 // "<command>-<8 hex digits>".
 func NewID(command string) string {
 	var b [4]byte
-	rand.Read(b[:])
+	binary.LittleEndian.PutUint32(b[:], rand.Uint32()) // math/rand/v2: seeded by the runtime, and no crypto to start
 	prefix := strings.Map(func(r rune) rune {
 		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
 			return r

@@ -16,7 +16,6 @@ package json5
 
 import (
 	"fmt"
-	"math/big"
 	"strings"
 	"unicode"
 	"unicode/utf16"
@@ -503,11 +502,11 @@ func number(src []byte, i int) (out []byte, end int, problem string) {
 		if j == 2 {
 			return nil, i, "0x must be followed by hexadecimal digits"
 		}
-		n, _ := new(big.Int).SetString(string(rest[2:j]), 16)
-		if neg {
-			n.Neg(n)
+		n := hexToDecimal(rest[2:j])
+		if neg && string(n) != "0" {
+			n = append([]byte{'-'}, n...)
 		}
-		return n.Append(nil, 10), i + j, ""
+		return n, i + j, ""
 	}
 	j := 0
 	digits := func() int {
@@ -605,4 +604,30 @@ func isIdentStart(r rune) bool {
 func isIdentPart(r rune) bool {
 	return isIdentStart(r) || r >= '0' && r <= '9' || r == '\u200c' || r == '\u200d' ||
 		r > utf8.RuneSelf && r != utf8.RuneError && unicode.In(r, unicode.Mn, unicode.Mc, unicode.Nd, unicode.Pc)
+}
+
+// hexToDecimal writes hexadecimal digits as a decimal number of any size,
+// by long multiplication on decimal digits (math/big would be linked into
+// every wrapped app for this alone).
+func hexToDecimal(hex []byte) []byte {
+	dec := []byte{0} // least significant digit first
+	for _, c := range hex {
+		d, _ := hexDigit(c)
+		carry := int(d)
+		for i := range dec {
+			v := int(dec[i])*16 + carry
+			dec[i], carry = byte(v%10), v/10
+		}
+		for ; carry > 0; carry /= 10 {
+			dec = append(dec, byte(carry%10))
+		}
+	}
+	out := make([]byte, len(dec))
+	for i, d := range dec {
+		out[len(dec)-1-i] = '0' + d
+	}
+	for len(out) > 1 && out[0] == '0' {
+		out = out[1:]
+	}
+	return out
 }

@@ -97,6 +97,7 @@ var moreCases = []struct {
 	{"white space of every kind", "\ufeff\u00a0\u2003{\v\fa\u2028:\u20291\u3000}", `{"a":1}`},
 	{"a comment at the end", `1 // done`, `1`},
 	{"a signed number", `[+1, -1, +.5, -5., +0x10, 1E3, 1e+3]`, `[1,-1,0.5,-5,16,1E3,1e+3]`},
+	{"hexadecimal of any size", `[0x0, -0x0, 0xFF, 0xFFFFFFFFFFFFFFFF, -0xFFFFFFFFFFFFFFFFFFFF]`, `[0,0,255,18446744073709551615,-1208925819614629174706175]`},
 	{"a big hexadecimal number", `0xFFFFFFFFFFFFFFFFFFFF`, `1208925819614629174706175`},
 	{"an empty string key", `{'': 1}`, `{"":1}`},
 	{"a tab in a string", "'a\tb'", `"a\tb"`},
