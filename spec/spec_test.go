@@ -18,14 +18,7 @@ import (
 // TestSpecTables: the spec's tables as Duet keeps them: 158 requirements,
 // each id once, and the 71 failure modes the matrix scores.
 func TestSpecTables(t *testing.T) {
-	reqs, err := spec.Requirements()
-	if err != nil {
-		t.Fatal(err)
-	}
-	modes, err := spec.Modes()
-	if err != nil {
-		t.Fatal(err)
-	}
+	reqs, modes := tables(t)
 	if len(reqs) != 158 || len(modes) != 71 {
 		t.Fatalf("%d requirements and %d failure modes, want 158 and 71", len(reqs), len(modes))
 	}
@@ -188,14 +181,7 @@ func TestFailing(t *testing.T) {
 // by its own mapping (issue 16), and every P0 requirement is met or not
 // applicable to Go. A row that slips below either fails here, naming it.
 func TestCoverageTarget(t *testing.T) {
-	reqs, err := spec.Requirements()
-	if err != nil {
-		t.Fatal(err)
-	}
-	modes, err := spec.Modes()
-	if err != nil {
-		t.Fatal(err)
-	}
+	reqs, modes := tables(t)
 	verdicts, err := spec.Registry()
 	if err != nil {
 		t.Fatal(err)
@@ -212,4 +198,18 @@ func TestCoverageTarget(t *testing.T) {
 			t.Errorf("P0 requirement %s is %s", r.ID, status[r.ID])
 		}
 	}
+}
+
+// tables loads the spec's requirements and failure modes.
+func tables(t *testing.T) ([]spec.Requirement, []spec.Mode) {
+	t.Helper()
+	reqs, err := spec.Requirements()
+	if err != nil {
+		t.Fatal(err)
+	}
+	modes, err := spec.Modes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return reqs, modes
 }
