@@ -200,33 +200,7 @@ func (p *parser) value(depth int) {
 func (p *parser) object(depth int) {
 	p.pos++ // {
 	p.out = append(p.out, '{')
-	for first := true; ; first = false {
-		p.skip()
-		if p.err != nil {
-			return
-		}
-		if p.pos < len(p.src) && p.src[p.pos] == '}' {
-			p.pos++
-			p.out = append(p.out, '}')
-			return
-		}
-		if !first {
-			if p.pos >= len(p.src) || p.src[p.pos] != ',' {
-				p.fail(p.pos, "unexpected %s in an object, want ',' or '}'", p.describe(p.pos))
-				return
-			}
-			p.pos++
-			p.skip()
-			if p.err != nil {
-				return
-			}
-			if p.pos < len(p.src) && p.src[p.pos] == '}' { // one trailing comma
-				p.pos++
-				p.out = append(p.out, '}')
-				return
-			}
-			p.out = append(p.out, ',')
-		}
+	for first := true; p.more(first, '}', "an object"); first = false {
 		key, ok := p.key()
 		if !ok {
 			return
@@ -272,38 +246,47 @@ func (p *parser) key() (string, bool) {
 func (p *parser) array(depth int) {
 	p.pos++ // [
 	p.out = append(p.out, '[')
-	for first := true; ; first = false {
-		p.skip()
-		if p.err != nil {
-			return
-		}
-		if p.pos < len(p.src) && p.src[p.pos] == ']' {
-			p.pos++
-			p.out = append(p.out, ']')
-			return
-		}
-		if !first {
-			if p.pos >= len(p.src) || p.src[p.pos] != ',' {
-				p.fail(p.pos, "unexpected %s in an array, want ',' or ']'", p.describe(p.pos))
-				return
-			}
-			p.pos++
-			p.skip()
-			if p.err != nil {
-				return
-			}
-			if p.pos < len(p.src) && p.src[p.pos] == ']' {
-				p.pos++
-				p.out = append(p.out, ']')
-				return
-			}
-			p.out = append(p.out, ',')
-		}
+	for first := true; p.more(first, ']', "an array"); first = false {
 		p.value(depth + 1)
 		if p.err != nil {
 			return
 		}
 	}
+}
+
+// more reads up to the next member of an object or array, whose closing
+// character is end: the comma before it (one trailing comma allowed) and
+// the space around. It reports whether a member follows; false when the
+// container is closed or the input is wrong (p.err).
+func (p *parser) more(first bool, end byte, what string) bool {
+	p.skip()
+	if p.err != nil {
+		return false
+	}
+	if p.pos < len(p.src) && p.src[p.pos] == end {
+		p.pos++
+		p.out = append(p.out, end)
+		return false
+	}
+	if first {
+		return true
+	}
+	if p.pos >= len(p.src) || p.src[p.pos] != ',' {
+		p.fail(p.pos, "unexpected %s in %s, want ',' or '%c'", p.describe(p.pos), what, end)
+		return false
+	}
+	p.pos++
+	p.skip()
+	if p.err != nil {
+		return false
+	}
+	if p.pos < len(p.src) && p.src[p.pos] == end { // one trailing comma
+		p.pos++
+		p.out = append(p.out, end)
+		return false
+	}
+	p.out = append(p.out, ',')
+	return true
 }
 
 // str reads a single- or double-quoted string and returns its value.
