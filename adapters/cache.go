@@ -3,7 +3,6 @@ package adapters
 import (
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -108,9 +107,29 @@ type cleanupTarget struct {
 	bytes int64
 }
 
-// sideEffectTemplate is a {name} in a declared path: a value known when the command
-// runs, any value to cleanup.
-var sideEffectTemplate = regexp.MustCompile(`\{[^{}/]*\}`)
+// templateToGlob turns each {name} in a declared path (a value known when the
+// command runs) into *: any value, to cleanup. A brace with no partner in
+// the same path element stays as it is.
+func templateToGlob(path string) string {
+	var b strings.Builder
+	for {
+		open := strings.IndexByte(path, '{')
+		if open < 0 {
+			break
+		}
+		end := strings.IndexAny(path[open+1:], "{}/")
+		if end < 0 || path[open+1+end] != '}' {
+			b.WriteString(path[:open+1])
+			path = path[open+1:]
+			continue
+		}
+		b.WriteString(path[:open])
+		b.WriteByte('*')
+		path = path[open+1+end+1:]
+	}
+	b.WriteString(path)
+	return b.String()
+}
 
 // declaredCleanup returns the paths the app's commands declare as temp,
 // cache or log files that exist, are in scope and are at least minAge old.
@@ -127,7 +146,7 @@ func (inv *invocation) declaredCleanup(in func(string) bool, minAge time.Duratio
 			if !ok || !in(scope) {
 				continue
 			}
-			matches, _ := filepath.Glob(sideEffectTemplate.ReplaceAllString(inv.expandPath(s.Path), "*"))
+			matches, _ := filepath.Glob(templateToGlob(inv.expandPath(s.Path)))
 			for _, p := range matches {
 				p = filepath.Clean(p)
 				if seen[p] || p == home || strings.Count(p, string(filepath.Separator)) < 2 {

@@ -15,9 +15,6 @@ import (
 // declared, which is read from its --version — and one for each declared
 // dependency, so that every failure is a failed check with its fix.
 
-// versionInOutput finds a version number in a program's --version.
-var versionInOutput = regexp.MustCompile(`\d+\.\d+(?:\.\d+)?`)
-
 // requiredToolChecks checks the programs the app's commands need.
 func (inv *invocation) requiredToolChecks(ctx context.Context) []checkReport {
 	needs := map[string]string{} // the highest least version any command declares
@@ -66,7 +63,9 @@ func toolVersion(ctx context.Context, path string, env []string) string {
 	cmd := exec.CommandContext(ctx, path, "--version")
 	cmd.Env = env
 	out, _ := cmd.CombinedOutput()
-	v := versionInOutput.FindString(string(out))
+	// A version number in the program's --version; compiled here, where doctor
+	// needs it, not at every start.
+	v := regexp.MustCompile(`\d+\.\d+(?:\.\d+)?`).FindString(string(out))
 	if !isVersion(v) {
 		return ""
 	}

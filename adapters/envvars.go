@@ -2,14 +2,25 @@ package adapters
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/duet-cli/duet/describe"
 )
 
-// envVarName is what the CLI Agent Spec's AGENTS.md lists as a variable.
-var envVarName = regexp.MustCompile(`^[A-Z][A-Z0-9_]*$`)
+// isEnvVarName reports whether name is what the CLI Agent Spec's AGENTS.md
+// lists as a variable: ^[A-Z][A-Z0-9_]*$. By hand, not a package-level
+// regexp, which every start of a wrapped app would compile.
+func isEnvVarName(name string) bool {
+	for i, r := range name {
+		switch {
+		case r >= 'A' && r <= 'Z':
+		case i > 0 && (r >= '0' && r <= '9' || r == '_'):
+		default:
+			return false
+		}
+	}
+	return name != ""
+}
 
 // WithEnvVar declares an environment variable the app reads itself, not
 // through a flag's env source: its name, its type ("string", "integer",
@@ -27,7 +38,7 @@ func WithEnvVar(name, typ, description string) Option {
 func checkEnvVars(cfg *config) []error {
 	var errs []error
 	for _, v := range cfg.envVars {
-		if !envVarName.MatchString(v.Name) {
+		if !isEnvVarName(v.Name) {
 			errs = append(errs, fmt.Errorf("WithEnvVar(%q): the name must be upper case letters, digits and _, starting with a letter", v.Name))
 		}
 		if v.Type == "" || v.Description == "" {

@@ -130,20 +130,44 @@ func Exec[F Framework](ctx context.Context, wrap func() (F, error), args []strin
 	}
 }
 
+// run runs one invocation. The app's own commands run below it: as few
+// bytes of stack as possible stay under them (the answering lifecycle's
+// large frame is gone before a faithful run starts), or the app's stack
+// grows a size further than it would without Duet, and every start pays for
+// the fresh pages.
 func (inv *invocation) run(ctx context.Context, args []string) int {
-	cfg := inv.cfg
 	if inv.plain(args) {
 		inv.root = &schema.Command{Name: inv.fw.Name()} // the tree is not built
 		inv.call, inv.unread = &call{node: inv.root}, true
 		return inv.faithful(ctx, args)
 	}
+	args, read := inv.read(args)
+	switch {
+	case inv.call.node.Passthrough:
+		return inv.passthrough(ctx, args)
+	case !inv.answers():
+		return inv.faithful(ctx, args)
+	}
+	return inv.answer(ctx, args, read)
+}
+
+// readLine is what read learns from the command line for answer.
+type readLine struct {
+	output  string // --output, or what a stream asks for
+	modeErr error  // a <TOOL>_OUTPUT that names no format
+}
+
+// read builds the tree, reads args as the framework does and finds the
+// audience.
+func (inv *invocation) read(args []string) ([]string, readLine) {
+	cfg := inv.cfg
 	inv.root = inv.fw.Tree()
 	args = hoisted(inv.root, args)
 	inv.args = args
 	c := inv.parse(args)
 	inv.call = c
 	if c.node.Passthrough {
-		return inv.passthrough(ctx, args)
+		return args, readLine{}
 	}
 	c.version = c.version || c.on(FlagVersion) && c.node.Parent == nil
 	inv.human = c.on(FlagHuman)
@@ -160,9 +184,13 @@ func (inv *invocation) run(ctx context.Context, args []string) int {
 		Strict:    cfg.strict,
 	})
 	inv.mode = mode
-	if !inv.answers() {
-		return inv.faithful(ctx, args)
-	}
+	return args, readLine{output: output, modeErr: modeErr}
+}
+
+// answer is the lifecycle of a command Duet answers: built-ins, ported
+// commands and every command an agent runs.
+func (inv *invocation) answer(ctx context.Context, args []string, read readLine) int {
+	cfg, c, mode, output, modeErr := inv.cfg, inv.call, inv.mode, read.output, read.modeErr
 	inv.sigs, inv.stopSigs = inv.signals()
 	defer inv.stopSigs()
 	if mode.Agent {
@@ -407,16 +435,12 @@ func (inv *invocation) faithful(ctx context.Context, args []string) (exit int) {
 			exit = 2
 		}
 	}()
-	inv.out = envelope.New(inv.settings(inv.cfg.stdout))
-	inv.meta = envelope.Meta{SchemaVersion: commandSchemaVersion(inv.call.node), ToolVersion: inv.cfg.version, Command: inv.call.node.DotPath(), RequestID: inv.cfg.requestID()}
-	ctx = envelope.NewContext(ctx, inv.out)
-	ctx = context.WithValue(ctx, invocationKey{}, inv)
-	if !inv.unread { // an app run unread reads the process's own environment
-		ctx = inv.withRunenv(ctx)
-	}
-	err := inv.fw.Execute(ctx, args, inv.streams())
+	err := inv.fw.Execute(inv.faithfulContext(ctx), args, inv.streams())
 	var typed *envelope.Error
 	if inv.out.Used() || errors.As(err, &typed) {
+		// Unread, the id is made only for an answer: it costs the
+		// random generator's set-up.
+		inv.meta.RequestID = cmp.Or(inv.meta.RequestID, inv.cfg.requestID())
 		return inv.finish(inv.outcome(err, nil))
 	}
 	if err == nil {
@@ -430,6 +454,20 @@ func (inv *invocation) faithful(ctx context.Context, args []string) (exit int) {
 		return coded.ExitCode()
 	}
 	return int(exitcode.GeneralError)
+}
+
+// faithfulContext readies the invocation and the context for a faithful run:
+// apart from faithful, whose frame stays under the app's commands.
+func (inv *invocation) faithfulContext(ctx context.Context) context.Context {
+	inv.out = envelope.New(inv.settings(inv.cfg.stdout))
+	inv.meta = envelope.Meta{SchemaVersion: commandSchemaVersion(inv.call.node), ToolVersion: inv.cfg.version, Command: inv.call.node.DotPath()}
+	ctx = envelope.NewContext(ctx, inv.out)
+	ctx = context.WithValue(ctx, invocationKey{}, inv)
+	if !inv.unread { // an app run unread reads the process's own environment
+		inv.meta.RequestID = inv.cfg.requestID() // the children's trace id
+		ctx = inv.withRunenv(ctx)
+	}
+	return ctx
 }
 
 func (inv *invocation) settings(stdout io.Writer) envelope.Settings {
