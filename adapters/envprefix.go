@@ -1,8 +1,6 @@
 package adapters
 
 import (
-	"strconv"
-
 	"github.com/duet-cli/duet/envelope"
 )
 
@@ -15,6 +13,5 @@ import (
 // debugFromEnv reports whether <TOOL>_DEBUG asks for --debug's trace: a
 // true value, and no --quiet or --verbose on the command line, which win.
 func (inv *invocation) debugFromEnv() bool {
-	on, err := strconv.ParseBool(inv.cfg.getenv(envelope.EnvName(inv.root.Name, "DEBUG")))
-	return err == nil && on && !inv.call.on(FlagQuiet) && !inv.call.on(FlagVerbose)
+	return isTrue(inv.cfg.getenv(envelope.EnvName(inv.root.Name, "DEBUG"))) && !inv.call.on(FlagQuiet) && !inv.call.on(FlagVerbose)
 }

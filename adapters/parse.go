@@ -56,8 +56,7 @@ func (c *call) last(name string) string {
 }
 
 func (c *call) bool(name string) bool {
-	b, _ := strconv.ParseBool(c.last(name))
-	return c.has(name) && b
+	return c.has(name) && isTrue(c.last(name))
 }
 
 // opt is the value of Duet's own flag called name, and whether it was given:
@@ -73,8 +72,18 @@ func (c *call) opt(name string) (string, bool) {
 // on reports whether Duet's own boolean flag called name is set.
 func (c *call) on(name string) bool {
 	v, ok := c.opt(name)
-	b, _ := strconv.ParseBool(v)
-	return ok && b
+	return ok && isTrue(v)
+}
+
+// isTrue reports whether v is a true strconv.ParseBool reads, without the
+// error ParseBool allocates for every other value (most often "": a flag
+// nobody gave, read on every start).
+func isTrue(v string) bool {
+	switch v {
+	case "1", "t", "T", "true", "TRUE", "True":
+		return true
+	}
+	return false
 }
 
 func (c *call) problem(code, field, format string, args ...any) {

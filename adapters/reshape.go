@@ -147,13 +147,12 @@ func (inv *invocation) announceDeprecation() {
 // to an answer's settings.
 func (inv *invocation) discoverySettings(s *envelope.Settings) {
 	c := inv.call
-	limit, _ := strconv.Atoi(c.last(FlagTokenLimit))
-	offset, _ := strconv.Atoi(c.last(FlagTokenOffset))
-	if _, ok := c.opt(FlagTokenLimit); !ok {
-		limit = 0
+	var limit, offset int
+	if v, ok := c.opt(FlagTokenLimit); ok {
+		limit, _ = strconv.Atoi(v)
 	}
-	if _, ok := c.opt(FlagTokenOffset); !ok {
-		offset = 0
+	if v, ok := c.opt(FlagTokenOffset); ok {
+		offset, _ = strconv.Atoi(v)
 	}
 	if count := c.on(FlagTokenCount); count || limit > 0 || offset > 0 {
 		name, _ := c.opt(FlagTokenizer)

@@ -519,6 +519,9 @@ func (inv *invocation) settings(stdout io.Writer) envelope.Settings {
 }
 
 func maxBytes(env string) int {
+	if env == "" {
+		return envelope.DefaultMaxBytes
+	}
 	n, err := strconv.Atoi(env)
 	if err != nil || n <= 0 {
 		return envelope.DefaultMaxBytes

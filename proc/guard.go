@@ -107,11 +107,15 @@ func (c *Cmd) guard() error {
 	return nil
 }
 
-// shells are the programs that run a command line given with -c.
-var shells = map[string]bool{
-	"sh": true, "bash": true, "dash": true, "zsh": true, "ksh": true, "mksh": true, "ash": true,
-	"yash": true, "fish": true, "csh": true, "tcsh": true, "busybox": true,
-	"cmd": true, "powershell": true, "pwsh": true,
+// isShell reports whether name is a program that runs a command line given
+// with -c. (A switch, not a map, which every start would build.)
+func isShell(name string) bool {
+	switch name {
+	case "sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "yash", "fish", "csh", "tcsh", "busybox",
+		"cmd", "powershell", "pwsh":
+		return true
+	}
+	return false
 }
 
 // shellString refuses a shell command line: a program name that is a
@@ -124,12 +128,12 @@ func (c *Cmd) shellString() error {
 		}
 	}
 	base := strings.ToLower(strings.TrimSuffix(filepath.Base(c.Path), ".exe"))
-	if !shells[base] {
+	if !isShell(base) {
 		return nil
 	}
 	args := c.Args[1:]
 	if base == "busybox" {
-		if len(args) == 0 || !shells[args[0]] {
+		if len(args) == 0 || !isShell(args[0]) {
 			return nil
 		}
 		args = args[1:]
