@@ -233,7 +233,7 @@ func (inv *invocation) dispatchChild(ctx context.Context, args []string) ([]byte
 // refusedLine is the answer of a line that did not run.
 func (inv *invocation) refusedLine(cmd string, n int, e *envelope.Error) json.RawMessage {
 	var buf bytes.Buffer
-	out := envelope.New(envelope.Settings{Mode: envelope.Mode{Agent: true, Format: envelope.JSON}, Stdout: &buf})
+	out := envelope.New(&envelope.Settings{Mode: envelope.Mode{Agent: true, Format: envelope.JSON}, Stdout: &buf})
 	out.Finish(envelope.Meta{SchemaVersion: envelope.SchemaVersion, ToolVersion: inv.cfg.version, Command: cmd, RequestID: inv.cfg.requestID(), ConfigSources: []string{}}, e)
 	answer, err := withLine(buf.Bytes(), cmd, n)
 	if err != nil {

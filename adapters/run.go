@@ -222,7 +222,7 @@ func (inv *invocation) answer(ctx context.Context, args []string, read readLine)
 		inv.capture = inv.startCapture()
 		stdout = inv.capture.out
 	}
-	inv.out = envelope.New(inv.settings(stdout))
+	inv.out = inv.output(stdout)
 	inv.meta = envelope.Meta{
 		SchemaVersion: commandSchemaVersion(c.node),
 		ToolVersion:   cfg.version,
@@ -427,15 +427,21 @@ func (inv *invocation) version() string {
 // that answers through envelope.Output all the same, or returns an
 // *envelope.Error, is shown as a ported one is.
 func (inv *invocation) faithful(ctx context.Context, args []string) (exit int) {
-	defer func() {
-		// The app's own panic, reported as the Go runtime would report it,
-		// but without taking down a caller of Run.
-		if r := recover(); r != nil {
-			fmt.Fprintf(inv.cfg.stderr, "panic: %v\n\n%s", r, debug.Stack())
-			exit = 2
-		}
-	}()
-	err := inv.fw.Execute(inv.faithfulContext(ctx), args, inv.streams())
+	defer inv.appPanic(&exit)
+	return inv.faithfulExit(inv.fw.Execute(inv.faithfulContext(ctx), args, inv.streams()))
+}
+
+// appPanic reports the app's own panic as the Go runtime would, but without
+// taking down a caller of Run, and makes the exit code 2.
+func (inv *invocation) appPanic(exit *int) {
+	if r := recover(); r != nil {
+		fmt.Fprintf(inv.cfg.stderr, "panic: %v\n\n%s", r, debug.Stack())
+		*exit = 2
+	}
+}
+
+// faithfulExit is the exit code of a faithful run that returned err.
+func (inv *invocation) faithfulExit(err error) int {
 	var typed *envelope.Error
 	if inv.out.Used() || errors.As(err, &typed) {
 		// Unread, the id is made only for an answer: it costs the
@@ -456,11 +462,16 @@ func (inv *invocation) faithful(ctx context.Context, args []string) (exit int) {
 	return int(exitcode.GeneralError)
 }
 
-// faithfulContext readies the invocation and the context for a faithful run:
-// apart from faithful, whose frame stays under the app's commands.
+// faithfulContext readies the invocation and the context for a faithful run.
+// It and faithfulExit are apart from faithful, whose frame stays under the
+// app's commands: the smaller, the likelier the app's stack grows no further
+// than without Duet.
 func (inv *invocation) faithfulContext(ctx context.Context) context.Context {
-	inv.out = envelope.New(inv.settings(inv.cfg.stdout))
-	inv.meta = envelope.Meta{SchemaVersion: commandSchemaVersion(inv.call.node), ToolVersion: inv.cfg.version, Command: inv.call.node.DotPath()}
+	inv.out = inv.output(inv.cfg.stdout)
+	// Field by field: a composite literal would take a Meta's room on the stack.
+	inv.meta.SchemaVersion = commandSchemaVersion(inv.call.node)
+	inv.meta.ToolVersion = inv.cfg.version
+	inv.meta.Command = inv.call.node.DotPath()
 	ctx = envelope.NewContext(ctx, inv.out)
 	ctx = context.WithValue(ctx, invocationKey{}, inv)
 	if !inv.unread { // an app run unread reads the process's own environment
@@ -470,22 +481,25 @@ func (inv *invocation) faithfulContext(ctx context.Context) context.Context {
 	return ctx
 }
 
-func (inv *invocation) settings(stdout io.Writer) envelope.Settings {
+// output is the invocation's Output, made with its settings.
+func (inv *invocation) output(stdout io.Writer) *envelope.Output {
+	s := new(envelope.Settings)
+	inv.settings(s, stdout)
+	return envelope.New(s)
+}
+
+// settings fills s, which the caller holds: a Settings returned would take
+// its room on the stack twice.
+func (inv *invocation) settings(s *envelope.Settings, stdout io.Writer) {
 	c, cfg := inv.call, inv.cfg
-	var fields []string
 	if _, ok := c.opt(FlagFields); ok {
-		fields = c.values[FlagFields]
+		s.Fields = c.values[FlagFields]
 	}
-	s := envelope.Settings{
-		Mode:     inv.mode,
-		Stdout:   stdout,
-		Stderr:   cfg.stderr,
-		Quiet:    c.on(FlagQuiet),
-		Verbose:  c.on(FlagVerbose),
-		DryRun:   c.bool(FlagDryRun) || inv.refusal != nil && c.node.Meta.DryRun,
-		Fields:   fields,
-		MaxBytes: maxBytes(cfg.getenv(envelope.EnvName(inv.root.Name, "MAX_OUTPUT_BYTES"))),
-	}
+	s.Mode = inv.mode
+	s.Stdout, s.Stderr = stdout, cfg.stderr
+	s.Quiet, s.Verbose = c.on(FlagQuiet), c.on(FlagVerbose)
+	s.DryRun = c.bool(FlagDryRun) || inv.refusal != nil && c.node.Meta.DryRun
+	s.MaxBytes = maxBytes(cfg.getenv(envelope.EnvName(inv.root.Name, "MAX_OUTPUT_BYTES")))
 	for f := range c.node.Accepted() {
 		if len(c.values[f.Name]) == 0 && len(f.Env) == 0 {
 			continue // no value to keep secret
@@ -509,13 +523,12 @@ func (inv *invocation) settings(stdout io.Writer) envelope.Settings {
 		}
 		s.Window = w
 	}
-	inv.workSettings(&s)
-	inv.observeSettings(&s)
-	inv.discoverySettings(&s)
-	inv.trustSettings(&s)
-	inv.widthSettings(&s)
-	inv.cacheSettings(&s)
-	return s
+	inv.workSettings(s)
+	inv.observeSettings(s)
+	inv.discoverySettings(s)
+	inv.trustSettings(s)
+	inv.widthSettings(s)
+	inv.cacheSettings(s)
 }
 
 func maxBytes(env string) int {

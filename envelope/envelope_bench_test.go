@@ -44,7 +44,7 @@ func (w *countingWriter) Write(p []byte) (int, error) { w.n += int64(len(p)); re
 // encodeOnce records recs on a fresh Output and finishes it, as the lifecycle
 // does for a command that returns a list.
 func encodeOnce(b *testing.B, s envelope.Settings, recs []benchRecord) {
-	out := envelope.New(s)
+	out := envelope.New(&s)
 	if err := out.Result(recs); err != nil {
 		b.Fatal(err)
 	}

@@ -24,7 +24,7 @@ func ExampleFrom() {
 		return out.Result([]task{{ID: "t1", Title: "write tests"}, {ID: "t2", Title: "ship", Done: true}})
 	}
 
-	out := envelope.New(envelope.Settings{
+	out := envelope.New(&envelope.Settings{
 		Mode:   envelope.Mode{Agent: true, Format: envelope.JSON},
 		Stdout: os.Stdout,
 	})
@@ -51,7 +51,7 @@ func ExampleOutput_Result() {
 	_, recorded := out.Recorded()
 	fmt.Println("a fresh Output each call:", !recorded)
 
-	out = envelope.New(envelope.Settings{Mode: envelope.Mode{Format: envelope.Text}, Stdout: os.Stdout})
+	out = envelope.New(&envelope.Settings{Mode: envelope.Mode{Format: envelope.Text}, Stdout: os.Stdout})
 	show(envelope.NewContext(ctx, out))
 	out.Finish(envelope.Meta{}, nil)
 	// Output:

@@ -26,7 +26,7 @@ func humanMode() envelope.Mode {
 func newOutput(s envelope.Settings) (*envelope.Output, *bytes.Buffer, *bytes.Buffer) {
 	var stdout, stderr bytes.Buffer
 	s.Stdout, s.Stderr = &stdout, &stderr
-	return envelope.New(s), &stdout, &stderr
+	return envelope.New(&s), &stdout, &stderr
 }
 
 // wire is the envelope as an agent decodes it.

@@ -116,20 +116,26 @@ type Output struct {
 
 type warning struct{ code, message, next string }
 
-// New returns an Output for one invocation.
-func New(s Settings) *Output {
-	if s.Stdout == nil {
-		s.Stdout = io.Discard
+// New returns an Output for one invocation, with the settings s points to
+// (copied; nil means the zero Settings). A pointer, as slog's handler
+// options: a Settings is large, and a value would take its room on the
+// stack of every caller, under the app's own commands.
+func New(s *Settings) *Output {
+	o := &Output{}
+	if s != nil {
+		o.s = *s
 	}
-	if s.Stderr == nil {
-		s.Stderr = io.Discard
+	if o.s.Stdout == nil {
+		o.s.Stdout = io.Discard
 	}
-	if s.MaxBytes <= 0 {
-		s.MaxBytes = DefaultMaxBytes
+	if o.s.Stderr == nil {
+		o.s.Stderr = io.Discard
 	}
-	o := &Output{s: s}
+	if o.s.MaxBytes <= 0 {
+		o.s.MaxBytes = DefaultMaxBytes
+	}
 	o.progress.out = o
-	o.logger = sync.OnceValue(func() *slog.Logger { return slog.New(newRedactor(o.logHandler(), s.Secrets)) })
+	o.logger = sync.OnceValue(func() *slog.Logger { return slog.New(newRedactor(o.logHandler(), o.s.Secrets)) })
 	return o
 }
 
@@ -147,7 +153,7 @@ func From(ctx context.Context) *Output {
 	if out, ok := ctx.Value(ctxKey{}).(*Output); ok {
 		return out
 	}
-	return New(Settings{Mode: Mode{Agent: true, Format: JSON}})
+	return New(&Settings{Mode: Mode{Agent: true, Format: JSON}})
 }
 
 // Mode returns the audience the invocation is talking to.

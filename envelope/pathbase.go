@@ -12,11 +12,6 @@ import (
 // before encoding the result is copied wherever it holds a relative Path,
 // and that Path joined to --cwd. The command's own value is never changed.
 
-var (
-	pathType      = reflect.TypeFor[Path]()
-	marshalerType = reflect.TypeFor[json.Marshaler]()
-)
-
 // maxRebaseDepth bounds the walk: a cyclic value fails in encoding/json
 // anyway, and a sane result is never this deep.
 const maxRebaseDepth = 64
@@ -39,14 +34,14 @@ func rebase(v reflect.Value, dir string, depth int) (reflect.Value, bool) {
 		return v, false
 	}
 	t := v.Type()
-	if t == pathType {
+	if t == reflect.TypeFor[Path]() {
 		p := v.String()
 		if p == "" || filepath.IsAbs(p) {
 			return v, false
 		}
 		return reflect.ValueOf(Path(filepath.Join(dir, p))), true
 	}
-	if t.Kind() != reflect.Interface && t.Kind() != reflect.Pointer && t.Implements(marshalerType) {
+	if t.Kind() != reflect.Interface && t.Kind() != reflect.Pointer && t.Implements(reflect.TypeFor[json.Marshaler]()) {
 		return v, false // encodes itself: its fields are its own business
 	}
 	switch t.Kind() {

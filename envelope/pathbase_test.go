@@ -40,7 +40,7 @@ func TestPathAgainstCwd(t *testing.T) {
 		Plain: "not/a/path",
 	}
 	var stdout bytes.Buffer
-	out := envelope.New(envelope.Settings{Mode: envelope.Mode{Agent: true, Format: envelope.JSON}, Stdout: &stdout, Cwd: cwd})
+	out := envelope.New(&envelope.Settings{Mode: envelope.Mode{Agent: true, Format: envelope.JSON}, Stdout: &stdout, Cwd: cwd})
 	out.Result(in)
 	out.Finish(envelope.Meta{Command: "find-config"}, nil)
 	var env struct {

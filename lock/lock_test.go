@@ -117,7 +117,7 @@ func TestHeldByAnotherProcess(t *testing.T) {
 // the invocation's cleanup, and Release may be called again.
 func TestReleasedWithTheInvocation(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "a.lock")
-	out := envelope.New(envelope.Settings{Mode: envelope.Mode{Agent: true, Format: envelope.JSON}})
+	out := envelope.New(&envelope.Settings{Mode: envelope.Mode{Agent: true, Format: envelope.JSON}})
 	ctx := envelope.NewContext(context.Background(), out)
 	h, err := lock.Acquire(ctx, path, 0)
 	if err != nil {

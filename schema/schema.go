@@ -607,9 +607,9 @@ func (c *Command) OutputSchema() (Schema, error) {
 // with TIMEOUT marked retryable for a command that changes nothing. The
 // result may be shared between commands: do not modify it.
 func (c *Command) ExitCodes() exitcode.Table {
-	base := mutatingDefaults()
+	base := mutatingDefaults.get(buildMutatingDefaults)
 	if c.Danger() == Safe {
-		base = safeDefaults()
+		base = safeDefaults.get(buildSafeDefaults)
 	}
 	if len(c.Meta.ExitCodes) == 0 {
 		return base
@@ -618,15 +618,30 @@ func (c *Command) ExitCodes() exitcode.Table {
 }
 
 // The default tables are built once: describe asks for one per command.
-var (
-	mutatingDefaults = sync.OnceValue(func() exitcode.Table { return exitcode.Defaults().Merge(exitcode.Signals()) })
-	safeDefaults     = sync.OnceValue(func() exitcode.Table {
-		return exitcode.Defaults().Merge(exitcode.Signals()).Merge(exitcode.Table{
-			exitcode.Success:      {SideEffects: exitcode.None},
-			exitcode.Timeout:      {Description: "The operation exceeded its time limit; nothing was changed.", Retryable: true, SideEffects: exitcode.None},
-			exitcode.GeneralError: {Description: "An unclassified failure; nothing was changed.", SideEffects: exitcode.None},
-			exitcode.Interrupted:  {Description: "Interrupted by SIGINT; nothing was changed.", SideEffects: exitcode.None},
-			exitcode.Terminated:   {Description: "Terminated by SIGTERM; nothing was changed.", SideEffects: exitcode.None},
-		})
+var mutatingDefaults, safeDefaults lazy[exitcode.Table]
+
+func buildMutatingDefaults() exitcode.Table { return exitcode.Defaults().Merge(exitcode.Signals()) }
+
+func buildSafeDefaults() exitcode.Table {
+	return buildMutatingDefaults().Merge(exitcode.Table{
+		exitcode.Success:      {SideEffects: exitcode.None},
+		exitcode.Timeout:      {Description: "The operation exceeded its time limit; nothing was changed.", Retryable: true, SideEffects: exitcode.None},
+		exitcode.GeneralError: {Description: "An unclassified failure; nothing was changed.", SideEffects: exitcode.None},
+		exitcode.Interrupted:  {Description: "Interrupted by SIGINT; nothing was changed.", SideEffects: exitcode.None},
+		exitcode.Terminated:   {Description: "Terminated by SIGTERM; nothing was changed.", SideEffects: exitcode.None},
 	})
-)
+}
+
+// lazy is a value built on its first use. Its zero value is ready, so a
+// package variable of it costs nothing when the program starts, where
+// sync.OnceValue would run in the package's initialisation of every binary
+// that links the package.
+type lazy[T any] struct {
+	once sync.Once
+	v    T
+}
+
+func (l *lazy[T]) get(build func() T) T {
+	l.once.Do(func() { l.v = build() })
+	return l.v
+}

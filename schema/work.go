@@ -1,8 +1,6 @@
 package schema
 
 import (
-	"sync"
-
 	"github.com/duet-cli/duet/internal/jsonw"
 )
 
@@ -14,9 +12,11 @@ var JobStatuses = []string{"running", "complete", "failed", "cancelled"}
 // command answers with (see [Meta.Async]): the CLI Agent Spec's, which
 // `--schema` shows as job_descriptor_schema. Duet builds the descriptor, so
 // an async command cannot lack it. The schema is shared: do not modify it.
-func JobDescriptor() Schema { return jobDescriptor() }
+func JobDescriptor() Schema { return jobDescriptor.get(buildJobDescriptor) }
 
-var jobDescriptor = sync.OnceValue(func() Schema {
+var jobDescriptor lazy[Schema]
+
+func buildJobDescriptor() Schema {
 	str := map[string]any{"type": "string"}
 	integer := map[string]any{"type": "integer"}
 	return Schema{
@@ -32,7 +32,7 @@ var jobDescriptor = sync.OnceValue(func() Schema {
 			"timeout_ms":       integer,
 		},
 	}
-})
+}
 
 // work fills the document's long-work members from c's declarations.
 func (d *Doc) work(c *Command) {
