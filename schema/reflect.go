@@ -128,16 +128,6 @@ func asMap(v any) map[string]any {
 	return nil
 }
 
-var (
-	timeType          = reflect.TypeFor[time.Time]()
-	durationType      = reflect.TypeFor[time.Duration]()
-	rawMessageType    = reflect.TypeFor[json.RawMessage]()
-	jsonMarshalerType = reflect.TypeFor[json.Marshaler]()
-	textMarshalerType = reflect.TypeFor[encoding.TextMarshaler]()
-
-	selfDescribingType = reflect.TypeFor[selfDescribing]()
-)
-
 // selfDescribing is a type that gives the schema of its own JSON encoding,
 // as envelope.Binary does.
 type selfDescribing interface{ JSONSchema() map[string]any }
@@ -207,11 +197,11 @@ func ref(name string) map[string]any { return map[string]any{"$ref": "#/$defs/" 
 // build returns the schema of t itself, one level of it at a time.
 func (g *generator) build(t reflect.Type) map[string]any {
 	switch t {
-	case timeType:
+	case reflect.TypeFor[time.Time]():
 		return map[string]any{"type": "string", "format": "date-time"}
-	case durationType:
+	case reflect.TypeFor[time.Duration]():
 		return map[string]any{"type": "integer"}
-	case rawMessageType:
+	case reflect.TypeFor[json.RawMessage]():
 		return map[string]any{}
 	}
 	if t.Kind() != reflect.Pointer {
@@ -220,14 +210,14 @@ func (g *generator) build(t reflect.Type) map[string]any {
 		// is addressable, which depends on how it is marshalled: accept
 		// anything rather than guess.
 		switch {
-		case t.Implements(selfDescribingType): // input: such as envelope.Binary
+		case t.Implements(reflect.TypeFor[selfDescribing]()): // input: such as envelope.Binary
 			return reflect.Zero(t).Interface().(selfDescribing).JSONSchema()
-		case t.Implements(jsonMarshalerType):
+		case t.Implements(reflect.TypeFor[json.Marshaler]()):
 			return map[string]any{}
-		case t.Implements(textMarshalerType):
+		case t.Implements(reflect.TypeFor[encoding.TextMarshaler]()):
 			return map[string]any{"type": "string"}
-		case reflect.PointerTo(t).Implements(jsonMarshalerType),
-			reflect.PointerTo(t).Implements(textMarshalerType):
+		case reflect.PointerTo(t).Implements(reflect.TypeFor[json.Marshaler]()),
+			reflect.PointerTo(t).Implements(reflect.TypeFor[encoding.TextMarshaler]()):
 			return map[string]any{}
 		}
 	}
@@ -265,7 +255,7 @@ func (g *generator) build(t reflect.Type) map[string]any {
 
 func encodesItself(t reflect.Type) bool {
 	p := reflect.PointerTo(t)
-	return p.Implements(jsonMarshalerType) || p.Implements(textMarshalerType)
+	return p.Implements(reflect.TypeFor[json.Marshaler]()) || p.Implements(reflect.TypeFor[encoding.TextMarshaler]())
 }
 
 // validKey reports whether encoding/json accepts t as a map key: it writes
@@ -277,7 +267,7 @@ func validKey(t reflect.Type) bool {
 		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
 		return true
 	}
-	return t.Implements(textMarshalerType)
+	return t.Implements(reflect.TypeFor[encoding.TextMarshaler]())
 }
 
 // nullable widens s to also accept null, as encoding/json writes a nil
