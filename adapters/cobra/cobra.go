@@ -259,11 +259,14 @@ func (a *App) Execute(ctx context.Context, args []string, s adapters.Streams) er
 		}
 	}
 	// Cobra checks required flags and flag groups before any hook runs, so
-	// values the lifecycle resolved (from the environment) go in first.
-	if target, _, err := a.root.Find(args); err == nil {
-		if node := a.nodes[target]; node != nil {
-			if err := adapters.Preset(ctx, node, setter(target)); err != nil {
-				return err
+	// values the lifecycle resolved (from the environment) go in first. An
+	// app run unread has no tree, and nothing to preset: no second search.
+	if len(a.nodes) > 0 {
+		if target, _, err := a.root.Find(args); err == nil {
+			if node := a.nodes[target]; node != nil {
+				if err := adapters.Preset(ctx, node, setter(target)); err != nil {
+					return err
+				}
 			}
 		}
 	}
