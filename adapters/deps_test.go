@@ -1,7 +1,12 @@
 package adapters_test
 
 import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"go/types"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -29,4 +34,71 @@ func TestStartCostDeps(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestStartCostInit: Duet's packages that every wrapped app links do no
+// work when the program starts. A package variable set by a call or a map
+// literal runs in the package's initialisation, before main, in every start
+// of every wrapped app, whatever command runs (bench/adopt.sh): a regexp is
+// compiled, a map built, a sync.OnceValue allocated. Such values are built
+// where they are used, or on first use.
+func TestStartCostInit(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}}\t{{.Dir}}\t{{join .GoFiles \" \"}}", "./urfave", "./cobra").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Values that cost next to nothing, set by the linker or a pointer copy.
+	allowed := map[string]bool{"errors.New": true, "fs.SkipDir": true, "fs.SkipAll": true}
+	fset := token.NewFileSet()
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		path, rest, _ := strings.Cut(line, "\t")
+		dir, files, _ := strings.Cut(rest, "\t")
+		if !strings.HasPrefix(path, "github.com/duet-cli/duet/") {
+			continue
+		}
+		for _, name := range strings.Fields(files) {
+			f, err := parser.ParseFile(fset, filepath.Join(dir, name), nil, parser.SkipObjectResolution)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, decl := range f.Decls {
+				g, ok := decl.(*ast.GenDecl)
+				if !ok || g.Tok != token.VAR {
+					continue
+				}
+				for _, spec := range g.Specs {
+					for _, v := range spec.(*ast.ValueSpec).Values {
+						ast.Inspect(v, func(n ast.Node) bool {
+							switch n := n.(type) {
+							case *ast.FuncLit:
+								return false // runs when called, not at start
+							case *ast.CallExpr:
+								if fn := types.ExprString(n.Fun); !allowed[fn] && !isConversion(n) {
+									t.Errorf("%s: a package variable calls %s at every start", fset.Position(n.Pos()), fn)
+								}
+							case *ast.CompositeLit:
+								if _, isMap := n.Type.(*ast.MapType); isMap {
+									t.Errorf("%s: a package variable builds a map at every start", fset.Position(n.Pos()))
+								}
+							}
+							return true
+						})
+					}
+				}
+			}
+		}
+	}
+}
+
+// isConversion reports whether call is a conversion the compiler makes
+// static, such as []byte("...") or (*T)(nil).
+func isConversion(call *ast.CallExpr) bool {
+	switch fun := call.Fun.(type) {
+	case *ast.ArrayType:
+		return true
+	case *ast.ParenExpr:
+		_, ok := fun.X.(*ast.StarExpr)
+		return ok
+	}
+	return false
 }
