@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/duet-cli/duet/envelope"
@@ -179,7 +178,7 @@ func writable(dir string) (problem, fix string) {
 			if !info.IsDir() {
 				return at + " is not a directory", "rm " + commandLine([]string{at})
 			}
-			if syscall.Access(at, 2) != nil { // W_OK
+			if !canWrite(at) {
 				return at + " is not writable", "chmod u+w " + commandLine([]string{at})
 			}
 			return "", ""
