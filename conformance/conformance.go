@@ -5,20 +5,28 @@
 //	report, err := conformance.Check(ctx, conformance.Target{Path: "./mytool"}, conformance.Options{})
 //
 // A check discovers the commands from `describe` (or `manifest`: any tool
-// that prints the spec's manifest) and otherwise crawls --help. It then runs
-// side-effect-free probes only — help and version on a pipe and a terminal,
-// --schema, unknown flags and commands, bad values, hallucinated ids,
-// --validate-only, --dry-run, destructive commands without --yes (refused, and
-// nothing changed), safe commands, list paging, colour, width and locale
-// invariance, a closed stdout, stdin at its end — and sends signals only to
-// commands that are long-running (marked so in the manifest, or named in
-// Options.LongRunning). Every run has a time limit, after which the target's
-// process group is killed and the hang reported.
+// that prints the spec's manifest) where the target's help shows it has
+// them, and otherwise crawls --help. It then runs side-effect-free probes
+// only — help and version on a pipe and a terminal, --schema, unknown flags
+// and commands, bad values, hallucinated ids, --validate-only, --dry-run,
+// destructive commands without --yes (refused, and nothing changed), safe
+// commands, list paging, colour, width and locale invariance, a closed
+// stdout, stdin at its end — and sends signals only to commands that are
+// long-running (marked so in the manifest, or named in
+// Options.LongRunning). A made-up flag or command goes only to a target
+// that speaks the manifest protocol or has shown it refuses one (`<command>
+// <made-up> --help` fails): a CLI that takes unknown input would run the
+// command. Every run has a time limit, after which the target's process
+// group is killed and the hang reported.
 //
 // Each run happens with a temporary HOME, XDG directories, TMPDIR and working
 // directory; PAGER, EDITOR, VISUAL and BROWSER name programs that record being
-// run, and HTTP(S)_PROXY a recording listener on loopback. The sandbox is
-// removed afterwards. [Test] runs the same checks as subtests of a Go test.
+// run, package managers and openers (npm, pip, brew, apt-get, xdg-open, open
+// ...) first on PATH are programs that record being run and refuse, and
+// HTTP(S)_PROXY is a recording listener on loopback. The sandbox is removed
+// afterwards. A requirement passes only when a run could have failed it;
+// otherwise it is not judged, and the report says why. [Test] runs the same
+// checks as subtests of a Go test.
 package conformance
 
 import (
@@ -26,6 +34,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -56,7 +65,10 @@ const (
 	Pass          Status = "pass"
 	Fail          Status = "fail"
 	NotApplicable Status = "not_applicable"
-	Skipped       Status = "skipped"
+	// NotJudged: nothing ran that could have failed the requirement (the
+	// target never succeeded, or a probe would not have been safe); the
+	// finding says why.
+	NotJudged Status = "not_judged"
 )
 
 // Finding is what one probe saw of one requirement.
@@ -82,6 +94,16 @@ type checker struct {
 	// that no run's output is kept: the first carriage return, the first
 	// stack trace on stdout.
 	carriageReturn, stackTrace string
+	// worked: some run of the target finished with exit 0. Until then,
+	// what the target does when it works (a pager, a browser, the
+	// network) has not been seen, and is not judged.
+	worked bool
+	// documented: the undocumented words discovery may try, describe and
+	// manifest, that the target showed it has (see discover).
+	documented map[string]bool
+	// refused: whether `<command> <made-up word> --help` failed, by
+	// command and word (see refusesMadeUp). Probes run one at a time.
+	refused map[string]bool
 }
 
 // Check runs every probe against target and returns the report. It fails
@@ -91,12 +113,19 @@ func Check(ctx context.Context, target Target, opts Options) (*Report, error) {
 	if opts.ProbeTimeout <= 0 {
 		opts.ProbeTimeout = 10 * time.Second
 	}
+	// Runs happen in the sandbox's working directory: a relative path
+	// names the binary from the caller's.
+	if strings.ContainsRune(target.Path, filepath.Separator) && !filepath.IsAbs(target.Path) {
+		if abs, err := filepath.Abs(target.Path); err == nil {
+			target.Path = abs
+		}
+	}
 	sb, err := NewSandbox()
 	if err != nil {
 		return nil, fmt.Errorf("conformance: %w", err)
 	}
 	defer sb.Close()
-	c := &checker{target: target, opts: opts, sandbox: sb}
+	c := &checker{target: target, opts: opts, sandbox: sb, refused: map[string]bool{}}
 	// A bare environment: what the user's shell has set (CI, NO_COLOR,
 	// TERM ...) must not decide the verdict.
 	c.base = sb.Env(append([]string{"PATH=" + os.Getenv("PATH"), "LANG=C.UTF-8"}, target.Env...))
@@ -126,11 +155,12 @@ func with(inv Invocation, env ...string) Invocation {
 // run runs inv and notes what the checks over every run look for.
 func (c *checker) run(ctx context.Context, inv Invocation) Outcome {
 	out := Run(ctx, inv)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.worked = c.worked || out.Err == nil && !out.TimedOut && out.Exit == 0
 	if inv.PTY {
 		return out // a terminal turns \n into \r\n
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
 	if c.carriageReturn == "" && (bytes.IndexByte(out.Stdout, '\r') >= 0 || bytes.IndexByte(out.Stderr, '\r') >= 0) {
 		c.carriageReturn = "a carriage return in the output of " + inv.CommandLine()
 	}

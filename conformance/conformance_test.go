@@ -81,10 +81,11 @@ func TestFixturesFailWhatTheyBreak(t *testing.T) {
 		// it belongs (F-006 holds).
 		{fixture: "crash", want: []string{"F-002", "F-004", "F-015", "F-048", "F-068", "O-041"}},
 		// garbage prints 10 MB that are not JSON and exits 0, whatever it
-		// is asked: bad flags accepted (F-002, F-015), never an envelope
-		// (F-004), help and version are garbage (F-048, F-068), no
-		// manifest (O-041).
-		{fixture: "garbage", want: []string{"F-002", "F-004", "F-015", "F-048", "F-068", "O-041"}},
+		// is asked: help and version are garbage (F-048, F-068), no
+		// manifest (O-041). `garbage <made-up flag> --help` exits 0, so a
+		// made-up flag alone, which could run a command, is never given:
+		// the bad-input requirements are not judged.
+		{fixture: "garbage", want: []string{"F-048", "F-068", "O-041"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.fixture, func(t *testing.T) {
@@ -189,4 +190,85 @@ func tree(t *testing.T, dir string) map[string]string {
 		t.Fatal(err)
 	}
 	return files
+}
+
+// TestProbesStayInTheSandbox checks a CLI that installs itself and opens a
+// browser when given a flag it does not know, and acts on words its help
+// does not list. The checker gives it no made-up flag alone (it takes
+// them), runs no undocumented word, and the programs it reaches for are
+// the sandbox's sentinels, which refuse and report: the real ones, first on
+// the test's own PATH, never run.
+func TestProbesStayInTheSandbox(t *testing.T) {
+	bin := buildAll(t, "./testdata/fixtures/installer")["installer"]
+	outside := t.TempDir()
+	real := filepath.Join(outside, "bin")
+	if err := os.Mkdir(real, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"npm", "xdg-open"} {
+		script := "#!/bin/sh\necho \"$@\" >" + filepath.Join(outside, name+".ran") + "\n"
+		if err := os.WriteFile(filepath.Join(real, name), []byte(script), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("PATH", real+string(filepath.ListSeparator)+os.Getenv("PATH"))
+	mark := filepath.Join(outside, "mark")
+	report, err := conformance.Check(context.Background(), conformance.Target{Path: bin, Env: []string{"INSTALLER_MARK=" + mark}}, conformance.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ran := range []string{"npm.ran", "xdg-open.ran", "mark"} {
+		if b, err := os.ReadFile(filepath.Join(outside, ran)); err == nil {
+			t.Errorf("%s exists outside the sandbox: %q", ran, b)
+		}
+	}
+	got := map[string]conformance.RequirementResult{}
+	for _, res := range report.Results {
+		got[res.ID] = res
+	}
+	for id, want := range map[string]string{"F-029": "npm install -g installer@latest", "F-057": "xdg-open https://example.com/installer"} {
+		res := got[id]
+		if res.Status != conformance.Fail || len(res.Failures) == 0 || !strings.Contains(res.Failures[0].Evidence, want) {
+			t.Errorf("%s: %s %+v, want a failure naming %q", id, res.Status, res.Failures, want)
+		}
+	}
+	if res := got["F-002"]; res.Status != conformance.NotJudged {
+		t.Errorf("F-002: %s, want not judged (a made-up flag alone would run the command)\n%s", res.Status, evidence(report))
+	}
+	if report.Discovery != "help" {
+		t.Errorf("commands discovered from %s, want help", report.Discovery)
+	}
+}
+
+// TestNoVerdictWithoutARun checks targets that never work: a program that
+// always fails, one that crashes at start-up and a path that cannot be run.
+// Each fails, and what only a working target could show (a pager, a
+// browser, the network, line endings) is not judged rather than passed.
+func TestNoVerdictWithoutARun(t *testing.T) {
+	crash := buildAll(t, "./testdata/fixtures/crash")["crash"]
+	falsePath, err := exec.LookPath("false")
+	if err != nil {
+		t.Skip("no false(1) here")
+	}
+	notExec := filepath.Join(t.TempDir(), "not-executable")
+	if err := os.WriteFile(notExec, []byte("#!/bin/sh\necho hi\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for name, path := range map[string]string{"false": falsePath, "crash": crash, "not-executable": notExec, "missing": "./no-such-tool"} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			report, err := conformance.Check(context.Background(), conformance.Target{Path: path}, conformance.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if report.OK() || report.Score.Passed > 0 && name != "crash" {
+				t.Errorf("OK() = %v, %d passed; failed %v\n%s", report.OK(), report.Score.Passed, report.Failed(), evidence(report))
+			}
+			for _, res := range report.Results {
+				if slices.Contains([]string{"F-010", "F-055", "F-057", "F-029", "F-072"}, res.ID) && res.Status != conformance.NotJudged {
+					t.Errorf("%s is %s, want not judged: nothing the target does when it works was seen", res.ID, res.Status)
+				}
+			}
+		})
+	}
 }

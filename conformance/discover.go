@@ -74,9 +74,18 @@ type tree struct {
 
 // discover learns the target's commands: from `describe` or `manifest` (an
 // envelope whose data has the spec's manifest shape), else by crawling
-// --help, so that any CLI gets a report.
+// --help, so that any CLI gets a report. A word that is not a flag may be a
+// command that acts (`curl describe` fetches a URL), so describe and
+// manifest are run only when the target's help shows it has them: its
+// piped --help answers with an envelope, as a tool that speaks the spec
+// does, or lists them as commands.
 func (c *checker) discover(ctx context.Context) *tree {
+	help := c.run(ctx, c.invoke("--help"))
+	c.documented = documented(help)
 	for _, name := range []string{"describe", "manifest"} {
+		if !c.documented[name] {
+			continue
+		}
 		out := c.run(ctx, c.invoke(name))
 		env, f, _ := parseEnvelope(out.Stdout)
 		if f != noFault || out.Exit != 0 {
@@ -113,7 +122,25 @@ func (c *checker) discover(ctx context.Context) *tree {
 		t.sort()
 		return t
 	}
-	return c.crawl(ctx)
+	return c.crawl(ctx, help)
+}
+
+// documented reports which of describe and manifest the root's piped
+// --help shows the target has.
+func documented(help Outcome) map[string]bool {
+	if _, f, _ := parseEnvelope(help.Stdout); f == noFault {
+		return map[string]bool{"describe": true, "manifest": true}
+	}
+	listed := helpCommands(append(slices.Clone(help.Stdout), help.Stderr...))
+	return map[string]bool{"describe": slices.Contains(listed, "describe"), "manifest": slices.Contains(listed, "manifest")}
+}
+
+// root is the tree's root command.
+func (t *tree) root() *Command {
+	if len(t.commands) > 0 && len(t.commands[0].Path) == 0 {
+		return t.commands[0]
+	}
+	return &Command{}
 }
 
 func (t *tree) sort() {
@@ -125,19 +152,28 @@ func (t *tree) sort() {
 const maxCrawl = 40
 
 // crawl builds the tree from --help: the commands listed under a heading
-// such as "Commands:" or "Available Commands:", two levels deep.
-func (c *checker) crawl(ctx context.Context) *tree {
+// such as "Commands:" or "Available Commands:", two levels deep. root is
+// what the root's --help printed.
+func (c *checker) crawl(ctx context.Context, root Outcome) *tree {
 	t := &tree{source: "help"}
+	helps := map[string][]byte{} // what each crawled command's help printed
 	queue := [][]string{nil}
 	for len(queue) > 0 && len(t.commands) < maxCrawl {
 		path := queue[0]
 		queue = queue[1:]
-		out := c.run(ctx, c.invoke(append(slices.Clone(path), "--help")...))
+		out := root
+		if path != nil {
+			out = c.run(ctx, c.invoke(append(slices.Clone(path), "--help")...))
+		}
 		help := append(append([]byte(nil), out.Stdout...), out.Stderr...)
 		if _, f, _ := parseEnvelope(out.Stdout); f == noFault {
 			help = out.Stderr // a Duet-like target puts its help text there
 		}
 		subs := helpCommands(help)
+		if path != nil && bytes.Equal(help, helps[strings.Join(path[:len(path)-1], " ")]) {
+			subs = nil // the parent's help again: the words after it are not commands it knows
+		}
+		helps[strings.Join(path, " ")] = help
 		t.commands = append(t.commands, &Command{Path: path, Runnable: len(subs) == 0, Subcommands: subs})
 		if len(path) < 2 {
 			for _, s := range subs {
@@ -166,7 +202,15 @@ func helpCommands(help []byte) []string {
 	sc := bufio.NewScanner(bytes.NewReader(help))
 	for sc.Scan() {
 		line := sc.Text()
+		m := helpLine.FindStringSubmatch(line)
 		switch {
+		// A command's description may read as a heading ("describe
+		// Describe every command ..."): within a list, a line shaped as
+		// a command is one.
+		case in && m != nil:
+			if m[1] != "help" && !slices.Contains(names, m[1]) {
+				names = append(names, m[1])
+			}
 		case commandsHeading.MatchString(line):
 			in = true
 		case in && strings.TrimSpace(line) == "":
@@ -174,9 +218,7 @@ func helpCommands(help []byte) []string {
 				in = false
 			}
 		case in:
-			if m := helpLine.FindStringSubmatch(line); m != nil && m[1] != "help" && !slices.Contains(names, m[1]) {
-				names = append(names, m[1])
-			} else if len(names) > 0 && !strings.HasPrefix(line, " ") && !strings.HasPrefix(line, "\t") {
+			if len(names) > 0 && !strings.HasPrefix(line, " ") && !strings.HasPrefix(line, "\t") {
 				in = false // the next section; before any name, a heading of a group
 			}
 		}

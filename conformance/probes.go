@@ -31,12 +31,15 @@ var (
 
 // probe runs every probe against the discovered tree.
 func (c *checker) probe(ctx context.Context, t *tree) {
-	c.helpAndVersion(ctx)
+	c.helpAndVersion(ctx, t)
 	c.manifest(ctx, t)
 	var safe []*Command // run without arguments: checked once more under variations
 	for _, cmd := range t.commands {
-		c.unknownFlag(ctx, cmd)
-		if len(cmd.Subcommands) > 0 {
+		madeUp := c.refusesMadeUp(ctx, t, cmd, bogusFlag)
+		if madeUp {
+			c.unknownFlag(ctx, cmd)
+		}
+		if len(cmd.Subcommands) > 0 && c.refusesMadeUp(ctx, t, cmd, bogusCommand) {
 			c.unknownCommand(ctx, cmd)
 		}
 		if !cmd.Runnable || cmd.Protocol != "" {
@@ -45,7 +48,9 @@ func (c *checker) probe(ctx context.Context, t *tree) {
 		if t.source != "help" && t.source != "none" {
 			c.schema(ctx, cmd)
 		}
-		c.twoBad(ctx, cmd)
+		if madeUp {
+			c.twoBad(ctx, cmd)
+		}
 		c.badEnum(ctx, cmd)
 		c.hallucinatedID(ctx, cmd)
 		c.validateOnly(ctx, cmd)
@@ -151,7 +156,7 @@ func (c *checker) skip(probe string, inv Invocation, out Outcome, f fault, ids .
 	if why == "" {
 		why = "no envelope to read"
 	}
-	c.record(probe, &inv, &out, Skipped, why, ids...)
+	c.record(probe, &inv, &out, NotJudged, why, ids...)
 }
 
 func standardExit(code int) bool {
@@ -201,7 +206,7 @@ func (c *checker) expectRefused(probe string, inv Invocation, out Outcome, ids .
 // helpAndVersion runs --help and --version on a pipe and on a terminal:
 // they must succeed and change nothing; piped help goes to stderr with a
 // stub envelope on stdout.
-func (c *checker) helpAndVersion(ctx context.Context) {
+func (c *checker) helpAndVersion(ctx context.Context, t *tree) {
 	before, _ := c.sandbox.Snapshot()
 
 	inv := c.invoke("--help")
@@ -233,10 +238,12 @@ func (c *checker) helpAndVersion(ctx context.Context) {
 		}
 	}
 
-	// -V is the spec's short --version: the same line.
+	// -V is the spec's short --version: the same line. To a CLI that
+	// does not know it, it is a made-up flag.
 	vInv, sInv := c.invoke("--version"), c.invoke("-V")
-	long, short := c.run(ctx, vInv), c.run(ctx, sInv)
-	if short.Exit != 0 || short.TimedOut || strings.TrimSpace(string(short.Stdout)) != strings.TrimSpace(string(long.Stdout)) {
+	if !c.refusesMadeUp(ctx, t, t.root(), bogusFlag) {
+		c.record("version-short", &sInv, nil, NotJudged, "not run: -V may be a flag the target does not know, and it takes those", "F-068")
+	} else if long, short := c.run(ctx, vInv), c.run(ctx, sInv); short.Exit != 0 || short.TimedOut || strings.TrimSpace(string(short.Stdout)) != strings.TrimSpace(string(long.Stdout)) {
 		c.record("version-short", &sInv, &short, Fail, "-V must print what --version prints, exit 0; got "+excerpt(short.Stdout), "F-068")
 	} else {
 		c.record("version-short", &sInv, &short, Pass, "", "F-068")
@@ -262,6 +269,10 @@ func (c *checker) helpAndVersion(ctx context.Context) {
 // published, closed), and its etag must round-trip. A tool whose tree was
 // discovered from describe alone has no manifest.
 func (c *checker) manifest(ctx context.Context, t *tree) {
+	if !c.documented["manifest"] {
+		c.record("manifest", nil, nil, Fail, "the help lists no manifest command (not run: an undocumented word may be a command that acts)", "O-041")
+		return
+	}
 	inv := c.invoke("manifest")
 	out := c.run(ctx, inv)
 	env, f, why := parseEnvelope(out.Stdout)
@@ -292,6 +303,41 @@ func (c *checker) manifest(ctx context.Context, t *tree) {
 		return
 	}
 	c.record("manifest", &inv, &out, Pass, "", "O-041")
+}
+
+// refusesMadeUp reports whether cmd may be given word, a made-up flag or
+// command, without running: a CLI that ignores unknown flags would run the
+// command (`upgrade --no-such-flag` upgrades), and one that takes any word
+// as an argument would run it with that word. A target that speaks the
+// manifest protocol refuses unknown input before anything runs, by the
+// protocol's contract; any other must show it: `<cmd> <word> --help`, which
+// at worst shows help, must fail. Otherwise the probes with made-up input
+// are not judged.
+func (c *checker) refusesMadeUp(ctx context.Context, t *tree, cmd *Command, word string) bool {
+	if t.source == "describe" || t.source == "manifest" {
+		return true
+	}
+	key := cmd.DotPath() + " " + word
+	if refused, asked := c.refused[key]; asked {
+		return refused
+	}
+	inv := c.invoke(append(slices.Clone(cmd.Path), word, "--help")...)
+	out := c.run(ctx, inv)
+	refused := out.Err == nil && !out.TimedOut && out.Exit != 0
+	c.refused[key] = refused
+	if refused {
+		return true
+	}
+	why := fmt.Sprintf("not run: %s exits %d, so the target may take %s, and it alone could run the command", inv.CommandLine(), out.Exit, word)
+	if out.Err != nil || out.TimedOut {
+		why = "not run: the target did not answer " + inv.CommandLine()
+	}
+	ids := []string{"F-002"}
+	if word == bogusFlag {
+		ids = append(ids, "F-015")
+	}
+	c.record("made-up-input", &inv, &out, NotJudged, why, ids...)
+	return false
 }
 
 func (c *checker) unknownFlag(ctx context.Context, cmd *Command) {
@@ -540,7 +586,7 @@ func (c *checker) listLimit(ctx context.Context, cmd *Command) {
 		if env.Error != nil {
 			code = env.Error.Code
 		}
-		c.record("list-limit", &inv, &out, Skipped, fmt.Sprintf("could not list in the empty sandbox: exit %d %s", out.Exit, code), "O-003", "F-018")
+		c.record("list-limit", &inv, &out, NotJudged, fmt.Sprintf("could not list in the empty sandbox: exit %d %s", out.Exit, code), "O-003", "F-018")
 		return
 	}
 	var items []json.RawMessage
@@ -661,7 +707,10 @@ func (c *checker) compare(probe string, cmd *Command, a, b json.RawMessage, what
 }
 
 // overAll checks what every run together shows: line endings, stack traces
-// on stdout, the sentinels and the network.
+// on stdout, the sentinels and the network. Until some run of the target
+// worked (exit 0), what it does when it works has not been seen: a program
+// that fails at once opens no pager. Those requirements are then not
+// judged, and the target's failures are what the report shows.
 func (c *checker) overAll() {
 	verdict := func(probe, problem, id string) {
 		if problem != "" {
@@ -671,28 +720,63 @@ func (c *checker) overAll() {
 		}
 	}
 	c.mu.Lock()
-	cr, trace := c.carriageReturn, c.stackTrace
+	cr, trace, worked := c.carriageReturn, c.stackTrace, c.worked
 	c.mu.Unlock()
-	verdict("line-endings", cr, "F-072")
-	verdict("stack-trace", trace, "F-006")
 	called := map[string][]string{}
 	for _, call := range c.sandbox.Calls() {
 		called[call.Name] = append(called[call.Name], strings.Join(call.Args, " "))
 	}
 	sentinel := func(names ...string) string {
 		for _, n := range names {
-			if len(called[n]) > 0 {
+			if len(called[n]) == 0 {
+				continue
+			}
+			if slices.Contains(sentinels, n) {
 				return fmt.Sprintf("$%s was run: %q", strings.ToUpper(n), called[n][0])
 			}
+			return fmt.Sprintf("%s was run (and refused by the sandbox): %q", n, strings.TrimSpace(n+" "+called[n][0]))
 		}
 		return ""
 	}
-	verdict("pager", sentinel("pager"), "F-010")
-	verdict("editor", sentinel("editor", "visual"), "F-055")
-	verdict("browser", sentinel("browser"), "F-057")
-	network := ""
-	if reqs := c.sandbox.ProxyRequests(); len(reqs) > 0 {
-		network = fmt.Sprintf("%d network requests through the proxy, the first %q", len(reqs), reqs[0])
+	installs := ""
+	for _, n := range installers {
+		for _, args := range called[n] {
+			if installs == "" && installing(n, args) {
+				installs = fmt.Sprintf("%s was run (and refused by the sandbox): %q", n, strings.TrimSpace(n+" "+args))
+			}
+		}
 	}
-	verdict("network", network, "F-029")
+	if reqs := c.sandbox.ProxyRequests(); len(reqs) > 0 && installs == "" {
+		installs = fmt.Sprintf("%d network requests through the proxy, the first %q", len(reqs), reqs[0])
+	}
+	for _, v := range []struct{ probe, problem, id string }{
+		{"line-endings", cr, "F-072"},
+		{"stack-trace", trace, "F-006"},
+		{"pager", sentinel("pager"), "F-010"},
+		{"editor", sentinel("editor", "visual"), "F-055"},
+		{"browser", sentinel(append([]string{"browser"}, openers...)...), "F-057"},
+		{"network", installs, "F-029"},
+	} {
+		if v.problem == "" && !worked {
+			c.record(v.probe, nil, nil, NotJudged, "no run of the target exited 0: what it does when it works was never seen", v.id)
+			continue
+		}
+		verdict(v.probe, v.problem, v.id)
+	}
+}
+
+// installing reports whether a run of the installer name with args
+// installs or updates something, or reaches the network: what a probe must
+// never cause. A package manager asked for its version, say, does not.
+func installing(name, args string) bool {
+	if name == "curl" || name == "wget" || name == "sudo" {
+		return true
+	}
+	for _, a := range strings.Fields(args) {
+		switch a {
+		case "install", "i", "add", "update", "upgrade", "self-update", "selfupdate", "get", "-g", "--global":
+			return true
+		}
+	}
+	return false
 }

@@ -30,7 +30,7 @@ type RequirementResult struct {
 	Status   Status    `json:"status"`
 	Checks   int       `json:"checks"`             // how many checks judged it
 	Failures []Finding `json:"failures,omitempty"` // the first few, with their evidence
-	Example  *Finding  `json:"example,omitempty"`  // a passing check when it passed; why it was skipped
+	Example  *Finding  `json:"example,omitempty"`  // a passing check when it passed; why it was not judged
 }
 
 // Score counts the requirements that passed among those that applied.
@@ -76,9 +76,9 @@ func (c *checker) report(t *tree, took time.Duration) *Report {
 			if res.Example == nil || res.Example.Status != Pass {
 				res.Example = &f
 			}
-		case Skipped:
+		case NotJudged:
 			if res.Status == NotApplicable {
-				res.Status = Skipped
+				res.Status = NotJudged
 			}
 			if res.Example == nil {
 				res.Example = &f
@@ -134,7 +134,7 @@ func (r *Report) Failed() []string {
 // requirement, the failures' evidence under it, and the score. Colour is
 // used only when color is true.
 func (r *Report) WriteTable(w io.Writer, color bool) error {
-	mark := map[Status]string{Pass: "pass", Fail: "FAIL", NotApplicable: "n/a", Skipped: "skipped"}
+	mark := map[Status]string{Pass: "pass", Fail: "FAIL", NotApplicable: "n/a", NotJudged: "not judged"}
 	styles := map[Status]lipgloss.Style{}
 	if color {
 		styles[Pass] = lipgloss.NewStyle().Foreground(lipgloss.Color("2"))

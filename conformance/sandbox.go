@@ -33,6 +33,16 @@ const proxyTimeout = 5 * time.Second
 // environment, by the name SentinelCall reports.
 var sentinels = []string{"pager", "editor", "visual", "browser"}
 
+// installers and openers are programs a target may run by name: to
+// install or update itself, or to open a browser. The sandbox puts a
+// sentinel of each name first on PATH, which records the call and refuses
+// it, so that a probe never installs anything or opens a window.
+var (
+	installers = []string{"npm", "npx", "pnpm", "yarn", "bun", "pip", "pip3", "pipx", "uv", "gem", "cargo", "go",
+		"brew", "apt", "apt-get", "dnf", "yum", "pacman", "apk", "snap", "flatpak", "sudo", "curl", "wget"}
+	openers = []string{"xdg-open", "open", "sensible-browser", "x-www-browser", "www-browser", "gnome-open", "kde-open", "gio", "wslview"}
+)
+
 // Sandbox is the private world one check run happens in.
 type Sandbox struct {
 	Dir             string // root temp dir; everything below is removed by Close
@@ -44,6 +54,7 @@ type Sandbox struct {
 	RuntimeDir                                 string // mode 0700, as the spec requires
 
 	bin      string // the sentinels, under Dir/.sentinel
+	path     string // the sentinels of installers and openers, first on PATH
 	callsLog string // where the sentinels record their calls
 	proxyURL string
 
@@ -56,7 +67,7 @@ type Sandbox struct {
 
 // SentinelCall is one run of a sentinel program.
 type SentinelCall struct {
-	Name string // "pager", "editor", "visual", "browser"
+	Name string // "pager", "editor", "visual", "browser", or the installer or opener run ("npm", "xdg-open" ...)
 	Args []string
 }
 
@@ -97,6 +108,7 @@ func NewSandbox() (_ *Sandbox, err error) {
 		StateHome:  filepath.Join(dir, "xdg", "state"),
 		RuntimeDir: filepath.Join(dir, "xdg", "runtime"),
 		bin:        filepath.Join(dir, ".sentinel", "bin"),
+		path:       filepath.Join(dir, ".sentinel", "path"),
 		callsLog:   filepath.Join(dir, ".sentinel", "calls.log"),
 	}
 	defer func() {
@@ -104,7 +116,7 @@ func NewSandbox() (_ *Sandbox, err error) {
 			os.RemoveAll(dir)
 		}
 	}()
-	for _, d := range append(s.roots(), s.bin) {
+	for _, d := range append(s.roots(), s.bin, s.path) {
 		mode := fs.FileMode(0o755)
 		if d == s.RuntimeDir {
 			mode = 0o700
@@ -146,17 +158,26 @@ func (s *Sandbox) writeSentinels() error {
 	if cat, err := exec.LookPath("cat"); err == nil {
 		drain = shellQuote(cat) + " >/dev/null 2>&1"
 	}
-	for _, name := range sentinels {
-		body := "#!/bin/sh\n" +
+	record := func(name string) string {
+		return "#!/bin/sh\n" +
 			"n=$#\n" +
 			"for a do set -- \"$@\" \"+$a\"; done\n" +
 			"shift $n\n" +
 			"printf '%s\\000' " + name + " \"$@\" '' >>" + shellQuote(s.callsLog) + "\n"
+	}
+	for _, name := range sentinels {
+		body := record(name)
 		if name == "pager" {
 			body += "[ -t 0 ] || " + drain + "\n"
 		}
 		body += "exit 0\n"
 		if err := os.WriteFile(filepath.Join(s.bin, name), []byte(body), 0o755); err != nil {
+			return fmt.Errorf("write the %s sentinel: %w", name, err)
+		}
+	}
+	for _, name := range slices.Concat(installers, openers) {
+		body := record(name) + "echo " + shellQuote("duet-check: "+name+" is not available in the sandbox") + " >&2\nexit 1\n"
+		if err := os.WriteFile(filepath.Join(s.path, name), []byte(body), 0o755); err != nil {
 			return fmt.Errorf("write the %s sentinel: %w", name, err)
 		}
 	}
@@ -226,6 +247,13 @@ func (s *Sandbox) Env(base []string) []string {
 		"https_proxy=" + proxy,
 		"ALL_PROXY=" + proxy,
 	}
+	path := s.path
+	for _, kv := range base {
+		if v, ok := strings.CutPrefix(kv, "PATH="); ok && v != "" {
+			path = s.path + string(filepath.ListSeparator) + v
+		}
+	}
+	set = append(set, "PATH="+path)
 	var env []string
 	at := map[string]int{} // key -> index in env
 	for _, kv := range slices.Concat(base, set) {

@@ -58,7 +58,7 @@ func TestSandboxEnv(t *testing.T) {
 	}
 	got := envMap(t, s.Env(base))
 	want := map[string]string{
-		"PATH":            "/usr/bin:/bin",
+		"PATH":            s.path + ":/usr/bin:/bin", // installers and openers are the sandbox's sentinels
 		"LANG":            "en_US.UTF-8",
 		"HOME":            s.Home,
 		"USERPROFILE":     s.Home,
@@ -91,7 +91,7 @@ func TestSandboxEnv(t *testing.T) {
 	if !strings.HasPrefix(env[0], "PATH=") || !strings.HasPrefix(env[1], "HOME=") {
 		t.Errorf("Env starts %q", env[:2])
 	}
-	if got := envMap(t, s.Env(nil)); got["HOME"] != s.Home || got["PATH"] != "" {
+	if got := envMap(t, s.Env(nil)); got["HOME"] != s.Home || got["PATH"] != s.path {
 		t.Errorf("Env(nil) = %q", s.Env(nil))
 	}
 }
