@@ -55,6 +55,10 @@ type Options struct {
 	// LongRunning names commands (dot paths) to send signals to besides
 	// those the manifest marks long_running.
 	LongRunning []string
+	// MaxCommands bounds the commands discovery crawls from help, breadth
+	// first (the root's commands before theirs), two levels deep: every
+	// command costs runs of the target. 100 when zero.
+	MaxCommands int
 }
 
 // Status is the verdict on a requirement or a check.
@@ -112,6 +116,9 @@ type checker struct {
 func Check(ctx context.Context, target Target, opts Options) (*Report, error) {
 	if opts.ProbeTimeout <= 0 {
 		opts.ProbeTimeout = 10 * time.Second
+	}
+	if opts.MaxCommands <= 0 {
+		opts.MaxCommands = 100
 	}
 	// Runs happen in the sandbox's working directory: a relative path
 	// names the binary from the caller's.

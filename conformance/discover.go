@@ -1,11 +1,9 @@
 package conformance
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
-	"regexp"
 	"slices"
 	"strings"
 )
@@ -131,8 +129,16 @@ func documented(help Outcome) map[string]bool {
 	if _, f, _ := parseEnvelope(help.Stdout); f == noFault {
 		return map[string]bool{"describe": true, "manifest": true}
 	}
-	listed := helpCommands(append(slices.Clone(help.Stdout), help.Stderr...))
-	return map[string]bool{"describe": slices.Contains(listed, "describe"), "manifest": slices.Contains(listed, "manifest")}
+	found := map[string]bool{}
+	for _, e := range helpEntries(append(slices.Clone(help.Stdout), help.Stderr...), nil) {
+		// A command of that name may be the tool's own (kubectl describe
+		// shows a resource): only one that says it prints the commands.
+		summary := strings.ToLower(e.Summary)
+		if (e.Name == "describe" || e.Name == "manifest") && (strings.Contains(summary, "every command") || strings.Contains(summary, "json") || strings.Contains(summary, "manifest")) {
+			found[e.Name] = true
+		}
+	}
+	return found
 }
 
 // root is the tree's root command.
@@ -147,10 +153,6 @@ func (t *tree) sort() {
 	slices.SortFunc(t.commands, func(a, b *Command) int { return strings.Compare(a.DotPath(), b.DotPath()) })
 }
 
-// maxCrawl bounds the commands crawled from help: enough for any tree a
-// report can show, and no end of runs for a tool with hundreds.
-const maxCrawl = 40
-
 // crawl builds the tree from --help: the commands listed under a heading
 // such as "Commands:" or "Available Commands:", two levels deep. root is
 // what the root's --help printed.
@@ -158,7 +160,7 @@ func (c *checker) crawl(ctx context.Context, root Outcome) *tree {
 	t := &tree{source: "help"}
 	helps := map[string][]byte{} // what each crawled command's help printed
 	queue := [][]string{nil}
-	for len(queue) > 0 && len(t.commands) < maxCrawl {
+	for len(queue) > 0 && len(t.commands) < c.opts.MaxCommands {
 		path := queue[0]
 		queue = queue[1:]
 		out := root
@@ -169,7 +171,7 @@ func (c *checker) crawl(ctx context.Context, root Outcome) *tree {
 		if _, f, _ := parseEnvelope(out.Stdout); f == noFault {
 			help = out.Stderr // a Duet-like target puts its help text there
 		}
-		subs := helpCommands(help)
+		subs := helpCommands(help, append([]string{c.name()}, path...))
 		if path != nil && bytes.Equal(help, helps[strings.Join(path[:len(path)-1], " ")]) {
 			subs = nil // the parent's help again: the words after it are not commands it knows
 		}
@@ -186,42 +188,4 @@ func (c *checker) crawl(ctx context.Context, root Outcome) *tree {
 	}
 	t.sort()
 	return t
-}
-
-var (
-	// "Commands:", "Available Commands:", "The commands are:", "These are
-	// common Git commands used in various situations:" ...
-	commandsHeading = regexp.MustCompile(`(?i)^\s*(\S+\s+){0,4}(sub)?commands?\b[^:]{0,40}:?\s*$`)
-	helpLine        = regexp.MustCompile(`^\s{1,8}([a-z][a-z0-9_-]*)(,\s*[a-z][a-z0-9_-]*)*(\s{2,}|\t|$)`)
-)
-
-// helpCommands reads the command names a help text lists.
-func helpCommands(help []byte) []string {
-	var names []string
-	in := false
-	sc := bufio.NewScanner(bytes.NewReader(help))
-	for sc.Scan() {
-		line := sc.Text()
-		m := helpLine.FindStringSubmatch(line)
-		switch {
-		// A command's description may read as a heading ("describe
-		// Describe every command ..."): within a list, a line shaped as
-		// a command is one.
-		case in && m != nil:
-			if m[1] != "help" && !slices.Contains(names, m[1]) {
-				names = append(names, m[1])
-			}
-		case commandsHeading.MatchString(line):
-			in = true
-		case in && strings.TrimSpace(line) == "":
-			if len(names) > 0 {
-				in = false
-			}
-		case in:
-			if len(names) > 0 && !strings.HasPrefix(line, " ") && !strings.HasPrefix(line, "\t") {
-				in = false // the next section; before any name, a heading of a group
-			}
-		}
-	}
-	return names
 }

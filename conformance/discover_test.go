@@ -1,6 +1,9 @@
 package conformance
 
 import (
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -16,12 +19,44 @@ func TestHelpCommands(t *testing.T) {
 		{"cobra", "Usage:\n  app [command]\n\nAvailable Commands:\n  add         Add a thing\n  completion  Generate completions\n  help        Help about any command\n\nFlags:\n  -h, --help   help\n", []string{"add", "completion"}},
 		{"urfave", "USAGE:\n   app [global options] [command]\n\nCOMMANDS:\n   list, ls  List things\n   show      Show one\n\nGLOBAL OPTIONS:\n   --help\n", []string{"list", "show"}},
 		{"go", "Usage:\n\n\tgo <command> [arguments]\n\nThe commands are:\n\n\tbug         start a bug report\n\tbuild       compile packages\n\nUse \"go help <command>\" for more information.\n", []string{"bug", "build"}},
-		{"git", "usage: git [-v | --version]\n\nThese are common Git commands used in various situations:\n\nstart a working area (see also: git help tutorial)\n   clone     Clone a repository into a new directory\n   init      Create an empty Git repository\n\nwork on the current change\n   add       Add file contents to the index\n", []string{"clone", "init"}},
+		{"git", "usage: git [-v | --version]\n\nThese are common Git commands used in various situations:\n\nstart a working area (see also: git help tutorial)\n   clone     Clone a repository into a new directory\n   init      Create an empty Git repository\n\nwork on the current change\n   add       Add file contents to the index\n", []string{"clone", "init", "add"}},
+		{"summary as heading", "COMMANDS:\n   list      List notes\n   describe  Describe every command of this tool as JSON\n   show      Show one\n", []string{"list", "describe", "show"}},
+		{"usage says command", "Usage: false [ignored command line arguments]\n  or:  false OPTION\nExit with a status code indicating failure.\n\n      --help     display this help and exit\n", nil},
 		{"no commands", "Usage: ls [OPTION]... [FILE]...\nList information about the FILEs.\n\n  -a, --all   do not ignore entries\n", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if diff := cmp.Diff(tt.want, helpCommands([]byte(tt.help))); diff != "" {
+			if diff := cmp.Diff(tt.want, helpCommands([]byte(tt.help), nil)); diff != "" {
+				t.Errorf("helpCommands (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestHelpCommandsOfRealCLIs reads the help texts real CLIs print, captured
+// in testdata/help (git, gh, kubectl and docker as installed here; the
+// coding agents' from the npm packages: claude is commander, opencode and
+// gemini yargs, codex clap). The file's name is the command line, its words
+// the prefix yargs repeats.
+func TestHelpCommandsOfRealCLIs(t *testing.T) {
+	tests := map[string][]string{
+		"git":      {"clone", "init", "add", "mv", "restore", "rm", "bisect", "diff", "grep", "log", "show", "status", "branch", "commit", "merge", "rebase", "reset", "switch", "tag", "fetch", "pull", "push"},
+		"gh":       {"auth", "browse", "codespace", "gist", "issue", "pr", "release", "repo", "run", "workflow", "alias", "api", "completion", "config", "extension", "gpg-key", "label", "search", "secret", "ssh-key", "status"},
+		"gh-pr":    {"create", "list", "status", "checkout", "checks", "close", "comment", "diff", "edit", "lock", "merge", "ready", "reopen", "review", "unlock", "view"},
+		"kubectl":  {"create", "expose", "run", "set", "explain", "get", "edit", "delete", "rollout", "scale", "autoscale", "certificate", "cluster-info", "top", "cordon", "uncordon", "drain", "taint", "describe", "logs", "attach", "exec", "port-forward", "proxy", "cp", "auth", "debug", "events", "diff", "apply", "patch", "replace", "wait", "kustomize", "label", "annotate", "completion", "api-resources", "api-versions", "config", "plugin", "version"},
+		"docker":   {"run", "exec", "ps", "build", "pull", "push", "images", "login", "logout", "search", "version", "info", "builder", "checkpoint", "container", "context", "image", "manifest", "network", "plugin", "system", "trust", "volume", "config", "node", "secret", "service", "stack", "swarm", "attach", "commit", "cp", "create", "diff", "events", "export", "history", "import", "inspect", "kill", "load", "logs", "pause", "port", "rename", "restart", "rm", "rmi", "save", "start", "stats", "stop", "tag", "top", "unpause", "update", "wait"},
+		"claude":   {"agents", "auth", "auto-mode", "doctor", "gateway", "install", "mcp", "plugin", "project", "setup-token", "ultrareview", "update"},
+		"opencode": {"completion", "acp", "mcp", "attach", "run", "debug", "providers", "agent", "upgrade", "uninstall", "serve", "web", "models", "stats", "export", "import", "github", "pr", "session", "plugin", "db"},
+		"gemini":   {"mcp", "extensions", "skills", "hooks", "gemma"},
+		"codex":    {"agents", "exec", "review", "login", "logout", "mcp", "plugin", "app-server", "remote-control", "completion", "update", "doctor", "sandbox", "debug", "apply", "resume", "queue", "archive", "delete", "migrate-rollouts", "migrate-nfs-db", "unarchive", "fork", "cloud", "exec-server", "features"},
+	}
+	for name, want := range tests {
+		t.Run(name, func(t *testing.T) {
+			help, err := os.ReadFile(filepath.Join("testdata", "help", name+".txt"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(want, helpCommands(help, strings.Split(name, "-"))); diff != "" {
 				t.Errorf("helpCommands (-want +got):\n%s", diff)
 			}
 		})

@@ -39,6 +39,7 @@ func newApp() *cli.Command {
 			&cli.StringSliceFlag{Name: "long-running", Usage: "a command (dot path) to send signals to; repeat for more"},
 			&cli.StringSliceFlag{Name: "env", Usage: "KEY=value for the target's environment; repeat for more"},
 			&cli.DurationFlag{Name: "probe-timeout", Value: 10 * time.Second, Usage: "kill a run of the target after this long"},
+			&cli.IntFlag{Name: "max-commands", Value: 100, Usage: "crawl at most this many commands from --help"},
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			args := cmd.Args().Slice()
@@ -46,6 +47,7 @@ func newApp() *cli.Command {
 			report, err := conformance.Check(ctx, target, conformance.Options{
 				ProbeTimeout: cmd.Duration("probe-timeout"),
 				LongRunning:  cmd.StringSlice("long-running"),
+				MaxCommands:  cmd.Int("max-commands"),
 			})
 			if err != nil {
 				return envelope.Errorf(exitcode.GeneralError, "CHECK_FAILED", "%w", err)
