@@ -668,7 +668,7 @@ func (c *checker) variations(ctx context.Context, safe []*Command) {
 		}
 		for _, env := range []string{"NO_COLOR=1", "CI=1", "TERM=dumb"} {
 			inv := with(c.invoke(cmd.Path...), env)
-			inv.PTY = true
+			inv.PTY, inv.Stdin = true, StdinEOF // nothing typed: a command that reads its input ends
 			out := c.run(ctx, inv)
 			if bytes.IndexByte(out.Stdout, 0x1b) >= 0 {
 				c.record("colour", &inv, &out, Fail, env+" at a terminal, yet escape codes: "+excerpt(out.Stdout), "F-008")
@@ -678,7 +678,7 @@ func (c *checker) variations(ctx context.Context, safe []*Command) {
 		}
 		if _, ok := cmd.Flags["output"]; ok {
 			inv := with(c.invoke(append(slices.Clone(cmd.Path), "--output", "json")...), "FORCE_COLOR=1", "CLICOLOR_FORCE=1")
-			inv.PTY = true
+			inv.PTY, inv.Stdin = true, StdinEOF
 			out := c.run(ctx, inv)
 			if bytes.IndexByte(out.Stdout, 0x1b) >= 0 {
 				c.record("json-at-terminal", &inv, &out, Fail, "escape codes in JSON: "+excerpt(out.Stdout), "F-007")

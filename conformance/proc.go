@@ -37,8 +37,8 @@ type Invocation struct {
 	Env []string
 	Dir string
 
-	// Stdin is what the target reads. Under PTY it is ignored: stdin is the
-	// terminal, which nobody types into.
+	// Stdin is what the target reads. Under PTY stdin is the terminal,
+	// which nobody types into; StdinEOF there types its end of input (^D).
 	Stdin StdinMode
 
 	// PTY puts stdin, stdout and stderr on one pseudo-terminal, which is
@@ -211,6 +211,13 @@ func (inv Invocation) plumb(cmd *exec.Cmd) (_ *plumbing, err error) {
 		cmd.Stdin, cmd.Stderr = tty, tty
 		if cmd.Stdout == nil {
 			cmd.Stdout = tty
+		}
+		if inv.Stdin == StdinEOF {
+			// Typed before the target starts: the terminal's end of
+			// input (^D), as from a person who has nothing to type.
+			if _, err := master.Write([]byte{4}); err != nil {
+				return nil, fmt.Errorf("type ^D on the pty: %w", err)
+			}
 		}
 		// A session of its own, with the terminal (its fd 0) as the
 		// controlling one, as a login shell would have it.

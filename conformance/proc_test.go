@@ -65,6 +65,16 @@ func TestRun(t *testing.T) {
 			inv.PTY = true
 			return inv
 		}(), result{Stdout: "tty\r\nerr\r\n"}},
+		{"terminal, nothing typed", func() Invocation {
+			inv := sh("cat; echo done")
+			inv.PTY, inv.Timeout = true, 300*time.Millisecond
+			return inv
+		}(), result{Exit: -1, Signal: "killed", TimedOut: true}},
+		{"terminal, end of input typed", func() Invocation {
+			inv := sh("cat; echo done")
+			inv.PTY, inv.Stdin = true, StdinEOF
+			return inv
+		}(), result{Stdout: "done\r\n"}},
 		{"terminal width", func() Invocation {
 			inv := sh("stty size")
 			inv.PTY, inv.Cols = true, 132
