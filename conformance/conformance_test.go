@@ -67,6 +67,10 @@ func TestFixturesFailWhatTheyBreak(t *testing.T) {
 		{fixture: "stdinhang", timeout: 5 * time.Second, want: []string{"F-009"}}, // asks again at the end of stdin, for ever
 		{fixture: "sigterm2", want: []string{"F-013"}},                            // two envelopes after SIGTERM
 		{fixture: "noyes", want: []string{"O-021"}},                               // a destructive command runs without --yes
+		// liedry's wipe writes under --dry-run all the same (C-004); the
+		// refusal without --yes previews through the same dry run, so it
+		// writes too (O-021).
+		{fixture: "liedry", want: []string{"C-004", "O-021"}},
 		// plain, a CLI of its own with no describe: help on stdout (F-048),
 		// exit 1 and nothing on stdout for a bad flag or command (F-002,
 		// F-004), two bad flags refused without a structured error that

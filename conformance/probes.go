@@ -209,8 +209,22 @@ func (c *checker) expectRefused(probe string, inv Invocation, out Outcome, ids .
 func (c *checker) helpAndVersion(ctx context.Context, t *tree) {
 	before, _ := c.sandbox.Snapshot()
 
-	inv := c.invoke("--help")
+	// The bare invocation, what a person types first: usage or the
+	// default command, exit 0, with nothing to read.
+	inv := c.invoke()
+	inv.Stdin = StdinEOF
 	out := c.run(ctx, inv)
+	switch {
+	case out.Err != nil || out.TimedOut:
+		c.record("bare", &inv, &out, Fail, "the bare invocation did not finish with nothing to read", "F-068")
+	case out.Exit != 0:
+		c.record("bare", &inv, &out, Fail, fmt.Sprintf("the bare invocation exits %d; stderr %s", out.Exit, excerpt(out.Stderr)), "F-068")
+	default:
+		c.record("bare", &inv, &out, Pass, "", "F-068")
+	}
+
+	inv = c.invoke("--help")
+	out = c.run(ctx, inv)
 	env, f, why := parseEnvelope(out.Stdout)
 	switch {
 	case out.TimedOut || out.Err != nil || out.Exit != 0:
@@ -473,9 +487,15 @@ func (c *checker) validateOnly(ctx context.Context, cmd *Command) {
 	if _, ok := cmd.Flags["validate-only"]; !ok || cmd.requiresInput() {
 		return
 	}
+	before, _ := c.sandbox.Snapshot()
 	inv := c.invoke(append(slices.Clone(cmd.Path), "--validate-only")...)
 	out := c.run(ctx, inv)
+	after, _ := c.sandbox.Snapshot()
 	env, f := c.answer("validate-only", inv, out, "")
+	if diff := before.Diff(after); len(diff) > 0 {
+		c.record("validate-only", &inv, &out, Fail, "--validate-only changed the sandbox: "+strings.Join(diff, ", "), "O-009")
+		return
+	}
 	if f != noFault {
 		c.skip("validate-only", inv, out, f, "O-009")
 		return

@@ -222,7 +222,7 @@ func (inv Invocation) plumb(cmd *exec.Cmd) (_ *plumbing, err error) {
 		// A session of its own, with the terminal (its fd 0) as the
 		// controlling one, as a login shell would have it.
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
-		p.readers = append(p.readers, &reader{f: master, c: p.stdout, done: make(chan struct{})})
+		p.readers = append(p.readers, &reader{f: master, c: &terminal{shown: p.stdout, keyboard: master}, done: make(chan struct{})})
 		return p, nil
 	}
 
@@ -295,7 +295,7 @@ func (p *plumbing) drain() {
 // reader copies one output stream into a capture until its end.
 type reader struct {
 	f    *os.File
-	c    *capture
+	c    io.Writer
 	done chan struct{}
 }
 
