@@ -9,16 +9,44 @@ import (
 
 	"charm.land/lipgloss/v2"
 	"charm.land/lipgloss/v2/table"
+
+	"github.com/duet-cli/duet/spec"
 )
 
-// Report is what a check found: a verdict per requirement, with evidence.
+// Report is what a check found: a verdict on every requirement of the
+// spec, with evidence, and a score for each failure mode.
 type Report struct {
 	Target     Target              `json:"target"`
 	Discovery  string              `json:"discovery"` // describe, manifest, help or none
 	Commands   []string            `json:"commands"`  // dot paths; "" is the root
 	DurationMS int64               `json:"duration_ms"`
 	Score      Score               `json:"score"`
-	Results    []RequirementResult `json:"requirements"`
+	Results    []RequirementResult `json:"requirements"` // every requirement, in the spec's order
+	Modes      []ModeScore         `json:"failure_modes"`
+}
+
+// ModeScore is the score of one failure mode of the spec.
+type ModeScore struct {
+	Number       int      `json:"number"` // its §
+	Name         string   `json:"name"`
+	Severity     string   `json:"severity"`
+	Score        *int     `json:"score"`        // 0–3; null when no requirement mapped to it was judged
+	Requirements []string `json:"requirements"` // the requirements the spec maps to it
+}
+
+// ModeTally sums the failure modes' scores.
+type ModeTally struct {
+	Points int `json:"points"` // the sum of the scores
+	Scored int `json:"scored"` // the modes scored, each out of 3
+	Modes  int `json:"modes"`  // the spec's failure modes
+}
+
+// Percent is the points over the most the scored modes could have.
+func (t ModeTally) Percent() float64 {
+	if t.Scored == 0 {
+		return 0
+	}
+	return 100 * float64(t.Points) / float64(3*t.Scored)
 }
 
 // RequirementResult is the verdict on one requirement: it fails when any
@@ -33,11 +61,13 @@ type RequirementResult struct {
 	Example  *Finding  `json:"example,omitempty"`  // a passing check when it passed; why it was not judged
 }
 
-// Score counts the requirements that passed among those that applied.
+// Score counts the requirements that passed among those that applied, and
+// the failure modes' scores.
 type Score struct {
 	Passed     int              `json:"passed"`
 	Applicable int              `json:"applicable"`
 	Tiers      map[string]Tally `json:"tiers"` // F, C and O
+	Modes      ModeTally        `json:"failure_modes"`
 }
 
 // Tally is a score for one tier.
@@ -54,13 +84,23 @@ func (c *checker) report(t *tree, took time.Duration) *Report {
 	for _, cmd := range t.commands {
 		r.Commands = append(r.Commands, cmd.DotPath())
 	}
+	reqs, modes, err := theSpec()
+	if err != nil {
+		panic("conformance: the spec's tables: " + err.Error()) // embedded, held by the spec package's tests
+	}
 	byID := map[string]*RequirementResult{}
+	for _, req := range reqs {
+		res := &RequirementResult{Requirement: req, Tier: req.Tier(), Required: req.Required(), Status: NotApplicable}
+		if !slices.Contains(probed, req.ID) {
+			res.Status = NotJudged
+			res.Example = &Finding{Requirement: req.ID, Status: NotJudged, Evidence: "no probe of this checker judges it"}
+		}
+		byID[req.ID] = res
+	}
 	for _, f := range c.findings {
 		res := byID[f.Requirement]
 		if res == nil {
-			req := requirement(f.Requirement)
-			res = &RequirementResult{Requirement: req, Tier: req.Tier(), Required: req.Required(), Status: NotApplicable}
-			byID[f.Requirement] = res
+			continue // not a requirement of the spec: a probe's mistake, held by the tests
 		}
 		res.Checks++
 		switch f.Status {
@@ -85,11 +125,8 @@ func (c *checker) report(t *tree, took time.Duration) *Report {
 			}
 		}
 	}
-	for _, req := range requirements {
+	for _, req := range reqs {
 		res := byID[req.ID]
-		if res == nil {
-			res = &RequirementResult{Requirement: req, Tier: req.Tier(), Required: req.Required(), Status: NotApplicable}
-		}
 		if res.Status == Fail {
 			res.Example = nil
 		}
@@ -105,7 +142,56 @@ func (c *checker) report(t *tree, took time.Duration) *Report {
 		}
 		r.Score.Tiers[res.Tier] = tally
 	}
+	r.Modes, r.Score.Modes = scoreModes(modes, r.Results)
 	return r
+}
+
+// scoreModes scores each failure mode 0–3 by the verdicts on the
+// requirements the spec maps to it: 3 when every one passed, 2 when those
+// judged passed and some were not judged, 1 when some passed and some
+// failed, 0 when none passed; not scored when none was judged. The overall
+// score is the scored modes' sum over its most.
+func scoreModes(modes []spec.Mode, results []RequirementResult) ([]ModeScore, ModeTally) {
+	var out []ModeScore
+	var tally ModeTally
+	for _, m := range modes {
+		ms := ModeScore{Number: m.Number, Name: m.Name, Severity: m.Severity}
+		var passed, failed, unjudged int
+		for _, res := range results {
+			if !slices.Contains(res.Modes, m.Number) {
+				continue
+			}
+			ms.Requirements = append(ms.Requirements, res.ID)
+			switch res.Status {
+			case Pass:
+				passed++
+			case Fail:
+				failed++
+			case NotJudged:
+				unjudged++
+			}
+		}
+		score := -1
+		switch {
+		case passed+failed == 0:
+		case failed == 0 && unjudged == 0:
+			score = 3
+		case failed == 0:
+			score = 2
+		case passed > 0:
+			score = 1
+		default:
+			score = 0
+		}
+		if score >= 0 {
+			ms.Score = &score
+			tally.Scored++
+			tally.Points += score
+		}
+		out = append(out, ms)
+	}
+	tally.Modes = len(modes)
+	return out, tally
 }
 
 // OK reports whether every applicable required requirement passed.
@@ -142,7 +228,14 @@ func (r *Report) WriteTable(w io.Writer, color bool) error {
 		styles[NotApplicable] = lipgloss.NewStyle().Faint(true)
 	}
 	rows := make([][]string, 0, len(r.Results))
+	shown := make([]RequirementResult, 0, len(r.Results))
+	unprobed := 0
 	for _, res := range r.Results {
+		if !slices.Contains(probed, res.ID) {
+			unprobed++
+			continue
+		}
+		shown = append(shown, res)
 		req := ""
 		if res.Required {
 			req = "required"
@@ -167,7 +260,7 @@ func (r *Report) WriteTable(w io.Writer, color bool) error {
 		StyleFunc(func(row, col int) lipgloss.Style {
 			s := lipgloss.NewStyle().Padding(0, 1)
 			if row >= 0 && col == 3 {
-				return styles[r.Results[row].Status].Padding(0, 1)
+				return styles[shown[row].Status].Padding(0, 1)
 			}
 			return s
 		})
@@ -183,7 +276,71 @@ func (r *Report) WriteTable(w io.Writer, color bool) error {
 	if !r.OK() {
 		verdict = "does not conform: " + strings.Join(r.Failed(), ", ")
 	}
-	_, err := fmt.Fprintf(w, "%s: %d of %d applicable requirements pass (%s); commands from %s; %s; %d ms\n",
-		r.Target.Path, r.Score.Passed, r.Score.Applicable, strings.Join(tiers, ", "), r.Discovery, verdict, r.DurationMS)
+	m := r.Score.Modes
+	_, err := fmt.Fprintf(w, "%s: %d of %d applicable requirements pass (%s); %d not judged by any probe (in the JSON); failure modes %.1f %% (%d points of %d, %d of %d modes scored); commands from %s; %s; %d ms\n",
+		r.Target.Path, r.Score.Passed, r.Score.Applicable, strings.Join(tiers, ", "), unprobed, m.Percent(), m.Points, 3*m.Scored, m.Scored, m.Modes, r.Discovery, verdict, r.DurationMS)
 	return err
+}
+
+// WriteMarkdown writes the report as a scorecard: the failure modes with
+// their scores, then every requirement judged, with its evidence.
+func (r *Report) WriteMarkdown(w io.Writer) error {
+	var b strings.Builder
+	m := r.Score.Modes
+	fmt.Fprintf(&b, "# CLI Agent Spec scorecard: `%s`\n\n", r.Target.Path)
+	fmt.Fprintf(&b, "Checked by duet-check in %d ms; commands from %s (%d).\n\n", r.DurationMS, r.Discovery, len(r.Commands))
+	fmt.Fprintf(&b, "- Requirements: %d of %d applicable pass; %d of them required (P0) fail.\n", r.Score.Passed, r.Score.Applicable, len(r.requiredFailures()))
+	fmt.Fprintf(&b, "- Failure modes: **%.1f %%** — %d points of %d, over the %d of %d modes scored (3: every requirement mapped to it passes; 2: those judged pass; 1: some fail; 0: none passes).\n\n", m.Percent(), m.Points, 3*m.Scored, m.Scored, m.Modes)
+	b.WriteString("| § | Failure mode | Severity | Score | Requirements |\n|---|---|---|---|---|\n")
+	status := map[string]Status{}
+	for _, res := range r.Results {
+		status[res.ID] = res.Status
+	}
+	for _, ms := range r.Modes {
+		score := "—"
+		if ms.Score != nil {
+			score = fmt.Sprint(*ms.Score)
+		}
+		var reqs []string
+		for _, id := range ms.Requirements {
+			switch status[id] {
+			case Pass:
+				reqs = append(reqs, id+" ✓")
+			case Fail:
+				reqs = append(reqs, id+" ✗")
+			}
+		}
+		fmt.Fprintf(&b, "| %d | %s | %s | %s | %s |\n", ms.Number, ms.Name, ms.Severity, score, strings.Join(reqs, ", "))
+	}
+	b.WriteString("\n## Requirements judged\n\n| ID | Requirement | Priority | Result | Evidence |\n|---|---|---|---|---|\n")
+	for _, res := range r.Results {
+		if res.Status == NotJudged && !slices.Contains(probed, res.ID) {
+			continue
+		}
+		why := ""
+		f := res.Example
+		if len(res.Failures) > 0 {
+			f = &res.Failures[0]
+		}
+		if f != nil && f.Status != Pass {
+			why = strings.ReplaceAll(f.Evidence, "|", "\\|")
+			if len(why) > 160 {
+				why = strings.ToValidUTF8(why[:160], "") + "…"
+			}
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", res.ID, res.Title, res.Priority, res.Status, why)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// requiredFailures are the required requirements that failed.
+func (r *Report) requiredFailures() []string {
+	var ids []string
+	for _, res := range r.Results {
+		if res.Required && res.Status == Fail {
+			ids = append(ids, res.ID)
+		}
+	}
+	return ids
 }

@@ -40,6 +40,7 @@ func newApp() *cli.Command {
 			&cli.StringSliceFlag{Name: "env", Usage: "KEY=value for the target's environment; repeat for more"},
 			&cli.DurationFlag{Name: "probe-timeout", Value: 10 * time.Second, Usage: "kill a run of the target after this long"},
 			&cli.IntFlag{Name: "max-commands", Value: 100, Usage: "crawl at most this many commands from --help"},
+			&cli.BoolFlag{Name: "markdown", Usage: "render the report as a markdown scorecard (failure modes scored 0–3) rather than a table"},
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			args := cmd.Args().Slice()
@@ -53,7 +54,12 @@ func newApp() *cli.Command {
 				return envelope.Errorf(exitcode.GeneralError, "CHECK_FAILED", "%w", err)
 			}
 			out := envelope.From(ctx)
-			out.RenderText(func(w io.Writer) error { return report.WriteTable(w, out.Mode().Color) })
+			out.RenderText(func(w io.Writer) error {
+				if cmd.Bool("markdown") {
+					return report.WriteMarkdown(w)
+				}
+				return report.WriteTable(w, out.Mode().Color)
+			})
 			if err := out.Result(report); err != nil {
 				return err
 			}
