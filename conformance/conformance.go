@@ -55,6 +55,11 @@ type Options struct {
 	// LongRunning names commands (dot paths) to send signals to besides
 	// those the manifest marks long_running.
 	LongRunning []string
+	// ReadOnly are command lines (the words after the binary) that only
+	// read, run as an agent and as a person would run them: for a CLI whose
+	// commands the checker cannot tell apart, the behaviour beyond help and
+	// bad input is judged on these.
+	ReadOnly [][]string
 	// MaxCommands bounds the commands discovery crawls from help, breadth
 	// first (the root's commands before theirs), two levels deep: every
 	// command costs runs of the target. 100 when zero.

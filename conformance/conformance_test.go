@@ -276,3 +276,28 @@ func TestNoVerdictWithoutARun(t *testing.T) {
 		})
 	}
 }
+
+// TestReadOnlyCommandsAreRun: the behaviour of a CLI's commands is judged
+// only where they run. pager's show pipes through $PAGER even on a pipe;
+// read from its help alone, it passes F-010, and run as a read-only
+// command, it fails it.
+func TestReadOnlyCommandsAreRun(t *testing.T) {
+	bin := buildAll(t, "./testdata/fixtures/pager")["pager"]
+	for _, tt := range []struct {
+		readOnly [][]string
+		want     conformance.Status
+	}{
+		{nil, conformance.Pass},
+		{[][]string{{"show"}}, conformance.Fail},
+	} {
+		report, err := conformance.Check(context.Background(), conformance.Target{Path: bin}, conformance.Options{ReadOnly: tt.readOnly})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, res := range report.Results {
+			if res.ID == "F-010" && (res.Status != tt.want || tt.want == conformance.Fail && !strings.Contains(res.Failures[0].Evidence, "$PAGER was run")) {
+				t.Errorf("read-only %v: F-010 %s %+v, want %s", tt.readOnly, res.Status, res.Failures, tt.want)
+			}
+		}
+	}
+}

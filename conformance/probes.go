@@ -69,6 +69,11 @@ func (c *checker) probe(ctx context.Context, t *tree) {
 			c.listLimit(ctx, cmd)
 		}
 	}
+	for _, line := range c.opts.ReadOnly {
+		if c.readOnly(ctx, line) && t.source != "help" && t.source != "none" {
+			safe = append(safe, &Command{Path: line, Runnable: true})
+		}
+	}
 	c.variations(ctx, safe)
 	c.overAll()
 }
@@ -582,6 +587,28 @@ func (c *checker) safeRun(ctx context.Context, cmd *Command) bool {
 	}
 	c.record("safe-run", &inv, &out, Pass, "", "F-009")
 	return f == noFault && out.Exit == 0
+}
+
+// readOnly runs a command line the caller named read-only (Options.ReadOnly)
+// as an agent and as a person would: on a pipe with stdin at its end, and
+// at a terminal where nobody types. Each must finish (F-009); the piped run
+// must answer in JSON (F-003). What it starts on the way (a pager, an
+// editor, a browser, an installer, the network) the sentinels see. It
+// reports whether the piped run answered with an envelope and exit 0.
+func (c *checker) readOnly(ctx context.Context, line []string) bool {
+	ok := c.safeRun(ctx, &Command{Path: line, Runnable: true})
+	inv := c.invoke(line...)
+	inv.PTY, inv.Stdin = true, StdinEOF
+	out := c.run(ctx, inv)
+	switch {
+	case out.Err != nil:
+		c.record("read-only-terminal", &inv, &out, Fail, "could not run: "+out.Err.Error(), "F-009")
+	case out.TimedOut:
+		c.record("read-only-terminal", &inv, &out, Fail, fmt.Sprintf("at a terminal where nobody types, did not finish within %v: %s", inv.Timeout, excerpt(out.Stdout)), "F-009")
+	default:
+		c.record("read-only-terminal", &inv, &out, Pass, "", "F-009")
+	}
+	return ok
 }
 
 func (c *checker) listLimit(ctx context.Context, cmd *Command) {

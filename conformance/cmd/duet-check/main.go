@@ -11,6 +11,7 @@ package main
 import (
 	"context"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/urfave/cli/v3"
@@ -40,6 +41,7 @@ func newApp() *cli.Command {
 			&cli.StringSliceFlag{Name: "env", Usage: "KEY=value for the target's environment; repeat for more"},
 			&cli.DurationFlag{Name: "probe-timeout", Value: 10 * time.Second, Usage: "kill a run of the target after this long"},
 			&cli.IntFlag{Name: "max-commands", Value: 100, Usage: "crawl at most this many commands from --help"},
+			&cli.StringSliceFlag{Name: "read-only", Usage: "a command line that only reads (\"status\", \"log -1\"), run as an agent and at a terminal; repeat for more"},
 			&cli.BoolFlag{Name: "markdown", Usage: "render the report as a markdown scorecard (failure modes scored 0–3) rather than a table"},
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
@@ -49,6 +51,7 @@ func newApp() *cli.Command {
 				ProbeTimeout: cmd.Duration("probe-timeout"),
 				LongRunning:  cmd.StringSlice("long-running"),
 				MaxCommands:  cmd.Int("max-commands"),
+				ReadOnly:     readOnly(cmd.StringSlice("read-only")),
 			})
 			if err != nil {
 				return envelope.Errorf(exitcode.GeneralError, "CHECK_FAILED", "%w", err)
@@ -85,4 +88,15 @@ func newApp() *cli.Command {
 		Usage:    "Check how well a command-line tool serves agents",
 		Commands: []*cli.Command{check, agentsMD(), artifacts()},
 	}
+}
+
+// readOnly splits each command line into its words, at spaces.
+func readOnly(lines []string) [][]string {
+	var out [][]string
+	for _, l := range lines {
+		if words := strings.Fields(l); len(words) > 0 {
+			out = append(out, words)
+		}
+	}
+	return out
 }
