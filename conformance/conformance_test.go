@@ -78,6 +78,8 @@ func TestFixturesFailWhatTheyBreak(t *testing.T) {
 		// fine (F-068), and a command tree read from --help gets no safe
 		// runs: what its commands do is unknown.
 		{fixture: "plain", want: []string{"F-002", "F-004", "F-015", "F-048", "O-041"}},
+		// bareexit is plain whose bare invocation exits 1: F-068 as well.
+		{fixture: "bareexit", want: []string{"F-002", "F-004", "F-015", "F-048", "F-068", "O-041"}},
 		// crash panics whatever it is asked: exit 2 with a stack trace is a
 		// crash, not a refusal (F-002); no envelope (F-004); two bad flags
 		// unreported (F-015); help and version fail (F-048, F-068); no
