@@ -1,6 +1,7 @@
 package adapters_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -23,25 +24,41 @@ func TestAuditLogRotation(t *testing.T) {
 	opts := []urfave.Option{urfave.WithAuditLog(path), urfave.WithAuditLogLimits(urfave.AuditLogLimits{MaxBytes: maxBytes, Keep: keep, MaxAge: time.Hour})}
 	run := func(args ...string) result { return obsRun{opts: opts}.do(t, &observed{}, args...) }
 
-	wantOK(t, run("where"))
-	fi, err := os.Stat(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	line := fi.Size()
-	perFile := maxBytes / line // lines a file holds
-	for range perFile - 1 {
+	// Lines differ in length (a duration, a time), so the rotation is
+	// checked against what was written, not predicted: the run whose line
+	// would not fit rotates, and the new log holds that line alone.
+	var perFile, before int64 // lines the first file held; its size before the run that rotated
+	for perFile = 0; ; perFile++ {
 		wantOK(t, run("where"))
+		rotated, err := os.Stat(path + ".1")
+		fi, statErr := os.Stat(path)
+		if statErr != nil {
+			t.Fatal(statErr)
+		}
+		if err != nil {
+			if fi.Size() > maxBytes {
+				t.Fatalf("the log holds %d bytes, past its limit of %d, and was not rotated", fi.Size(), maxBytes)
+			}
+			before = fi.Size()
+			if perFile > maxBytes {
+				t.Fatal("never rotated")
+			}
+			continue
+		}
+		raw, _ := os.ReadFile(path)
+		if n := bytes.Count(raw, []byte("\n")); n != 1 {
+			t.Errorf("the new log holds %d lines, want the one just written", n)
+		}
+		if rotated.Size() != before {
+			t.Errorf("the rotated file holds %d bytes, want the whole old log of %d", rotated.Size(), before)
+		}
+		if before+fi.Size() <= maxBytes {
+			t.Errorf("rotated at %d bytes, though the line of %d fit within %d", before, fi.Size(), maxBytes)
+		}
+		break
 	}
-	if _, err := os.Stat(path + ".1"); err == nil {
-		t.Fatalf("rotated before the log reached %d bytes", maxBytes)
-	}
-	wantOK(t, run("where"))
-	if _, err := os.Stat(path + ".1"); err != nil {
-		t.Fatalf("a log at its size limit was not rotated: %v", err)
-	}
-	if fi, _ := os.Stat(path); fi.Size() != line {
-		t.Errorf("the new log holds %d bytes, want the one line of %d", fi.Size(), line)
+	if perFile < 2 {
+		t.Fatalf("the first file held %d lines: the test's limit is too small for its lines", perFile)
 	}
 
 	for range 10 * perFile {
