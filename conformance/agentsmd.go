@@ -112,59 +112,24 @@ func CheckAgentsMD(ctx context.Context, t Target, agentsMD []byte) (AgentsMDRepo
 
 	// The help of the root and of every command AGENTS.md shows.
 	tool := toolName(t)
-	help := map[string]string{}
-	helpOf := func(path []string) string {
-		key := strings.Join(path, " ")
-		if h, ok := help[key]; ok {
-			return h
-		}
-		out, _ := run(append(slices.Clone(path), "--help")...)
-		h := string(out.Stdout) + "\n" + string(out.Stderr)
-		if out.Exit != 0 {
-			h = ""
-		}
-		help[key] = h
-		return h
-	}
-	helpOf(nil)
+	help := newHelpIndex(ctx, t)
+	help.of(nil)
 	var paths [][]string
 	for _, m := range mdCode.FindAllStringSubmatch(text, -1) {
-		words := strings.Fields(m[1])
-		if len(words) < 2 || words[0] != tool {
-			continue
-		}
-		var path []string
-		for _, w := range words[1:] {
-			if !commandWord.MatchString(w) {
-				break
-			}
-			path = append(path, w)
-		}
+		path := commandPath(m[1], tool)
 		if len(path) > 0 && !slices.ContainsFunc(paths, func(p []string) bool { return slices.Equal(p, path) }) {
 			paths = append(paths, path)
 		}
 	}
 	for _, path := range paths {
-		// A command is the longest prefix the help of its parent lists;
-		// the words after it are arguments.
-		var found []string
-		for i, w := range path {
-			if !helpLists(helpOf(path[:i]), w) {
-				break
-			}
-			found = path[:i+1]
-		}
+		found := help.resolve(path)
 		if len(found) == 0 {
 			miss("command", tool+" "+path[0], fmt.Sprintf("%q is not a command in `%s --help`", path[0], tool))
 			continue
 		}
-		helpOf(found)
+		help.of(found)
 	}
-	var all strings.Builder
-	for _, h := range help {
-		all.WriteString(h)
-	}
-	corpus := all.String()
+	corpus := help.corpus()
 
 	seen := map[string]bool{}
 	for _, m := range mdFlag.FindAllStringSubmatch(text, -1) {

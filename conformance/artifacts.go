@@ -44,43 +44,10 @@ func CheckArtifact(ctx context.Context, t Target, name string, content []byte) (
 	r := ArtifactReport{Artifact: name, Mismatches: []Mismatch{}}
 	miss := func(kind, what, detail string) { r.Mismatches = append(r.Mismatches, Mismatch{kind, what, detail}) }
 	tool := toolName(t)
-	help := map[string]string{}
-	var runErr error
-	helpOf := func(path []string) string {
-		key := strings.Join(path, " ")
-		if h, ok := help[key]; ok {
-			return h
-		}
-		inv := Invocation{Path: t.Path, Args: append(append(slices.Clone(t.Args), path...), "--help")}
-		if len(t.Env) > 0 {
-			inv.Env = append(os.Environ(), t.Env...)
-		}
-		out := Run(ctx, inv)
-		if out.Err != nil && runErr == nil {
-			runErr = fmt.Errorf("conformance: run %s --help: %w", t.Path, out.Err)
-		}
-		h := string(out.Stdout) + "\n" + string(out.Stderr)
-		if out.Exit != 0 {
-			h = ""
-		}
-		help[key] = h
-		return h
-	}
-	helpOf(nil)
-	if runErr != nil {
-		return r, runErr
-	}
-	// resolve finds the command a path of words names: the longest prefix
-	// the help of its parent lists.
-	resolve := func(path []string) []string {
-		var found []string
-		for i, w := range path {
-			if !helpLists(helpOf(path[:i]), w) {
-				break
-			}
-			found = path[:i+1]
-		}
-		return found
+	help := newHelpIndex(ctx, t)
+	help.of(nil)
+	if help.err != nil {
+		return r, help.err
 	}
 
 	text := string(content)
@@ -115,24 +82,13 @@ func CheckArtifact(ctx context.Context, t Target, name string, content []byte) (
 		lines = append(lines, shellSeparator.Split(m[1], -1)...)
 	}
 	for _, l := range lines {
-		words := strings.Fields(l)
-		if len(words) < 2 || words[0] != tool {
-			continue
-		}
-		var path []string
-		for _, w := range words[1:] {
-			if !commandWord.MatchString(w) {
-				break
-			}
-			path = append(path, w)
-		}
-		addPath(path)
+		addPath(commandPath(l, tool))
 	}
 	for cmd := range props {
 		addPath(strings.Fields(cmd))
 	}
 	for _, path := range paths {
-		found := resolve(path)
+		found := help.resolve(path)
 		_, exact := props[strings.Join(path, " ")] // a tool's or skill's command, not a command line
 		switch {
 		case len(found) == 0:
@@ -140,17 +96,13 @@ func CheckArtifact(ctx context.Context, t Target, name string, content []byte) (
 		case exact && len(found) < len(path):
 			miss("command", tool+" "+strings.Join(path, " "), fmt.Sprintf("%q is not a command in `%s --help`", path[len(found)], strings.Join(append([]string{tool}, found...), " ")))
 		default:
-			helpOf(found)
+			help.of(found)
 		}
 	}
-	if runErr != nil {
-		return r, runErr
+	if help.err != nil {
+		return r, help.err
 	}
-	var all strings.Builder
-	for _, h := range help {
-		all.WriteString(h)
-	}
-	corpus := all.String()
+	corpus := help.corpus()
 
 	seen := map[string]bool{}
 	for _, m := range mdFlag.FindAllStringSubmatch(text, -1) {
@@ -162,7 +114,7 @@ func CheckArtifact(ctx context.Context, t Target, name string, content []byte) (
 		}
 	}
 	for _, cmd := range slices.Sorted(maps.Keys(props)) {
-		own := helpOf(resolve(strings.Fields(cmd)))
+		own := help.of(help.resolve(strings.Fields(cmd)))
 		for _, p := range props[cmd] {
 			if seen["--"+p] || containsWord(corpus, "--"+p) || namesArg(own, p) {
 				continue
@@ -170,7 +122,7 @@ func CheckArtifact(ctx context.Context, t Target, name string, content []byte) (
 			miss("flag", "--"+p, fmt.Sprintf("input property of %q is neither a flag nor an argument in --help", strings.TrimSpace(tool+" "+cmd)))
 		}
 	}
-	return r, runErr
+	return r, help.err
 }
 
 // collectJSON gathers the commands a JSON artifact describes with their
