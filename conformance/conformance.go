@@ -24,7 +24,9 @@
 // run, package managers and openers (npm, pip, brew, apt-get, xdg-open, open
 // ...) first on PATH are programs that record being run and refuse, and
 // HTTP(S)_PROXY is a recording listener on loopback. The sandbox is removed
-// afterwards. A requirement passes only when a run could have failed it;
+// afterwards. A program that starts through [Isolate] does more: its runs
+// happen in namespaces of their own, with no network but loopback (DNS
+// questions recorded too) and every file system read-only but the sandbox. A requirement passes only when a run could have failed it;
 // otherwise it is not judged, and the report says why. [Test] runs the same
 // checks as subtests of a Go test.
 package conformance
@@ -95,6 +97,7 @@ type checker struct {
 	target  Target
 	opts    Options
 	sandbox *Sandbox
+	iso     isolation
 	base    []string // the environment every run starts from
 
 	mu       sync.Mutex
@@ -137,7 +140,7 @@ func Check(ctx context.Context, target Target, opts Options) (*Report, error) {
 		return nil, fmt.Errorf("conformance: %w", err)
 	}
 	defer sb.Close()
-	c := &checker{target: target, opts: opts, sandbox: sb, refused: map[string]bool{}}
+	c := &checker{target: target, opts: opts, sandbox: sb, iso: currentIsolation(), refused: map[string]bool{}}
 	// A bare environment: what the user's shell has set (CI, NO_COLOR,
 	// TERM ...) must not decide the verdict.
 	c.base = sb.Env(append([]string{"PATH=" + os.Getenv("PATH"), "LANG=C.UTF-8"}, target.Env...))

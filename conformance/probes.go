@@ -794,7 +794,7 @@ func (c *checker) overAll() {
 		}
 	}
 	if reqs := c.sandbox.ProxyRequests(); len(reqs) > 0 && installs == "" {
-		installs = fmt.Sprintf("%d network requests through the proxy, the first %q", len(reqs), reqs[0])
+		installs = fmt.Sprintf("%d attempts to reach the network (proxy requests, DNS questions), the first %q", len(reqs), reqs[0])
 	}
 	for _, v := range []struct{ probe, problem, id string }{
 		{"line-endings", cr, "F-072"},

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -167,6 +168,11 @@ func (inv Invocation) withDefaults() Invocation {
 	if inv.Cols <= 0 {
 		inv.Cols = defaultCols
 	}
+	if inv.Env == nil {
+		// Isolate's note is the checker's own, not the target's: a
+		// target that is itself a checker would think it isolated.
+		inv.Env = slices.DeleteFunc(os.Environ(), func(kv string) bool { return envKey(kv) == isolationEnv })
+	}
 	return inv
 }
 
@@ -222,11 +228,13 @@ func (inv Invocation) plumb(cmd *exec.Cmd) (_ *plumbing, err error) {
 		// A session of its own, with the terminal (its fd 0) as the
 		// controlling one, as a login shell would have it.
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
+		nest(cmd.SysProcAttr)
 		p.readers = append(p.readers, &reader{f: master, c: &terminal{shown: p.stdout, keyboard: master}, done: make(chan struct{})})
 		return p, nil
 	}
 
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	nest(cmd.SysProcAttr)
 	switch inv.Stdin {
 	case StdinEOF, StdinOpen:
 		r, w, err := os.Pipe()

@@ -18,6 +18,7 @@ import (
 type Report struct {
 	Target     Target              `json:"target"`
 	Discovery  string              `json:"discovery"` // describe, manifest, help or none
+	Isolation  string              `json:"isolation"` // what kept the runs from the world (see Isolate)
 	Commands   []string            `json:"commands"`  // dot paths; "" is the root
 	DurationMS int64               `json:"duration_ms"`
 	Score      Score               `json:"score"`
@@ -80,7 +81,7 @@ type Tally struct {
 const maxFailures = 5
 
 func (c *checker) report(t *tree, took time.Duration) *Report {
-	r := &Report{Target: c.target, Discovery: t.source, DurationMS: took.Milliseconds(), Score: Score{Tiers: map[string]Tally{}}}
+	r := &Report{Target: c.target, Discovery: t.source, Isolation: c.iso.String(), DurationMS: took.Milliseconds(), Score: Score{Tiers: map[string]Tally{}}}
 	for _, cmd := range t.commands {
 		r.Commands = append(r.Commands, cmd.DotPath())
 	}
@@ -277,8 +278,8 @@ func (r *Report) WriteTable(w io.Writer, color bool) error {
 		verdict = "does not conform: " + strings.Join(r.Failed(), ", ")
 	}
 	m := r.Score.Modes
-	_, err := fmt.Fprintf(w, "%s: %d of %d applicable requirements pass (%s); %d not judged by any probe (in the JSON); failure modes %.1f %% (%d points of %d, %d of %d modes scored); commands from %s; %s; %d ms\n",
-		r.Target.Path, r.Score.Passed, r.Score.Applicable, strings.Join(tiers, ", "), unprobed, m.Percent(), m.Points, 3*m.Scored, m.Scored, m.Modes, r.Discovery, verdict, r.DurationMS)
+	_, err := fmt.Fprintf(w, "%s: %d of %d applicable requirements pass (%s); %d not judged by any probe (in the JSON); failure modes %.1f %% (%d points of %d, %d of %d modes scored); commands from %s; %s; %d ms\nisolated by: %s\n",
+		r.Target.Path, r.Score.Passed, r.Score.Applicable, strings.Join(tiers, ", "), unprobed, m.Percent(), m.Points, 3*m.Scored, m.Scored, m.Modes, r.Discovery, verdict, r.DurationMS, r.Isolation)
 	return err
 }
 
@@ -289,6 +290,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	m := r.Score.Modes
 	fmt.Fprintf(&b, "# CLI Agent Spec scorecard: `%s`\n\n", r.Target.Path)
 	fmt.Fprintf(&b, "Checked by duet-check in %d ms; commands from %s (%d).\n\n", r.DurationMS, r.Discovery, len(r.Commands))
+	fmt.Fprintf(&b, "Runs isolated by: %s.\n\n", r.Isolation)
 	fmt.Fprintf(&b, "- Requirements: %d of %d applicable pass; %d of them required (P0) fail.\n", r.Score.Passed, r.Score.Applicable, len(r.requiredFailures()))
 	fmt.Fprintf(&b, "- Failure modes: **%.1f %%** — %d points of %d, over the %d of %d modes scored (3: every requirement mapped to it passes; 2: those judged pass; 1: some fail; 0: none passes).\n\n", m.Percent(), m.Points, 3*m.Scored, m.Scored, m.Modes)
 	b.WriteString("| § | Failure mode | Severity | Score | Requirements |\n|---|---|---|---|---|\n")

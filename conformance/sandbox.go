@@ -61,6 +61,9 @@ type Sandbox struct {
 	srv    *http.Server
 	served chan struct{} // closed when the proxy's Serve returns
 
+	dns     net.PacketConn // the DNS recorder, where the check is isolated
+	dnsDone chan struct{}  // closed when it has stopped
+
 	mu       sync.Mutex
 	requests []string
 }
@@ -136,6 +139,7 @@ func NewSandbox() (_ *Sandbox, err error) {
 	if err := s.startProxy(); err != nil {
 		return nil, err
 	}
+	s.startDNS()
 	return s, nil
 }
 
@@ -306,7 +310,8 @@ func (s *Sandbox) Calls() []SentinelCall {
 }
 
 // ProxyRequests returns the requests the network sentinel saw, in order:
-// "CONNECT host:443", "GET http://host/path".
+// "CONNECT host:443", "GET http://host/path", and where the check is
+// isolated the DNS questions asked, "DNS host.".
 func (s *Sandbox) ProxyRequests() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -449,6 +454,10 @@ func (s *Sandbox) Close() error {
 	if s.srv != nil {
 		errs = append(errs, s.srv.Close())
 		<-s.served
+	}
+	if s.dns != nil {
+		errs = append(errs, s.dns.Close())
+		<-s.dnsDone
 	}
 	if err := os.RemoveAll(s.Dir); err != nil {
 		// Make every directory writable again, then try once more.

@@ -11,11 +11,14 @@ package main
 import (
 	"context"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/duet-cli/duet/adapters"
 	"github.com/duet-cli/duet/adapters/urfave"
 	"github.com/duet-cli/duet/conformance"
 	"github.com/duet-cli/duet/envelope"
@@ -29,7 +32,19 @@ var version = "dev"
 // requirement failing.
 const nonconforming exitcode.Code = 80
 
-func main() { urfave.Main(newApp(), urfave.WithVersion(version), urfave.WithSpecStrict()) }
+func main() {
+	// The checker runs the binaries it judges: inside namespaces of their
+	// own where the kernel allows, so that no probe reaches the network or
+	// writes outside the sandbox. Its own audit log stays writable.
+	var own []string
+	if audit := adapters.AuditLogPath("duet-check", os.Getenv); audit != "" {
+		own = append(own, filepath.Dir(audit))
+	}
+	if code, done := conformance.Isolate(own...); done {
+		os.Exit(code)
+	}
+	urfave.Main(newApp(), urfave.WithVersion(version), urfave.WithSpecStrict())
+}
 
 func newApp() *cli.Command {
 	check := urfave.Annotate(&cli.Command{

@@ -1,0 +1,89 @@
+//go:build linux
+
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// TestIsolation runs the built duet-check on a CLI that, on every run,
+// looks its telemetry host up itself (no proxy would see it) and writes a
+// file outside the sandbox. Isolated, the lookup is recorded and fails
+// F-029, and the file is never written. Where the kernel gives no user
+// namespaces, the report must say so, and the test stops there.
+func TestIsolation(t *testing.T) {
+	dir := t.TempDir()
+	check, target := filepath.Join(dir, "duet-check"), filepath.Join(dir, "phonehome")
+	for bin, pkg := range map[string]string{check: ".", target: "../../testdata/fixtures/phonehome"} {
+		if out, err := exec.Command("go", "build", "-o", bin, pkg).CombinedOutput(); err != nil {
+			t.Fatalf("go build %s: %v\n%s", pkg, err, out)
+		}
+	}
+	mark := filepath.Join(dir, "outside", "mark")
+	if err := os.Mkdir(filepath.Dir(mark), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(check, "check", "--env", "PHONEHOME_MARK="+mark, target)
+	cmd.Env = append(os.Environ(), "DUET_CHECK_OUTPUT=json")
+	out, err := cmd.Output()
+	if exit := (*exec.ExitError)(nil); err != nil && !errors.As(err, &exit) {
+		t.Fatal(err)
+	}
+	var answer struct {
+		Data struct {
+			Isolation    string `json:"isolation"`
+			Requirements []struct {
+				ID       string `json:"id"`
+				Status   string `json:"status"`
+				Failures []struct {
+					Evidence string `json:"evidence"`
+				} `json:"failures"`
+			} `json:"requirements"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal(out, &answer); err != nil {
+		t.Fatalf("stdout is not one envelope: %v\n%s", err, out)
+	}
+	iso := answer.Data.Isolation
+	if !namespacesAvailable() {
+		if !strings.Contains(iso, "not isolated further: user namespaces are not available") {
+			t.Errorf("isolation %q does not say why the runs were not isolated", iso)
+		}
+		t.Skipf("this kernel gives no unprivileged user namespaces: %s", iso)
+	}
+	for _, want := range []string{"network namespace", "read-only", "user namespace"} {
+		if !strings.Contains(iso, want) {
+			t.Errorf("isolation %q does not name the %s", iso, want)
+		}
+	}
+	if _, err := os.Stat(mark); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the target wrote %s, outside the sandbox (stat: %v)", mark, err)
+	}
+	for _, r := range answer.Data.Requirements {
+		if r.ID != "F-029" {
+			continue
+		}
+		if r.Status != "fail" || len(r.Failures) == 0 || !strings.Contains(r.Failures[0].Evidence, "DNS telemetry.example.com.") {
+			t.Errorf("F-029 %s %+v, want a failure naming the DNS question for telemetry.example.com", r.Status, r.Failures)
+		}
+	}
+}
+
+// namespacesAvailable reports whether this process may make the namespaces
+// Isolate asks for, by starting a program in them.
+func namespacesAvailable() bool {
+	cmd := exec.Command("true")
+	cmd.SysProcAttr = &syscall.SysProcAttr{
+		Cloneflags:  syscall.CLONE_NEWUSER | syscall.CLONE_NEWNET | syscall.CLONE_NEWNS,
+		UidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getuid(), Size: 1}},
+		GidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getgid(), Size: 1}},
+	}
+	return cmd.Run() == nil
+}

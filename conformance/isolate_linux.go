@@ -1,0 +1,198 @@
+package conformance
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+
+	"golang.org/x/sys/unix"
+)
+
+// Isolate runs the calling program again inside namespaces of its own,
+// where the kernel allows an unprivileged user to make them: a user
+// namespace, a network namespace whose only interface is loopback (so the
+// sandbox's proxy and DNS see every attempt to reach out, and nothing gets
+// through), and a mount namespace in which every file system is read-only
+// but one temporary directory, the copy's TMPDIR, and the directories named
+// in writable, where the program keeps its own state (its audit log, say),
+// made if missing. Each target then runs in
+// a further user namespace, as the user who started the check and without
+// privilege over the others. Call it first in main:
+//
+//	if code, done := conformance.Isolate(); done {
+//		os.Exit(code)
+//	}
+//
+// In the calling program it returns done once the copy has exited, with the
+// copy's exit code; it passes SIGTERM and SIGHUP on to the copy (SIGINT
+// and SIGQUIT from a terminal reach the copy itself). In the copy, and
+// where namespaces cannot be made, it returns done false and the program
+// goes on; every report then says how its runs were isolated, and why no
+// further (Report.Isolation).
+func Isolate(writable ...string) (code int, done bool) {
+	if _, ok := os.LookupEnv(isolationEnv); ok {
+		if iso := currentIsolation(); iso.Work != "" && !iso.Users && iso.Missing == "" {
+			os.Setenv(isolationEnv, enter(iso).encode()) // the copy, just started
+		}
+		return 0, false
+	}
+	work, err := os.MkdirTemp("", "duet-check-isolated-")
+	if err != nil {
+		os.Setenv(isolationEnv, isolation{Missing: err.Error()}.encode())
+		return 0, false
+	}
+	iso := isolation{Work: work, UID: os.Getuid(), GID: os.Getgid()}
+	for _, dir := range writable {
+		if dir, err := filepath.Abs(dir); err == nil && os.MkdirAll(dir, 0o700) == nil {
+			iso.Writable = append(iso.Writable, dir)
+		}
+	}
+	cmd := &exec.Cmd{
+		Path:   "/proc/self/exe",
+		Args:   os.Args,
+		Env:    append(os.Environ(), isolationEnv+"="+iso.encode(), "TMPDIR="+work),
+		Stdin:  os.Stdin,
+		Stdout: os.Stdout,
+		Stderr: os.Stderr,
+		SysProcAttr: &syscall.SysProcAttr{
+			Cloneflags:  syscall.CLONE_NEWUSER | syscall.CLONE_NEWNET | syscall.CLONE_NEWNS,
+			UidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: iso.UID, Size: 1}},
+			GidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: iso.GID, Size: 1}},
+		},
+	}
+	// Caught before the copy starts, so that it starts with them at their
+	// defaults, and this program outlives the copy to clean up after it.
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGQUIT, syscall.SIGTERM, syscall.SIGHUP)
+	defer signal.Stop(sigs)
+	if err := cmd.Start(); err != nil {
+		os.RemoveAll(work)
+		os.Setenv(isolationEnv, isolation{Missing: "user namespaces are not available: " + unwrapExec(err)}.encode())
+		return 0, false
+	}
+	waited := make(chan error, 1)
+	go func() { waited <- cmd.Wait() }()
+	for {
+		select {
+		case s := <-sigs:
+			if s == syscall.SIGTERM || s == syscall.SIGHUP {
+				_ = cmd.Process.Signal(s)
+			}
+		case err := <-waited:
+			os.RemoveAll(work)
+			return exitCode(cmd.ProcessState, err), true
+		}
+	}
+}
+
+// unwrapExec is err without exec's "fork/exec /proc/self/exe: " prefix.
+func unwrapExec(err error) string {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
+
+// exitCode is the code a shell would report for a process that ended as
+// ps says: its exit status, or 128 and the signal that killed it.
+func exitCode(ps *os.ProcessState, err error) int {
+	if ps == nil {
+		fmt.Fprintln(os.Stderr, "duet-check: the isolated run failed:", err)
+		return 1
+	}
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return 128 + int(ws.Signal())
+	}
+	return ps.ExitCode()
+}
+
+// enter sets up the namespaces the copy was started in: loopback up, then
+// the file systems read-only but iso.Work, with /etc/resolv.conf pointing
+// at the sandbox's DNS recorder. A part the kernel refuses is left out and
+// named in Missing; the copy still runs, as isolated as it could be made.
+func enter(iso isolation) isolation {
+	iso.Users = true
+	if err := loopbackUp(); err != nil {
+		iso.Missing = "loopback: " + err.Error()
+		return iso
+	}
+	iso.Network = true
+	if err := readOnly(append([]string{iso.Work}, iso.Writable...)); err != nil {
+		iso.Missing = "read-only file systems: " + err.Error()
+		return iso
+	}
+	iso.ReadOnly = true
+	return iso
+}
+
+// loopbackUp brings up lo, the one interface of a new network namespace.
+func loopbackUp() error {
+	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(fd)
+	ifr, err := unix.NewIfreq("lo")
+	if err != nil {
+		return err
+	}
+	if err := unix.IoctlIfreq(fd, unix.SIOCGIFFLAGS, ifr); err != nil {
+		return err
+	}
+	ifr.SetUint16(ifr.Uint16() | unix.IFF_UP)
+	return unix.IoctlIfreq(fd, unix.SIOCSIFFLAGS, ifr)
+}
+
+// readOnly makes every mount read-only but the directories in writable
+// (and /proc, where the targets' user namespaces are mapped), after
+// pointing /etc/resolv.conf at loopback, where the sandbox answers DNS.
+// writable[0] is the copy's TMPDIR.
+func readOnly(writable []string) error {
+	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
+		return fmt.Errorf("make mounts private: %w", err)
+	}
+	if resolv, err := filepath.EvalSymlinks("/etc/resolv.conf"); err == nil {
+		ours := filepath.Join(writable[0], "resolv.conf")
+		if err := os.WriteFile(ours, []byte("nameserver 127.0.0.1\noptions attempts:1 timeout:1\n"), 0o644); err != nil {
+			return err
+		}
+		if err := unix.Mount(ours, resolv, "", unix.MS_BIND, ""); err != nil {
+			return fmt.Errorf("bind %s: %w", resolv, err)
+		}
+	}
+	// A bind mount takes its source's flags: the writable directories are
+	// bound before the rest turns read-only, and turned back after.
+	for _, dir := range writable {
+		if err := unix.Mount(dir, dir, "", unix.MS_BIND, ""); err != nil {
+			return fmt.Errorf("bind %s: %w", dir, err)
+		}
+	}
+	ro := &unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY}
+	if err := unix.MountSetattr(-1, "/", unix.AT_RECURSIVE, ro); err != nil {
+		return fmt.Errorf("remount read-only: %w", err)
+	}
+	rw := &unix.MountAttr{Attr_clr: unix.MOUNT_ATTR_RDONLY}
+	for _, dir := range append(writable, "/proc") {
+		if err := unix.MountSetattr(-1, dir, 0, rw); err != nil {
+			return fmt.Errorf("remount %s writable: %w", dir, err)
+		}
+	}
+	return nil
+}
+
+// nest puts a run of the target in a user namespace of its own, as the user
+// outside, where the check is isolated.
+func nest(attr *syscall.SysProcAttr) {
+	iso := currentIsolation()
+	if !iso.Users {
+		return
+	}
+	attr.Cloneflags |= syscall.CLONE_NEWUSER
+	attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: iso.UID, HostID: 0, Size: 1}}
+	attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: iso.GID, HostID: 0, Size: 1}}
+}
