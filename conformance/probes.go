@@ -36,7 +36,9 @@ func (c *checker) probe(ctx context.Context, t *tree) {
 	var safe []*Command // run without arguments: checked once more under variations
 	for _, cmd := range t.commands {
 		madeUp := c.refusesMadeUp(ctx, t, cmd, bogusFlag)
-		if madeUp {
+		// A command that runs gets two made-up flags below, which judges
+		// all one would, and more.
+		if madeUp && (!cmd.Runnable || cmd.Protocol != "") {
 			c.unknownFlag(ctx, cmd)
 		}
 		if len(cmd.Subcommands) > 0 && c.refusesMadeUp(ctx, t, cmd, bogusCommand) {
@@ -667,7 +669,7 @@ func (c *checker) signals(ctx context.Context, cmd *Command) {
 		id   string
 	}{{syscall.SIGINT, 130, "F-069"}, {syscall.SIGTERM, 143, "F-013"}} {
 		inv := c.invoke(cmd.Path...)
-		inv.Signals = []TimedSignal{{After: 700 * time.Millisecond, Signal: s.sig}}
+		inv.Signals = []TimedSignal{{After: 700 * time.Millisecond, Idle: 150 * time.Millisecond, Signal: s.sig}}
 		out := c.run(ctx, inv)
 		probe := "signal-" + strings.ToLower(s.sig.String())
 		env, f := c.answer(probe, inv, out, s.id)

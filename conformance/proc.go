@@ -58,11 +58,57 @@ type Invocation struct {
 	Cols      int           // terminal width under PTY; 80 when zero
 }
 
-// TimedSignal is a signal sent to the target After its start.
+// TimedSignal is a signal sent to the target After its start, or sooner
+// once it has been Idle that long: a command that has started and waits
+// for something has set up its handlers, and waiting longer only costs the
+// check time.
 type TimedSignal struct {
 	After  time.Duration
 	Signal syscall.Signal
+	// Idle, when set, sends the signal once the target has used no CPU
+	// for this long, if that comes before After. Where CPU time cannot be
+	// read (no /proc), After alone counts.
+	Idle time.Duration
 }
+
+// send sends the signal to p After its start, or once it has been Idle,
+// unless done is closed first.
+func (s TimedSignal) send(p *os.Process, done <-chan struct{}) {
+	deadline := time.NewTimer(s.After)
+	defer deadline.Stop()
+	var tick <-chan time.Time
+	if s.Idle > 0 {
+		t := time.NewTicker(idlePoll)
+		defer t.Stop()
+		tick = t.C
+	}
+	var used time.Duration
+	busy := time.Now()
+	for {
+		select {
+		case <-done:
+			return
+		case <-deadline.C:
+			_ = p.Signal(s.Signal)
+			return
+		case now := <-tick:
+			cpu, ok := cpuTime(p.Pid)
+			switch {
+			case !ok:
+				tick = nil // After alone, then
+			case cpu != used:
+				used, busy = cpu, now
+			case now.Sub(busy) >= s.Idle:
+				_ = p.Signal(s.Signal)
+				return
+			}
+		}
+	}
+}
+
+// idlePoll is how often a TimedSignal with Idle looks at the target's CPU
+// time.
+const idlePoll = 10 * time.Millisecond
 
 // StdinMode is what the target finds on its stdin.
 type StdinMode int
@@ -127,9 +173,10 @@ func Run(ctx context.Context, inv Invocation) Outcome {
 
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
+	done := make(chan struct{})
+	defer close(done)
 	for _, s := range inv.Signals {
-		t := time.AfterFunc(s.After, func() { _ = cmd.Process.Signal(s.Signal) })
-		defer t.Stop()
+		go s.send(cmd.Process, done)
 	}
 	timer := time.NewTimer(inv.Timeout)
 	defer timer.Stop()
