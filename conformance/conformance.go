@@ -34,9 +34,11 @@ package conformance
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -66,6 +68,13 @@ type Options struct {
 	// first (the root's commands before theirs), two levels deep: every
 	// command costs runs of the target. 100 when zero.
 	MaxCommands int
+	// Budget bounds the whole check; none when zero. Discovery crawls
+	// --help for at most half of it. A run that would start once it is
+	// spent is not made (one under way is cut short), and what it would
+	// have judged is not judged: a CLI that takes seconds to start is
+	// judged on what fits. (A budget makes the verdicts depend on the
+	// machine's speed: a test that compares them sets none.)
+	Budget time.Duration
 }
 
 // Status is the verdict on a requirement or a check.
@@ -90,6 +99,7 @@ type Finding struct {
 	Command     string `json:"command,omitempty"` // the command line, shell-quoted
 	Exit        *int   `json:"exit,omitempty"`
 	Evidence    string `json:"evidence,omitempty"` // why, with the offending bytes cut short
+	Stderr      string `json:"stderr,omitempty"`   // what the run said on stderr, cut short, where it did not pass
 }
 
 // checker is one check run.
@@ -110,13 +120,38 @@ type checker struct {
 	// what the target does when it works (a pager, a browser, the
 	// network) has not been seen, and is not judged.
 	worked bool
+	rootHelp Outcome // the root's piped --help, which discovery reads
 	// documented: the undocumented words discovery may try, describe and
 	// manifest, that the target showed it has (see discover).
 	documented map[string]bool
 	// refused: whether `<command> <made-up word> --help` failed, by
-	// command and word (see refusesMadeUp). Probes run one at a time.
+	// command and word (see refusesMadeUp), asked before the probes.
 	refused map[string]bool
+
+	start, deadline time.Time // the check's, by Options.Budget
+	unrun           int       // runs not made: the budget was spent
+	crawlCut        bool      // discovery stopped crawling at half the budget
 }
+
+// parallel calls fn(i) for each i below n, as many at once as the process
+// may run threads, and returns when all have. It is for runs that change
+// nothing, such as help: probes that snapshot the sandbox run alone.
+func parallel(n int, fn func(i int)) {
+	var wg sync.WaitGroup
+	slots := make(chan struct{}, runtime.GOMAXPROCS(0))
+	for i := range n {
+		slots <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-slots }()
+			fn(i)
+		})
+	}
+	wg.Wait()
+}
+
+// errOverBudget is the error of a run not made because the check's time
+// budget is spent.
+var errOverBudget = errors.New("not run: the check's time budget is spent")
 
 // Check runs every probe against target and returns the report. It fails
 // only when the check cannot be made at all (the sandbox cannot be created);
@@ -144,10 +179,13 @@ func Check(ctx context.Context, target Target, opts Options) (*Report, error) {
 	// A bare environment: what the user's shell has set (CI, NO_COLOR,
 	// TERM ...) must not decide the verdict.
 	c.base = sb.Env(append([]string{"PATH=" + os.Getenv("PATH"), "LANG=C.UTF-8"}, target.Env...))
-	start := time.Now()
+	c.start = time.Now()
+	if opts.Budget > 0 {
+		c.deadline = c.start.Add(opts.Budget)
+	}
 	t := c.discover(ctx)
 	c.probe(ctx, t)
-	return c.report(t, time.Since(start)), nil
+	return c.report(t, time.Since(c.start)), nil
 }
 
 // invoke is a run of the target with args after its fixed ones, on pipes.
@@ -169,9 +207,25 @@ func with(inv Invocation, env ...string) Invocation {
 
 // run runs inv and notes what the checks over every run look for.
 func (c *checker) run(ctx context.Context, inv Invocation) Outcome {
+	// A run gets what is left of the budget at most; one cut short by it
+	// is not a hang of the target's.
+	left, capped := time.Until(c.deadline), false
+	if inv = inv.withDefaults(); c.opts.Budget > 0 && left < inv.Timeout {
+		inv.Timeout, capped = left, true
+	}
+	if capped && left <= 0 {
+		c.mu.Lock()
+		c.unrun++
+		c.mu.Unlock()
+		return Outcome{Exit: -1, Err: errOverBudget}
+	}
 	out := Run(ctx, inv)
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if capped && out.TimedOut {
+		c.unrun++
+		return Outcome{Exit: -1, Err: errOverBudget}
+	}
 	c.worked = c.worked || out.Err == nil && !out.TimedOut && out.Exit == 0
 	if inv.PTY {
 		return out // a terminal turns \n into \r\n
@@ -187,6 +241,9 @@ func (c *checker) run(ctx context.Context, inv Invocation) Outcome {
 
 // record notes a finding for each requirement id.
 func (c *checker) record(probe string, inv *Invocation, out *Outcome, status Status, evidence string, ids ...string) {
+	if out != nil && errors.Is(out.Err, errOverBudget) {
+		status, evidence = NotJudged, fmt.Sprintf("not run: the check's time budget (%v) was spent", c.opts.Budget)
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, id := range ids {
@@ -197,6 +254,9 @@ func (c *checker) record(probe string, inv *Invocation, out *Outcome, status Sta
 		if out != nil && out.Err == nil && !out.TimedOut {
 			exit := out.Exit
 			f.Exit = &exit
+		}
+		if out != nil && status != Pass && len(bytes.TrimSpace(out.Stderr)) > 0 {
+			f.Stderr = excerpt(bytes.TrimSpace(out.Stderr))
 		}
 		c.findings = append(c.findings, f)
 	}

@@ -303,3 +303,57 @@ func TestReadOnlyCommandsAreRun(t *testing.T) {
 		}
 	}
 }
+
+// TestBudget holds a check to its time budget: what it leaves out is not
+// judged, never failed, and the report says what was left out. A budget
+// spent before the first run judges nothing; one that ends while stdinhang
+// hangs cuts that run short, which is not the target's hang (F-009).
+func TestBudget(t *testing.T) {
+	bins := buildAll(t, "./testdata/fixtures/...")
+	tests := []struct {
+		fixture        string
+		budget, probe  time.Duration
+		wantIncomplete string
+	}{
+		{fixture: "plain", budget: time.Nanosecond, wantIncomplete: "runs were not made"},
+		{fixture: "conformant", budget: time.Nanosecond, wantIncomplete: "runs were not made"},
+		{fixture: "stdinhang", budget: 3 * time.Second, probe: time.Minute, wantIncomplete: "the time budget of 3s ran out"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.fixture, func(t *testing.T) {
+			t.Parallel()
+			report, err := conformance.Check(context.Background(), conformance.Target{Path: bins[tt.fixture]},
+				conformance.Options{Budget: tt.budget, ProbeTimeout: tt.probe})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := report.Failed(); len(got) > 0 {
+				t.Errorf("failed %v, want nothing failed for want of time\n%s", got, evidence(report))
+			}
+			if !strings.Contains(report.Incomplete, tt.wantIncomplete) {
+				t.Errorf("incomplete %q, want it to say %q", report.Incomplete, tt.wantIncomplete)
+			}
+			budgeted := 0
+			for _, r := range report.Results {
+				for _, f := range append(slices.Clone(r.Failures), deref(r.Example)...) {
+					if strings.Contains(f.Evidence, "time budget") {
+						budgeted++
+						if f.Status != conformance.NotJudged {
+							t.Errorf("%s: %s for want of time, want not judged", r.ID, f.Status)
+						}
+					}
+				}
+			}
+			if budgeted == 0 {
+				t.Errorf("no finding says the budget left it unjudged\n%s", evidence(report))
+			}
+		})
+	}
+}
+
+func deref(f *conformance.Finding) []conformance.Finding {
+	if f == nil {
+		return nil
+	}
+	return []conformance.Finding{*f}
+}

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"slices"
 	"strings"
+	"time"
 )
 
 // Command is one command of the target as the checker knows it: from the
@@ -79,6 +81,7 @@ type tree struct {
 // does, or lists them as commands.
 func (c *checker) discover(ctx context.Context) *tree {
 	help := c.run(ctx, c.invoke("--help"))
+	c.rootHelp = help
 	c.documented = documented(help)
 	for _, name := range []string{"describe", "manifest"} {
 		if !c.documented[name] {
@@ -159,29 +162,49 @@ func (t *tree) sort() {
 func (c *checker) crawl(ctx context.Context, root Outcome) *tree {
 	t := &tree{source: "help"}
 	helps := map[string][]byte{} // what each crawled command's help printed
-	queue := [][]string{nil}
-	for len(queue) > 0 && len(t.commands) < c.opts.MaxCommands {
-		path := queue[0]
-		queue = queue[1:]
-		out := root
-		if path != nil {
-			out = c.run(ctx, c.invoke(append(slices.Clone(path), "--help")...))
+	// Half the budget at most: the probes need the rest.
+	stop := c.start.Add(c.opts.Budget / 2)
+	// Level by level, each level's help runs several at once: help changes
+	// nothing, and a CLI that takes a second to start has many commands.
+	for level := [][]string{nil}; len(level) > 0; {
+		if room := c.opts.MaxCommands - len(t.commands); len(level) > room {
+			level = level[:room]
 		}
-		help := append(append([]byte(nil), out.Stdout...), out.Stderr...)
-		if _, f, _ := parseEnvelope(out.Stdout); f == noFault {
-			help = out.Stderr // a Duet-like target puts its help text there
-		}
-		subs := helpCommands(help, append([]string{c.name()}, path...))
-		if path != nil && bytes.Equal(help, helps[strings.Join(path[:len(path)-1], " ")]) {
-			subs = nil // the parent's help again: the words after it are not commands it knows
-		}
-		helps[strings.Join(path, " ")] = help
-		t.commands = append(t.commands, &Command{Path: path, Runnable: len(subs) == 0, Subcommands: subs})
-		if len(path) < 2 {
-			for _, s := range subs {
-				queue = append(queue, append(slices.Clone(path), s))
+		outs := make([]Outcome, len(level))
+		parallel(len(level), func(i int) {
+			switch {
+			case level[i] == nil:
+				outs[i] = root
+			case c.opts.Budget > 0 && time.Now().After(stop):
+				outs[i] = Outcome{Exit: -1, Err: errOverBudget}
+			default:
+				outs[i] = c.run(ctx, c.invoke(append(slices.Clone(level[i]), "--help")...))
+			}
+		})
+		var next [][]string
+		for i, path := range level {
+			out := outs[i]
+			if errors.Is(out.Err, errOverBudget) {
+				c.crawlCut = true
+				continue
+			}
+			help := append(append([]byte(nil), out.Stdout...), out.Stderr...)
+			if _, f, _ := parseEnvelope(out.Stdout); f == noFault {
+				help = out.Stderr // a Duet-like target puts its help text there
+			}
+			subs := helpCommands(help, append([]string{c.name()}, path...))
+			if path != nil && bytes.Equal(help, helps[strings.Join(path[:len(path)-1], " ")]) {
+				subs = nil // the parent's help again: the words after it are not commands it knows
+			}
+			helps[strings.Join(path, " ")] = help
+			t.commands = append(t.commands, &Command{Path: path, Runnable: len(subs) == 0, Subcommands: subs})
+			if len(path) < 2 {
+				for _, s := range subs {
+					next = append(next, append(slices.Clone(path), s))
+				}
 			}
 		}
+		level = next
 	}
 	if len(t.commands) == 1 && len(t.commands[0].Subcommands) == 0 {
 		t.source = "none"

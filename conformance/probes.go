@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"regexp"
@@ -33,6 +34,7 @@ var (
 func (c *checker) probe(ctx context.Context, t *tree) {
 	c.helpAndVersion(ctx, t)
 	c.manifest(ctx, t)
+	c.askMadeUp(ctx, t)
 	var safe []*Command // run without arguments: checked once more under variations
 	for _, cmd := range t.commands {
 		madeUp := c.refusesMadeUp(ctx, t, cmd, bogusFlag)
@@ -291,6 +293,10 @@ func (c *checker) helpAndVersion(ctx context.Context, t *tree) {
 // discovered from describe alone has no manifest.
 func (c *checker) manifest(ctx context.Context, t *tree) {
 	if !c.documented["manifest"] {
+		if errors.Is(c.rootHelp.Err, errOverBudget) {
+			c.record("manifest", nil, &c.rootHelp, NotJudged, "", "O-041")
+			return
+		}
 		c.record("manifest", nil, nil, Fail, "the help lists no manifest command (not run: an undocumented word may be a command that acts)", "O-041")
 		return
 	}
@@ -342,8 +348,48 @@ func (c *checker) refusesMadeUp(ctx context.Context, t *tree, cmd *Command, word
 	if refused, asked := c.refused[key]; asked {
 		return refused
 	}
-	inv := c.invoke(append(slices.Clone(cmd.Path), word, "--help")...)
-	out := c.run(ctx, inv)
+	inv := c.madeUpHelp(cmd, word)
+	return c.refusal(key, word, inv, c.run(ctx, inv))
+}
+
+// askMadeUp asks every command of a tree crawled from help whether it
+// refuses a made-up flag (and a group a made-up command), several at once:
+// the runs are help, and a check of a CLI that takes a second to start
+// would spend most of its budget on them one by one. refusesMadeUp then
+// answers from what they said, recorded in the tree's order.
+func (c *checker) askMadeUp(ctx context.Context, t *tree) {
+	if t.source == "describe" || t.source == "manifest" {
+		return
+	}
+	type ask struct {
+		key, word string
+		inv       Invocation
+	}
+	var asks []ask
+	for _, cmd := range t.commands {
+		words := []string{bogusFlag}
+		if len(cmd.Subcommands) > 0 {
+			words = append(words, bogusCommand)
+		}
+		for _, w := range words {
+			asks = append(asks, ask{cmd.DotPath() + " " + w, w, c.madeUpHelp(cmd, w)})
+		}
+	}
+	outs := make([]Outcome, len(asks))
+	parallel(len(asks), func(i int) { outs[i] = c.run(ctx, asks[i].inv) })
+	for i, a := range asks {
+		c.refusal(a.key, a.word, a.inv, outs[i])
+	}
+}
+
+// madeUpHelp is `<cmd> <word> --help`.
+func (c *checker) madeUpHelp(cmd *Command, word string) Invocation {
+	return c.invoke(append(slices.Clone(cmd.Path), word, "--help")...)
+}
+
+// refusal judges what `<cmd> <word> --help` did (out) and remembers it
+// under key.
+func (c *checker) refusal(key, word string, inv Invocation, out Outcome) bool {
 	refused := out.Err == nil && !out.TimedOut && out.Exit != 0
 	c.refused[key] = refused
 	if refused {

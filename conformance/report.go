@@ -17,9 +17,10 @@ import (
 // spec, with evidence, and a score for each failure mode.
 type Report struct {
 	Target     Target              `json:"target"`
-	Discovery  string              `json:"discovery"` // describe, manifest, help or none
-	Isolation  string              `json:"isolation"` // what kept the runs from the world (see Isolate)
-	Commands   []string            `json:"commands"`  // dot paths; "" is the root
+	Discovery  string              `json:"discovery"`            // describe, manifest, help or none
+	Isolation  string              `json:"isolation"`            // what kept the runs from the world (see Isolate)
+	Incomplete string              `json:"incomplete,omitempty"` // what the time budget left out
+	Commands   []string            `json:"commands"`             // dot paths; "" is the root
 	DurationMS int64               `json:"duration_ms"`
 	Score      Score               `json:"score"`
 	Results    []RequirementResult `json:"requirements"` // every requirement, in the spec's order
@@ -84,6 +85,16 @@ func (c *checker) report(t *tree, took time.Duration) *Report {
 	r := &Report{Target: c.target, Discovery: t.source, Isolation: c.iso.String(), DurationMS: took.Milliseconds(), Score: Score{Tiers: map[string]Tally{}}}
 	for _, cmd := range t.commands {
 		r.Commands = append(r.Commands, cmd.DotPath())
+	}
+	var left []string
+	if c.crawlCut {
+		left = append(left, fmt.Sprintf("the crawl of --help stopped at %d commands, half the budget", len(t.commands)))
+	}
+	if c.unrun > 0 {
+		left = append(left, fmt.Sprintf("%d runs were not made", c.unrun))
+	}
+	if len(left) > 0 {
+		r.Incomplete = fmt.Sprintf("the time budget of %v ran out: %s", c.opts.Budget, strings.Join(left, "; "))
 	}
 	reqs, modes, err := theSpec()
 	if err != nil {
@@ -278,8 +289,12 @@ func (r *Report) WriteTable(w io.Writer, color bool) error {
 		verdict = "does not conform: " + strings.Join(r.Failed(), ", ")
 	}
 	m := r.Score.Modes
-	_, err := fmt.Fprintf(w, "%s: %d of %d applicable requirements pass (%s); %d not judged by any probe (in the JSON); failure modes %.1f %% (%d points of %d, %d of %d modes scored); commands from %s; %s; %d ms\nisolated by: %s\n",
-		r.Target.Path, r.Score.Passed, r.Score.Applicable, strings.Join(tiers, ", "), unprobed, m.Percent(), m.Points, 3*m.Scored, m.Scored, m.Modes, r.Discovery, verdict, r.DurationMS, r.Isolation)
+	incomplete := ""
+	if r.Incomplete != "" {
+		incomplete = "incomplete: " + r.Incomplete + "\n"
+	}
+	_, err := fmt.Fprintf(w, "%s: %d of %d applicable requirements pass (%s); %d not judged by any probe (in the JSON); failure modes %.1f %% (%d points of %d, %d of %d modes scored); commands from %s; %s; %d ms\nisolated by: %s\n%s",
+		r.Target.Path, r.Score.Passed, r.Score.Applicable, strings.Join(tiers, ", "), unprobed, m.Percent(), m.Points, 3*m.Scored, m.Scored, m.Modes, r.Discovery, verdict, r.DurationMS, r.Isolation, incomplete)
 	return err
 }
 
@@ -291,6 +306,9 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	fmt.Fprintf(&b, "# CLI Agent Spec scorecard: `%s`\n\n", r.Target.Path)
 	fmt.Fprintf(&b, "Checked by duet-check in %d ms; commands from %s (%d).\n\n", r.DurationMS, r.Discovery, len(r.Commands))
 	fmt.Fprintf(&b, "Runs isolated by: %s.\n\n", r.Isolation)
+	if r.Incomplete != "" {
+		fmt.Fprintf(&b, "Incomplete: %s.\n\n", r.Incomplete)
+	}
 	fmt.Fprintf(&b, "- Requirements: %d of %d applicable pass; %d of them required (P0) fail.\n", r.Score.Passed, r.Score.Applicable, len(r.requiredFailures()))
 	fmt.Fprintf(&b, "- Failure modes: **%.1f %%** — %d points of %d, over the %d of %d modes scored (3: every requirement mapped to it passes; 2: those judged pass; 1: some fail; 0: none passes).\n\n", m.Percent(), m.Points, 3*m.Scored, m.Scored, m.Modes)
 	b.WriteString("| § | Failure mode | Severity | Score | Requirements |\n|---|---|---|---|---|\n")

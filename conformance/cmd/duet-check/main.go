@@ -56,6 +56,7 @@ func newApp() *cli.Command {
 			&cli.StringSliceFlag{Name: "env", Usage: "KEY=value for the target's environment; repeat for more"},
 			&cli.DurationFlag{Name: "probe-timeout", Value: 10 * time.Second, Usage: "kill a run of the target after this long"},
 			&cli.IntFlag{Name: "max-commands", Value: 100, Usage: "crawl at most this many commands from --help"},
+			&cli.DurationFlag{Name: "budget", Value: time.Minute, Usage: "spend at most this long on the whole check (the crawl of --help at most half); runs it leaves out are not judged"},
 			&cli.StringSliceFlag{Name: "read-only", Usage: "a command line that only reads (\"status\", \"log -1\"), run as an agent and at a terminal; repeat for more"},
 			&cli.BoolFlag{Name: "markdown", Usage: "render the report as a markdown scorecard (failure modes scored 0–3) rather than a table"},
 		},
@@ -66,6 +67,7 @@ func newApp() *cli.Command {
 				ProbeTimeout: cmd.Duration("probe-timeout"),
 				LongRunning:  cmd.StringSlice("long-running"),
 				MaxCommands:  cmd.Int("max-commands"),
+				Budget:       cmd.Duration("budget"),
 				ReadOnly:     readOnly(cmd.StringSlice("read-only")),
 			})
 			if err != nil {
