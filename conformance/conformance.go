@@ -119,7 +119,7 @@ type checker struct {
 	// worked: some run of the target finished with exit 0. Until then,
 	// what the target does when it works (a pager, a browser, the
 	// network) has not been seen, and is not judged.
-	worked bool
+	worked   bool
 	rootHelp Outcome // the root's piped --help, which discovery reads
 	// documented: the undocumented words discovery may try, describe and
 	// manifest, that the target showed it has (see discover).
