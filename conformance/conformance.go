@@ -120,7 +120,8 @@ type checker struct {
 	// what the target does when it works (a pager, a browser, the
 	// network) has not been seen, and is not judged.
 	worked   bool
-	rootHelp Outcome // the root's piped --help, which discovery reads
+	rootHelp Outcome  // the root's piped --help, which discovery reads
+	pristine Snapshot // the sandbox before the first run
 	// documented: the undocumented words discovery may try, describe and
 	// manifest, that the target showed it has (see discover).
 	documented map[string]bool
@@ -183,6 +184,7 @@ func Check(ctx context.Context, target Target, opts Options) (*Report, error) {
 	if opts.Budget > 0 {
 		c.deadline = c.start.Add(opts.Budget)
 	}
+	c.pristine, _ = sb.Snapshot()
 	t := c.discover(ctx)
 	c.probe(ctx, t)
 	return c.report(t, time.Since(c.start)), nil

@@ -67,6 +67,7 @@ func TestFixturesFailWhatTheyBreak(t *testing.T) {
 		{fixture: "stdinhang", timeout: 5 * time.Second, want: []string{"F-009"}}, // asks again at the end of stdin, for ever
 		{fixture: "sigterm2", want: []string{"F-013"}},                            // two envelopes after SIGTERM
 		{fixture: "noyes", want: []string{"O-021"}},                               // a destructive command runs without --yes
+		{fixture: "firstrun", want: []string{"F-068"}},                            // its first run, discovery's --help, writes ~/.firstrun/id
 		// liedry's wipe writes under --dry-run all the same (C-004); the
 		// refusal without --yes previews through the same dry run, so it
 		// writes too (O-021).

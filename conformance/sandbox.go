@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -326,6 +327,7 @@ func (s *Sandbox) ProxyRequests() []string {
 // evidence, not a reason for the check to fail.
 func (s *Sandbox) Snapshot() (Snapshot, error) {
 	snap := Snapshot{}
+	var logDirs []string // directories that held an audit log, relative
 	for _, root := range s.roots() {
 		err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 			if err != nil {
@@ -348,6 +350,7 @@ func (s *Sandbox) Snapshot() (Snapshot, error) {
 				return err
 			}
 			if s.auditLog(path) {
+				logDirs = append(logDirs, filepath.Dir(filepath.ToSlash(rel)))
 				return nil
 			}
 			snap[filepath.ToSlash(rel)] = st
@@ -357,7 +360,30 @@ func (s *Sandbox) Snapshot() (Snapshot, error) {
 			return nil, fmt.Errorf("snapshot the sandbox: %w", err)
 		}
 	}
+	// The directories made to hold an audit log are part of it, up to the
+	// first that holds anything else.
+	roots := map[string]bool{}
+	for _, root := range s.roots() {
+		if rel, err := filepath.Rel(s.Dir, root); err == nil {
+			roots[filepath.ToSlash(rel)] = true
+		}
+	}
+	for _, dir := range logDirs {
+		for ; dir != "." && !roots[dir] && onlyItself(snap, dir); dir = path.Dir(dir) {
+			delete(snap, dir)
+		}
+	}
 	return snap, nil
+}
+
+// onlyItself reports whether nothing in snap is under dir.
+func onlyItself(snap Snapshot, dir string) bool {
+	for p := range snap {
+		if strings.HasPrefix(p, dir+"/") {
+			return false
+		}
+	}
+	return true
 }
 
 // auditLog reports whether path is a tool's audit log where the CLI Agent

@@ -255,6 +255,12 @@ func TestSnapshotDiff(t *testing.T) {
 		{"sentinel calls ignored", nothing, do(func(s *Sandbox) error {
 			return exec.Command(filepath.Join(s.bin, "editor"), "x").Run()
 		}), nil},
+		{"an audit log and its directories", nothing, write("home/.local/share/tool/audit.jsonl", "{}\n"), nil},
+		{"an audit log under XDG_DATA_HOME", nothing, write("xdg/data/tool/audit.jsonl", "{}\n"), nil},
+		{"beside an audit log", nothing, func(t *testing.T, s *Sandbox) {
+			write("xdg/data/tool/audit.jsonl", "{}\n")(t, s)
+			write("xdg/data/tool/state", "s")(t, s)
+		}, []string{"+ xdg/data/tool", "+ xdg/data/tool/state"}},
 		{"large file", write("work/big", strings.Repeat("a", maxHashed+1)), write("work/big", strings.Repeat("b", maxHashed+2)), []string{"~ work/big"}},
 	}
 	for _, tt := range tests {
