@@ -25,6 +25,15 @@ type Command struct {
 	Subcommands          []string        `json:"subcommands,omitempty"`
 	// input: a payload the command reads on stdin (REQ-F-054's stdin_input).
 	StdinInput json.RawMessage `json:"stdin_input,omitempty"`
+	// SideEffects are the files it declares it may write (REQ-C-011), from
+	// the manifest or its --schema.
+	SideEffects []SideEffect `json:"filesystem_side_effects,omitempty"`
+}
+
+// SideEffect is a file a command declares it may write.
+type SideEffect struct {
+	Path string `json:"path"` // a path or glob; ~ is the home directory, {name} a value known when it runs
+	Type string `json:"type"` // cache, log, temp, credential or config
 }
 
 // Flag is a flag of a command, as a manifest lists it.

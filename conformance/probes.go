@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"path"
 	"regexp"
 	"slices"
 	"strings"
@@ -437,8 +438,10 @@ func (c *checker) schema(ctx context.Context, cmd *Command) {
 		InputSchema map[string]any             `json:"input_schema"`
 		Parameters  map[string]any             `json:"parameters"`
 		Output      json.RawMessage            `json:"output_schema"`
+		SideEffects []SideEffect               `json:"filesystem_side_effects"`
 	}
 	_ = json.Unmarshal(env.Data, &doc)
+	cmd.SideEffects = append(cmd.SideEffects, doc.SideEffects...)
 	if slices.Contains([]string{"safe", "mutating", "destructive"}, doc.Danger) {
 		c.record("schema", &inv, &out, Pass, "", "C-002")
 	} else {
@@ -624,7 +627,10 @@ func (c *checker) destructive(ctx context.Context, cmd *Command) {
 func (c *checker) safeRun(ctx context.Context, cmd *Command) bool {
 	inv := c.invoke(cmd.Path...)
 	inv.Stdin = StdinEOF
+	before, _ := c.sandbox.Snapshot()
 	out := c.run(ctx, inv)
+	after, _ := c.sandbox.Snapshot()
+	c.sideEffects(cmd, inv, out, before.Diff(after))
 	_, f := c.answer("safe-run", inv, out, "")
 	switch f {
 	case hung, notRun:
@@ -637,6 +643,78 @@ func (c *checker) safeRun(ctx context.Context, cmd *Command) bool {
 	c.record("safe-run", &inv, &out, Pass, "", "F-009")
 	return f == noFault && out.Exit == 0
 }
+
+// sideEffects judges what a command's first plain run wrote to the sandbox
+// (diff) against the files it declares it may write (REQ-C-011): a cache,
+// a log, a config it sets up must be declared, so that an agent knows
+// what it leaves behind and how to clear it. What it removed is another
+// matter (a destructive command's, judged elsewhere).
+func (c *checker) sideEffects(cmd *Command, inv Invocation, out Outcome, diff []string) {
+	if out.Err != nil || out.TimedOut {
+		return
+	}
+	var undeclared []string
+	for _, line := range diff {
+		if line[0] != '-' && !declared(line[2:], cmd.SideEffects) {
+			undeclared = append(undeclared, line[2:])
+		}
+	}
+	if len(undeclared) > 0 {
+		c.record("side-effects", &inv, &out, Fail, "wrote what it does not declare in filesystem_side_effects: "+strings.Join(undeclared, ", "), "C-011")
+		return
+	}
+	c.record("side-effects", &inv, &out, Pass, "", "C-011")
+}
+
+// declared reports whether rel, a path in the sandbox as Snapshot names
+// it, is one of effects, under one (a file in a declared directory), or a
+// directory made to hold one.
+func declared(rel string, effects []SideEffect) bool {
+	for _, e := range effects {
+		pattern, ok := sandboxPath(e.Path)
+		if !ok {
+			continue
+		}
+		for r := rel; r != "."; r = path.Dir(r) { // rel, or a directory it is under
+			if ok, _ := path.Match(pattern, r); ok {
+				return true
+			}
+		}
+		for p := path.Dir(pattern); p != "."; p = path.Dir(p) { // a directory made to hold it
+			if ok, _ := path.Match(p, rel); ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// sandboxPath is a declared path as Snapshot would name it: ~ and $HOME
+// are home/, the XDG variables their directories, $TMPDIR tmp/;
+// placeholders ({name}) match any one name. An absolute path, which is
+// outside the sandbox, does not map.
+func sandboxPath(p string) (string, bool) {
+	for _, r := range []struct{ from, to string }{
+		{"~", "home"}, {"$HOME", "home"}, {"${HOME}", "home"},
+		{"$XDG_CONFIG_HOME", "xdg/config"}, {"${XDG_CONFIG_HOME}", "xdg/config"},
+		{"$XDG_DATA_HOME", "xdg/data"}, {"${XDG_DATA_HOME}", "xdg/data"},
+		{"$XDG_CACHE_HOME", "xdg/cache"}, {"${XDG_CACHE_HOME}", "xdg/cache"},
+		{"$XDG_STATE_HOME", "xdg/state"}, {"${XDG_STATE_HOME}", "xdg/state"},
+		{"$XDG_RUNTIME_DIR", "xdg/runtime"}, {"${XDG_RUNTIME_DIR}", "xdg/runtime"},
+		{"$TMPDIR", "tmp"}, {"${TMPDIR}", "tmp"},
+	} {
+		if rest, ok := strings.CutPrefix(p, r.from); ok && (rest == "" || rest[0] == '/') {
+			return path.Clean(r.to + placeholders.ReplaceAllString(rest, "*")), true
+		}
+	}
+	if p != "" && !path.IsAbs(p) {
+		return path.Clean("work/" + placeholders.ReplaceAllString(p, "*")), true // relative: the working directory
+	}
+	return "", false
+}
+
+// placeholders are the {name} parts of a declared path.
+var placeholders = regexp.MustCompile(`\{[^{}/]*\}`)
 
 // readOnly runs a command line the caller named read-only (Options.ReadOnly)
 // as an agent and as a person would: on a pipe with stdin at its end, and
