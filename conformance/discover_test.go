@@ -36,7 +36,7 @@ func TestHelpCommands(t *testing.T) {
 // TestHelpCommandsOfRealCLIs reads the help texts real CLIs print, captured
 // in testdata/help (git, gh, kubectl and docker as installed here; the
 // coding agents' from the npm packages: claude is commander, opencode and
-// gemini yargs, codex clap). The file's name is the command line, its words
+// gemini yargs, codex clap; oex is oclif's example CLI, oclif-hello-world). The file's name is the command line, its words
 // the prefix yargs repeats.
 func TestHelpCommandsOfRealCLIs(t *testing.T) {
 	tests := map[string][]string{
@@ -48,7 +48,11 @@ func TestHelpCommandsOfRealCLIs(t *testing.T) {
 		"claude":   {"agents", "auth", "auto-mode", "doctor", "gateway", "install", "mcp", "plugin", "project", "setup-token", "ultrareview", "update"},
 		"opencode": {"completion", "acp", "mcp", "attach", "run", "debug", "providers", "agent", "upgrade", "uninstall", "serve", "web", "models", "stats", "export", "import", "github", "pr", "session", "plugin", "db"},
 		"gemini":   {"mcp", "extensions", "skills", "hooks", "gemma"},
-		"codex":    {"agents", "exec", "review", "login", "logout", "mcp", "plugin", "app-server", "remote-control", "completion", "update", "doctor", "sandbox", "debug", "apply", "resume", "queue", "archive", "delete", "migrate-rollouts", "migrate-nfs-db", "unarchive", "fork", "cloud", "exec-server", "features"},
+		// oclif: topics and commands, and a topic's commands named in full.
+		"oex":         {"hello", "plugins"},
+		"oex-hello":   {"world"},
+		"oex-plugins": {"inspect", "install", "link", "uninstall", "update"},
+		"codex":       {"agents", "exec", "review", "login", "logout", "mcp", "plugin", "app-server", "remote-control", "completion", "update", "doctor", "sandbox", "debug", "apply", "resume", "queue", "archive", "delete", "migrate-rollouts", "migrate-nfs-db", "unarchive", "fork", "cloud", "exec-server", "features"},
 	}
 	for name, want := range tests {
 		t.Run(name, func(t *testing.T) {
@@ -57,6 +61,27 @@ func TestHelpCommandsOfRealCLIs(t *testing.T) {
 				t.Fatal(err)
 			}
 			if diff := cmp.Diff(want, helpCommands(help, strings.Split(name, "-"))); diff != "" {
+				t.Errorf("helpCommands (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestHelpCommandsOclif reads oclif's older layout, as heroku's: topics
+// that are not commands themselves, and a topic's commands joined to it by
+// ':'.
+func TestHelpCommandsOclif(t *testing.T) {
+	tests := []struct {
+		name, help string
+		prefix     []string
+		want       []string
+	}{
+		{"topics", "USAGE\n  $ heroku [COMMAND]\n\nTOPICS\n  apps  manage apps on Heroku\n  auth  check 2fa status\n\nCOMMANDS\n  apps  list your apps\n  help  display help for heroku\n", []string{"heroku"}, []string{"apps", "auth"}},
+		{"colon", "list your apps\n\nUSAGE\n  $ heroku apps\n\nCOMMANDS\n  apps:create   creates a new app\n  apps:destroy  permanently destroy an app\n", []string{"heroku", "apps"}, []string{"create", "destroy"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, helpCommands([]byte(tt.help), tt.prefix)); diff != "" {
 				t.Errorf("helpCommands (-want +got):\n%s", diff)
 			}
 		})

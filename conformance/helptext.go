@@ -14,7 +14,8 @@ import (
 // Commands:"), urfave ("COMMANDS:", "list, ls"), gh ("CORE COMMANDS",
 // "auth:"), kubectl's groups, git's groups under lines of prose, yargs
 // ("  tool cmd <arg>  ..."), commander ("  cmd [options] [target]  ..."),
-// clap and go's tab-indented list.
+// oclif (TOPICS, "  plugins install  ..." or "plugins:install"), clap and
+// go's tab-indented list.
 
 // helpEntry is one command a help text lists.
 type helpEntry struct {
@@ -89,19 +90,30 @@ func commandLine(line string, prefix []string) (helpEntry, bool) {
 	if indent == 0 || indent > 8 && !strings.HasPrefix(line, "\t") {
 		return helpEntry{}, false
 	}
-	// yargs repeats the program's name and the command's path.
-	for _, word := range prefix {
-		after, ok := strings.CutPrefix(rest, word+" ")
-		if !ok {
-			break
-		}
-		rest = strings.TrimLeft(after, " ")
+	// yargs repeats the program's name and the command's path; oclif the
+	// path alone, its words apart or joined by ':' ("plugins:install").
+	rest = cutPath(rest, prefix)
+	if len(prefix) > 1 {
+		rest = cutPath(rest, prefix[1:])
 	}
 	m := commandShape.FindStringSubmatch(rest)
 	if m == nil {
 		return helpEntry{}, false
 	}
 	return helpEntry{Name: m[1], Summary: strings.TrimSpace(m[4])}, true
+}
+
+// cutPath cuts from the start of rest the words of path it begins with, in
+// order, each followed by a space or a ':'.
+func cutPath(rest string, path []string) string {
+	for _, word := range path {
+		after, ok := strings.CutPrefix(rest, word)
+		if !ok || after == "" || after[0] != ' ' && after[0] != ':' {
+			break
+		}
+		rest = strings.TrimLeft(after[1:], " ")
+	}
+	return rest
 }
 
 // nextIsCommand reports whether the next line that is not blank is a
@@ -121,6 +133,9 @@ func nextIsCommand(lines []string, prefix []string) bool {
 // usage line, which may say "command" too ("Usage: false [ignored command
 // line arguments]").
 func isCommandsHeading(line string) bool {
+	if strings.EqualFold(strings.TrimSuffix(strings.TrimSpace(line), ":"), "topics") {
+		return true // oclif's: each topic a command with commands of its own
+	}
 	return commandsHeading.MatchString(line) && !strings.ContainsAny(line, "[<") &&
 		!strings.HasPrefix(strings.ToLower(strings.TrimSpace(line)), "usage")
 }
