@@ -93,7 +93,7 @@ s, m = data["score"], data["score"]["failure_modes"]
 print(f"| [{cli}]({cli}.md) | {version or '?'} | {data['discovery']} | {len(data['commands'])} | {s['passed']}/{s['applicable']} | "
       f"{m['points']}/{3 * m['scored']} ({m['scored']} of {m['modes']}) | {data['duration_ms'] / 1000:.1f} s | {' '.join(failed) or '—'} | "
       f"{data.get('incomplete') or '—'} |")
-open(sys.argv[1] + ".isolation", "w").write(data["isolation"])
+open(sys.argv[1] + ".isolation", "w").write(data["isolation"] + "\n")
 PY
 done
 if ((${#missing[@]})); then
