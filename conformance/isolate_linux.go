@@ -7,6 +7,8 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -34,9 +36,20 @@ import (
 // goes on; every report then says how its runs were isolated, and why no
 // further (Report.Isolation).
 func Isolate(writable ...string) (code int, done bool) {
+	if _, ok := os.LookupEnv(nestProbeEnv); ok {
+		os.Exit(0) // enter's question: can a target get a user namespace?
+	}
 	if _, ok := os.LookupEnv(isolationEnv); ok {
 		if iso := currentIsolation(); iso.Work != "" && !iso.Users && iso.Missing == "" {
-			os.Setenv(isolationEnv, enter(iso).encode()) // the copy, just started
+			// The copy, just started.
+			iso, err := enter(iso)
+			if err != nil {
+				// Nothing can be served on loopback: the program that
+				// started the copy runs the check itself.
+				_ = os.WriteFile(filepath.Join(iso.Work, unisolatedFile), []byte(err.Error()), 0o600)
+				os.Exit(unisolatedExit)
+			}
+			os.Setenv(isolationEnv, iso.encode())
 		}
 		return 0, false
 	}
@@ -83,8 +96,13 @@ func Isolate(writable ...string) (code int, done bool) {
 				_ = cmd.Process.Signal(s)
 			}
 		case err := <-waited:
+			why, readErr := os.ReadFile(filepath.Join(work, unisolatedFile))
 			os.RemoveAll(work)
-			return exitCode(cmd.ProcessState, err), true
+			if code := exitCode(cmd.ProcessState, err); code != unisolatedExit || readErr != nil {
+				return code, true
+			}
+			os.Setenv(isolationEnv, isolation{Missing: string(why)}.encode())
+			return 0, false
 		}
 	}
 }
@@ -115,20 +133,39 @@ func exitCode(ps *os.ProcessState, err error) int {
 // the file systems read-only but iso.Work, with /etc/resolv.conf pointing
 // at the sandbox's DNS recorder. A part the kernel refuses is left out and
 // named in Missing; the copy still runs, as isolated as it could be made.
-func enter(iso isolation) isolation {
-	iso.Users = true
+// Without loopback it cannot (the proxy listens there): that is the error.
+func enter(iso isolation) (isolation, error) {
 	if err := loopbackUp(); err != nil {
-		iso.Missing = "loopback: " + err.Error()
-		return iso
+		return iso, fmt.Errorf("a network namespace without loopback: %w", err)
 	}
 	iso.Network = true
+	var missing []string
 	if err := readOnly(append([]string{iso.Work}, iso.Writable...)); err != nil {
-		iso.Missing = "read-only file systems: " + err.Error()
-		return iso
+		missing = append(missing, "read-only file systems: "+err.Error())
+	} else {
+		iso.ReadOnly = true
 	}
-	iso.ReadOnly = true
-	return iso
+	// Each target gets a user namespace of its own, if the kernel (or a
+	// read-only /proc) allows it here.
+	probe := &exec.Cmd{Path: "/proc/self/exe", Env: []string{nestProbeEnv + "=1"}, SysProcAttr: &syscall.SysProcAttr{}}
+	iso.Users = true
+	nestIn(probe.SysProcAttr, iso)
+	if err := probe.Run(); err != nil {
+		iso.Users = false
+		missing = append(missing, "a user namespace for each target: "+unwrapExec(err))
+	}
+	iso.Missing = strings.Join(missing, "; ")
+	return iso, nil
 }
+
+const (
+	// nestProbeEnv asks a copy started by enter to exit at once.
+	nestProbeEnv = "DUET_CHECK_NEST_PROBE"
+	// unisolatedFile, in Work, says why a copy could not be isolated, and
+	// unisolatedExit is the copy's exit code then.
+	unisolatedFile = "unisolated"
+	unisolatedExit = 125
+)
 
 // loopbackUp brings up lo, the one interface of a new network namespace.
 func loopbackUp() error {
@@ -149,9 +186,10 @@ func loopbackUp() error {
 }
 
 // readOnly makes every mount read-only but the directories in writable
-// (and /proc, where the targets' user namespaces are mapped), after
+// and /proc (where the targets' user namespaces are mapped), after
 // pointing /etc/resolv.conf at loopback, where the sandbox answers DNS.
-// writable[0] is the copy's TMPDIR.
+// writable[0] is the copy's TMPDIR. A mount that will not turn read-only
+// is an error, once the others have.
 func readOnly(writable []string) error {
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 		return fmt.Errorf("make mounts private: %w", err)
@@ -165,30 +203,60 @@ func readOnly(writable []string) error {
 			return fmt.Errorf("bind %s: %w", resolv, err)
 		}
 	}
-	// A bind mount takes its source's flags: the writable directories are
-	// bound before the rest turns read-only, and turned back after.
+	// Each writable directory becomes a mount of its own, left as it is.
+	keep := map[string]bool{}
 	for _, dir := range writable {
 		if err := unix.Mount(dir, dir, "", unix.MS_BIND, ""); err != nil {
 			return fmt.Errorf("bind %s: %w", dir, err)
 		}
+		keep[dir] = true
 	}
+	info, err := os.ReadFile("/proc/self/mountinfo")
+	if err != nil {
+		return err
+	}
+	var errs []error
 	ro := &unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY}
-	if err := unix.MountSetattr(-1, "/", unix.AT_RECURSIVE, ro); err != nil {
-		return fmt.Errorf("remount read-only: %w", err)
-	}
-	rw := &unix.MountAttr{Attr_clr: unix.MOUNT_ATTR_RDONLY}
-	for _, dir := range append(writable, "/proc") {
-		if err := unix.MountSetattr(-1, dir, 0, rw); err != nil {
-			return fmt.Errorf("remount %s writable: %w", dir, err)
+	for _, line := range strings.Split(string(info), "\n") {
+		fields := strings.Fields(line)
+		if len(fields) < 5 {
+			continue
+		}
+		mp := unescapeMount(fields[4])
+		if keep[mp] || mp == "/proc" || strings.HasPrefix(mp, "/proc/") {
+			continue
+		}
+		if err := unix.MountSetattr(-1, mp, unix.AT_SYMLINK_NOFOLLOW, ro); err != nil && !errors.Is(err, unix.ENOENT) {
+			errs = append(errs, fmt.Errorf("%s: %w", mp, err))
 		}
 	}
-	return nil
+	return errors.Join(errs...)
+}
+
+// unescapeMount undoes mountinfo's octal escapes (\040 for a space).
+func unescapeMount(s string) string {
+	if !strings.Contains(s, "\\") {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+3 < len(s) {
+			if n, err := strconv.ParseUint(s[i+1:i+4], 8, 8); err == nil {
+				b.WriteByte(byte(n))
+				i += 3
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
 }
 
 // nest puts a run of the target in a user namespace of its own, as the user
 // outside, where the check is isolated.
-func nest(attr *syscall.SysProcAttr) {
-	iso := currentIsolation()
+func nest(attr *syscall.SysProcAttr) { nestIn(attr, currentIsolation()) }
+
+func nestIn(attr *syscall.SysProcAttr, iso isolation) {
 	if !iso.Users {
 		return
 	}

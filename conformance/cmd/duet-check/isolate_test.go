@@ -58,13 +58,18 @@ func TestIsolation(t *testing.T) {
 		}
 		t.Skipf("this kernel gives no unprivileged user namespaces: %s", iso)
 	}
-	for _, want := range []string{"network namespace", "read-only", "user namespace"} {
-		if !strings.Contains(iso, want) {
-			t.Errorf("isolation %q does not name the %s", iso, want)
-		}
+	// Namespaces can be made here: the network one always is, or the
+	// check would have run unisolated; a kernel may refuse the rest, which
+	// the report must then say.
+	if !strings.Contains(iso, "a network namespace with loopback only") {
+		t.Fatalf("isolation %q: no network namespace where one can be made", iso)
 	}
-	if _, err := os.Stat(mark); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("the target wrote %s, outside the sandbox (stat: %v)", mark, err)
+	if strings.Contains(iso, "every file system read-only but the sandbox") {
+		if _, err := os.Stat(mark); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("the target wrote %s, outside the sandbox (stat: %v)", mark, err)
+		}
+	} else if !strings.Contains(iso, "not isolated further: read-only file systems") {
+		t.Errorf("isolation %q names neither read-only file systems nor why not", iso)
 	}
 	for _, r := range answer.Data.Requirements {
 		if r.ID != "F-029" {
