@@ -92,3 +92,55 @@ func namespacesAvailable() bool {
 	}
 	return cmd.Run() == nil
 }
+
+// TestCheckProfile saves what a CLI needs to be judged (a read-only
+// command) as a profile and checks it with --profile: the profile is
+// written from inside the isolated copy, and the check runs the command.
+func TestCheckProfile(t *testing.T) {
+	dir := t.TempDir()
+	check, target := filepath.Join(dir, "duet-check"), filepath.Join(dir, "phonehome")
+	for bin, pkg := range map[string]string{check: ".", target: "../../testdata/fixtures/phonehome"} {
+		if out, err := exec.Command("go", "build", "-o", bin, pkg).CombinedOutput(); err != nil {
+			t.Fatalf("go build %s: %v\n%s", pkg, err, out)
+		}
+	}
+	env := append(os.Environ(), "HOME="+filepath.Join(dir, "home"), "XDG_CONFIG_HOME=", "XDG_DATA_HOME=", "DUET_CHECK_OUTPUT=json")
+	save := exec.Command(check, "profile", "save", "phonehome", "--read-only", "status", "--budget", "30s")
+	save.Env = env
+	if out, err := save.CombinedOutput(); err != nil {
+		t.Fatalf("profile save: %v\n%s", err, out)
+	}
+	cmd := exec.Command(check, "check", "--profile", "phonehome", target)
+	cmd.Env = env
+	out, err := cmd.Output()
+	if exit := (*exec.ExitError)(nil); err != nil && !errors.As(err, &exit) {
+		t.Fatal(err)
+	}
+	var answer struct {
+		Data struct {
+			Requirements []struct {
+				Example  *struct{ Probe, Command string } `json:"example"`
+				Failures []struct{ Probe, Command string } `json:"failures"`
+			} `json:"requirements"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal(out, &answer); err != nil {
+		t.Fatalf("stdout is not one envelope: %v\n%s", err, out)
+	}
+	// Help alone names status: only the profile's --read-only runs it.
+	for _, r := range answer.Data.Requirements {
+		for _, f := range append(r.Failures, deref(r.Example)...) {
+			if strings.HasSuffix(f.Command, "phonehome status") {
+				return
+			}
+		}
+	}
+	t.Errorf("no finding of the profile's read-only command: %.600s", out)
+}
+
+func deref[T any](p *T) []T {
+	if p == nil {
+		return nil
+	}
+	return []T{*p}
+}

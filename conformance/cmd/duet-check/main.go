@@ -23,6 +23,7 @@ import (
 	"github.com/duet-cli/duet/conformance"
 	"github.com/duet-cli/duet/envelope"
 	"github.com/duet-cli/duet/exitcode"
+	"github.com/duet-cli/duet/profile"
 	"github.com/duet-cli/duet/schema"
 )
 
@@ -35,10 +36,14 @@ const nonconforming exitcode.Code = 80
 func main() {
 	// The checker runs the binaries it judges: inside namespaces of their
 	// own where the kernel allows, so that no probe reaches the network or
-	// writes outside the sandbox. Its own audit log stays writable.
+	// writes outside the sandbox. Its own audit log and profiles stay
+	// writable.
 	var own []string
 	if audit := adapters.AuditLogPath("duet-check", os.Getenv); audit != "" {
 		own = append(own, filepath.Dir(audit))
+	}
+	if profiles, err := profile.Path("duet-check", os.Getenv); err == nil {
+		own = append(own, filepath.Dir(profiles))
 	}
 	if code, done := conformance.Isolate(own...); done {
 		os.Exit(code)
@@ -91,7 +96,14 @@ func newApp() *cli.Command {
 			return nil
 		},
 	}, schema.Meta{
-		Danger:  schema.Safe,
+		Danger: schema.Safe,
+		// What a CLI needs to be judged well (its read-only commands, its
+		// long-running ones, the budget) is saved once with
+		// `profile save <name> ...` and applied with --profile <name>.
+		Flags: map[string]schema.FlagMeta{
+			"read-only": {Profile: true}, "long-running": {Profile: true}, "env": {Profile: true},
+			"budget": {Profile: true}, "probe-timeout": {Profile: true}, "max-commands": {Profile: true},
+		},
 		Output:  schema.Of[conformance.Report](),
 		Timeout: schema.NoTimeout,
 		Args:    []schema.Arg{{Name: "binary", Usage: "the program to check", Required: true}, {Name: "args", Usage: "fixed leading arguments", Variadic: true}},
