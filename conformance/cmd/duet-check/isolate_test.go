@@ -119,7 +119,7 @@ func TestCheckProfile(t *testing.T) {
 	var answer struct {
 		Data struct {
 			Requirements []struct {
-				Example  *struct{ Probe, Command string } `json:"example"`
+				Example  *struct{ Probe, Command string }  `json:"example"`
 				Failures []struct{ Probe, Command string } `json:"failures"`
 			} `json:"requirements"`
 		} `json:"data"`
