@@ -99,6 +99,10 @@ done
 if ((${#missing[@]})); then
 	printf '\nNot installed when this ran: %s.\n' "${missing[*]}" >>"$tmp/README.md"
 fi
-isolation=$(cat "$tmp"/*.isolation 2>/dev/null | head -1)
+isolation=
+for f in "$tmp"/*.isolation; do
+	[[ -e $f ]] && isolation=$(<"$f")
+	break
+done
 sed "s|ISOLATION|${isolation:-nothing ran}|" "$tmp/README.md" >"$here/README.md"
 echo "wrote $here/README.md" >&2
