@@ -941,14 +941,15 @@ func (c *checker) overAll() {
 
 // installing reports whether a run of the installer name with args
 // installs or updates something, or reaches the network: what a probe must
-// never cause. A package manager asked for its version, say, does not.
+// never cause. A package manager asked for its version, or what is
+// installed (`npm list -g`), does not: a verb says it, not --global.
 func installing(name, args string) bool {
 	if name == "curl" || name == "wget" || name == "sudo" {
 		return true
 	}
 	for _, a := range strings.Fields(args) {
 		switch a {
-		case "install", "i", "add", "update", "upgrade", "self-update", "selfupdate", "get", "-g", "--global":
+		case "install", "i", "add", "update", "upgrade", "self-update", "selfupdate", "get":
 			return true
 		}
 	}

@@ -41,3 +41,27 @@ func TestDeclared(t *testing.T) {
 		t.Error("declared with no effects declared")
 	}
 }
+
+// TestInstalling tells a package manager that installs from one that only
+// looks.
+func TestInstalling(t *testing.T) {
+	tests := []struct {
+		name, args string
+		want       bool
+	}{
+		{"npm", "install -g tool@latest", true},
+		{"npm", "-g install tool", true},
+		{"npm", "i tool", true},
+		{"npm", "list -g --depth=0", false},
+		{"npm", "--version", false},
+		{"pip", "install --upgrade tool", true},
+		{"brew", "upgrade tool", true},
+		{"go", "version", false},
+		{"curl", "-s https://example.com", true},
+	}
+	for _, tt := range tests {
+		if got := installing(tt.name, tt.args); got != tt.want {
+			t.Errorf("installing(%q, %q) = %v, want %v", tt.name, tt.args, got, tt.want)
+		}
+	}
+}
