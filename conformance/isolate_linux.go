@@ -21,9 +21,9 @@ import (
 // through), and a mount namespace in which every file system is read-only
 // but one temporary directory, the copy's TMPDIR, and the directories named
 // in writable, where the program keeps its own state (its audit log, say),
-// made if missing. Each target then runs in
-// a further user namespace, as the user who started the check and without
-// privilege over the others. Call it first in main:
+// made if missing. Each target then runs in a further user namespace, as
+// the user who started the check and without privilege over the others.
+// Call it first in main:
 //
 //	if code, done := conformance.Isolate(); done {
 //		os.Exit(code)
