@@ -26,9 +26,10 @@
 // HTTP(S)_PROXY is a recording listener on loopback. The sandbox is removed
 // afterwards. A program that starts through [Isolate] does more: its runs
 // happen in namespaces of their own, with no network but loopback (DNS
-// questions recorded too) and every file system read-only but the sandbox. A requirement passes only when a run could have failed it;
-// otherwise it is not judged, and the report says why. [Test] runs the same
-// checks as subtests of a Go test.
+// questions recorded too) and every file system read-only but the sandbox.
+// A requirement passes only when a run could have failed it; otherwise it
+// is not judged, and the report says why. [Test] runs the same checks as
+// subtests of a Go test.
 package conformance
 
 import (

@@ -142,7 +142,7 @@ func documented(help Outcome) map[string]bool {
 		return map[string]bool{"describe": true, "manifest": true}
 	}
 	found := map[string]bool{}
-	for _, e := range helpEntries(append(slices.Clone(help.Stdout), help.Stderr...), nil) {
+	for _, e := range helpEntries(helpText(help), nil) {
 		// A command of that name may be the tool's own (kubectl describe
 		// shows a resource): only one that says it prints the commands.
 		summary := strings.ToLower(e.Summary)
@@ -151,6 +151,20 @@ func documented(help Outcome) map[string]bool {
 		}
 	}
 	return found
+}
+
+// fromManifest reports whether the tree came from the target's own
+// manifest (describe or manifest) rather than from reading its help.
+func (t *tree) fromManifest() bool { return t.source == "describe" || t.source == "manifest" }
+
+// helpText is what a --help run printed for a person to read: stdout and
+// stderr, or stderr alone beside an envelope on stdout, as a Duet-like
+// target answers piped help.
+func helpText(out Outcome) []byte {
+	if _, f, _ := parseEnvelope(out.Stdout); f == noFault {
+		return out.Stderr
+	}
+	return append(slices.Clone(out.Stdout), out.Stderr...)
 }
 
 // root is the tree's root command.
@@ -197,10 +211,7 @@ func (c *checker) crawl(ctx context.Context, root Outcome) *tree {
 				c.crawlCut = true
 				continue
 			}
-			help := append(append([]byte(nil), out.Stdout...), out.Stderr...)
-			if _, f, _ := parseEnvelope(out.Stdout); f == noFault {
-				help = out.Stderr // a Duet-like target puts its help text there
-			}
+			help := helpText(out)
 			subs := helpCommands(help, append([]string{c.name()}, path...))
 			if path != nil && bytes.Equal(help, helps[strings.Join(path[:len(path)-1], " ")]) {
 				subs = nil // the parent's help again: the words after it are not commands it knows

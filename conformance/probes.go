@@ -50,7 +50,7 @@ func (c *checker) probe(ctx context.Context, t *tree) {
 		if !cmd.Runnable || cmd.Protocol != "" {
 			continue
 		}
-		if t.source != "help" && t.source != "none" {
+		if t.fromManifest() {
 			c.schema(ctx, cmd)
 		}
 		if madeUp {
@@ -67,7 +67,7 @@ func (c *checker) probe(ctx context.Context, t *tree) {
 		// The spec's audit-log (REQ-O-030) answers with the history of
 		// invocations, which every run lengthens: it is never the same twice.
 		history := len(cmd.Path) == 1 && cmd.Path[0] == "audit-log"
-		if cmd.Danger == "safe" && !cmd.requiresInput() && t.source != "help" && t.source != "none" && !history {
+		if cmd.Danger == "safe" && !cmd.requiresInput() && t.fromManifest() && !history {
 			if c.safeRun(ctx, cmd) {
 				safe = append(safe, cmd)
 			}
@@ -75,7 +75,7 @@ func (c *checker) probe(ctx context.Context, t *tree) {
 		}
 	}
 	for _, line := range c.opts.ReadOnly {
-		if c.readOnly(ctx, line) && t.source != "help" && t.source != "none" {
+		if c.readOnly(ctx, line) && t.fromManifest() {
 			safe = append(safe, &Command{Path: line, Runnable: true})
 		}
 	}
@@ -217,7 +217,6 @@ func (c *checker) expectRefused(probe string, inv Invocation, out Outcome, ids .
 // they must succeed and, with discovery before them, change nothing; piped
 // help goes to stderr with a stub envelope on stdout.
 func (c *checker) helpAndVersion(ctx context.Context, t *tree) {
-
 	// The bare invocation, what a person types first: usage or the
 	// default command, exit 0, with nothing to read.
 	inv := c.invoke()
@@ -310,7 +309,7 @@ func (c *checker) manifest(ctx context.Context, t *tree) {
 		if f == noFault {
 			detail = fmt.Sprintf("`manifest` failed with exit %d", out.Exit)
 		}
-		if t.source == "help" || t.source == "none" {
+		if !t.fromManifest() {
 			detail += "; the commands were read from --help"
 		}
 		c.record("manifest", &inv, &out, Fail, detail, "O-041")
@@ -343,7 +342,7 @@ func (c *checker) manifest(ctx context.Context, t *tree) {
 // at worst shows help, must fail. Otherwise the probes with made-up input
 // are not judged.
 func (c *checker) refusesMadeUp(ctx context.Context, t *tree, cmd *Command, word string) bool {
-	if t.source == "describe" || t.source == "manifest" {
+	if t.fromManifest() {
 		return true
 	}
 	key := cmd.DotPath() + " " + word
@@ -360,7 +359,7 @@ func (c *checker) refusesMadeUp(ctx context.Context, t *tree, cmd *Command, word
 // would spend most of its budget on them one by one. refusesMadeUp then
 // answers from what they said, recorded in the tree's order.
 func (c *checker) askMadeUp(ctx context.Context, t *tree) {
-	if t.source == "describe" || t.source == "manifest" {
+	if t.fromManifest() {
 		return
 	}
 	type ask struct {
@@ -544,12 +543,10 @@ func (c *checker) validateOnly(ctx context.Context, cmd *Command) {
 	if _, ok := cmd.Flags["validate-only"]; !ok || cmd.requiresInput() {
 		return
 	}
-	before, _ := c.sandbox.Snapshot()
 	inv := c.invoke(append(slices.Clone(cmd.Path), "--validate-only")...)
-	out := c.run(ctx, inv)
-	after, _ := c.sandbox.Snapshot()
+	out, diff := c.watched(ctx, inv)
 	env, f := c.answer("validate-only", inv, out, "")
-	if diff := before.Diff(after); len(diff) > 0 {
+	if len(diff) > 0 {
 		c.record("validate-only", &inv, &out, Fail, "--validate-only changed the sandbox: "+strings.Join(diff, ", "), "O-009")
 		return
 	}
@@ -574,13 +571,11 @@ func (c *checker) destructive(ctx context.Context, cmd *Command) {
 		c.record("destructive", nil, nil, NotApplicable, cmd.DotPath()+" needs arguments the checker cannot make up", "O-021", "C-004")
 		return
 	}
-	before, _ := c.sandbox.Snapshot()
 	inv := c.invoke(cmd.Path...)
-	out := c.run(ctx, inv)
-	after, _ := c.sandbox.Snapshot()
+	out, diff := c.watched(ctx, inv)
 	env, f := c.answer("no-confirmation", inv, out, "")
 	_, affects := env.preview()
-	switch diff := before.Diff(after); {
+	switch {
 	case f == hung || f == notRun:
 		c.skip("no-confirmation", inv, out, f, "O-021")
 	case out.Exit == 0:
@@ -601,13 +596,11 @@ func (c *checker) destructive(ctx context.Context, cmd *Command) {
 		c.record("dry-run", nil, nil, Fail, cmd.DotPath()+" is destructive and has no --dry-run", "C-004")
 		return
 	}
-	before, _ = c.sandbox.Snapshot()
 	inv = c.invoke(append(slices.Clone(cmd.Path), "--dry-run")...)
-	out = c.run(ctx, inv)
-	after, _ = c.sandbox.Snapshot()
+	out, diff = c.watched(ctx, inv)
 	env, f = c.answer("dry-run", inv, out, "")
 	effect, affects := env.preview()
-	switch diff := before.Diff(after); {
+	switch {
 	case len(diff) > 0:
 		c.record("dry-run", &inv, &out, Fail, "--dry-run changed the sandbox: "+strings.Join(diff, ", "), "C-004")
 	case f != noFault:
@@ -627,10 +620,8 @@ func (c *checker) destructive(ctx context.Context, cmd *Command) {
 func (c *checker) safeRun(ctx context.Context, cmd *Command) bool {
 	inv := c.invoke(cmd.Path...)
 	inv.Stdin = StdinEOF
-	before, _ := c.sandbox.Snapshot()
-	out := c.run(ctx, inv)
-	after, _ := c.sandbox.Snapshot()
-	c.sideEffects(cmd, inv, out, before.Diff(after))
+	out, diff := c.watched(ctx, inv)
+	c.sideEffects(cmd, inv, out, diff)
 	_, f := c.answer("safe-run", inv, out, "")
 	switch f {
 	case hung, notRun:
@@ -642,6 +633,15 @@ func (c *checker) safeRun(ctx context.Context, cmd *Command) bool {
 	}
 	c.record("safe-run", &inv, &out, Pass, "", "F-009")
 	return f == noFault && out.Exit == 0
+}
+
+// watched runs inv alone and returns, with its outcome, what it changed in
+// the sandbox (Snapshot.Diff).
+func (c *checker) watched(ctx context.Context, inv Invocation) (Outcome, []string) {
+	before, _ := c.sandbox.Snapshot()
+	out := c.run(ctx, inv)
+	after, _ := c.sandbox.Snapshot()
+	return out, before.Diff(after)
 }
 
 // sideEffects judges what a command's first plain run wrote to the sandbox
