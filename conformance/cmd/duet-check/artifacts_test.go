@@ -19,13 +19,8 @@ import (
 // flag its --help lacks, or that makes no skill files, exits 81
 // ARTIFACTS_STALE with every mismatch in data.
 func TestArtifactsCommand(t *testing.T) {
-	dir := t.TempDir()
-	check, notes := filepath.Join(dir, "duet-check"), filepath.Join(dir, "notes")
-	for bin, pkg := range map[string]string{check: ".", notes: "../../testdata/fixtures/conformant"} {
-		if out, err := exec.Command("go", "build", "-o", bin, pkg).CombinedOutput(); err != nil {
-			t.Fatalf("go build %s: %v\n%s", pkg, err, out)
-		}
-	}
+	check, notes := buildWith(t, "conformant", "notes")
+	dir := filepath.Dir(check)
 	// A tool whose AGENTS.md and MCP tool list drifted from its help.
 	stale := filepath.Join(dir, "stale")
 	script := "#!/bin/sh\ncase \"$1 $2\" in\n" +

@@ -19,13 +19,8 @@ import (
 // F-029, and the file is never written. Where the kernel gives no user
 // namespaces, the report must say so, and the test stops there.
 func TestIsolation(t *testing.T) {
-	dir := t.TempDir()
-	check, target := filepath.Join(dir, "duet-check"), filepath.Join(dir, "phonehome")
-	for bin, pkg := range map[string]string{check: ".", target: "../../testdata/fixtures/phonehome"} {
-		if out, err := exec.Command("go", "build", "-o", bin, pkg).CombinedOutput(); err != nil {
-			t.Fatalf("go build %s: %v\n%s", pkg, err, out)
-		}
-	}
+	check, target := buildWith(t, "phonehome", "phonehome")
+	dir := filepath.Dir(check)
 	mark := filepath.Join(dir, "outside", "mark")
 	if err := os.Mkdir(filepath.Dir(mark), 0o755); err != nil {
 		t.Fatal(err)
@@ -97,13 +92,8 @@ func namespacesAvailable() bool {
 // command) as a profile and checks it with --profile: the profile is
 // written from inside the isolated copy, and the check runs the command.
 func TestCheckProfile(t *testing.T) {
-	dir := t.TempDir()
-	check, target := filepath.Join(dir, "duet-check"), filepath.Join(dir, "phonehome")
-	for bin, pkg := range map[string]string{check: ".", target: "../../testdata/fixtures/phonehome"} {
-		if out, err := exec.Command("go", "build", "-o", bin, pkg).CombinedOutput(); err != nil {
-			t.Fatalf("go build %s: %v\n%s", pkg, err, out)
-		}
-	}
+	check, target := buildWith(t, "phonehome", "phonehome")
+	dir := filepath.Dir(check)
 	env := append(os.Environ(), "HOME="+filepath.Join(dir, "home"), "XDG_CONFIG_HOME=", "XDG_DATA_HOME=", "DUET_CHECK_OUTPUT=json")
 	save := exec.Command(check, "profile", "save", "phonehome", "--read-only", "status", "--budget", "30s")
 	save.Env = env

@@ -14,19 +14,29 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
+// buildWith builds duet-check, and the fixture named (testdata/fixtures)
+// as the program name (the checker knows a tool by its file's name), into
+// one temporary directory, and returns their paths.
+func buildWith(t *testing.T, fixture, name string) (check, target string) {
+	t.Helper()
+	dir := t.TempDir()
+	check, target = filepath.Join(dir, "duet-check"), filepath.Join(dir, name)
+	for bin, pkg := range map[string]string{check: ".", target: "../../testdata/fixtures/" + fixture} {
+		if out, err := exec.Command("go", "build", "-o", bin, pkg).CombinedOutput(); err != nil {
+			t.Fatalf("go build %s: %v\n%s", pkg, err, out)
+		}
+	}
+	return check, target
+}
+
 // TestAgentsMDCommand runs the built duet-check agents-md, the CI step of
 // O-046, as CI would: an AGENTS.md that matches its binary exits 0; one that
 // drifted exits 81 AGENTS_MD_STALE with every mismatch in data and the way
 // to regenerate it, and a person gets the diff-style report; an unreadable
 // AGENTS.md is invalid input (exit 2).
 func TestAgentsMDCommand(t *testing.T) {
-	dir := t.TempDir()
-	check, notes := filepath.Join(dir, "duet-check"), filepath.Join(dir, "notes")
-	for bin, pkg := range map[string]string{check: ".", notes: "../../testdata/fixtures/conformant"} {
-		if out, err := exec.Command("go", "build", "-o", bin, pkg).CombinedOutput(); err != nil {
-			t.Fatalf("go build %s: %v\n%s", pkg, err, out)
-		}
-	}
+	check, notes := buildWith(t, "conformant", "notes")
+	dir := filepath.Dir(check)
 	doc, err := exec.Command(notes, "describe", "--agents-md").Output()
 	if err != nil {
 		t.Fatalf("notes describe --agents-md: %v", err)
