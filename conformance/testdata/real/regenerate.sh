@@ -84,7 +84,7 @@ for cli in $clis; do
 	# The scorecard is of the same run: a budget makes two runs differ.
 	"$tmp/scorecard" <"$tmp/$cli.envelope.json" >"$here/$cli.md"
 	python3 - "$tmp/$cli.envelope.json" "$here/$cli.json" "$cli" "$version" >>"$tmp/README.md" <<'PY'
-import json, sys
+import json, os, sys
 src, dst, cli, version = sys.argv[1:]
 data = json.load(open(src))["data"]
 json.dump(data, open(dst, "w"), indent=1)
@@ -93,16 +93,13 @@ s, m = data["score"], data["score"]["failure_modes"]
 print(f"| [{cli}]({cli}.md) | {version or '?'} | {data['discovery']} | {len(data['commands'])} | {s['passed']}/{s['applicable']} | "
       f"{m['points']}/{3 * m['scored']} ({m['scored']} of {m['modes']}) | {data['duration_ms'] / 1000:.1f} s | {' '.join(failed) or '—'} | "
       f"{data.get('incomplete') or '—'} |")
-open(sys.argv[1] + ".isolation", "w").write(data["isolation"] + "\n")
+open(os.path.join(os.path.dirname(src), "isolation"), "w").write(data["isolation"])
 PY
 done
 if ((${#missing[@]})); then
 	printf '\nNot installed when this ran: %s.\n' "${missing[*]}" >>"$tmp/README.md"
 fi
 isolation=
-for f in "$tmp"/*.isolation; do
-	[[ -e $f ]] && isolation=$(<"$f")
-	break
-done
+[[ -e $tmp/isolation ]] && isolation=$(<"$tmp/isolation")
 sed "s|ISOLATION|${isolation:-nothing ran}|" "$tmp/README.md" >"$here/README.md"
 echo "wrote $here/README.md" >&2
