@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"maps"
 	"path"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -655,7 +656,7 @@ func (c *checker) sideEffects(cmd *Command, inv Invocation, out Outcome, diff []
 	}
 	var undeclared []string
 	for _, line := range diff {
-		if line[0] != '-' && !declared(line[2:], cmd.SideEffects) {
+		if line[0] != '-' && !c.sandbox.declared(line[2:], cmd.SideEffects) {
 			undeclared = append(undeclared, line[2:])
 		}
 	}
@@ -669,9 +670,9 @@ func (c *checker) sideEffects(cmd *Command, inv Invocation, out Outcome, diff []
 // declared reports whether rel, a path in the sandbox as Snapshot names
 // it, is one of effects, under one (a file in a declared directory), or a
 // directory made to hold one.
-func declared(rel string, effects []SideEffect) bool {
+func (s *Sandbox) declared(rel string, effects []SideEffect) bool {
 	for _, e := range effects {
-		pattern, ok := sandboxPath(e.Path)
+		pattern, ok := s.pattern(e.Path)
 		if !ok {
 			continue
 		}
@@ -689,26 +690,31 @@ func declared(rel string, effects []SideEffect) bool {
 	return false
 }
 
-// sandboxPath is a declared path as Snapshot would name it: ~ and $HOME
-// are home/, the XDG variables their directories, $TMPDIR tmp/;
+// pattern is a declared path as Snapshot would name what it matches: ~,
+// $HOME, the XDG variables and $TMPDIR are the sandbox's directories of
+// those names, a relative path is under its working directory, and
 // placeholders ({name}) match any one name. An absolute path, which is
 // outside the sandbox, does not map.
-func sandboxPath(p string) (string, bool) {
-	for _, r := range []struct{ from, to string }{
-		{"~", "home"}, {"$HOME", "home"}, {"${HOME}", "home"},
-		{"$XDG_CONFIG_HOME", "xdg/config"}, {"${XDG_CONFIG_HOME}", "xdg/config"},
-		{"$XDG_DATA_HOME", "xdg/data"}, {"${XDG_DATA_HOME}", "xdg/data"},
-		{"$XDG_CACHE_HOME", "xdg/cache"}, {"${XDG_CACHE_HOME}", "xdg/cache"},
-		{"$XDG_STATE_HOME", "xdg/state"}, {"${XDG_STATE_HOME}", "xdg/state"},
-		{"$XDG_RUNTIME_DIR", "xdg/runtime"}, {"${XDG_RUNTIME_DIR}", "xdg/runtime"},
-		{"$TMPDIR", "tmp"}, {"${TMPDIR}", "tmp"},
+func (s *Sandbox) pattern(declared string) (string, bool) {
+	rel := func(dir string) string {
+		r, _ := filepath.Rel(s.Dir, dir)
+		return filepath.ToSlash(r)
+	}
+	for _, v := range []struct{ name, dir string }{
+		{"HOME", s.Home}, {"XDG_CONFIG_HOME", s.ConfigHome}, {"XDG_DATA_HOME", s.DataHome}, {"XDG_CACHE_HOME", s.CacheHome},
+		{"XDG_STATE_HOME", s.StateHome}, {"XDG_RUNTIME_DIR", s.RuntimeDir}, {"TMPDIR", s.Tmp},
 	} {
-		if rest, ok := strings.CutPrefix(p, r.from); ok && (rest == "" || rest[0] == '/') {
-			return path.Clean(r.to + placeholders.ReplaceAllString(rest, "*")), true
+		for _, from := range []string{"$" + v.name, "${" + v.name + "}"} {
+			if rest, ok := strings.CutPrefix(declared, from); ok && (rest == "" || rest[0] == '/') {
+				return path.Clean(rel(v.dir) + placeholders.ReplaceAllString(rest, "*")), true
+			}
 		}
 	}
-	if p != "" && !path.IsAbs(p) {
-		return path.Clean("work/" + placeholders.ReplaceAllString(p, "*")), true // relative: the working directory
+	if rest, ok := strings.CutPrefix(declared, "~"); ok && (rest == "" || rest[0] == '/') {
+		return path.Clean(rel(s.Home) + placeholders.ReplaceAllString(rest, "*")), true
+	}
+	if declared != "" && !path.IsAbs(declared) {
+		return path.Clean(rel(s.Work) + "/" + placeholders.ReplaceAllString(declared, "*")), true
 	}
 	return "", false
 }

@@ -32,12 +32,13 @@ func TestDeclared(t *testing.T) {
 		{"work/report.txt", false},
 		{"home/.tool", false},
 	}
+	s := newSandbox(t)
 	for _, tt := range tests {
-		if got := declared(tt.rel, effects); got != tt.want {
+		if got := s.declared(tt.rel, effects); got != tt.want {
 			t.Errorf("declared(%q) = %v, want %v", tt.rel, got, tt.want)
 		}
 	}
-	if declared("home/.cache/tool/abc.json", nil) {
+	if s.declared("home/.cache/tool/abc.json", nil) {
 		t.Error("declared with no effects declared")
 	}
 }
