@@ -34,12 +34,16 @@ const (
 )
 
 // DescribeCommand is the name of the built-in command that prints the tree,
-// and FlagEtag and FlagAgentsMD its own flags.
+// and the flags after it its own: by default it answers with the compact
+// manifest, --full with every command's whole document, --index with one
+// line per command.
 const (
 	DescribeCommand = "describe"
 	FlagEtag        = "etag"
 	FlagAgentsMD    = "agents-md"
 	FlagMCP         = "mcp"
+	FlagFull        = "full"
+	FlagIndex       = "index"
 )
 
 // DefaultLimit is the page size of a list command without --limit.
@@ -51,7 +55,7 @@ func isBuiltinFlag(name string) bool {
 	switch name {
 	case FlagOutput, FlagSchema, FlagHuman, FlagQuiet, FlagVerbose, FlagTimeout, FlagValidateOnly,
 		FlagFields, FlagYes, FlagConfirmDestructive, FlagDryRun, FlagLimit, FlagCursor, FlagVersion, FlagShowConfig, FlagProfile,
-		FlagEtag, FlagAgentsMD, FlagMCP:
+		FlagEtag, FlagAgentsMD, FlagMCP, FlagFull, FlagIndex:
 		return true
 	}
 	return isObservedFlag(name) || isDiscoveryFlag(name) || isTrustFlag(name) || isWidthFlag(name)
@@ -311,9 +315,12 @@ func describeNode() *schema.Command {
 			{Name: FlagEtag, Type: schema.String, Builtin: true, Usage: "the etag of a manifest you hold: answer not_modified when it is current"},
 			{Name: FlagAgentsMD, Type: schema.Boolean, Builtin: true, Default: false, Usage: "write an AGENTS.md for this tool instead of JSON"},
 			{Name: FlagMCP, Type: schema.Boolean, Builtin: true, Default: false, Usage: "list the MCP tools this tool serves (see adapters/mcp), with the etag of the agent manifest"},
+			{Name: FlagFull, Type: schema.Boolean, Builtin: true, Default: false, Usage: "every command's whole document, as <command> --schema gives it without its input schema"},
+			{Name: FlagIndex, Type: schema.Boolean, Builtin: true, Default: false, Usage: "only each command's key and one line; <command> --schema gives the rest"},
 		},
-		Meta: schema.Meta{Danger: schema.Safe, Groups: []schema.Group{{Kind: schema.MutuallyExclusive, Flags: []string{FlagAgentsMD, FlagMCP}}}, Examples: []schema.Example{
-			{Description: "the whole command tree", Command: "describe"},
+		Meta: schema.Meta{Danger: schema.Safe, Groups: []schema.Group{{Kind: schema.MutuallyExclusive, Flags: []string{FlagAgentsMD, FlagMCP, FlagFull, FlagIndex}}}, Examples: []schema.Example{
+			{Description: "every command, with what they share said once", Command: "describe"},
+			{Description: "one line per command", Command: "describe --index"},
 			{Description: "the MCP tools the commands are served as", Command: "describe --mcp"},
 		}},
 	}

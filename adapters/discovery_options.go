@@ -118,8 +118,8 @@ func WithInstall(command string) Option {
 	return func(c *config) { c.discovery.install = command }
 }
 
-// WithHistory gives the describe document of the tool's previous release
-// (`tool describe` as it answered, enveloped or not). The app then fails to
+// WithHistory gives the full describe document of the tool's previous
+// release (`tool describe --full` as it answered, enveloped or not). The app then fails to
 // wrap when a command, flag or exit code of that release is gone without
 // having been deprecated in it, and a command the previous release lacked
 // is reported as introduced in this version.

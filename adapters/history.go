@@ -41,6 +41,7 @@ func finishDiscovery(root *schema.Command, cfg *config) []error {
 type historyDoc struct {
 	FrameworkVersion string                  `json:"framework_version"`
 	Commands         map[string]historyEntry `json:"commands"`
+	GlobalFlags      json.RawMessage         `json:"global_flags"` // only the compact describe has them
 }
 
 type historyEntry struct {
@@ -65,6 +66,11 @@ func checkHistory(root *schema.Command, raw []byte, version string) []error {
 	}
 	if err := json.Unmarshal(raw, &doc); err != nil || doc.Commands == nil {
 		return []error{fmt.Errorf("history: not a describe document: %v", errors.Join(err, errors.New("no commands")))}
+	}
+	if doc.GlobalFlags != nil {
+		// The compact form leaves out what commands share, so a flag of
+		// every command would seem gone: the history needs every document.
+		return []error{errors.New("history: a compact describe document: give what `describe --full` answered")}
 	}
 	var errs []error
 	root.Walk(func(c *schema.Command) {

@@ -38,7 +38,7 @@ func describeOf(t *testing.T, app *cli.Command, version string) []byte {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
 	opts := append(run{}.options(&stdout, &stderr), urfave.WithVersion(version))
-	if code := urfave.Run(context.Background(), app, []string{"describe"}, opts...); code != 0 {
+	if code := urfave.Run(context.Background(), app, []string{"describe", "--full"}, opts...); code != 0 {
 		t.Fatalf("describe: exit %d\n%s%s", code, stdout.String(), stderr.String())
 	}
 	return stdout.Bytes()
@@ -78,6 +78,15 @@ func TestSubcommandStability(t *testing.T) {
 	if _, err := urfave.Wrap(historyApp(gone()), urfave.WithVersion("2.0.0"), urfave.WithHistory(v1)); err != nil {
 		t.Errorf("Wrap with every command kept or deprecated: %v", err)
 	}
+	// The compact describe leaves out what commands share: refused, saying
+	// which document to keep.
+	var compact bytes.Buffer
+	if code := urfave.Run(context.Background(), historyApp(gone()), []string{"describe"}, run{}.options(&compact, &bytes.Buffer{})...); code != 0 {
+		t.Fatalf("describe: exit %d", code)
+	}
+	if _, err := urfave.Wrap(historyApp(gone()), urfave.WithHistory(compact.Bytes())); err == nil || !strings.Contains(err.Error(), "describe --full") {
+		t.Errorf("Wrap with a compact describe as history: %v, want an error naming describe --full", err)
+	}
 
 	// A deprecated command runs, and says so on stderr.
 	var stdout, stderr bytes.Buffer
@@ -104,7 +113,7 @@ func TestSubcommandStability(t *testing.T) {
 	fresh.Name = "fresh"
 	stdout.Reset()
 	stderr.Reset()
-	if code := urfave.Run(context.Background(), historyApp(gone(), fresh), []string{"describe"}, opts...); code != 0 {
+	if code := urfave.Run(context.Background(), historyApp(gone(), fresh), []string{"describe", "--full"}, opts...); code != 0 {
 		t.Fatalf("describe: exit %d\n%s", code, stderr.String())
 	}
 	var desc struct {

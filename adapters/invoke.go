@@ -132,8 +132,17 @@ func (inv *invocation) describe(ctx context.Context) error {
 		out.RenderText(func(w io.Writer) error { _, err := io.WriteString(w, md); return err })
 		return out.Result(map[string]string{"agents_md": md, "etag": m.Etag})
 	}
-	out.RenderText(indentedJSON(m))
-	return out.Result(m)
+	var answer any
+	switch {
+	case inv.call.bool(FlagFull):
+		answer = m
+	case inv.call.bool(FlagIndex):
+		answer = m.Index()
+	default:
+		answer = m.Compact()
+	}
+	out.RenderText(indentedJSON(answer))
+	return out.Result(answer)
 }
 
 // describeTools answers describe --mcp. The tools are what agents are

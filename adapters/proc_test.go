@@ -391,7 +391,7 @@ func TestSubprocessSchema(t *testing.T) {
 	if !strings.Contains(string(w.Data), `"preserve_locale":true`) {
 		t.Errorf("local --schema lacks preserve_locale: %s", w.Data)
 	}
-	w = wantOK(t, a.do(t, r, "describe"))
+	w = wantOK(t, a.do(t, r, "describe", "--full"))
 	for _, s := range []string{`"user_controlled_args":["repo","dir"]`, `"spawns_background_process":true`} {
 		if !strings.Contains(string(w.Data), s) {
 			t.Errorf("describe lacks %s", s)

@@ -96,7 +96,7 @@ func TestStreamFlags(t *testing.T) {
 		}
 	})
 	t.Run("describe", func(t *testing.T) {
-		w := wantOK(t, runApp("describe"))
+		w := wantOK(t, runApp("describe", "--full"))
 		var m struct {
 			Commands map[string]map[string]any `json:"commands"`
 		}

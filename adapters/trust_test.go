@@ -771,7 +771,7 @@ func TestConfigWriteScope(t *testing.T) {
 // TestDescribeCarriesTrust: the whole-tree manifest has each command's auth,
 // trust and safety declarations, as --schema does.
 func TestDescribeCarriesTrust(t *testing.T) {
-	r, _ := trustRun(t, nil, nil, "describe")
+	r, _ := trustRun(t, nil, nil, "describe", "--full")
 	w := wantOK(t, r)
 	for _, want := range []string{`"safe_default":true`, `"required_scopes":["repo:read"]`, `"headless_supported":false`,
 		`"token_env_vars":["APP_TOKEN","APP_TOKEN_FILE"]`, `"secret_env_vars":["APP_DEPLOY_TOKEN"]`, `"has_network_io":true`,

@@ -51,6 +51,80 @@ type Arg struct {
 	Pattern  string `json:"pattern,omitempty"`
 }
 
+// manifestTree reads the commands of a manifest: the data of `describe`
+// (source) or `manifest`, in the spec's shape or Duet's compact one. It
+// returns nil for data that lists no commands.
+func manifestTree(source string, data json.RawMessage) *tree {
+	var m struct {
+		Tool     string                     `json:"tool"` // Duet's: the root's key
+		Etag     string                     `json:"etag"`
+		Commands map[string]json.RawMessage `json:"commands"`
+		// Duet's compact describe says once what every command takes,
+		// and on a group what every command under it takes.
+		GlobalFlags map[string]Flag `json:"global_flags"`
+	}
+	if json.Unmarshal(data, &m) != nil || len(m.Commands) == 0 {
+		return nil
+	}
+	t := &tree{source: source, manifest: data, etag: m.Etag}
+	for path, raw := range m.Commands {
+		var entry struct {
+			Command
+			Runnable *bool `json:"runnable"` // Duet's; the spec's manifest does not say
+		}
+		if json.Unmarshal(raw, &entry) != nil {
+			continue
+		}
+		cmd := entry.Command
+		cmd.Runnable = len(cmd.Subcommands) == 0
+		if entry.Runnable != nil {
+			cmd.Runnable = *entry.Runnable
+		}
+		cmd.Path = nil
+		if path != m.Tool {
+			cmd.Path = strings.Split(path, ".")
+		}
+		t.commands = append(t.commands, &cmd)
+	}
+	t.inherit(m.GlobalFlags)
+	t.sort()
+	return t
+}
+
+// inherit gives every runnable command of a compact manifest the flags it
+// takes without listing them: the global ones, and those of the groups
+// above it.
+func (t *tree) inherit(global map[string]Flag) {
+	if global == nil {
+		return
+	}
+	groups := map[string]map[string]Flag{}
+	for _, c := range t.commands {
+		if !c.Runnable {
+			groups[c.DotPath()] = c.Flags
+		}
+	}
+	for _, c := range t.commands {
+		if !c.Runnable {
+			continue
+		}
+		if c.Flags == nil {
+			c.Flags = map[string]Flag{}
+		}
+		inherited := []map[string]Flag{global}
+		for i := range c.Path {
+			inherited = append(inherited, groups[strings.Join(c.Path[:i], ".")])
+		}
+		for _, flags := range inherited {
+			for name, f := range flags {
+				if _, own := c.Flags[name]; !own {
+					c.Flags[name] = f
+				}
+			}
+		}
+	}
+}
+
 // DotPath is the command's key in a manifest.
 func (c *Command) DotPath() string { return strings.Join(c.Path, ".") }
 
@@ -101,36 +175,9 @@ func (c *checker) discover(ctx context.Context) *tree {
 		if f != noFault || out.Exit != 0 {
 			continue
 		}
-		var m struct {
-			Tool     string                     `json:"tool"` // Duet's: the root's key
-			Etag     string                     `json:"etag"`
-			Commands map[string]json.RawMessage `json:"commands"`
+		if t := manifestTree(name, env.Data); t != nil {
+			return t
 		}
-		if json.Unmarshal(env.Data, &m) != nil || len(m.Commands) == 0 {
-			continue
-		}
-		t := &tree{source: name, manifest: env.Data, etag: m.Etag}
-		for path, raw := range m.Commands {
-			var entry struct {
-				Command
-				Runnable *bool `json:"runnable"` // Duet's; the spec's manifest does not say
-			}
-			if json.Unmarshal(raw, &entry) != nil {
-				continue
-			}
-			cmd := entry.Command
-			cmd.Runnable = len(cmd.Subcommands) == 0
-			if entry.Runnable != nil {
-				cmd.Runnable = *entry.Runnable
-			}
-			cmd.Path = nil
-			if path != m.Tool {
-				cmd.Path = strings.Split(path, ".")
-			}
-			t.commands = append(t.commands, &cmd)
-		}
-		t.sort()
-		return t
 	}
 	return c.crawl(ctx, help)
 }

@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -85,5 +86,36 @@ func TestHelpCommandsOclif(t *testing.T) {
 				t.Errorf("helpCommands (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestManifestTreeCompact reads Duet's compact describe: a runnable command
+// takes the global flags and those of the groups above it besides its own,
+// which stay as they are listed.
+func TestManifestTreeCompact(t *testing.T) {
+	data := `{"tool":"m","etag":"e1","global_flags":{"output":{"type":"enum","enum_values":["json","text"],"description":"o"},"validate-only":{"type":"boolean","description":"v"}},
+		"commands":{"m":{"description":"root","danger_level":"safe","runnable":false},
+		"run":{"description":"runs","danger_level":"safe","runnable":false,"flags":{"space":{"type":"string","description":"s"}}},
+		"run.spawn":{"description":"spawn","danger_level":"mutating","flags":{"prompt":{"type":"string","required":true,"description":"p"},"output":{"type":"string","description":"its own"}}}}}`
+	tr := manifestTree("describe", json.RawMessage(data))
+	if tr == nil {
+		t.Fatal("no tree")
+	}
+	got := map[string]map[string]Flag{}
+	for _, c := range tr.commands {
+		got[c.DotPath()] = c.Flags
+	}
+	want := map[string]map[string]Flag{
+		"":    nil,
+		"run": {"space": {Type: "string"}},
+		"run.spawn": {
+			"prompt":        {Type: "string", Required: true},
+			"output":        {Type: "string"}, // its own, not the global one
+			"space":         {Type: "string"},
+			"validate-only": {Type: "boolean"},
+		},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("flags (-want +got):\n%s", diff)
 	}
 }

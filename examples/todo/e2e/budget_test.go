@@ -131,7 +131,7 @@ func testTokenBudget(t *testing.T, bin string) {
 	})
 
 	t.Run("every command has the three flags", func(t *testing.T) {
-		env := expectEnvelope(t, "describe", sb.run(t, "describe"), 0)
+		env := expectEnvelope(t, "describe", sb.run(t, "describe", "--full"), 0)
 		var missing []string
 		for name, c := range env["data"].(map[string]any)["commands"].(map[string]any) {
 			flags, _ := c.(map[string]any)["flags"].(map[string]any)

@@ -67,7 +67,7 @@ func testOutputFlag(t *testing.T, bin string) {
 		}
 	})
 	t.Run("every command has --output and no response-format alias", func(t *testing.T) {
-		env := expectEnvelope(t, "describe", sb.run(t, "describe"), 0)
+		env := expectEnvelope(t, "describe", sb.run(t, "describe", "--full"), 0)
 		commands := env["data"].(map[string]any)["commands"].(map[string]any)
 		if len(commands) < 10 {
 			t.Fatalf("describe lists %d commands", len(commands))
