@@ -123,7 +123,7 @@ func ExampleManifest_Compact() {
 		{Name: "add", Usage: "Add a to-do", Runnable: true,
 			Flags: []schema.Flag{{Name: "priority", Type: schema.String, Usage: "how urgent", Default: "normal", Enum: []string{"low", "normal", "high"}}},
 			Args:  []schema.Arg{{Name: "title", Required: true, Usage: "what to do"}},
-			Meta:  schema.Meta{Danger: schema.Mutating, Output: schema.Of[struct {
+			Meta: schema.Meta{Danger: schema.Mutating, Output: schema.Of[struct {
 				ID   string `json:"id"`
 				Done bool   `json:"done"`
 			}]()}},
