@@ -22,8 +22,11 @@ import (
 const appEnv = "DUET_MCP_TEST_APP"
 
 func TestMain(m *testing.M) {
-	if os.Getenv(appEnv) == "1" {
+	switch os.Getenv(appEnv) {
+	case "1":
 		urfave.Main(testApp(), urfave.WithVersion("1.2.3"), mcp.Command("serve"))
+	case "generated":
+		urfave.Main(generatedApp(), urfave.WithVersion("1.2.3"), mcp.Command("serve"))
 	}
 	os.Exit(m.Run())
 }

@@ -54,6 +54,8 @@ type config struct {
 	grace   time.Duration
 	usage   string
 	env     []string // the default runner's environment; nil: this process's
+	// progressive is how many tools are published one by one (WithProgressive).
+	progressive int
 }
 
 // WithRunner runs the commands with r instead of the app's own binary.
@@ -71,7 +73,7 @@ func WithGrace(d time.Duration) Option { return func(c *config) { c.grace = d } 
 func WithUsage(s string) Option { return func(c *config) { c.usage = s } }
 
 func newConfig(opts []Option) *config {
-	c := &config{version: "dev", grace: 5 * time.Second, usage: "Serve the commands as MCP tools over stdin and stdout"}
+	c := &config{version: "dev", grace: 5 * time.Second, usage: "Serve the commands as MCP tools over stdin and stdout", progressive: defaultProgressive}
 	for _, o := range opts {
 		o(c)
 	}
@@ -154,6 +156,10 @@ func NewServer(app adapters.Framework, opts ...Option) (*sdk.Server, error) {
 		return nil, fmt.Errorf("mcp: %w", err)
 	}
 	s := sdk.NewServer(&sdk.Implementation{Name: root.Name, Version: cfg.version}, nil)
+	if cfg.progressively(len(tools.Tools)) {
+		addProgressive(s, cfg, root.Name, tools.Tools)
+		return s, nil
+	}
 	for i := range tools.Tools {
 		t := &tools.Tools[i]
 		s.AddTool(sdkTool(t), handler(cfg, t))

@@ -29,7 +29,14 @@ import (
 // returns a client session.
 func connect(t testing.TB, runner mcp.Runner, opts ...mcp.Option) *sdk.ClientSession {
 	t.Helper()
-	srv, err := mcp.NewServer(wrap(t), append([]mcp.Option{mcp.WithRunner(runner), mcp.WithVersion("1.2.3")}, opts...)...)
+	return connectApp(t, wrap(t), runner, opts...)
+}
+
+// connectApp serves app with runner on in-memory transports and returns a
+// client session.
+func connectApp(t testing.TB, app adapters.Framework, runner mcp.Runner, opts ...mcp.Option) *sdk.ClientSession {
+	t.Helper()
+	srv, err := mcp.NewServer(app, append([]mcp.Option{mcp.WithRunner(runner), mcp.WithVersion("1.2.3")}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
