@@ -64,7 +64,7 @@ func isBuiltinFlag(name string) bool {
 // globalFlags are accepted by every command.
 func globalFlags() []schema.Flag {
 	return append([]schema.Flag{
-		{Name: FlagOutput, Control: true, Type: schema.String, Enum: envelope.FormatNames(), Usage: "output format: json, jsonl, tsv, text or id (default: json for an agent, text otherwise)"},
+		{Name: FlagOutput, Control: true, Type: schema.String, Enum: envelope.FormatNames(), Usage: "output format: json, jsonl, toon, tsv, text or id (default: json for an agent, text otherwise)"},
 		{Name: FlagSchema, Control: true, Type: schema.Boolean, Usage: "print this command's input and output schema, exit codes and examples, and exit", Default: false},
 		{Name: FlagQuiet, Control: true, Type: schema.Boolean, Usage: "no progress and no diagnostics but errors", Default: false},
 		{Name: FlagVerbose, Control: true, Type: schema.Boolean, Usage: "debug diagnostics on stderr", Default: false},

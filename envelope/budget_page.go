@@ -45,7 +45,7 @@ func (b *Budget) pageLen(parts []json.RawMessage, sizes []int, open, close byte,
 // format answers with the count.
 func tokenCountPayload(f Format, n int) payload {
 	switch f {
-	case JSON, JSONL:
+	case JSON, JSONL, TOON:
 		return payload{one: json.RawMessage("null")}
 	case ID:
 		raw, _ := marshal(strconv.Itoa(n))

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/duet-cli/duet/exitcode"
+	"github.com/duet-cli/duet/internal/toon"
 )
 
 // Finish writes what the invocation produced, once: for an agent one envelope
@@ -60,7 +61,7 @@ func (o *Output) Finish(meta Meta, fail *Error) *Error {
 	}
 
 	switch o.s.Mode.Format {
-	case JSON:
+	case JSON, TOON:
 		o.writeEnvelope(p, meta, fail)
 	case JSONL:
 		o.writeJSONL(p, meta, fail)
@@ -99,7 +100,7 @@ func (o *Output) payloadLocked(meta *Meta) (payload, error) {
 	case o.streamed > 0:
 		meta.Stream = &Stream{Items: o.streamed}
 		streamPagination(meta, o.streamed)
-		if o.s.Mode.Format != JSON {
+		if o.s.Mode.Format != JSON && o.s.Mode.Format != TOON {
 			return payload{one: json.RawMessage("null")}, nil
 		}
 		return payload{list: true, items: o.items}, nil // already projected
@@ -139,7 +140,16 @@ func (o *Output) writeEnvelope(p payload, meta Meta, fail *Error) {
 		raw = o.capped(p, meta, fail)
 	}
 	// data was cleaned when encoded; the error and warnings are cleaned here
-	o.writeStdout(append(cleanJSON(raw), '\n'))
+	raw = cleanJSON(raw)
+	if o.s.Mode.Format == TOON {
+		// The same envelope, re-encoded: what JSON's encoder wrote is
+		// valid JSON, so this fails only on a bug, and the JSON an agent
+		// can read anyway is the better answer then.
+		if t, err := toon.AppendJSON(nil, raw, toon.Options{}); err == nil {
+			raw = t
+		}
+	}
+	o.writeStdout(append(raw, '\n'))
 }
 
 func (o *Output) capped(p payload, meta Meta, fail *Error) []byte {

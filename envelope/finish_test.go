@@ -62,7 +62,7 @@ func TestFinishGolden(t *testing.T) {
 				if bytes.IndexByte(stdout.Bytes(), 0x1b) >= 0 {
 					t.Errorf("stdout carries an escape byte without colour:\n%q", stdout)
 				}
-				if f == envelope.JSON || f == envelope.JSONL {
+				if f == envelope.JSON || f == envelope.JSONL || f == envelope.TOON {
 					if stderr.Len() != 0 {
 						t.Errorf("stderr with an envelope = %q, want empty (warnings belong in the envelope)", stderr)
 					}

@@ -13,13 +13,14 @@ type Format string
 const (
 	JSON  Format = "json"  // one envelope
 	JSONL Format = "jsonl" // one line per item, then the envelope as a summary line
+	TOON  Format = "toon"  // the envelope in Token-Oriented Object Notation: lists of records as tables
 	TSV   Format = "tsv"   // a header row, then one row per record
 	Text  Format = "text"  // the human rendering
 	ID    Format = "id"    // one id per line
 )
 
 // Formats lists every [Format] in the order help shows them.
-var Formats = []Format{JSON, JSONL, TSV, Text, ID}
+var Formats = []Format{JSON, JSONL, TOON, TSV, Text, ID}
 
 // FormatNames returns the names of [Formats], and the CLI Agent Spec's
 // name for Text, "plain", which --output accepts as well.
@@ -50,6 +51,10 @@ func ParseFormat(s string) (Format, error) {
 
 // Machine reports whether f is meant for a program rather than a person.
 func (f Format) Machine() bool { return f != Text && f != "" }
+
+// enveloped reports whether f answers with the envelope — whole (json,
+// toon) or as jsonl's summary line — rather than with data alone.
+func (f Format) enveloped() bool { return f == JSON || f == JSONL || f == TOON }
 
 // Mode is who an invocation is talking to and how. There are three
 // audiences: an agent (Agent set), a person at a terminal (Terminal set),

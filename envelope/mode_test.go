@@ -135,7 +135,7 @@ func TestDetectInvalidOutput(t *testing.T) {
 			if e.Code != "INVALID_OUTPUT_FORMAT" || e.Exit != 2 || e.Phase != envelope.Validation {
 				t.Errorf("error = %s exit %d phase %q, want INVALID_OUTPUT_FORMAT exit 2 phase validation", e.Code, e.Exit, e.Phase)
 			}
-			if diff := cmp.Diff([]string{"json", "jsonl", "tsv", "text", "id", "plain"}, e.ValidValues); diff != "" {
+			if diff := cmp.Diff([]string{"json", "jsonl", "toon", "tsv", "text", "id", "plain"}, e.ValidValues); diff != "" {
 				t.Errorf("valid values (-want +got):\n%s", diff)
 			}
 			if !strings.Contains(err.Error(), tt.field) {
@@ -152,7 +152,7 @@ func TestDetectInvalidOutput(t *testing.T) {
 }
 
 func TestParseFormat(t *testing.T) {
-	for _, f := range []string{"json", "jsonl", "tsv", "text", "id"} {
+	for _, f := range []string{"json", "jsonl", "toon", "tsv", "text", "id"} {
 		got, err := envelope.ParseFormat(f)
 		if err != nil || string(got) != f {
 			t.Errorf("ParseFormat(%q) = %q, %v", f, got, err)

@@ -216,7 +216,7 @@ func (o *Output) finishData(p payload, err error) (payload, error) {
 		}
 		p.one = b
 	}
-	if o.s.Unmask || (o.s.Mode.Format != JSON && o.s.Mode.Format != JSONL) {
+	if o.s.Unmask || !o.s.Mode.Format.enveloped() {
 		return p, nil
 	}
 	if !p.list {
@@ -231,7 +231,7 @@ func (o *Output) finishData(p payload, err error) (payload, error) {
 
 // maskItem masks one streamed item.
 func (o *Output) maskItem(raw json.RawMessage) json.RawMessage {
-	if o.s.Unmask || (o.s.Mode.Format != JSON && o.s.Mode.Format != JSONL) {
+	if o.s.Unmask || !o.s.Mode.Format.enveloped() {
 		return raw
 	}
 	return maskJSON(raw, o.s.HighEntropy)

@@ -276,7 +276,7 @@ func (o *Output) Warn(code, message, next string) {
 func (o *Output) ShowWarnings() {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if o.closed || o.s.Mode.Format == JSON || o.s.Mode.Format == JSONL {
+	if o.closed || o.s.Mode.Format.enveloped() {
 		return
 	}
 	var b strings.Builder
@@ -305,7 +305,7 @@ func (o *Output) Item(v any) error {
 	raw = o.maskItem(raw)
 	raw = o.tagLocked(raw)
 	switch o.s.Mode.Format {
-	case JSON:
+	case JSON, TOON:
 		o.items = append(o.items, raw)
 		return nil
 	case JSONL:

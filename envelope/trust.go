@@ -38,7 +38,7 @@ func (o *Output) External(fields ...string) {
 // one a program reads.
 func (o *Output) tagging() bool {
 	external := o.external || o.s.Untrusted || len(o.externalFields) > 0
-	machine := o.s.Mode.Format == JSON || o.s.Mode.Format == JSONL
+	machine := o.s.Mode.Format.enveloped()
 	return external && machine && !o.s.NoInjectionProtection
 }
 
