@@ -54,15 +54,20 @@ func (o *Output) budgetLocked(p payload, meta *Meta) payload {
 	}
 	switch {
 	case p.list:
-		items, cut := b.window(p.items, '[', ']', json.RawMessage(`"`+TruncatedMarker+`"`))
+		items, from, whole, cut := b.window(p.items, '[', ']', json.RawMessage(`"`+TruncatedMarker+`"`))
 		meta.Truncated = meta.Truncated || cut
+		if cut && o.s.Window != nil && meta.Pagination != nil {
+			// The page holds fewer items than it was to: the next call
+			// starts at the first item left out, which --cursor says.
+			meta.Pagination = paginationFor(p.total, p.start+from, whole)
+		}
 		return payload{list: true, items: items, total: p.total, start: p.start}
 	case len(p.one) > 0 && p.one[0] == '{':
 		members, err := splitMembers(p.one)
 		if err != nil {
 			return p
 		}
-		kept, cut := b.window(members, '{', '}', json.RawMessage(`"_truncated":"`+TruncatedMarker+`"`))
+		kept, _, _, cut := b.window(members, '{', '}', json.RawMessage(`"_truncated":"`+TruncatedMarker+`"`))
 		meta.Truncated = meta.Truncated || cut
 		return payload{one: join(kept, '{', '}')}
 	}
@@ -71,8 +76,9 @@ func (o *Output) budgetLocked(p payload, meta *Meta) payload {
 
 // window keeps the parts (items or members) that start at or after the
 // offset and fit in the limit with mark, which is appended when a part was
-// left out after them.
-func (b *Budget) window(parts []json.RawMessage, open, close byte, mark json.RawMessage) ([]json.RawMessage, bool) {
+// left out after them. It returns what it keeps, and which parts are kept
+// whole: parts[from:from+whole] (a string cut short is not).
+func (b *Budget) window(parts []json.RawMessage, open, close byte, mark json.RawMessage) (kept []json.RawMessage, from, whole int, cut bool) {
 	count := func(s []byte) int { return b.Tokenizer.Count(string(s)) }
 	pos, first := 1, len(parts) // tokens before each part: the opening bracket, then parts and commas
 	sizes := make([]int, len(parts))
@@ -84,7 +90,7 @@ func (b *Budget) window(parts []json.RawMessage, open, close byte, mark json.Raw
 		pos += sizes[i] + 1
 	}
 	if b.Limit <= 0 {
-		return parts[first:], false
+		return parts[first:], first, len(parts) - first, false
 	}
 	if b.Offset > 0 && b.Offset%b.Limit == 0 { // pages: see pageStart
 		first = b.pageStart(parts, sizes, open, close, mark)
@@ -96,9 +102,10 @@ func (b *Budget) window(parts []json.RawMessage, open, close byte, mark json.Raw
 		end++
 	}
 	if end == len(parts) && count(join(parts[first:], open, close)) <= b.Limit {
-		return parts[first:], false
+		return parts[first:], first, len(parts) - first, false
 	}
-	kept := append([]json.RawMessage(nil), parts[first:end]...)
+	kept = append([]json.RawMessage(nil), parts[first:end]...)
+	whole = len(kept)
 	if end == first && first < len(parts) {
 		if s, ok := b.cutString(parts[first], room); ok {
 			kept = append(kept, s)
@@ -109,7 +116,7 @@ func (b *Budget) window(parts []json.RawMessage, open, close byte, mark json.Raw
 	for len(kept) > 0 && count(join(append(kept[:len(kept):len(kept)], mark), open, close)) > b.Limit {
 		kept = kept[:len(kept)-1]
 	}
-	return append(kept, mark), true
+	return append(kept, mark), first, min(whole, len(kept)), true
 }
 
 // cutString cuts a part that is a string, or a member whose value is one,

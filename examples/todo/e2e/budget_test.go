@@ -20,7 +20,8 @@ import (
 // of at most 500 tokens with meta.truncated and meta.token_limit;
 // --token-offset k*200 --token-limit 200 gives the (k+1)th window, each
 // starting where the one before ended, so the windows together hold every
-// item once; --token-count answers the count of the whole data, data null,
+// item once, and so do pages that follow meta.pagination.next_cursor;
+// --token-count answers the count of the whole data, data null,
 // in every --output format; and every command has the three flags.
 func TestE2ETokenBudget(t *testing.T) { onEach(t, testTokenBudget) }
 
@@ -103,6 +104,27 @@ func testTokenBudget(t *testing.T, bin string) {
 		}
 		if diff := cmp.Diff(ids, seen); diff != "" {
 			t.Errorf("items of the windows in order (-want +got):\n%s", diff)
+		}
+	})
+
+	t.Run("a cut page's cursor goes on where it stopped", func(t *testing.T) {
+		var seen []string
+		args := []string{"--token-limit", "200"}
+		for k := 0; k < 30; k++ {
+			raw, meta := data(t, args...)
+			got, cut := idsOf(t, raw)
+			seen = append(seen, got...)
+			pg := meta["pagination"].(map[string]any)
+			if pg["returned"] != float64(len(got)) || pg["has_more"] != cut || pg["truncated"] != cut {
+				t.Errorf("page %d kept %d items, cut %v; meta.pagination %v", k, len(got), cut, pg)
+			}
+			if !cut {
+				break
+			}
+			args = []string{"--token-limit", "200", "--cursor", pg["next_cursor"].(string)}
+		}
+		if diff := cmp.Diff(ids, seen); diff != "" {
+			t.Errorf("items of the pages in order (-want +got):\n%s", diff)
 		}
 	})
 
