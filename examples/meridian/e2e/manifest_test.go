@@ -249,3 +249,29 @@ func TestDescribeCheaperThanHelp(t *testing.T) {
 		t.Logf("describe %d tokens, --help crawl %d (%.0f%%)", got, crawl, 100*float64(got)/float64(crawl))
 	}
 }
+
+// TestTokenBudgetO200k holds meridian's token budgets to OpenAI's o200k
+// count, the tokenizer it registers: --token-count is the o200k count of
+// the data, and --token-limit keeps the data within that many o200k tokens,
+// with the cursor of the first model left out.
+func TestTokenBudgetO200k(t *testing.T) {
+	o200k := tiktoken.O200k()
+	sb := newSandbox(t)
+	var models []json.RawMessage
+	whole := sb.ok(t, sb.env, &models, "models", "list", "--output", "json")
+	if n := o200k.Count(string(whole.Data)); n < 200 {
+		t.Fatalf("models list is %d tokens; the test wants more than a budget of 100", n)
+	}
+	counted := sb.ok(t, sb.env, nil, "models", "list", "--output", "json", "--token-count")
+	if got, want := counted.Meta["token_count"], float64(o200k.Count(string(whole.Data))); got != want {
+		t.Errorf("--token-count: meta.token_count %v, want the o200k count of data, %v", got, want)
+	}
+	capped := sb.ok(t, sb.env, nil, "models", "list", "--output", "json", "--token-limit", "100")
+	if n := o200k.Count(string(capped.Data)); n > 100 || capped.Meta["truncated"] != true {
+		t.Errorf("--token-limit 100: data of %d o200k tokens, meta.truncated %v", n, capped.Meta["truncated"])
+	}
+	pg, _ := capped.Meta["pagination"].(map[string]any)
+	if next, _ := pg["next_cursor"].(string); next == "" || pg["has_more"] != true {
+		t.Errorf("--token-limit 100: meta.pagination %v, want the cursor of the first model left out", pg)
+	}
+}

@@ -22,6 +22,7 @@ import (
 	"github.com/duet-cli/duet/examples/meridian/internal/run"
 	"github.com/duet-cli/duet/examples/meridian/internal/space"
 	"github.com/duet-cli/duet/schema"
+	"github.com/duet-cli/duet/tokens/tiktoken"
 )
 
 // Tool is the program's name.
@@ -58,6 +59,12 @@ func AgentMode(getenv func(string) string) bool { return getenv(space.EnvID) != 
 func Options(version string) []urfave.Option {
 	// Built for agents first: a pipe or CI is an agent (the CLI Agent Spec's F-003).
 	return []urfave.Option{urfave.WithVersion(version), urfave.WithSpecStrict(), urfave.WithAgentDetector(AgentMode), completion.Command("completion"),
+		// Token budgets counted as OpenAI's o200k_base counts them, with its
+		// vocabulary in the binary (7 MB; 2 % on the start of a command,
+		// side by side with bench/cmd/procbench): meridian's answers are
+		// read by models, and an estimate's few percent off are tokens an
+		// agent budgeted for.
+		urfave.WithTokenizer(tiktoken.O200kBase, tiktoken.O200k()),
 		urfave.WithConfig(Config()),
 		// artifacts: the variables meridian reads itself, for AGENTS.md (O-043)
 		urfave.WithEnvVar("MERIDIAN_REPO_ROOT", "path", "the repository whose .meridian directory holds the state (default: the enclosing git repository of the working directory)"),
