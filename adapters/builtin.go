@@ -311,6 +311,7 @@ func describeNode() *schema.Command {
 		Usage:    "Describe every command of this tool as JSON (or AGENTS.md)",
 		Runnable: true,
 		Builtin:  true,
+		Args:     []schema.Arg{{Name: "command", Variadic: true, Type: schema.String, Usage: "only these commands, by key (run.spawn), and the groups above them"}},
 		Flags: []schema.Flag{
 			{Name: FlagEtag, Type: schema.String, Builtin: true, Usage: "the etag of a manifest you hold: answer not_modified when it is current"},
 			{Name: FlagAgentsMD, Type: schema.Boolean, Builtin: true, Default: false, Usage: "write an AGENTS.md for this tool instead of JSON"},
@@ -321,6 +322,7 @@ func describeNode() *schema.Command {
 		Meta: schema.Meta{Danger: schema.Safe, Groups: []schema.Group{{Kind: schema.MutuallyExclusive, Flags: []string{FlagAgentsMD, FlagMCP, FlagFull, FlagIndex}}}, Examples: []schema.Example{
 			{Description: "every command, with what they share said once", Command: "describe"},
 			{Description: "one line per command", Command: "describe --index"},
+			{Description: "one command, with what it shares", Command: "describe run.spawn"},
 			{Description: "the MCP tools the commands are served as", Command: "describe --mcp"},
 		}},
 	}

@@ -139,7 +139,14 @@ func (inv *invocation) describe(ctx context.Context) error {
 	case inv.call.bool(FlagIndex):
 		answer = m.Index()
 	default:
-		answer = m.Compact()
+		c := m.Compact()
+		if keys := inv.call.args; len(keys) > 0 {
+			if c, err = c.Only(keys...); err != nil {
+				return envelope.Validationf("UNKNOWN_COMMAND", "%v", err).
+					WithField("command").WithSuggestion("%s describe --index lists the commands by key", inv.root.Name)
+			}
+		}
+		answer = c
 	}
 	out.RenderText(indentedJSON(answer))
 	return out.Result(answer)

@@ -2,6 +2,7 @@ package describe
 
 import (
 	"cmp"
+	"fmt"
 	"maps"
 	"reflect"
 	"slices"
@@ -283,6 +284,29 @@ func codeLines(t, base exitcode.Table) map[string]string {
 		out[strconv.Itoa(int(code))] = line
 	}
 	return out
+}
+
+// Only returns the compact manifest of the given commands, by key, and of
+// the groups above them, with what every command shares: the detail of the
+// few commands an agent found in the [Index]. It fails naming a key the
+// manifest lacks.
+func (c Compact) Only(keys ...string) (Compact, error) {
+	kept := make(map[string]CompactCommand, len(keys))
+	for _, key := range keys {
+		cmd, ok := c.Commands[key]
+		if !ok {
+			return Compact{}, fmt.Errorf("%s has no command %q", c.Tool, key)
+		}
+		kept[key] = cmd
+		for p := key; strings.Contains(p, "."); {
+			p = p[:strings.LastIndex(p, ".")]
+			if g, ok := c.Commands[p]; ok {
+				kept[p] = g
+			}
+		}
+	}
+	c.Commands = kept
+	return c, nil
 }
 
 // Index is the tree at its briefest: each command's key and one line, for

@@ -3,6 +3,7 @@ package describe_test
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -160,4 +161,28 @@ func ExampleManifest_Compact() {
 	//   },
 	//   "output": "{done:boolean,id:string}"
 	// }
+}
+
+// TestCompactOnly keeps the commands asked for, the groups above them, and
+// what every command shares; a key the tree lacks is refused by name.
+func TestCompactOnly(t *testing.T) {
+	c := manifest(t, generatedTree(t, 3, 4)).Compact()
+	only, err := c.Only("group01.leaf02", "group02.leaf00")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for k := range only.Commands {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	if want := []string{"group01", "group01.leaf02", "group02", "group02.leaf00"}; !slices.Equal(keys, want) {
+		t.Errorf("commands %v, want %v", keys, want)
+	}
+	if len(only.GlobalFlags) != len(c.GlobalFlags) || len(only.ExitCodes) != len(c.ExitCodes) {
+		t.Errorf("the shared parts are not all kept")
+	}
+	if _, err := c.Only("group01.leaf99"); err == nil || !strings.Contains(err.Error(), `"group01.leaf99"`) {
+		t.Errorf("Only of a missing key: %v, want an error naming it", err)
+	}
 }

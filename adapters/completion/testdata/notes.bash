@@ -39,7 +39,7 @@ __notes_flag() {
 	*:'--colour') v=e e=('auto' 'always' 'never') ;;
 	*:'--dir') v=f ;;
 	*:'--instance-id') v=f ;;
-	*:'--output') v=e e=('json' 'jsonl' 'tsv' 'text' 'id' 'plain') ;;
+	*:'--output') v=e e=('json' 'jsonl' 'toon' 'tsv' 'text' 'id' 'plain') ;;
 	*:'--token-limit') v=n ;;
 	*:'--token-offset') v=n ;;
 	*:'--tokenizer') v=e e=('estimate') ;;

@@ -185,14 +185,14 @@ func testValidation(t *testing.T, bin string) {
 			name:  "unknown output format",
 			args:  []string{"list", "--output", "yaml"},
 			codes: []string{"INVALID_ENUM_VALUE"},
-			want:  map[string]any{"error.field": "output", "error.valid_values": []any{"json", "jsonl", "tsv", "text", "id", "plain"}},
+			want:  map[string]any{"error.field": "output", "error.valid_values": []any{"json", "jsonl", "toon", "tsv", "text", "id", "plain"}},
 		},
 		{
 			name:  "unknown output format from TODO_OUTPUT",
 			env:   []string{"TODO_OUTPUT=yaml"},
 			args:  []string{"list"},
 			codes: []string{"INVALID_ENUM_VALUE"}, // as --output yaml is refused (O-042)
-			want:  map[string]any{"error.phase": "validation", "error.field": "output", "error.valid_values": []any{"json", "jsonl", "tsv", "text", "id", "plain"}},
+			want:  map[string]any{"error.phase": "validation", "error.field": "output", "error.valid_values": []any{"json", "jsonl", "toon", "tsv", "text", "id", "plain"}},
 		},
 		{
 			name:  "percent-encoded traversal id",
