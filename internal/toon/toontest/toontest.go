@@ -48,6 +48,7 @@ func Run(t testing.TB, script string, in, out any) {
 		t.Fatal(err)
 	}
 	// --input-type=module with -e resolves the import from the directory.
+	//duetvet:allow rawexec -- a test helper running the reference implementation
 	cmd := exec.CommandContext(t.Context(), node, "--input-type=module", "-e", script)
 	cmd.Dir = prefix
 	cmd.Stdin = bytes.NewReader(stdin)
