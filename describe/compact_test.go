@@ -186,3 +186,16 @@ func TestCompactOnly(t *testing.T) {
 		t.Errorf("Only of a missing key: %v, want an error naming it", err)
 	}
 }
+
+// TestSpecOutputFormats lists the formats --output takes, toon among them,
+// in each runnable command's entry of the spec's manifest.
+func TestSpecOutputFormats(t *testing.T) {
+	spec := manifest(t, generatedTree(t, 1, 2)).Spec()
+	leaf, group := spec.Commands["group00.leaf00"], spec.Commands["group00"]
+	if !slices.Contains(leaf.OutputFormats, "toon") || !slices.Contains(leaf.OutputFormats, "json") {
+		t.Errorf("group00.leaf00's output_formats %v, want toon and json among them", leaf.OutputFormats)
+	}
+	if group.OutputFormats != nil {
+		t.Errorf("the group group00 lists output formats %v: it answers with its help", group.OutputFormats)
+	}
+}

@@ -81,6 +81,11 @@ func (m Manifest) Spec() SpecManifest {
 		for name, f := range d.Flags {
 			c.Flags[name] = specFlag(f)
 		}
+		// The formats --output takes, toon among them: the spec lists them
+		// where a command accepts more than its framework defaults.
+		if out, ok := d.Flags["output"]; ok && d.Runnable {
+			c.OutputFormats = out.EnumValues
+		}
 		for _, ex := range d.Examples {
 			c.Examples = append(c.Examples, schema.Example{Description: ex.Description, Command: fullCommand(m.Tool, ex.Command)})
 		}
