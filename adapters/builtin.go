@@ -311,7 +311,7 @@ func describeNode() *schema.Command {
 		Usage:    "Describe every command of this tool as JSON (or AGENTS.md)",
 		Runnable: true,
 		Builtin:  true,
-		Args:     []schema.Arg{{Name: "command", Variadic: true, Type: schema.String, Usage: "only these commands, by key (run.spawn), and the groups above them"}},
+		Args:     []schema.Arg{{Name: "command", Variadic: true, Type: schema.String, Usage: "only these commands, by key (run.spawn), and the groups above them; with --full or --index too"}},
 		Flags: []schema.Flag{
 			{Name: FlagEtag, Type: schema.String, Builtin: true, Usage: "the etag of a manifest you hold: answer not_modified when it is current"},
 			{Name: FlagAgentsMD, Type: schema.Boolean, Builtin: true, Default: false, Usage: "write an AGENTS.md for this tool instead of JSON"},

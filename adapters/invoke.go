@@ -132,21 +132,24 @@ func (inv *invocation) describe(ctx context.Context) error {
 		out.RenderText(func(w io.Writer) error { _, err := io.WriteString(w, md); return err })
 		return out.Result(map[string]string{"agents_md": md, "etag": m.Etag})
 	}
-	var answer any
+	// The compact form says once what all commands share, so it is made
+	// from every command before it keeps those asked for.
+	c := m.Compact()
+	if keys := inv.call.args; len(keys) > 0 {
+		if c, err = c.Only(keys...); err == nil {
+			m, err = m.Only(keys...)
+		}
+		if err != nil {
+			return envelope.Validationf("UNKNOWN_COMMAND", "%v", err).
+				WithField("command").WithSuggestion("%s describe --index lists the commands by key", inv.root.Name)
+		}
+	}
+	var answer any = c
 	switch {
 	case inv.call.bool(FlagFull):
 		answer = m
 	case inv.call.bool(FlagIndex):
 		answer = m.Index()
-	default:
-		c := m.Compact()
-		if keys := inv.call.args; len(keys) > 0 {
-			if c, err = c.Only(keys...); err != nil {
-				return envelope.Validationf("UNKNOWN_COMMAND", "%v", err).
-					WithField("command").WithSuggestion("%s describe --index lists the commands by key", inv.root.Name)
-			}
-		}
-		answer = c
 	}
 	out.RenderText(indentedJSON(answer))
 	return out.Result(answer)

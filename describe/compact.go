@@ -291,22 +291,36 @@ func codeLines(t, base exitcode.Table) map[string]string {
 // few commands an agent found in the [Index]. It fails naming a key the
 // manifest lacks.
 func (c Compact) Only(keys ...string) (Compact, error) {
-	kept := make(map[string]CompactCommand, len(keys))
+	kept, err := only(c.Tool, c.Commands, keys)
+	c.Commands = kept
+	return c, err
+}
+
+// Only returns the manifest of the given commands, by key, and of the groups
+// above them, as [Compact.Only] does.
+func (m Manifest) Only(keys ...string) (Manifest, error) {
+	kept, err := only(m.Tool, m.Commands, keys)
+	m.Commands, m.raw = kept, nil // encoded again, without the others
+	return m, err
+}
+
+// only keeps of commands those named by keys and the groups above them.
+func only[C any](tool string, commands map[string]C, keys []string) (map[string]C, error) {
+	kept := make(map[string]C, len(keys))
 	for _, key := range keys {
-		cmd, ok := c.Commands[key]
+		cmd, ok := commands[key]
 		if !ok {
-			return Compact{}, fmt.Errorf("%s has no command %q", c.Tool, key)
+			return nil, fmt.Errorf("%s has no command %q", tool, key)
 		}
 		kept[key] = cmd
 		for p := key; strings.Contains(p, "."); {
 			p = p[:strings.LastIndex(p, ".")]
-			if g, ok := c.Commands[p]; ok {
+			if g, ok := commands[p]; ok {
 				kept[p] = g
 			}
 		}
 	}
-	c.Commands = kept
-	return c, nil
+	return kept, nil
 }
 
 // Index is the tree at its briefest: each command's key and one line, for

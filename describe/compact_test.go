@@ -166,7 +166,8 @@ func ExampleManifest_Compact() {
 // TestCompactOnly keeps the commands asked for, the groups above them, and
 // what every command shares; a key the tree lacks is refused by name.
 func TestCompactOnly(t *testing.T) {
-	c := manifest(t, generatedTree(t, 3, 4)).Compact()
+	m := manifest(t, generatedTree(t, 3, 4))
+	c := m.Compact()
 	only, err := c.Only("group01.leaf02", "group02.leaf00")
 	if err != nil {
 		t.Fatal(err)
@@ -184,6 +185,32 @@ func TestCompactOnly(t *testing.T) {
 	}
 	if _, err := c.Only("group01.leaf99"); err == nil || !strings.Contains(err.Error(), `"group01.leaf99"`) {
 		t.Errorf("Only of a missing key: %v, want an error naming it", err)
+	}
+
+	// The full manifest keeps the same commands, encoded anew, with the
+	// tree's etag.
+	full, err := m.Only("group01.leaf02", "group02.leaf00")
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := json.Marshal(full)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var decoded struct {
+		Etag     string
+		Commands map[string]json.RawMessage
+	}
+	if err := json.Unmarshal(raw, &decoded); err != nil {
+		t.Fatal(err)
+	}
+	var fullKeys []string
+	for k := range decoded.Commands {
+		fullKeys = append(fullKeys, k)
+	}
+	slices.Sort(fullKeys)
+	if !slices.Equal(fullKeys, keys) || decoded.Etag != m.Etag {
+		t.Errorf("full Only: commands %v, etag %s; want %v and the tree's %s", fullKeys, decoded.Etag, keys, m.Etag)
 	}
 }
 
