@@ -1,6 +1,7 @@
 package describe
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -23,7 +24,9 @@ func AgentsMD(m Manifest) string {
 		envelope.EnvName(tool, "OUTPUT"))
 	b.WriteString("- Exit codes: 0 success, 2 invalid input (nothing changed; `error.errors` lists every problem), " +
 		"4 precondition, 5 not found, 6 conflict, 10 timeout, 130/143 cancelled. `error.retryable` says whether the same call may succeed.\n")
-	fmt.Fprintf(&b, "- `%s <command> --schema` prints one command's input and output schema; `%s describe --etag <etag>` answers `meta.not_modified` when this file is current.\n", tool, tool)
+	fmt.Fprintf(&b, "- `%s describe --index` lists every command in a line, `%s describe <command>` gives what one takes and answers (by its key, such as `%s`), "+
+		"`%s describe` all of them with what they share said once, and `%s <command> --schema` one command's whole input and output schema; "+
+		"`%s describe --etag <etag>` answers `meta.not_modified` when this file is current.\n", tool, tool, m.exampleKey(), tool, tool, tool)
 	if m.flagNames()["yes"] { // discovery: name no flag the tool lacks (O-046)
 		b.WriteString("- Destructive commands need `--yes`; run them with `--dry-run` first. Mutating commands run unasked and report `meta.effect`.\n")
 	} else {
@@ -103,4 +106,21 @@ func dash(s string) string {
 		return ""
 	}
 	return " — " + s
+}
+
+// exampleKey is a key to show describe <command> with: the first runnable
+// command under a group, else the first runnable one.
+func (m Manifest) exampleKey() string {
+	key := ""
+	for _, path := range slices.Sorted(maps.Keys(m.Commands)) {
+		d := m.Commands[path]
+		switch {
+		case !d.Runnable || path == m.Tool:
+		case strings.Contains(path, "."):
+			return path
+		case key == "":
+			key = path
+		}
+	}
+	return cmp.Or(key, "describe")
 }
