@@ -195,7 +195,15 @@ func TestFailures(t *testing.T) {
 		t.Run(tc.mode, func(t *testing.T) {
 			var d run.Detail
 			args := append([]string{"run", "spawn", "-p", "[fake:" + tc.mode + "] go", "--wait"}, tc.args...)
-			sb.ok(t, sb.inSpace("s1"), &d, args...)
+			// A run waited for that fails fails the call (RUN_FAILED, exit
+			// 1), whose data is the run all the same.
+			e, r := sb.agent(t, sb.inSpace("s1"), args...)
+			if failed := tc.status == "failed"; failed == e.OK || failed && (r.code != 1 || e.Error == nil || e.Error.Code != "RUN_FAILED") {
+				t.Errorf("spawn --wait of a run that %s: exit %d, error %+v", tc.status, r.code, e.Error)
+			}
+			if err := json.Unmarshal(e.Data, &d); err != nil {
+				t.Fatalf("data %s: %v", e.Data, err)
+			}
 			if d.Status != tc.status || (tc.status == "failed" && d.Error == "") || !strings.Contains(d.Error, tc.errPart) {
 				t.Errorf("run = status %s, error %q; want %s with %q", d.Status, d.Error, tc.status, tc.errPart)
 			}

@@ -185,6 +185,9 @@ func (e Env) runCommand() *cli.Command {
 						return err
 					}
 					w, err := r.Wait(ctx, cmd.String("space"), cmd.Args().Slice())
+					if err == nil {
+						renderWaited(ctx, w)
+					}
 					return result(ctx, w, err)
 				},
 			}, schema.Meta{Danger: schema.Safe, Output: schema.Of[run.Waited](), Timeout: schema.NoTimeout,
@@ -242,6 +245,10 @@ func filter(cmd *cli.Command) run.Filter {
 // to follow it; an agent gets the run.
 func started(ctx context.Context, d run.Detail, err error) error {
 	if err != nil {
+		if d.ID != "" { // waited for, and it did not succeed: the run is the answer all the same
+			renderDetail(ctx, d)
+			envelope.From(ctx).Result(d)
+		}
 		return err
 	}
 	if d.Status == "running" {
@@ -259,32 +266,58 @@ func started(ctx context.Context, d run.Detail, err error) error {
 // renderDetail shows a person a run: its facts, then its report.
 func renderDetail(ctx context.Context, d run.Detail) {
 	envelope.From(ctx).RenderText(func(w io.Writer) error {
+		_, err := io.WriteString(w, detailText(d))
+		return err
+	})
+}
+
+// renderWaited shows a person the runs waited for, one after another as
+// run show shows them, then how they ended.
+func renderWaited(ctx context.Context, wt run.Waited) {
+	envelope.From(ctx).RenderText(func(w io.Writer) error {
 		var b strings.Builder
-		fmt.Fprintf(&b, "%s  %s  %s on %s", d.ID, d.Status, d.Model, d.Harness)
-		if d.Agent != "" {
-			fmt.Fprintf(&b, "  agent %s", d.Agent)
+		for i, d := range wt.Runs {
+			if i > 0 {
+				b.WriteString("\n")
+			}
+			b.WriteString(detailText(d))
 		}
-		b.WriteString("\n")
-		if d.DurationSecs != nil {
-			fmt.Fprintf(&b, "duration %.1fs", *d.DurationSecs)
-		}
-		if d.TotalCostUSD != nil {
-			fmt.Fprintf(&b, "  cost $%.4f", *d.TotalCostUSD)
-		}
-		if d.InputTokens != nil && d.OutputTokens != nil {
-			fmt.Fprintf(&b, "  tokens %d in / %d out", *d.InputTokens, *d.OutputTokens)
-		}
-		if d.DurationSecs != nil || d.TotalCostUSD != nil {
-			b.WriteString("\n")
-		}
-		if d.Error != "" {
-			fmt.Fprintf(&b, "error: %s\n", d.Error)
-		}
-		fmt.Fprintf(&b, "files: %s\n", d.Dir)
-		if d.Report != "" {
-			fmt.Fprintf(&b, "\n%s\n", strings.TrimRight(d.Report, "\n"))
+		if len(wt.Runs) == 0 {
+			b.WriteString("No run was running.\n")
+		} else {
+			fmt.Fprintf(&b, "\n%d succeeded, %d failed, %d cancelled, %d still running\n", wt.Succeeded, wt.Failed, wt.Cancelled, wt.Running)
 		}
 		_, err := io.WriteString(w, b.String())
 		return err
 	})
+}
+
+// detailText is a run as a person reads it: its facts, then its report.
+func detailText(d run.Detail) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s  %s  %s on %s", d.ID, d.Status, d.Model, d.Harness)
+	if d.Agent != "" {
+		fmt.Fprintf(&b, "  agent %s", d.Agent)
+	}
+	b.WriteString("\n")
+	if d.DurationSecs != nil {
+		fmt.Fprintf(&b, "duration %.1fs", *d.DurationSecs)
+	}
+	if d.TotalCostUSD != nil {
+		fmt.Fprintf(&b, "  cost $%.4f", *d.TotalCostUSD)
+	}
+	if d.InputTokens != nil && d.OutputTokens != nil {
+		fmt.Fprintf(&b, "  tokens %d in / %d out", *d.InputTokens, *d.OutputTokens)
+	}
+	if d.DurationSecs != nil || d.TotalCostUSD != nil {
+		b.WriteString("\n")
+	}
+	if d.Error != "" {
+		fmt.Fprintf(&b, "error: %s\n", d.Error)
+	}
+	fmt.Fprintf(&b, "files: %s\n", d.Dir)
+	if d.Report != "" {
+		fmt.Fprintf(&b, "\n%s\n", strings.TrimRight(d.Report, "\n"))
+	}
+	return b.String()
 }

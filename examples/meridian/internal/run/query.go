@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -11,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/duet-cli/duet/envelope"
+	"github.com/duet-cli/duet/examples/meridian/internal/catalog"
 	"github.com/duet-cli/duet/examples/meridian/internal/space"
 	"github.com/duet-cli/duet/examples/meridian/internal/state"
 	"github.com/duet-cli/duet/exitcode"
@@ -44,6 +46,7 @@ func (r *Runner) List(ctx context.Context, spaceID string, f Filter) error {
 	if err != nil {
 		return err
 	}
+	f.Model = r.modelID(f.Model)
 	out := envelope.From(ctx)
 	w, paged := out.Window()
 	page := []Summary{}
@@ -63,6 +66,24 @@ func (r *Runner) List(ctx context.Context, spaceID string, f Filter) error {
 		return out.Result(page)
 	}
 	return out.Page(page, total)
+}
+
+// modelID is the catalog's id of the model a filter names by id or alias:
+// runs record the id (opus runs are claude-opus-4-6's). A name the catalog
+// does not know filters as it is — a run may have used a model since
+// removed from it.
+func (r *Runner) modelID(name string) string {
+	if name == "" {
+		return ""
+	}
+	models, err := catalog.LoadModels(r.Project.State.Dir)
+	if err != nil {
+		return name
+	}
+	if m, warning, err := models.Resolve(name); err == nil && warning == "" {
+		return m.ID
+	}
+	return name
 }
 
 // load reads the space named by --space or MERIDIAN_SPACE_ID, and its runs.
@@ -172,6 +193,14 @@ func (t *Totals) add(r *state.Run) {
 	t.CachedTokens += deref(r.CachedTokens)
 }
 
+// round ends the sums where the harnesses' figures end — costs in
+// millionths of a dollar, durations in milliseconds — rather than in the
+// binary fractions floating-point sums leave (0.5840000000000001).
+func (t *Totals) round() {
+	t.CostUSD = math.Round(t.CostUSD*1e6) / 1e6
+	t.DurationSecs = math.Round(t.DurationSecs*1e3) / 1e3
+}
+
 func deref[T int64 | float64](p *T) T {
 	if p == nil {
 		return 0
@@ -191,6 +220,7 @@ func (r *Runner) Stats(ctx context.Context, spaceID string, f Filter) (Stats, er
 	if err != nil {
 		return Stats{}, err
 	}
+	f.Model = r.modelID(f.Model)
 	st := Stats{Totals: Totals{ByStatus: map[string]int{}}, Models: map[string]*Totals{}}
 	for _, run := range all {
 		if !f.match(run) {
@@ -203,6 +233,10 @@ func (r *Runner) Stats(ctx context.Context, spaceID string, f Filter) (Stats, er
 		}
 		st.add(run)
 		m.add(run)
+	}
+	st.round()
+	for _, m := range st.Models {
+		m.round()
 	}
 	return st, nil
 }

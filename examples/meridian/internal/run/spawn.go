@@ -319,6 +319,11 @@ func (r *Runner) start(ctx context.Context, p *plan, wait bool) (Detail, error) 
 	d, err := r.waitOne(ctx, sp, id)
 	if err == nil {
 		awaitExit(sup, r.Config.Timeouts.KillGrace)
+		if d.Status != state.Succeeded {
+			// The call asked for the run's outcome: a run that did not
+			// succeed fails it, with the run as it ended.
+			return d, ended(sp.ID, d)
+		}
 	}
 	if err != nil && ctx.Err() != nil {
 		// Interrupted or timed out while waiting: the run goes with us.
@@ -328,6 +333,22 @@ func (r *Runner) start(ctx context.Context, p *plan, wait bool) (Detail, error) 
 		cancel()
 	}
 	return d, err
+}
+
+// ended is the failure of a run waited for that did not succeed; it keeps
+// the answer, the run as it ended.
+func ended(spaceID string, d Detail) error {
+	code, what := "RUN_FAILED", "failed"
+	if d.Status == state.Cancelled {
+		code, what = "RUN_CANCELLED", "was cancelled"
+	}
+	msg := fmt.Sprintf("run %s %s", d.ID, what)
+	if d.Error != "" {
+		msg += ": " + d.Error
+	}
+	return envelope.Errorf(exitcode.GeneralError, code, "%s", msg).
+		WithSuggestion("read its report and stderr: meridian run show %s --space %s", d.ID, spaceID).
+		WithResult()
 }
 
 // launch writes the run's input and launch.json and starts the supervisor.
