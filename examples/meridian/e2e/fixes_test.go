@@ -3,6 +3,9 @@
 package e2e
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -46,5 +49,37 @@ func TestPersonSeesRunsWaitedFor(t *testing.T) {
 		!strings.Contains(screen, "r1  succeeded") || !strings.Contains(screen, "fake claude report: Say hello") ||
 		!strings.Contains(screen, "1 succeeded, 0 failed") {
 		t.Errorf("run wait r1 (exit %d) showed:\n%s", code, screen)
+	}
+}
+
+// TestFileOutsideProject: an agent's run reads the project's files only. A
+// --file that leads out of the project, by .. or by a link, is refused
+// before anything is written (issue 19, 4); a file of the project is read,
+// and a person at the terminal may name any file.
+func TestFileOutsideProject(t *testing.T) {
+	sb := newSandbox(t)
+	outside := filepath.Join(filepath.Dir(sb.dir), "secret.txt")
+	os.WriteFile(outside, []byte("the secret\n"), 0o644)
+	os.Symlink(outside, filepath.Join(sb.dir, "link.txt"))
+	os.WriteFile(filepath.Join(sb.dir, "notes.txt"), []byte("the notes\n"), 0o644)
+	rel, _ := filepath.Rel(sb.dir, outside)
+	for _, path := range []string{rel, outside, "link.txt", "../project/../secret.txt"} {
+		e := sb.invalid(t, sb.env, "run", "spawn", "-p", "read it", "-f", path, "--wait")
+		if e.Code != "PATH_OUTSIDE_PROJECT" && !strings.Contains(fmt.Sprint(e), "PATH_OUTSIDE_PROJECT") {
+			t.Errorf("-f %s: %+v, want PATH_OUTSIDE_PROJECT", path, e)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(sb.dir, ".meridian", ".spaces")); !os.IsNotExist(err) {
+		t.Errorf("a refused run left a space behind: %v", err)
+	}
+	var d run.Detail
+	sb.ok(t, sb.env, &d, "run", "spawn", "-p", "read it", "-f", "notes.txt", "--wait")
+	input, _ := os.ReadFile(filepath.Join(sb.spaceDir("s1"), "runs", d.ID, "input.md"))
+	if !strings.Contains(string(input), "the notes") {
+		t.Errorf("input.md lacks the project's file:\n%s", input)
+	}
+	screen, code := sb.person(t, sb.env, "run", "spawn", "--space", "s1", "-p", "read it", "-f", outside, "--wait")
+	if code != 0 || !strings.Contains(plain(screen), "succeeded") {
+		t.Errorf("a person's -f %s (exit %d):\n%s", outside, code, plain(screen))
 	}
 }

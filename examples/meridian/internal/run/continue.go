@@ -61,7 +61,7 @@ func (r *Runner) planContinue(ctx context.Context, req ContinueRequest) (*plan, 
 		}
 		model = m
 	}
-	files, err := r.readFiles(req.Files)
+	files, err := r.readFiles(ctx, req.Files)
 	if err != nil {
 		return nil, err
 	}

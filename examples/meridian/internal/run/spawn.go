@@ -131,7 +131,7 @@ func (r *Runner) planSpawn(ctx context.Context, req SpawnRequest) (*plan, error)
 	for _, s := range skills {
 		p.skills = append(p.skills, s.Name)
 	}
-	files, err := r.readFiles(req.Files)
+	files, err := r.readFiles(ctx, req.Files)
 	if err != nil {
 		return nil, err
 	}
@@ -216,13 +216,22 @@ func (r *Runner) skills(ctx context.Context, asked []string, agent *catalog.Agen
 }
 
 // readFiles reads the --file references: text, at most maxFile bytes each.
-func (r *Runner) readFiles(paths []string) ([]Reference, error) {
+func (r *Runner) readFiles(ctx context.Context, paths []string) ([]Reference, error) {
 	var out []Reference
 	var problems []envelope.FieldError
+	// An agent's run reads the project's files only: a path that leads out
+	// of it, by .. or by a link, is refused before anything is read. A
+	// person who names a file at the terminal has said which file.
+	confined := envelope.From(ctx).Mode().Agent
 	for _, p := range paths {
 		full := p
 		if !filepath.IsAbs(full) {
 			full = filepath.Join(r.Dir, p)
+		}
+		if confined && !r.inProject(full) {
+			problems = append(problems, envelope.FieldError{Code: "PATH_OUTSIDE_PROJECT", Field: "file",
+				Message: fmt.Sprintf("--file %s is outside the project %s: a run reads the project's files only; copy it in, or have a person pass it", p, r.Project.Root)})
+			continue
 		}
 		info, err := os.Stat(full)
 		switch {
@@ -251,6 +260,27 @@ func (r *Runner) readFiles(paths []string) ([]Reference, error) {
 		return nil, envelope.Invalid(problems)
 	}
 	return out, nil
+}
+
+// inProject reports whether path lies inside the project, before and after
+// its links are followed.
+func (r *Runner) inProject(path string) bool {
+	root := filepath.Clean(r.Project.Root)
+	within := func(root, path string) bool {
+		rel, err := filepath.Rel(root, path)
+		return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+	}
+	if !within(root, filepath.Clean(path)) {
+		return false
+	}
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return true // nothing there to lead out: reading it fails as a missing file
+	}
+	if realRoot, err := filepath.EvalSymlinks(root); err == nil {
+		root = realRoot
+	}
+	return within(root, real)
 }
 
 func unwrapPath(err error) error {
