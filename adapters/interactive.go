@@ -22,11 +22,26 @@ import (
 // takes the editor's place; a question (Prompt, Confirm) fails at once
 // with exit 4, naming the flag that answers it.
 
-// needsPerson refuses, before the command runs, what only a person at a
-// terminal could do: an interactive command (a REPL, a terminal program)
-// and an editor with none of the flags that take its place.
+// needsPerson refuses, before the command runs, what only a person could
+// do: a command for people (Audience HumanOnly, or under such a group) asked
+// for by a named agent (Mode.Named) without --human, an interactive command (a REPL, a
+// terminal program) where nobody is at a terminal, and an editor with none
+// of the flags that take its place.
 func (inv *invocation) needsPerson() *envelope.Error {
 	n := inv.call.node
+	if inv.mode.Named && !inv.human {
+		// Hidden from an agent's help and describe is not enough: a
+		// command for people (a foot-gun such as closing a space) is not
+		// run for an agent that learned its name elsewhere. Only for an
+		// agent that is named as one: a person's script reads a pipe too.
+		for c := n; c != nil; c = c.Parent {
+			if !c.VisibleTo(true) {
+				return envelope.Errorf(exitcode.PermissionDenied, "HUMAN_ONLY_COMMAND", "%q is for people: it is not run for an agent", n.DotPath()).
+					WithPhase(envelope.Validation).
+					WithSuggestion("ask a person to run it at a terminal: %s", commandLine(append([]string{inv.root.Name}, inv.args...)))
+			}
+		}
+	}
 	if inv.mode.Interactive {
 		return nil
 	}

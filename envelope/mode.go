@@ -68,6 +68,10 @@ type Mode struct {
 	ErrTerminal bool   // a person watches stderr: progress may redraw one line in place
 	Interactive bool   // a person can be asked a question on stdin
 	Reason      string // why agent mode is on, for --verbose diagnostics
+	// Named says the agent is known, not inferred: the app's detector or
+	// a coding agent's own marker named it, where a pipe, CI or a machine
+	// format may as well be a person's script.
+	Named bool
 }
 
 // Signals is what audience detection looks at. Every field is a plain value so
@@ -126,10 +130,11 @@ func Detect(s Signals) (Mode, error) {
 	switch {
 	case m.Format.Machine():
 		m.Agent, m.Reason = true, source+" "+choice
+		m.Named = s.Detector != nil && s.Detector(getenv) || AgentMarker(getenv) != ""
 	case s.Detector != nil && s.Detector(getenv):
-		m.Agent, m.Reason = true, "the app's detector"
+		m.Agent, m.Named, m.Reason = true, true, "the app's detector"
 	case AgentMarker(getenv) != "":
-		m.Agent, m.Reason = true, AgentMarker(getenv)+" is set"
+		m.Agent, m.Named, m.Reason = true, true, AgentMarker(getenv)+" is set"
 	case s.Strict && !s.StdoutTTY:
 		m.Agent, m.Reason = true, "stdout is not a terminal"
 	case s.Strict && ciName(getenv) != "":

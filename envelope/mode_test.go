@@ -22,6 +22,7 @@ func TestDetect(t *testing.T) {
 	person := envelope.Mode{Terminal: true, Format: envelope.Text, Color: true, ErrColor: true, ErrTerminal: true, Interactive: true}
 	script := envelope.Mode{Format: envelope.Text}
 	agent := envelope.Mode{Agent: true, Format: envelope.JSON}
+	named := envelope.Mode{Agent: true, Named: true, Format: envelope.JSON} // the app's detector or an agent's marker said so
 	atTerminal := func(m envelope.Mode) envelope.Mode { m.Terminal = true; return m }
 	tests := []struct {
 		name     string
@@ -54,24 +55,24 @@ func TestDetect(t *testing.T) {
 		{name: "<TOOL>_OUTPUT at a terminal", tty: all, env: map[string]string{"MY_TOOL_OUTPUT": "jsonl"}, want: atTerminal(envelope.Mode{Agent: true, Format: envelope.JSONL})},
 		{name: "--output wins over <TOOL>_OUTPUT", tty: all, output: "text", env: map[string]string{"MY_TOOL_OUTPUT": "json"}, want: person},
 
-		{name: "Claude Code runs it", tty: pipe, env: map[string]string{"CLAUDECODE": "1"}, want: agent},
-		{name: "Claude Code runs it at a terminal", tty: all, env: map[string]string{"CLAUDECODE": "1"}, want: atTerminal(agent)},
-		{name: "Codex runs it", tty: pipe, env: map[string]string{"CODEX_CI": "1", "CODEX_THREAD_ID": "0199a213-81c0-7800-8aa1-bbab2a035a53"}, want: agent},
-		{name: "Codex, by its thread alone", tty: pipe, env: map[string]string{"CODEX_THREAD_ID": "0199a213-81c0-7800-8aa1-bbab2a035a53"}, want: agent},
-		{name: "Gemini CLI runs it", tty: all, env: map[string]string{"GEMINI_CLI": "1"}, want: atTerminal(agent)},
-		{name: "OpenCode runs it", tty: pipe, env: map[string]string{"OPENCODE": "1", "AGENT": "1"}, want: agent},
+		{name: "Claude Code runs it", tty: pipe, env: map[string]string{"CLAUDECODE": "1"}, want: named},
+		{name: "Claude Code runs it at a terminal", tty: all, env: map[string]string{"CLAUDECODE": "1"}, want: atTerminal(named)},
+		{name: "Codex runs it", tty: pipe, env: map[string]string{"CODEX_CI": "1", "CODEX_THREAD_ID": "0199a213-81c0-7800-8aa1-bbab2a035a53"}, want: named},
+		{name: "Codex, by its thread alone", tty: pipe, env: map[string]string{"CODEX_THREAD_ID": "0199a213-81c0-7800-8aa1-bbab2a035a53"}, want: named},
+		{name: "Gemini CLI runs it", tty: all, env: map[string]string{"GEMINI_CLI": "1"}, want: atTerminal(named)},
+		{name: "OpenCode runs it", tty: pipe, env: map[string]string{"OPENCODE": "1", "AGENT": "1"}, want: named},
 		{name: "a terminal a person opened inside OpenCode", tty: all, env: map[string]string{"OPENCODE": "1", "AGENT": "1", "OPENCODE_TERMINAL": "1"}, want: person},
-		{name: "an agent that names itself", tty: pipe, env: map[string]string{"AI_AGENT": "claude-code_2-1-197_agent"}, want: agent},
+		{name: "an agent that names itself", tty: pipe, env: map[string]string{"AI_AGENT": "claude-code_2-1-197_agent"}, want: named},
 		{name: "AGENT alone is too common a name", tty: pipe, env: map[string]string{"AGENT": "1"}, want: script},
 		{name: "a marker turned off", tty: pipe, env: map[string]string{"CLAUDECODE": "0", "GEMINI_CLI": "false"}, want: script},
-		{name: "--output text for an agent", tty: pipe, output: "text", env: map[string]string{"CLAUDECODE": "1"}, want: envelope.Mode{Agent: true, Format: envelope.Text}},
+		{name: "--output text for an agent", tty: pipe, output: "text", env: map[string]string{"CLAUDECODE": "1"}, want: envelope.Mode{Agent: true, Named: true, Format: envelope.Text}},
 
 		{
 			name:     "the app's detector",
 			tty:      all,
 			env:      map[string]string{"MERIDIAN_SPACE_ID": "s1"},
 			detector: func(getenv func(string) string) bool { return getenv("MERIDIAN_SPACE_ID") != "" },
-			want:     atTerminal(agent),
+			want:     atTerminal(named),
 		},
 		{
 			name:     "the app's detector says no",

@@ -83,3 +83,26 @@ func TestFileOutsideProject(t *testing.T) {
 		t.Errorf("a person's -f %s (exit %d):\n%s", outside, code, plain(screen))
 	}
 }
+
+// TestHumanOnlyRefusedToAgents: an agent (MERIDIAN_SPACE_ID set) cannot run
+// the commands for people — close a space, show the config, init, start —
+// even by name (issue 19, 2): exit 7, HUMAN_ONLY_COMMAND, and the space
+// stays open. --human is the person's way through; a script's pipe is not
+// refused.
+func TestHumanOnlyRefusedToAgents(t *testing.T) {
+	sb := newSandbox(t)
+	sb.ok(t, sb.env, nil, "run", "spawn", "-p", "one", "--wait")
+	agent := sb.inSpace("s1")
+	for _, args := range [][]string{{"space", "close", "s1", "--yes"}, {"config", "show"}, {"init"}, {"start"}, {"space", "list"}} {
+		e := sb.fails(t, agent, "HUMAN_ONLY_COMMAND", 7, args...)
+		if !strings.Contains(e.Suggestion, "person") {
+			t.Errorf("%q: suggestion %q, want the next step", args, e.Suggestion)
+		}
+	}
+	var sp struct{ Status string }
+	sb.ok(t, sb.env, &sp, "space", "show", "s1")
+	if sp.Status != "active" {
+		t.Errorf("space s1 is %q after an agent's refused close, want active", sp.Status)
+	}
+	sb.ok(t, agent, nil, "space", "close", "s1", "--yes", "--human")
+}

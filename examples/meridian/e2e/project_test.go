@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/duet-cli/duet/examples/meridian/internal/harnesstest"
@@ -352,6 +353,7 @@ func TestSpacesAndDoctor(t *testing.T) {
 func TestBadInput(t *testing.T) {
 	sb := newSandbox(t)
 	os.Mkdir(filepath.Join(sb.dir, "adir"), 0o755)
+	syscall.Mkfifo(filepath.Join(sb.dir, "afifo"), 0o644) // never done reading, and inside the project
 	tests := []struct {
 		code string // "" for any validation failure
 		exit int
@@ -360,9 +362,10 @@ func TestBadInput(t *testing.T) {
 		{"MISSING_REQUIRED_FLAG", 2, []string{"run", "spawn"}},
 		{"EMPTY_PROMPT", 2, []string{"run", "spawn", "-p", ""}},
 		{"EMPTY_PROMPT", 2, []string{"run", "spawn", "-p", " \n\t"}},
-		{"FILE_NOT_REGULAR", 2, []string{"run", "spawn", "-p", "x", "-f", "/dev/zero"}},
+		{"FILE_NOT_REGULAR", 2, []string{"run", "spawn", "-p", "x", "-f", "afifo"}},
 		{"FILE_NOT_REGULAR", 2, []string{"run", "spawn", "-p", "x", "-f", "adir"}},
 		{"", 2, []string{"run", "spawn", "-p", "x", "-f", "nope.txt", "-f", "/dev/null"}},
+		{"PATH_OUTSIDE_PROJECT", 2, []string{"run", "spawn", "-p", "x", "-f", "/dev/zero"}},
 		{"INVALID_ENUM_VALUE", 2, []string{"run", "spawn", "-p", "x", "--sandbox", "bogus"}},
 		{"INVALID_FLAG_VALUE", 2, []string{"run", "spawn", "-p", "x", "--run-timeout", "soon"}},
 		{"", 2, []string{"run", "spawn", "-p", "x", "--space", "../s1"}},

@@ -150,13 +150,13 @@ func (e Env) runCommand() *cli.Command {
 					}
 					return result(ctx, d, err)
 				},
-				// Hidden from agents' listings — the MCP surface is the spec's 11
-				// tools — but anyone may run it: an agent finds it in the
-				// data.cleanup_command of the run it started.
-			}, schema.Meta{Danger: schema.Mutating, Output: detail, Timeout: schema.NoTimeout, ExitCodes: codes, Audience: schema.HumanOnly,
+				// Not a tool — the MCP surface is the seed's 11 tools — but an
+				// agent runs it: it is the data.cleanup_command of a run it
+				// started, and a command for people only is refused to agents.
+			}, schema.Meta{Danger: schema.Mutating, Output: detail, Timeout: schema.NoTimeout, ExitCodes: codes, Tool: schema.ToolNever,
 				Args: []schema.Arg{withRequired(runArg)},
 				Examples: []schema.Example{
-					{Description: "stop a run started without --wait (its cleanup_command)", Command: "run cancel r3 --space s1"},
+					{Description: "stop a run left running in the background (its cleanup_command)", Command: "run cancel r3 --space s1"},
 				}}),
 			urfave.Annotate(&cli.Command{
 				Name:  "stats",
