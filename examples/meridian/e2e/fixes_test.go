@@ -5,11 +5,15 @@ package e2e
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/duet-cli/duet/examples/meridian/internal/run"
+	"github.com/duet-cli/duet/examples/meridian/internal/state"
+	"github.com/duet-cli/duet/internal/ptytest"
 )
 
 // TestModelFilterByAlias finds runs by the alias they were spawned with, as
@@ -105,4 +109,69 @@ func TestHumanOnlyRefusedToAgents(t *testing.T) {
 		t.Errorf("space s1 is %q after an agent's refused close, want active", sp.Status)
 	}
 	sb.ok(t, agent, nil, "space", "close", "s1", "--yes", "--human")
+}
+
+// TestChatLivesWithItsHarness: a chat is alive while its harness is, not
+// its meridian start (the seed: the flock is held by each harness process;
+// issue 19, 1). With meridian start killed by SIGKILL the lock stays held,
+// doctor leaves the chat and its space alone, and space close stops the
+// harness itself and records the chat's end.
+func TestChatLivesWithItsHarness(t *testing.T) {
+	sb := newSandbox(t)
+	// As in a terminal multiplexer: a shell leads the terminal's session,
+	// so that meridian start's death hangs nothing up.
+	cmd := exec.Command("sh", "-c", `"$0" start; sleep 60`, bin)
+	cmd.Env, cmd.Dir = sb.env, sb.dir
+	ptytest.Start(t, cmd).WaitFor(t, "fake claude interactive session ")
+	lock := filepath.Join(sb.spaceDir("s1"), "sessions", "c1.lock")
+	eventually(t, "the chat's lock", func() bool { held, _ := state.Alive(lock); return held })
+	harness := sb.lastRecord(t).PID
+	eventually(t, "the harness's pid in sessions.jsonl", func() bool {
+		for _, ev := range sb.sessionEvents(t, "s1") {
+			if ev["harness_pid"] == float64(harness) {
+				return true
+			}
+		}
+		return false
+	})
+	start := int(sb.sessionEvents(t, "s1")[0]["pid"].(float64))
+	if err := syscall.Kill(start, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "meridian start to die", func() bool { return !alive(start) })
+	if !alive(harness) {
+		t.Fatal("the harness died with meridian start: the test shows nothing")
+	}
+	if held, err := state.Alive(lock); !held {
+		t.Errorf("the chat's lock is free (%v) while its harness lives", err)
+	}
+	sb.ok(t, sb.env, nil, "doctor")
+	var shown struct {
+		Status string
+		Chats  []struct {
+			ID    string
+			Alive bool
+		}
+	}
+	sb.ok(t, sb.env, &shown, "space", "show", "s1")
+	if shown.Status != "active" || len(shown.Chats) != 1 || !shown.Chats[0].Alive {
+		t.Errorf("after doctor: space %+v, want it active with c1 alive", shown)
+	}
+	for _, ev := range sb.sessionEvents(t, "s1") {
+		if ev["event"] == "stop" {
+			t.Errorf("doctor recorded the end of a chat whose harness lives: %v", ev)
+		}
+	}
+	var closed struct {
+		Stopped []string `json:"stopped_chats"`
+	}
+	sb.ok(t, sb.env, &closed, "space", "close", "s1", "--yes")
+	if len(closed.Stopped) != 1 || closed.Stopped[0] != "c1" {
+		t.Errorf("space close stopped %v, want c1", closed.Stopped)
+	}
+	eventually(t, "the harness to end", func() bool { return !alive(harness) })
+	evs := sb.sessionEvents(t, "s1")
+	if last := evs[len(evs)-1]; last["event"] != "stop" {
+		t.Errorf("sessions.jsonl ends with %v, want the chat's end", last)
+	}
 }

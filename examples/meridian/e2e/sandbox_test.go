@@ -238,6 +238,20 @@ func (sb *sandbox) sessionEvents(t *testing.T, space string) []map[string]any {
 	return readJSONL(t, filepath.Join(sb.spaceDir(space), "sessions.jsonl"))
 }
 
+// chatEvents are the events of sessions.jsonl that start, change or end a
+// chat: without the update naming each start's harness process.
+func (sb *sandbox) chatEvents(t *testing.T, space string) []map[string]any {
+	t.Helper()
+	var out []map[string]any
+	for _, ev := range sb.sessionEvents(t, space) {
+		if ev["event"] == "update" && ev["harness_pid"] != nil && len(ev) == 4 { // v, event, session_id, harness_pid
+			continue
+		}
+		out = append(out, ev)
+	}
+	return out
+}
+
 func readJSONL(t *testing.T, path string) []map[string]any {
 	t.Helper()
 	raw, err := os.ReadFile(path)

@@ -76,7 +76,7 @@ func TestStartChat(t *testing.T) {
 	if rec.Mode != "interactive" {
 		t.Errorf("the harness ran in mode %q, want interactive (argv %q)", rec.Mode, rec.Argv)
 	}
-	evs := sb.sessionEvents(t, "s1")
+	evs := sb.chatEvents(t, "s1")
 	if len(evs) != 1 || evs[0]["event"] != "start" || evs[0]["session_id"] != "c1" || evs[0]["harness"] != "claude" {
 		t.Fatalf("sessions.jsonl while the chat runs = %v, want one start of c1 on claude", evs)
 	}
@@ -93,7 +93,7 @@ func TestStartChat(t *testing.T) {
 	if !strings.Contains(plain(out), "Chat c1 in space s1 ended") || !strings.Contains(out, "meridian start --space s1 --continue c1") {
 		t.Errorf("the end of the chat is not told, with how to continue it: %q", out)
 	}
-	evs = sb.sessionEvents(t, "s1")
+	evs = sb.chatEvents(t, "s1")
 	if len(evs) != 2 || evs[1]["event"] != "stop" || evs[1]["session_id"] != "c1" {
 		t.Errorf("sessions.jsonl after the chat = %v, want its start and stop", evs)
 	}
@@ -129,7 +129,7 @@ func TestStartSignals(t *testing.T) {
 		if code != 0 || !strings.Contains(plain(out), "ended (claude ended by interrupt)") {
 			t.Errorf("exit %d; want the harness interrupted and the chat's end told; the terminal shows %q", code, out)
 		}
-		if evs := sb.sessionEvents(t, "s1"); len(evs) != 2 || evs[1]["event"] != "stop" {
+		if evs := sb.chatEvents(t, "s1"); len(evs) != 2 || evs[1]["event"] != "stop" {
 			t.Errorf("sessions.jsonl = %v, want start and stop", evs)
 		}
 	})
@@ -145,7 +145,7 @@ func TestStartSignals(t *testing.T) {
 		if alive(harness) {
 			t.Errorf("the harness (pid %d) outlived meridian", harness)
 		}
-		if evs := sb.sessionEvents(t, "s1"); len(evs) != 2 || evs[1]["event"] != "stop" {
+		if evs := sb.chatEvents(t, "s1"); len(evs) != 2 || evs[1]["event"] != "stop" {
 			t.Errorf("sessions.jsonl = %v, want start and stop", evs)
 		}
 	})
@@ -261,7 +261,7 @@ func TestStartContinue(t *testing.T) {
 			} else if !strings.Contains(plain(out), "WARNING [UNSUPPORTED_FLAG]: --append-system-prompt is not supported by") {
 				t.Errorf("no UNSUPPORTED_FLAG warning for --append-system-prompt; the terminal shows %q", out)
 			}
-			evs := sb.sessionEvents(t, "s1")
+			evs := sb.chatEvents(t, "s1")
 			if len(evs) != 4 || evs[2]["event"] != "start" || evs[2]["session_id"] != "c1" || evs[2]["harness_session_id"] != session {
 				t.Errorf("sessions.jsonl = %v, want c1 started, stopped, started again on session %s, stopped", evs, session)
 			}

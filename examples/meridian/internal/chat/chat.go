@@ -237,7 +237,11 @@ func (s *Starter) launch(ctx context.Context, p *plan) (Result, error) {
 	out.ShowWarnings()                  // before the harness's screen buries them
 	launched := now().Add(-time.Second) // file times may be coarser than the clock
 	var terminated bool
-	res.ExitCode, res.Signal, terminated, err = s.runHarness(ctx, cmd.Args, env, r.Dir, r.Config.Timeouts.KillGrace)
+	res.ExitCode, res.Signal, terminated, err = s.runHarness(ctx, cmd.Args, env, r.Dir, r.Config.Timeouts.KillGrace, hold.File(), func(pid int) {
+		// Recorded so that space close and doctor can end the harness
+		// when meridian start is gone.
+		ss.Append(context.WithoutCancel(ctx), state.SessionEvent{Event: "update", SessionID: id, HarnessPID: pid})
+	})
 	if res.HarnessSessionID == "" {
 		res.HarnessSessionID = findSession(h, r, launched)
 	}
@@ -292,7 +296,7 @@ func (s *Starter) space(ctx context.Context, p *plan, now time.Time) (state.Spac
 // handle; a SIGTERM sent to meridian is passed on, with SIGKILL after grace.
 // SIGQUIT and SIGHUP, which the terminal sends the harness too, are ignored
 // here so that meridian outlives the harness and records its end.
-func (s *Starter) runHarness(ctx context.Context, argv, env []string, dir string, grace time.Duration) (exit int, sig string, terminated bool, err error) {
+func (s *Starter) runHarness(ctx context.Context, argv, env []string, dir string, grace time.Duration, lock *os.File, started func(pid int)) (exit int, sig string, terminated bool, err error) {
 	sigs, release := adapters.TakeSignals(ctx)
 	defer release()
 	quiet := make(chan os.Signal, 2)
@@ -305,10 +309,15 @@ func (s *Starter) runHarness(ctx context.Context, argv, env []string, dir string
 	c.Terminal = true
 	c.Stdin, c.Stdout, c.Stderr = s.Stdin, s.Stdout, s.Stderr
 	c.Env, c.Dir = env, dir
+	// The chat is alive while its harness is: the harness inherits the
+	// chat's lock (one open file, one flock), so a meridian start killed
+	// with SIGKILL leaves the chat alive as long as the harness lives.
+	c.ExtraFiles = []*os.File{lock}
 	if err := c.Start(); err != nil {
 		return -1, "", false, envelope.Errorf(exitcode.Precondition, "HARNESS_START_FAILED", "could not start %s: %v", argv[0], err).
 			WithSuggestion("check the harness command with 'meridian doctor'")
 	}
+	started(c.Process.Pid)
 	done := make(chan error, 1)
 	go func() { done <- c.Wait() }()
 	var kill <-chan time.Time

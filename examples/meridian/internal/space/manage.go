@@ -72,6 +72,7 @@ type Chat struct {
 	StartedAt        string   `json:"started_at,omitempty"`
 	StoppedAt        string   `json:"stopped_at,omitempty"`
 	PID              int      `json:"-"` // the process of its latest start
+	HarnessPID       int      `json:"-"` // its harness's process
 	Alive            bool     `json:"alive"`
 	Continue         string   `json:"continue"` // the command that continues it, ready to paste
 }
@@ -120,9 +121,10 @@ func Chats(dir string) ([]Chat, error) {
 		}
 		c := &chats[i]
 		if ev.Event == "start" { // a chat continued later starts again, with the settings it says
-			c.StoppedAt, c.PID, c.Params = "", ev.PID, ev.Params
+			c.StoppedAt, c.PID, c.HarnessPID, c.Params = "", ev.PID, 0, ev.Params
 			c.Agent = cmp.Or(ev.Agent, c.Agent)
 		}
+		c.HarnessPID = cmp.Or(ev.HarnessPID, c.HarnessPID)
 		c.Harness = cmp.Or(ev.Harness, c.Harness)
 		c.Model = cmp.Or(ev.Model, c.Model)
 		c.HarnessSessionID = cmp.Or(ev.HarnessSessionID, c.HarnessSessionID)
@@ -232,7 +234,14 @@ func stopRunning(ctx context.Context, dir string, chats []Chat) ([]string, error
 	ss := state.Sessions{Dir: dir}
 	var running []Chat
 	for _, c := range chats {
-		if c.Alive && c.PID > 0 && syscall.Kill(c.PID, syscall.SIGTERM) == nil {
+		if !c.Alive {
+			continue
+		}
+		// meridian start ends its harness and records the end; when it is
+		// gone, the harness, which holds the chat's lock too, is stopped
+		// itself, and the end is recorded here (Sweep).
+		if c.PID > 0 && syscall.Kill(c.PID, syscall.SIGTERM) == nil ||
+			c.HarnessPID > 0 && syscall.Kill(c.HarnessPID, syscall.SIGTERM) == nil {
 			running = append(running, c)
 		}
 	}

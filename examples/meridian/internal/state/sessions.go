@@ -26,7 +26,10 @@ type SessionEvent struct {
 	Model            string   `json:"model,omitempty"`
 	Agent            string   `json:"agent,omitempty"`
 	Params           []string `json:"params,omitempty"`
-	PID              int      `json:"pid,omitempty"` // the process holding the chat's lock, which takes SIGTERM to end it
+	PID              int      `json:"pid,omitempty"` // meridian start: it takes SIGTERM to end the chat, and records the end
+	// HarnessPID is the harness's process, which holds the chat's lock as
+	// well: it is stopped itself when meridian start is gone.
+	HarnessPID int `json:"harness_pid,omitempty"`
 	StartedAt        string   `json:"started_at,omitempty"`
 	StoppedAt        string   `json:"stopped_at,omitempty"`
 }
