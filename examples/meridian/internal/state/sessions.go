@@ -29,9 +29,9 @@ type SessionEvent struct {
 	PID              int      `json:"pid,omitempty"` // meridian start: it takes SIGTERM to end the chat, and records the end
 	// HarnessPID is the harness's process, which holds the chat's lock as
 	// well: it is stopped itself when meridian start is gone.
-	HarnessPID int `json:"harness_pid,omitempty"`
-	StartedAt        string   `json:"started_at,omitempty"`
-	StoppedAt        string   `json:"stopped_at,omitempty"`
+	HarnessPID int    `json:"harness_pid,omitempty"`
+	StartedAt  string `json:"started_at,omitempty"`
+	StoppedAt  string `json:"stopped_at,omitempty"`
 }
 
 // Sessions is one space's chats.
