@@ -268,7 +268,9 @@ func TestHarnessNotInstalled(t *testing.T) {
 }
 
 // TestSpacesAndDoctor: space list/show/close; a corrupt space.json is
-// reported and never rewritten; a chat whose process died is cleaned up.
+// reported and never rewritten; a chat whose process died is cleaned up;
+// a closed space in which a chat lives is marked active, and an active one
+// with nothing running left as it is.
 func TestSpacesAndDoctor(t *testing.T) {
 	sb := newSandbox(t)
 	sb.ok(t, sb.env, nil, "run", "spawn", "-p", "one", "--wait")
@@ -313,7 +315,9 @@ func TestSpacesAndDoctor(t *testing.T) {
 	for _, r := range rep.Repaired {
 		kinds[r.Kind+" "+r.Space+"/"+r.ID] = true
 	}
-	if !kinds["stale_session_lock s1/"+chat] || !kinds["stale_space_status s1/"] {
+	// An active space with nothing running is not stale: spaces outlive
+	// their chats, and closing one is a person's call.
+	if !kinds["stale_session_lock s1/"+chat] || kinds["stale_space_status s1/"] {
 		t.Errorf("doctor repaired %+v", rep.Repaired)
 	}
 	if rep.OK || len(rep.Problems) != 1 || rep.Problems[0].Kind != "corrupt_space" || !hasWarning(e.Warnings, "CORRUPT_SPACE") {
@@ -346,6 +350,24 @@ func TestSpacesAndDoctor(t *testing.T) {
 	}
 	// Let the run end before the test's directory is removed under it.
 	sb.ok(t, sb.inSpace("s1"), nil, "run", "wait")
+
+	// A closed space a chat lives in is stale: doctor, a person's or an
+	// agent's, marks it active and says so.
+	sb.ok(t, sb.env, nil, "space", "close", "s1", "--yes")
+	_, hold, err = ss.Start(t.Context(), state.SessionEvent{Harness: "claude", Model: "claude-opus-4-6", StartedAt: "2026-02-28T11:00:00Z"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer hold.Release()
+	rep.Repaired = nil
+	sb.ok(t, sb.inSpace("s1"), &rep, "doctor")
+	if len(rep.Repaired) != 1 || rep.Repaired[0].Kind != "stale_space_status" || rep.Repaired[0].Space != "s1" {
+		t.Errorf("doctor of a closed space with a live chat repaired %+v", rep.Repaired)
+	}
+	raw, _ = os.ReadFile(filepath.Join(sb.spaceDir("s1"), "space.json"))
+	if json.Unmarshal(raw, &sp); sp.Status != "active" {
+		t.Errorf("space.json after doctor: %s", raw)
+	}
 }
 
 // TestBadInput: input meridian cannot act on is refused with a structured

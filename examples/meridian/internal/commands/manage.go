@@ -120,7 +120,7 @@ func (e Env) doctorCommand() *cli.Command {
 			if err != nil {
 				return err
 			}
-			rep, err := doctor.Run(ctx, p, cfg, doctor.Options{Agent: AgentMode(e.Getenv), Now: e.Now(), Path: e.Getenv("PATH")})
+			rep, err := doctor.Run(ctx, p, cfg, doctor.Options{Now: e.Now(), Path: e.Getenv("PATH")})
 			if err == nil {
 				envelope.From(ctx).RenderText(func(w io.Writer) error { return renderDoctor(w, rep) })
 			}

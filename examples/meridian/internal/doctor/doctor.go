@@ -3,8 +3,10 @@
 //
 //  1. chats whose process is gone get their stop event and lose their lock file;
 //  2. running runs whose supervisor is gone get a synthetic finalize (orphan_run);
-//  3. a space's status is reconciled with what goes on in it (a person's
-//     doctor only: an agent's doctor never closes the space it works in);
+//  3. a space's stale status is reconciled with what goes on in it: a space
+//     marked closed in which a chat lives or a run runs is active again. A
+//     space with nothing running is not closed: spaces outlive their chats
+//     (start resumes the last active one), and closing is a person's call;
 //  4. a space whose space.json is missing or corrupt is reported and skipped,
 //     never recreated.
 //
@@ -65,7 +67,6 @@ type Harness struct {
 
 // Options are how doctor runs.
 type Options struct {
-	Agent bool // called by an agent (MERIDIAN_SPACE_ID set): job 3 is skipped
 	Now   time.Time
 	Path  string // the PATH harnesses are looked up on
 }
@@ -79,9 +80,6 @@ func Run(ctx context.Context, p project.Project, cfg *config.Loaded, o Options) 
 	}
 	for _, c := range corrupt {
 		rep.Problems = append(rep.Problems, Problem{Kind: "corrupt_space", Message: c.Error() + "; the space is skipped"})
-	}
-	if o.Agent {
-		rep.Skipped = append(rep.Skipped, "stale_space_status: an agent's doctor does not change the status of spaces")
 	}
 	for _, sp := range spaces {
 		if err := check(ctx, p, sp, o, &rep); err != nil {
@@ -148,30 +146,18 @@ func check(ctx context.Context, p project.Project, sp state.Space, o Options, re
 		}
 		rep.Repaired = append(rep.Repaired, Repair{Kind: "orphan_run", Space: sp.ID, ID: r.ID, Detail: detail})
 	}
-	if o.Agent { // job 3
-		return nil
-	}
-	want := state.Closed
-	if len(live) > 0 || running > 0 {
-		want = state.Active
-	}
-	if sp.Status == want {
+	// job 3: closed, yet something lives in it
+	if sp.Status != state.Closed || len(live) == 0 && running == 0 {
 		return nil
 	}
 	if _, err := p.State.UpdateSpace(ctx, sp.ID, func(s *state.Space) error {
-		s.Status = want
-		if want == state.Closed {
-			ts := state.Timestamp(o.Now)
-			s.FinishedAt = &ts
-		} else {
-			s.FinishedAt = nil
-		}
+		s.Status, s.FinishedAt = state.Active, nil
 		return nil
 	}); err != nil {
 		return err
 	}
 	rep.Repaired = append(rep.Repaired, Repair{Kind: "stale_space_status", Space: sp.ID,
-		Detail: fmt.Sprintf("marked %s: %d live chat(s), %d running run(s)", want, len(live), running)})
+		Detail: fmt.Sprintf("marked active: it was closed, yet %d chat(s) live and %d run(s) run in it", len(live), running)})
 	return nil
 }
 
