@@ -67,8 +67,8 @@ type Harness struct {
 
 // Options are how doctor runs.
 type Options struct {
-	Now   time.Time
-	Path  string // the PATH harnesses are looked up on
+	Now  time.Time
+	Path string // the PATH harnesses are looked up on
 }
 
 // Run checks every space of the project and repairs what it can.
