@@ -7,9 +7,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/duet-cli/duet/examples/meridian/internal/run"
 	"github.com/duet-cli/duet/examples/meridian/internal/state"
@@ -173,5 +176,69 @@ func TestChatLivesWithItsHarness(t *testing.T) {
 	evs := sb.sessionEvents(t, "s1")
 	if last := evs[len(evs)-1]; last["event"] != "stop" {
 		t.Errorf("sessions.jsonl ends with %v, want the chat's end", last)
+	}
+}
+
+// TestRunChanges: a run records what it changed in the project's tree, by
+// a real git — the files, with how, and the diff, untracked files included
+// and what was there before the run left out — shown by run show and kept
+// as artifacts; runs that worked in the tree at the same time are named, as
+// their edits may be in each other's diff; outside a repository the run
+// succeeds and says why there is no diff (Agent Mesh, issue 19).
+func TestRunChanges(t *testing.T) {
+	sb := newSandbox(t)
+	git := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", append([]string{"-C", sb.dir, "-c", "user.name=t", "-c", "user.email=t@example.com"}, args...)...)
+		cmd.Env = sb.env
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %q: %v\n%s", args, err, out)
+		}
+	}
+	git("init", "-q")
+	os.WriteFile(filepath.Join(sb.dir, "a.txt"), []byte("one\n"), 0o644)
+	os.WriteFile(filepath.Join(sb.dir, "b.txt"), []byte("keep\n"), 0o644)
+	git("add", "a.txt", "b.txt")
+	git("commit", "-qm", "init")
+	os.WriteFile(filepath.Join(sb.dir, "before.txt"), []byte("untracked before the run\n"), 0o644)
+
+	var d run.Detail
+	sb.ok(t, sb.env, &d, "run", "spawn", "-p", `[fake-write:a.txt=one\ntwo\n][fake-write:new/c.txt=hello\n][fake-delete:b.txt] edit`, "--wait")
+	sb.ok(t, sb.inSpace("s1"), &d, "run", "show", d.ID)
+	ch := d.Changes
+	if ch == nil {
+		t.Fatalf("run show has no changes: %+v", d)
+	}
+	want := []run.FileChange{{Path: "a.txt", Status: "modified"}, {Path: "b.txt", Status: "deleted"}, {Path: "new/c.txt", Status: "added"}}
+	if diff := cmp.Diff(want, ch.Files); diff != "" || ch.Note != "" {
+		t.Errorf("files (-want +got):\n%s\nnote %q", diff, ch.Note)
+	}
+	if !strings.Contains(ch.Diff, "+two") || !strings.Contains(ch.Diff, "+hello") || !strings.Contains(ch.Diff, "-keep") || strings.Contains(ch.Diff, "before.txt") {
+		t.Errorf("diff:\n%s", ch.Diff)
+	}
+	if !slices.Contains(d.Artifacts, "output/diff.patch") || !slices.Contains(d.Artifacts, "output/changes.json") || len(ch.Concurrent) != 0 {
+		t.Errorf("artifacts %q, concurrent %q", d.Artifacts, ch.Concurrent)
+	}
+
+	// Two runs at once in one tree: each may hold the other's edits.
+	agent := sb.inSpace("s1")
+	var r2, r3 run.Detail
+	sb.ok(t, agent, &r2, "run", "spawn", "-p", `[fake:sleep=1s][fake-write:x.txt=x] one`)
+	sb.ok(t, agent, &r3, "run", "spawn", "-p", `[fake:sleep=1s][fake-write:y.txt=y] two`, "--wait")
+	sb.ok(t, agent, nil, "run", "wait", r2.ID)
+	for _, pair := range [][2]string{{r2.ID, r3.ID}, {r3.ID, r2.ID}} {
+		var shown run.Detail
+		sb.ok(t, agent, &shown, "run", "show", pair[0])
+		if shown.Changes == nil || !slices.Contains(shown.Changes.Concurrent, "s1/"+pair[1]) {
+			t.Errorf("run %s's changes %+v do not name %s, which ran meanwhile", pair[0], shown.Changes, pair[1])
+		}
+	}
+
+	// Outside a repository: no diff, and the run succeeds all the same.
+	plainDir := newSandbox(t)
+	var p run.Detail
+	plainDir.ok(t, plainDir.env, &p, "run", "spawn", "-p", `[fake-write:z.txt=z] edit`, "--wait")
+	if p.Status != "succeeded" || p.Changes == nil || !strings.Contains(p.Changes.Note, "git") {
+		t.Errorf("a run outside a repository: status %s, changes %+v", p.Status, p.Changes)
 	}
 }

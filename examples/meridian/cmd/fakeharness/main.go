@@ -29,6 +29,10 @@
 //	sleep=DURATION  waits DURATION (a Go duration) after the first event, then succeeds
 //	stderr          a multi-line error on stderr, nothing on stdout, exit 1
 //
+// Before it answers, it makes the prompt's edits in its working directory,
+// as an agent changes a project: [fake-write:PATH=TEXT] (\n for a newline)
+// and [fake-delete:PATH].
+//
 // Token counts are computed from the texts so a test can predict them:
 // input = bytes of the prompt, cached = input/2, output = bytes of the
 // report; cost (Claude and OpenCode only) = (3*input + 15*output) / 1e6 USD.

@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -23,6 +25,30 @@ func (m mode) String() string {
 }
 
 var directive = regexp.MustCompile(`\[fake:([^\]]*)\]`)
+
+// edit is a change the fake makes in its working directory, as an agent
+// edits a project: [fake-write:PATH=TEXT] writes TEXT (\n for a newline)
+// to PATH, [fake-delete:PATH] removes it.
+var edit = regexp.MustCompile(`\[fake-(write|delete):([^=\]]+)(?:=([^\]]*))?\]`)
+
+// applyEdits makes the prompt's edits, in order.
+func applyEdits(prompt string) error {
+	for _, m := range edit.FindAllStringSubmatch(prompt, -1) {
+		var err error
+		if m[1] == "delete" {
+			err = os.Remove(m[2])
+		} else {
+			if dir := filepath.Dir(m[2]); dir != "." {
+				os.MkdirAll(dir, 0o755)
+			}
+			err = os.WriteFile(m[2], []byte(strings.ReplaceAll(m[3], `\n`, "\n")), 0o644)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
 // chooseMode reads the [fake:MODE] directive in the prompt, else envMode,
 // else success.
@@ -50,7 +76,7 @@ func chooseMode(prompt, envMode string) (mode, error) {
 
 // firstLine is the first non-blank line of the prompt, directives removed.
 func firstLine(prompt string) string {
-	for _, l := range strings.Split(directive.ReplaceAllString(prompt, ""), "\n") {
+	for _, l := range strings.Split(edit.ReplaceAllString(directive.ReplaceAllString(prompt, ""), ""), "\n") {
 		if l = strings.TrimSpace(l); l != "" {
 			return l
 		}
@@ -90,6 +116,9 @@ func perform(h host, m mode, s stream, prompt, name string, inv *invocation) int
 		return 1
 	}
 	s.begin()
+	if err := applyEdits(prompt); err != nil {
+		return s.fail(fmt.Sprintf("fake %s could not edit: %v", name, err), usage{})
+	}
 	switch m.name {
 	case "fail":
 		return s.fail(fmt.Sprintf("fake %s failure: %s", name, firstLine(prompt)), usage{})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 
 	"github.com/urfave/cli/v3"
@@ -316,6 +317,20 @@ func detailText(d run.Detail) string {
 		fmt.Fprintf(&b, "error: %s\n", d.Error)
 	}
 	fmt.Fprintf(&b, "files: %s\n", d.Dir)
+	if ch := d.Changes; ch != nil {
+		for _, f := range ch.Files {
+			fmt.Fprintf(&b, "  %-9s %s\n", f.Status, f.Path)
+		}
+		if len(ch.Files) > 0 {
+			fmt.Fprintf(&b, "diff: %s\n", filepath.Join(string(d.Dir), "output", "diff.patch"))
+		}
+		if len(ch.Concurrent) > 0 {
+			fmt.Fprintf(&b, "the diff may hold edits of %s, which worked in the same tree meanwhile\n", strings.Join(ch.Concurrent, ", "))
+		}
+		if ch.Note != "" {
+			fmt.Fprintf(&b, "changes: %s\n", ch.Note)
+		}
+	}
 	if d.Report != "" {
 		fmt.Fprintf(&b, "\n%s\n", strings.TrimRight(d.Report, "\n"))
 	}

@@ -112,6 +112,8 @@ type Detail struct {
 	ReportTruncated bool          `json:"report_truncated,omitempty"`
 	Dir             envelope.Path `json:"dir"`       // absolute, wherever the command ran
 	Artifacts       []string      `json:"artifacts"` // files of Dir, relative to it
+	// Changes is what the run changed in the project's tree, once it ended.
+	Changes *Changes `json:"changes,omitempty"`
 }
 
 // maxReport is the most of a report `run show` carries; the whole of it is
@@ -158,6 +160,7 @@ func (r *Runner) detail(spaceID string, run state.Run) Detail {
 		f.Close()
 		d.Report, d.ReportTruncated = string(buf[:min(n, maxReport)]), n > maxReport
 	}
+	d.Changes = readChanges(dir)
 	filepath.WalkDir(dir, func(path string, e fs.DirEntry, err error) error {
 		if err == nil && !e.IsDir() {
 			rel, _ := filepath.Rel(dir, path)

@@ -124,6 +124,7 @@ func (s *supervision) run(ctx context.Context, sigs <-chan os.Signal) outcome {
 	if err != nil {
 		return outcome{status: state.Failed, err: err.Error(), exit: -1}
 	}
+	recordStart(ctx, s.launch.Dir, s.dir) // what the run changes is told against it
 	started := time.Now()
 	err = cmd.Start()
 	// The child has its own copies now. The write end of stdout must close
@@ -171,6 +172,7 @@ wait:
 	stdout.SetReadDeadline(time.Now().Add(drainWait))
 	<-read
 
+	recordChanges(ctx, s.launch.Dir, s.dir, started, filepath.Base(s.runs.Dir)+"/"+s.id)
 	o := outcome{exit: exitCode(cmd.ProcessState, waitErr), duration: duration, result: s.parser.Result()}
 	o.report = s.keepReport(filepath.Join(out, reportFile), o.result.Report)
 	switch {
