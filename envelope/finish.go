@@ -91,6 +91,12 @@ func (o *Output) payloadLocked(meta *Meta) (payload, error) {
 			return payload{}, err
 		}
 		switch {
+		case p.list && o.paged && o.s.Window != nil && o.pageTotal < 0:
+			p.total, p.start = -1, o.s.Window.Offset
+			meta.Pagination = &Pagination{Returned: len(p.items)}
+			if o.pageMore {
+				meta.Pagination = paginationFor(-1, p.start, len(p.items))
+			}
 		case p.list && o.paged && o.s.Window != nil:
 			p.total, p.start = o.pageTotal, min(o.s.Window.Offset, o.pageTotal)
 			meta.Pagination = paginationFor(p.total, p.start, len(p.items))
@@ -114,8 +120,13 @@ func (o *Output) payloadLocked(meta *Meta) (payload, error) {
 	return o.budgetLocked(o.tagPayloadLocked(p), meta), nil
 }
 
+// paginationFor is the pagination of returned items from start of a list
+// of total; a total below 0 is not known, and more items follow.
 func paginationFor(total, start, returned int) *Pagination {
 	pg := &Pagination{Total: &total, Returned: returned}
+	if total < 0 {
+		pg.Total, total = nil, start+returned+1
+	}
 	if start+returned < total {
 		pg.HasMore, pg.Truncated = true, true
 		c := EncodeCursor(start + returned)

@@ -83,7 +83,8 @@ type Output struct {
 	result    any
 	hasResult bool
 	paged     bool // result is one page, cut by the command; pageTotal is the whole list's length
-	pageTotal int
+	pageTotal int  // -1: not known (PageMore), and pageMore says whether items follow
+	pageMore  bool
 	items     []json.RawMessage // items streamed so far, when not written through
 	streamed  int
 	tsvCols   bool
@@ -194,6 +195,19 @@ func (o *Output) Page(items any, total int) error {
 	defer o.mu.Unlock()
 	if !o.closed {
 		o.result, o.hasResult, o.paged, o.pageTotal = items, true, true, total
+	}
+	return nil
+}
+
+// PageMore records one page of a list whose length the command does not
+// know — it read only as far as the page, as a log read from its end — and
+// whether items follow it. meta.pagination's total is then null, as the
+// spec allows, and has_more and next_cursor say whether and where to go on.
+func (o *Output) PageMore(items any, more bool) error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if !o.closed {
+		o.result, o.hasResult, o.paged, o.pageTotal, o.pageMore = items, true, true, -1, more
 	}
 	return nil
 }

@@ -291,9 +291,11 @@ func TestConcurrentSpawns(t *testing.T) {
 		for _, s := range page {
 			seen = append(seen, s.ID)
 		}
+		// A page is read from the end of the log only as far as it goes:
+		// the total is known once the last page reaches the log's start.
 		pg := e.Meta["pagination"].(map[string]any)
-		if pg["total"] != float64(n+1) {
-			t.Fatalf("pagination %v, want total %d", pg, n+1)
+		if total := pg["total"]; pg["has_more"] == true && total != nil || pg["has_more"] != true && total != float64(n+1) {
+			t.Fatalf("pagination %v, want total null with more to come, %d on the last page", pg, n+1)
 		}
 		if pg["has_more"] != true {
 			break

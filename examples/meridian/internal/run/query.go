@@ -39,16 +39,37 @@ func (f Filter) match(r *state.Run) bool {
 }
 
 // List answers with the space's runs that match f, newest first: one page
-// of them when the command is paged (--limit, --cursor), built from the
-// matching runs of that page alone, however many runs the space has.
+// of them when the command is paged (--limit, --cursor), read from the end
+// of the log only as far as the page and one more match — so the default
+// page of a space of 100,000 runs reads its last events, and says it has
+// more without counting them (pagination.total null).
 func (r *Runner) List(ctx context.Context, spaceID string, f Filter) error {
+	out := envelope.From(ctx)
+	w, paged := out.Window()
+	f.Model = r.modelID(f.Model)
+	if paged && w.Limit > 0 {
+		sp, err := space.Resolve(r.Project, spaceID)
+		if err != nil {
+			return err
+		}
+		recent, complete, skipped, err := r.runs(sp).Recent(w.Offset+w.Limit+1, f.match)
+		if err != nil {
+			return err
+		}
+		warnDamaged(ctx, sp.ID, skipped)
+		page := []Summary{}
+		for _, run := range recent[min(w.Offset, len(recent)):min(w.Offset+w.Limit, len(recent))] {
+			page = append(page, summary(run))
+		}
+		if complete {
+			return out.Page(page, len(recent))
+		}
+		return out.PageMore(page, len(recent) > w.Offset+w.Limit)
+	}
 	_, all, err := r.load(ctx, spaceID)
 	if err != nil {
 		return err
 	}
-	f.Model = r.modelID(f.Model)
-	out := envelope.From(ctx)
-	w, paged := out.Window()
 	page := []Summary{}
 	total := 0
 	for i := len(all) - 1; i >= 0; i-- {
@@ -56,9 +77,8 @@ func (r *Runner) List(ctx context.Context, spaceID string, f Filter) error {
 		if !f.match(run) {
 			continue
 		}
-		if !paged || total >= w.Offset && (w.Limit == 0 || total < w.Offset+w.Limit) {
-			page = append(page, Summary{ID: run.ID, Status: run.Status, Model: run.Model, Agent: run.Agent, Harness: run.Harness,
-				StartedAt: run.StartedAt, DurationSecs: run.DurationSecs, CostUSD: run.TotalCostUSD})
+		if !paged || total >= w.Offset {
+			page = append(page, summary(run))
 		}
 		total++
 	}
@@ -66,6 +86,11 @@ func (r *Runner) List(ctx context.Context, spaceID string, f Filter) error {
 		return out.Result(page)
 	}
 	return out.Page(page, total)
+}
+
+func summary(run *state.Run) Summary {
+	return Summary{ID: run.ID, Status: run.Status, Model: run.Model, Agent: run.Agent, Harness: run.Harness,
+		StartedAt: run.StartedAt, DurationSecs: run.DurationSecs, CostUSD: run.TotalCostUSD}
 }
 
 // modelID is the catalog's id of the model a filter names by id or alias:
@@ -96,11 +121,16 @@ func (r *Runner) load(ctx context.Context, spaceID string) (state.Space, []*stat
 	if err != nil {
 		return sp, nil, err
 	}
+	warnDamaged(ctx, sp.ID, skipped)
+	return sp, all, nil
+}
+
+// warnDamaged says that lines of the space's log were skipped.
+func warnDamaged(ctx context.Context, spaceID string, skipped int) {
 	if skipped > 0 {
-		warn(ctx, "RUNS_LOG_DAMAGED", fmt.Sprintf("%d line(s) of %s/runs.jsonl could not be read and were skipped", skipped, sp.ID),
+		warn(ctx, "RUNS_LOG_DAMAGED", fmt.Sprintf("%d line(s) of %s/runs.jsonl could not be read and were skipped", skipped, spaceID),
 			"a crash can leave a torn last line, which is harmless; 'meridian doctor' finalizes runs it left unfinished")
 	}
-	return sp, all, nil
 }
 
 // Detail is `run show`: everything runs.jsonl records of a run (but its
@@ -120,17 +150,25 @@ type Detail struct {
 // in the run's output/report.md.
 const maxReport = 64 << 10
 
-// Show returns one run of the space.
+// Show returns one run of the space, read from the end of its log back to
+// the run's start: a recent run is found in the last events.
 func (r *Runner) Show(ctx context.Context, spaceID, id string) (Detail, error) {
-	sp, all, err := r.load(ctx, spaceID)
+	if !runID.MatchString(id) {
+		return Detail{}, invalidRunID(id)
+	}
+	sp, err := space.Resolve(r.Project, spaceID)
 	if err != nil {
 		return Detail{}, err
 	}
-	run, err := find(sp.ID, all, id)
+	run, ok, skipped, err := r.runs(sp).Find(id)
 	if err != nil {
 		return Detail{}, err
 	}
-	return r.detail(sp.ID, run), nil
+	warnDamaged(ctx, sp.ID, skipped)
+	if !ok {
+		return Detail{}, runNotFound(sp.ID, id)
+	}
+	return r.detail(sp.ID, *run), nil
 }
 
 var runID = regexp.MustCompile(`^r[1-9][0-9]*$`)
@@ -139,13 +177,11 @@ var runID = regexp.MustCompile(`^r[1-9][0-9]*$`)
 // hallucinated "<run-id>" or "../x" is told apart from a run that is not there.
 func find(spaceID string, all []*state.Run, id string) (state.Run, error) {
 	if !runID.MatchString(id) {
-		return state.Run{}, envelope.Validationf("INVALID_RUN_ID", "%q is not a run id (r1, r2, ...)", id).WithField("run-id")
+		return state.Run{}, invalidRunID(id)
 	}
 	i := slices.IndexFunc(all, func(r *state.Run) bool { return r.ID == id })
 	if i < 0 {
-		return state.Run{}, envelope.Errorf(exitcode.NotFound, "RUN_NOT_FOUND", "Run %s does not exist in space %s", id, spaceID).
-			WithSuggestion("run 'meridian run list' to see the space's runs").
-			WithFix("name an existing run", "")
+		return state.Run{}, runNotFound(spaceID, id)
 	}
 	return *all[i], nil
 }
@@ -390,4 +426,14 @@ func (r *Runner) waitOne(ctx context.Context, sp state.Space, id string) (Detail
 		return Detail{}, err
 	}
 	return w.Runs[0], nil
+}
+
+func invalidRunID(id string) error {
+	return envelope.Validationf("INVALID_RUN_ID", "%q is not a run id (r1, r2, ...)", id).WithField("run-id")
+}
+
+func runNotFound(spaceID, id string) error {
+	return envelope.Errorf(exitcode.NotFound, "RUN_NOT_FOUND", "Run %s does not exist in space %s", id, spaceID).
+		WithSuggestion("run 'meridian run list' to see the space's runs").
+		WithFix("name an existing run", "")
 }
