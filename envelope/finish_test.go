@@ -184,6 +184,18 @@ func TestPagination(t *testing.T) {
 			if diff := cmp.Diff(stdout.String(), pagedOut.String()); diff != "" {
 				t.Errorf("Page differs from Result of the whole list (-Result +Page):\n%s", diff)
 			}
+			// One that reads only as far as the page and knows whether more
+			// follow answers alike but for the total, which it does not know.
+			if w.Limit > 0 {
+				more, moreOut, _ := newOutput(envelope.Settings{Mode: agentMode(envelope.JSON), Window: &w})
+				more.PageMore(many(tt.n)[start:end], end < tt.n)
+				more.Finish(fixedMeta(), nil)
+				want := decodeOne(t, stdout.Bytes())
+				want.Meta["pagination"].(map[string]any)["total"] = nil
+				if diff := cmp.Diff(want, decodeOne(t, moreOut.Bytes())); diff != "" {
+					t.Errorf("PageMore differs from Result but for the total (-Result +PageMore):\n%s", diff)
+				}
+			}
 			env := decodeOne(t, stdout.Bytes())
 			ids := []string{}
 			for _, it := range dataList(t, env) {
