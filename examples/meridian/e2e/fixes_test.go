@@ -213,8 +213,14 @@ func TestRunChanges(t *testing.T) {
 	if diff := cmp.Diff(want, ch.Files); diff != "" || ch.Note != "" {
 		t.Errorf("files (-want +got):\n%s\nnote %q", diff, ch.Note)
 	}
-	if !strings.Contains(ch.Diff, "+two") || !strings.Contains(ch.Diff, "+hello") || !strings.Contains(ch.Diff, "-keep") || strings.Contains(ch.Diff, "before.txt") {
-		t.Errorf("diff:\n%s", ch.Diff)
+	// The normalized result of Agent Mesh carries the diff, once.
+	res := d.Result
+	if res == nil || !res.OK || res.Cwd != sb.dir || res.DurationMS == nil || res.Usage.InputTokens == nil || ch.Diff != "" ||
+		!slices.Equal(res.Artifacts.FilesWritten, []string{"a.txt", "new/c.txt"}) {
+		t.Errorf("result %+v, changes' diff %q", res, ch.Diff)
+	}
+	if diff := res.Artifacts.GitDiff; !strings.Contains(diff, "+two") || !strings.Contains(diff, "+hello") || !strings.Contains(diff, "-keep") || strings.Contains(diff, "before.txt") {
+		t.Errorf("diff:\n%s", diff)
 	}
 	if !slices.Contains(d.Artifacts, "output/diff.patch") || !slices.Contains(d.Artifacts, "output/changes.json") || len(ch.Concurrent) != 0 {
 		t.Errorf("artifacts %q, concurrent %q", d.Artifacts, ch.Concurrent)

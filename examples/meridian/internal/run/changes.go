@@ -28,7 +28,7 @@ type Changes struct {
 	Files []FileChange `json:"files"`
 	// Diff is the unified diff, at most maxDiff bytes of it; the whole is
 	// output/diff.patch.
-	Diff          string `json:"diff"`
+	Diff          string `json:"diff,omitempty"` // run show gives it as result.artifacts.git_diff
 	DiffBytes     int    `json:"diff_bytes"`
 	DiffTruncated bool   `json:"diff_truncated,omitempty"`
 	// Concurrent are the other runs (space/run) and chats (space/chat) of
@@ -299,4 +299,55 @@ func readChanges(dir string) *Changes {
 		return nil
 	}
 	return &ch
+}
+
+// Normalized is a run that ended as Agent Mesh's runners answer (seed 001's
+// output contract): whether it succeeded, where it worked, when, for how
+// long, what it cost, and what it changed.
+type Normalized struct {
+	Agent      string    `json:"agent"` // the harness
+	Mode       string    `json:"mode"`  // headless: a run has nobody at its terminal
+	Cwd        string    `json:"cwd"`
+	OK         bool      `json:"ok"`
+	ExitCode   *int      `json:"exit_code"`
+	StartedAt  string    `json:"started_at"`
+	EndedAt    string    `json:"ended_at,omitempty"`
+	DurationMS *int64    `json:"duration_ms"`
+	Artifacts  Artifacts `json:"artifacts"`
+	Usage      Usage     `json:"usage"`
+}
+
+// Artifacts are what a run wrote in the project: its files, and the diff.
+type Artifacts struct {
+	FilesWritten []string `json:"files_written"`
+	GitDiff      string   `json:"git_diff"`
+}
+
+// Usage is what a run's harness reported it used; null where it did not.
+type Usage struct {
+	InputTokens       *int64   `json:"input_tokens"`
+	OutputTokens      *int64   `json:"output_tokens"`
+	CachedInputTokens *int64   `json:"cached_input_tokens"`
+	CostUSD           *float64 `json:"cost_usd"`
+}
+
+// normalize is the run's normalized result; it takes the diff out of ch,
+// which would otherwise carry it twice.
+func normalize(run state.Run, cwd string, ch *Changes) *Normalized {
+	n := &Normalized{Agent: run.Harness, Mode: "headless", Cwd: cwd, OK: run.Status == state.Succeeded, ExitCode: run.ExitCode,
+		StartedAt: run.StartedAt, EndedAt: run.FinishedAt, Artifacts: Artifacts{FilesWritten: []string{}},
+		Usage: Usage{InputTokens: run.InputTokens, OutputTokens: run.OutputTokens, CachedInputTokens: run.CachedTokens, CostUSD: run.TotalCostUSD}}
+	if run.DurationSecs != nil {
+		ms := int64(*run.DurationSecs * 1000)
+		n.DurationMS = &ms
+	}
+	if ch != nil {
+		for _, f := range ch.Files {
+			if f.Status != "deleted" {
+				n.Artifacts.FilesWritten = append(n.Artifacts.FilesWritten, f.Path)
+			}
+		}
+		n.Artifacts.GitDiff, ch.Diff = ch.Diff, ""
+	}
+	return n
 }

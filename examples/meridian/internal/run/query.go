@@ -144,6 +144,8 @@ type Detail struct {
 	Artifacts       []string      `json:"artifacts"` // files of Dir, relative to it
 	// Changes is what the run changed in the project's tree, once it ended.
 	Changes *Changes `json:"changes,omitempty"`
+	// Result is the run as Agent Mesh's runners answer, once it ended.
+	Result *Normalized `json:"result,omitempty"`
 }
 
 // maxReport is the most of a report `run show` carries; the whole of it is
@@ -197,6 +199,9 @@ func (r *Runner) detail(spaceID string, run state.Run) Detail {
 		d.Report, d.ReportTruncated = string(buf[:min(n, maxReport)]), n > maxReport
 	}
 	d.Changes = readChanges(dir)
+	if run.Status != state.Running && run.Status != "" {
+		d.Result = normalize(run, r.Project.Root, d.Changes)
+	}
 	filepath.WalkDir(dir, func(path string, e fs.DirEntry, err error) error {
 		if err == nil && !e.IsDir() {
 			rel, _ := filepath.Rel(dir, path)
