@@ -3,6 +3,7 @@
 package e2e
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/duet-cli/duet/examples/meridian/internal/harnesstest"
 	"github.com/duet-cli/duet/examples/meridian/internal/run"
 	"github.com/duet-cli/duet/examples/meridian/internal/state"
 	"github.com/duet-cli/duet/internal/ptytest"
@@ -246,5 +248,52 @@ func TestRunChanges(t *testing.T) {
 	plainDir.ok(t, plainDir.env, &p, "run", "spawn", "-p", `[fake-write:z.txt=z] edit`, "--wait")
 	if p.Status != "succeeded" || p.Changes == nil || !strings.Contains(p.Changes.Note, "git") {
 		t.Errorf("a run outside a repository: status %s, changes %+v", p.Status, p.Changes)
+	}
+}
+
+// TestReviewPipeline: Agent Mesh's review pipeline with the fake harness
+// playing both roles, against a real git. One run implements, its change is
+// taken from git, another reviews it read-only and answers a structured
+// review; each stage that fails says which, with the runs so far.
+func TestReviewPipeline(t *testing.T) {
+	sb := newSandbox(t)
+	cmd := exec.Command("git", "init", "-q", sb.dir)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v\n%s", err, out)
+	}
+	var rv run.Reviewed
+	sb.ok(t, sb.env, &rv, "run", "review", "-p", `[fake-write:hello.py=print("hello")\n] add a hello.py`, "-m", "opus", "--review-model", "codex")
+	if rv.Stage != "done" || rv.Verdict != "approve" || rv.Implement == nil || rv.Review == nil ||
+		rv.Implement.Model != "claude-opus-4-6" || rv.Review.Model != "gpt-5.3-codex" {
+		t.Fatalf("review = %+v", rv)
+	}
+	want := []run.Issue{{Severity: "low", File: "hello.py", Line: 1, Message: "fake review: added hello.py"}}
+	if diff := cmp.Diff(want, rv.Issues); diff != "" {
+		t.Errorf("issues (-want +got):\n%s", diff)
+	}
+	if r := rv.Implement.Result; r == nil || !r.OK || !slices.Equal(r.Artifacts.FilesWritten, []string{"hello.py"}) || !strings.Contains(r.Artifacts.GitDiff, `+print("hello")`) {
+		t.Errorf("the implementer's result %+v", r)
+	}
+	// The reviewer was given the diff, read-only.
+	recs := harnesstest.Records(t, sb.record)
+	last := recs[len(recs)-1]
+	if !strings.Contains(last.Stdin, `+print("hello")`) || !strings.Contains(strings.Join(last.Argv, " "), "read-only") {
+		t.Errorf("the reviewer got argv %q and prompt:\n%s", last.Argv, last.Stdin)
+	}
+
+	agent := sb.inSpace("s1")
+	for _, tc := range []struct {
+		prompt, code, stage string
+	}{
+		{"[fake:fail] break", "IMPLEMENT_FAILED", "implement"},
+		{"change nothing", "NO_CHANGES", "diff"},
+		{"[fake-write:x.txt=x][fake-review:garbage] write x", "REVIEW_NOT_STRUCTURED", "review"},
+	} {
+		e, r := sb.agent(t, agent, "run", "review", "-p", tc.prompt)
+		var got run.Reviewed
+		json.Unmarshal(e.Data, &got)
+		if e.OK || r.code != 1 || e.Error == nil || e.Error.Code != tc.code || got.Stage != tc.stage || got.Implement == nil {
+			t.Errorf("review of %q: exit %d, error %+v, stage %q; want %s at stage %s with the runs so far", tc.prompt, r.code, e.Error, got.Stage, tc.code, tc.stage)
+		}
 	}
 }

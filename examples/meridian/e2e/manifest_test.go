@@ -52,6 +52,7 @@ func TestManifestAnswersEveryTask(t *testing.T) {
 		{"the runs, within 200 tokens", []string{"run", "list", "--token-limit", "200"}},
 		{"what run r1 reported", []string{"run", "show", "r1"}},
 		{"stop run r1 and what it started", []string{"run", "cancel", "r1"}},
+		{"opus implements, codex reviews the change", []string{"run", "review", "-p", "add a hello.py", "-m", "opus", "--review-model", "codex"}},
 		{"a read-only review by opus, with its report", []string{"run", "spawn", "-p", "review src/auth", "-m", "opus", "--sandbox", "read-only", "--wait"}},
 		{"a run in another space", []string{"run", "spawn", "--space", "s1", "--prompt", "tidy up"}},
 		{"cost of opus's runs", []string{"run", "stats", "--model", "opus"}},

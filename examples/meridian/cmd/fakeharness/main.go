@@ -31,7 +31,10 @@
 //
 // Before it answers, it makes the prompt's edits in its working directory,
 // as an agent changes a project: [fake-write:PATH=TEXT] (\n for a newline)
-// and [fake-delete:PATH].
+// and [fake-delete:PATH]. A reviewer's prompt (meridian run review) is
+// answered with a review: one low issue per file it lists, verdict
+// approve, or as [fake-review:VERDICT] in the task says ([fake-review:garbage]:
+// prose, not the object).
 //
 // Token counts are computed from the texts so a test can predict them:
 // input = bytes of the prompt, cached = input/2, output = bytes of the

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -110,6 +111,9 @@ const defaultHugeBytes = 10 << 20
 // perform runs mode m on stream s.
 func perform(h host, m mode, s stream, prompt, name string, inv *invocation) int {
 	report := fmt.Sprintf("fake %s report: %s", name, firstLine(prompt))
+	if strings.Contains(prompt, reviewAsked) {
+		report = fakeReview(prompt)
+	}
 	u := usageFor(prompt, report)
 	if m.name == "stderr" {
 		fmt.Fprintf(h.stderr, "Error: fake %s failed as asked ([fake:stderr])\n    at Session.run (fake/%s.js:42:7)\n    at main (fake/%s.js:7:3)\nCaused by: the prompt asked for it\n", name, name, name)
@@ -177,4 +181,37 @@ func (l *lineWriter) event(o obj) {
 func (l *lineWriter) raw(s string) {
 	io.WriteString(l.w, s)
 	l.w.Flush()
+}
+
+// reviewAsked marks a reviewer's prompt (meridian's run review).
+const reviewAsked = "Answer with one JSON object and nothing else"
+
+var (
+	reviewDirective = regexp.MustCompile(`\[fake-review:([a-z_]+)\]`)
+	changedLine     = regexp.MustCompile(`(?m)^- (added|modified|deleted|renamed|copied|type_changed) (.+)$`)
+)
+
+// fakeReview is a reviewer's answer: one low issue per file the prompt
+// lists, verdict approve — or what [fake-review:VERDICT] in the task says;
+// [fake-review:garbage] answers prose instead of the object.
+func fakeReview(prompt string) string {
+	verdict := "approve"
+	if m := reviewDirective.FindStringSubmatch(prompt); m != nil {
+		if m[1] == "garbage" {
+			return "Looks fine to me, ship it."
+		}
+		verdict = m[1]
+	}
+	type issue struct {
+		Severity string `json:"severity"`
+		File     string `json:"file"`
+		Line     int    `json:"line"`
+		Message  string `json:"message"`
+	}
+	issues := []issue{}
+	for _, m := range changedLine.FindAllStringSubmatch(prompt, -1) {
+		issues = append(issues, issue{Severity: "low", File: m[2], Line: 1, Message: "fake review: " + m[1] + " " + m[2]})
+	}
+	raw, _ := json.Marshal(map[string]any{"verdict": verdict, "summary": fmt.Sprintf("fake review of %d file(s)", len(issues)), "issues": issues})
+	return "```json\n" + string(raw) + "\n```"
 }

@@ -121,6 +121,35 @@ func (e Env) runCommand() *cli.Command {
 					{Description: "the failed runs, ids only", Command: "run list --status failed --output id"},
 				}}),
 			urfave.Annotate(&cli.Command{
+				Name:  "review",
+				Usage: "Have one agent implement a task and another review the change it made",
+				Flags: []cli.Flag{
+					&cli.StringFlag{Name: "prompt", Aliases: []string{"p"}, Required: true, Usage: "the task the implementer is given"},
+					&cli.StringFlag{Name: "model", Aliases: []string{"m"}, Usage: "the implementer's model, an id or alias of the catalog"},
+					&cli.StringFlag{Name: "review-model", Usage: "the reviewer's model (default: the implementer's)"},
+					&cli.DurationFlag{Name: "run-timeout", Usage: "stop each run, with everything it started, after this long (default: [timeouts] run, 30m)"},
+				},
+				Action: func(ctx context.Context, cmd *cli.Command) error {
+					r, err := e.runner(ctx, cmd)
+					if err != nil {
+						return err
+					}
+					rv, err := r.Review(ctx, run.ReviewRequest{Space: cmd.String("space"), Prompt: cmd.String("prompt"),
+						Model: cmd.String("model"), ReviewModel: cmd.String("review-model"), Timeout: cmd.Duration("run-timeout")})
+					if rv.Implement != nil { // the runs so far are the answer, whatever stage failed
+						renderReviewed(ctx, rv)
+						envelope.From(ctx).Result(rv)
+					}
+					return err
+				},
+				// Not a tool: the MCP surface is the seed's 11 tools.
+			}, schema.Meta{Danger: schema.Mutating, Output: schema.Of[run.Reviewed](), Timeout: schema.NoTimeout, ExitCodes: codes, Tool: schema.ToolNever,
+				Flags:      map[string]schema.FlagMeta{"model": {Subprocess: true}, "review-model": {Subprocess: true}},
+				Subprocess: harnessProgram, Background: supervisor,
+				Examples: []schema.Example{
+					{Description: "Claude implements, Codex reviews", Command: `run review -p "add a hello.py" -m opus --review-model codex`},
+				}}),
+			urfave.Annotate(&cli.Command{
 				Name:      "show",
 				Usage:     "Show run details",
 				ArgsUsage: "<run-id>",
@@ -287,6 +316,36 @@ func renderWaited(ctx context.Context, wt run.Waited) {
 			b.WriteString("No run was running.\n")
 		} else {
 			fmt.Fprintf(&b, "\n%d succeeded, %d failed, %d cancelled, %d still running\n", wt.Succeeded, wt.Failed, wt.Cancelled, wt.Running)
+		}
+		_, err := io.WriteString(w, b.String())
+		return err
+	})
+}
+
+// renderReviewed shows a person the pipeline: each run in a line, then the
+// verdict and the issues.
+func renderReviewed(ctx context.Context, rv run.Reviewed) {
+	envelope.From(ctx).RenderText(func(w io.Writer) error {
+		var b strings.Builder
+		for _, st := range []struct {
+			role string
+			run  *run.StageRun
+		}{{"implement", rv.Implement}, {"review", rv.Review}} {
+			if st.run != nil {
+				fmt.Fprintf(&b, "%-9s %s  %s  %s\n", st.role, st.run.ID, st.run.Status, st.run.Model)
+			}
+		}
+		if rv.Stage != "done" {
+			fmt.Fprintf(&b, "stopped at stage %s\n", rv.Stage)
+		} else {
+			fmt.Fprintf(&b, "verdict: %s", rv.Verdict)
+			if rv.Summary != "" {
+				fmt.Fprintf(&b, " — %s", rv.Summary)
+			}
+			b.WriteString("\n")
+		}
+		for _, is := range rv.Issues {
+			fmt.Fprintf(&b, "  %-6s %s:%d  %s\n", is.Severity, is.File, is.Line, is.Message)
 		}
 		_, err := io.WriteString(w, b.String())
 		return err
