@@ -52,7 +52,7 @@ func TestAnswer(t *testing.T) {
 		{name: "person", terminal: true, args: []string{"completion", "bash"}, stdout: bash},
 		{name: "output json", args: []string{"completion", "bash", "--output", "json"}, stdout: bash},
 		{name: "human flag", args: []string{"--human", "completion", "bash"}, stdout: bash},
-		{name: "unknown shell", args: []string{"completion", "tcsh"}, code: 2, errCode: "INVALID_ENUM_VALUE", valid: []string{"bash", "zsh", "fish"}},
+		{name: "unknown shell", args: []string{"completion", "tcsh"}, code: 2, errCode: "INVALID_ENUM_VALUE", valid: []string{"bash", "zsh", "fish", "install"}},
 		{name: "no shell", args: []string{"completion"}, code: 2, errCode: "MISSING_ARGUMENT"},
 		{name: "two shells", args: []string{"completion", "bash", "zsh"}, code: 2, errCode: "UNEXPECTED_ARGUMENT"},
 		{name: "validate only", args: []string{"completion", "fish", "--validate-only"}, errCode: ""},

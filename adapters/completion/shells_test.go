@@ -2,11 +2,17 @@ package completion_test
 
 import (
 	"bytes"
+	"cmp"
+	"context"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
+	gocmp "github.com/google/go-cmp/cmp"
+
+	"github.com/duet-cli/duet/adapters"
 )
 
 // completionCase is a command line typed up to the cursor (a trailing space:
@@ -38,7 +44,7 @@ var cases = []completionCase{
 	{"notes note add --col", []string{"--color", "--colour"}}, // inherited from the root
 	{"notes note add --colour a", []string{"always", "auto"}},
 	{"notes note add title ", nil}, // add takes one argument
-	{"notes completion ", []string{"bash", "fish", "zsh"}},
+	{"notes completion ", []string{"bash", "fish", "install", "zsh"}},
 	{"notes -- ", nil}, // after --, no command and no flag
 	{"notes --", []string{"--color", "--colour", "--debug", "--dir", "--help", "--instance-id", "--no-update-check", "--output", "--output-schema", "--quiet", "--schema", "--show-config", "--stable-output", "--stream", "--token-count", "--token-limit", "--token-offset", "--tokenizer", "--unmask", "--verbose", "--version", "--warnings-as-errors", "--width"}},
 }
@@ -99,7 +105,7 @@ func TestBash(t *testing.T) {
 			if err != nil || stderr.Len() > 0 {
 				t.Fatalf("bash: %v\n%s", err, stderr.String())
 			}
-			if diff := cmp.Diff(sorted(tt.want), sorted(strings.Fields(string(out)))); diff != "" {
+			if diff := gocmp.Diff(sorted(tt.want), sorted(strings.Fields(string(out)))); diff != "" {
 				t.Errorf("COMPREPLY for %q (-want +got):\n%s", tt.line, diff)
 			}
 		})
@@ -141,9 +147,64 @@ func TestFish(t *testing.T) {
 					got = append(got, name)
 				}
 			}
-			if diff := cmp.Diff(sorted(tt.want), sorted(got)); diff != "" {
+			if diff := gocmp.Diff(sorted(tt.want), sorted(got)); diff != "" {
 				t.Errorf("complete -C %q (-want +got):\n%s", tt.line, diff)
 			}
 		})
+	}
+}
+
+// TestInstall writes the script where each shell loads it, for the shell
+// named or $SHELL's: the script completion <shell> prints, again unchanged;
+// a real fish, started with that home, completes the app with no script
+// sourced by hand.
+func TestInstall(t *testing.T) {
+	home := t.TempDir()
+	env := []string{"HOME=" + home, "SHELL=/usr/bin/fish"}
+	inst := func(args ...string) (string, int) {
+		t.Helper()
+		var out, errs strings.Builder
+		code := adapters.Run(context.Background(), wrap(t), append([]string{"completion", "install"}, args...),
+			adapters.WithStdio(strings.NewReader(""), &out, &errs), adapters.WithEnv(env),
+			adapters.WithTerminal(true, true, true), adapters.WithSpecStrict())
+		return out.String() + errs.String(), code
+	}
+	for _, tc := range []struct{ shell, path string }{
+		{"", ".config/fish/completions/notes.fish"}, // $SHELL's
+		{"bash", ".local/share/bash-completion/completions/notes"},
+		{"zsh", ".zfunc/_notes"},
+	} {
+		var args []string
+		if tc.shell != "" {
+			args = []string{"--shell", tc.shell}
+		}
+		out, code := inst(args...)
+		shell := cmp.Or(tc.shell, "fish")
+		raw, err := os.ReadFile(filepath.Join(home, tc.path))
+		if code != 0 || err != nil || string(raw) != script(t, shell) || !strings.Contains(out, "Installed") {
+			t.Errorf("install %s: exit %d, %q; %s: %v", shell, code, out, tc.path, err)
+		}
+		if out, _ := inst("--shell", shell); !strings.Contains(out, "already") {
+			t.Errorf("install %s again: %q, want it said installed already", shell, out)
+		}
+	}
+	env = []string{"HOME=" + home, "SHELL=/bin/tcsh"}
+	if out, code := inst(); code != 2 || !strings.Contains(out, "tcsh") {
+		t.Errorf("install for tcsh: exit %d, %q", code, out)
+	}
+	fish, err := exec.LookPath("fish")
+	if err != nil {
+		t.Skip("fish is not installed: the installed script is not loaded by a real fish")
+	}
+	// fish loads a command's completions when the command is on PATH.
+	bin := t.TempDir()
+	if err := os.WriteFile(filepath.Join(bin, "notes"), []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(fish, "-c", `complete -C "notes completion "`)
+	cmd.Env = []string{"HOME=" + home, "PATH=" + bin + ":" + os.Getenv("PATH"), "TERM=xterm"}
+	got, err := cmd.Output()
+	if err != nil || !strings.Contains(string(got), "install") || !strings.Contains(string(got), "bash") {
+		t.Errorf("fish with the installed script completes %q (%v)", got, err)
 	}
 }

@@ -52,6 +52,7 @@ __notes_flag() {
 	*:'--since') v=f ;;
 	*:'--timeout') v=n ;;
 	*:'--trace-id') v=f ;;
+	*:'--shell') v=e e=('bash' 'zsh' 'fish') ;;
 	*:'--etag') v=n ;;
 	*:'--format') v=e e=('markdown' 'json') ;;
 	*:'--output-dir') v=f ;;
@@ -69,7 +70,7 @@ __notes_flag() {
 __notes_arg() {
 	v=n e=()
 	case $1:$2 in
-	3:0) v=e e=('bash' 'zsh' 'fish') ;;
+	3:0) v=e e=('bash' 'zsh' 'fish' 'install') ;;
 	12:0) v=f ;;
 	14:1) v=e e=('red' 'green' 'blue') ;;
 	esac
@@ -82,7 +83,7 @@ __notes_words() {
 	0) c=('audit-log' 'changelog' 'completion' 'describe' 'doctor' 'exec' 'generate-skills' 'list' 'manifest' 'mcp-validate' 'note' 'setup' 'status') f=('-V' '--color' '--colour' '--debug' '--dir' '-h' '--help' '--instance-id' '--no-update-check' '--output' '--output-schema' '--quiet' '--schema' '--show-config' '--stable-output' '--stream' '--token-count' '--token-limit' '--token-offset' '--tokenizer' '--unmask' '--verbose' '--version' '--warnings-as-errors' '--width') ;;
 	1) c=() f=('--color' '--colour' '--command' '--cursor' '--cwd' '--debug' '--dir' '--fields' '-h' '--help' '--instance-id' '--limit' '--no-update-check' '--output' '--output-schema' '--quiet' '--schema' '--show-config' '--since' '--stable-output' '--stream' '--timeout' '--token-count' '--token-limit' '--token-offset' '--tokenizer' '--trace-id' '--unmask' '--validate-only' '--verbose' '--warnings-as-errors' '--width') ;;
 	2) c=() f=('--color' '--colour' '--cwd' '--debug' '--dir' '--fields' '-h' '--help' '--instance-id' '--no-update-check' '--output' '--output-schema' '--quiet' '--schema' '--show-config' '--since' '--stable-output' '--stream' '--timeout' '--token-count' '--token-limit' '--token-offset' '--tokenizer' '--unmask' '--validate-only' '--verbose' '--warnings-as-errors' '--width') ;;
-	3) c=() f=('--color' '--colour' '--cwd' '--debug' '--dir' '--fields' '-h' '--help' '--instance-id' '--no-update-check' '--output' '--output-schema' '--quiet' '--schema' '--show-config' '--stable-output' '--stream' '--timeout' '--token-count' '--token-limit' '--token-offset' '--tokenizer' '--unmask' '--validate-only' '--verbose' '--warnings-as-errors' '--width') ;;
+	3) c=() f=('--color' '--colour' '--cwd' '--debug' '--dir' '--fields' '-h' '--help' '--instance-id' '--no-update-check' '--output' '--output-schema' '--quiet' '--schema' '--shell' '--show-config' '--stable-output' '--stream' '--timeout' '--token-count' '--token-limit' '--token-offset' '--tokenizer' '--unmask' '--validate-only' '--verbose' '--warnings-as-errors' '--width') ;;
 	4) c=() f=('--agents-md' '--color' '--colour' '--cwd' '--debug' '--dir' '--etag' '--fields' '--full' '-h' '--help' '--index' '--instance-id' '--mcp' '--no-update-check' '--output' '--output-schema' '--quiet' '--schema' '--show-config' '--stable-output' '--stream' '--timeout' '--token-count' '--token-limit' '--token-offset' '--tokenizer' '--unmask' '--validate-only' '--verbose' '--warnings-as-errors' '--width') ;;
 	5) c=() f=('--color' '--colour' '--cwd' '--debug' '--dir' '--fields' '-h' '--help' '--instance-id' '--no-update-check' '--output' '--output-schema' '--quiet' '--schema' '--show-config' '--stable-output' '--stream' '--timeout' '--token-count' '--token-limit' '--token-offset' '--tokenizer' '--unmask' '--validate-only' '--verbose' '--warnings-as-errors' '--width') ;;
 	6) c=() f=('--color' '--colour' '--cwd' '--debug' '--dir' '--dry-run' '--fields' '-h' '--help' '--ignore-errors' '--instance-id' '--no-update-check' '--output' '--output-schema' '--quiet' '--schema' '--show-config' '--stable-output' '--stream' '--timeout' '--token-count' '--token-limit' '--token-offset' '--tokenizer' '--unmask' '--validate-only' '--verbose' '--warnings-as-errors' '--width') ;;

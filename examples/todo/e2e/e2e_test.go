@@ -1270,7 +1270,7 @@ func TestE2ECompletion(t *testing.T) {
 		{"todo list --status ", []string{"open", "done", "all"}},
 		{"todo add -p h", []string{"high"}},
 		{"todo profile s", []string{"save", "show"}},
-		{"todo completion ", []string{"bash", "zsh", "fish"}},
+		{"todo completion ", []string{"bash", "zsh", "fish", "install"}},
 	}
 	for _, tt := range tests {
 		words := strings.Fields(tt.line)
