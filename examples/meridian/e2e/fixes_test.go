@@ -297,3 +297,30 @@ func TestReviewPipeline(t *testing.T) {
 		}
 	}
 }
+
+// TestStartNamesSpace: start --name names the space the chat is in, a new
+// one or the one it resumes; space.json, space list and the resumed
+// warning say it (issue 19, 7). A name of several lines is refused.
+func TestStartNamesSpace(t *testing.T) {
+	sb := newSandbox(t)
+	c := sb.start(t, "claude", "--new", "--name", "feature-auth")
+	c.Write(t, "/exit\r")
+	if _, code := c.Wait(t); code != 0 {
+		t.Fatalf("start --new --name: exit %d", code)
+	}
+	var spaces []struct{ ID, Name string }
+	sb.ok(t, sb.env, &spaces, "space", "list")
+	if len(spaces) != 1 || spaces[0].Name != "feature-auth" {
+		t.Errorf("space list = %+v, want s1 named feature-auth", spaces)
+	}
+	c = sb.start(t, "claude", "--name", "auth-v2") // resumes s1, named anew
+	c.Write(t, "/exit\r")
+	out, _ := c.Wait(t)
+	if !strings.Contains(plain(out), `Resumed active space s1 ("auth-v2")`) {
+		t.Errorf("the resumed warning does not name the space:\n%s", plain(out))
+	}
+	screen, code := sb.person(t, sb.env, "start", "--name", "two\nlines")
+	if code != 2 || !strings.Contains(plain(screen), "INVALID_SPACE_NAME") {
+		t.Errorf("a name of two lines: exit %d\n%s", code, plain(screen))
+	}
+}

@@ -51,6 +51,7 @@ type Request struct {
 	Model    string
 	Agent    string
 	Params   Params // explicit: over a continued chat's own
+	Name     string // names the space the chat is in (space.json's name)
 }
 
 // Result is a chat that ended.
@@ -86,6 +87,7 @@ type Starter struct {
 type plan struct {
 	space    *state.Space // nil: create one
 	resumed  bool         // the space was picked for the person: warn SPACE_AUTO_RESUMED
+	name     string       // the space's new name, if given
 	chat     string       // the chat continued; "" for a new one
 	choice   run.Choice
 	params   Params
@@ -94,10 +96,14 @@ type plan struct {
 
 // Start runs a chat to its end.
 func (s *Starter) Start(ctx context.Context, req Request) (Result, error) {
+	if err := state.ValidSpaceName(req.Name); err != nil {
+		return Result{}, envelope.Validationf("INVALID_SPACE_NAME", "--name %q: %v", req.Name, err).WithField("name")
+	}
 	p, err := s.plan(ctx, req)
 	if err != nil {
 		return Result{}, err
 	}
+	p.name = req.Name
 	return s.launch(ctx, p)
 }
 
@@ -274,11 +280,21 @@ func (s *Starter) space(ctx context.Context, p *plan, now time.Time) (state.Spac
 	r := s.Runner
 	out := envelope.From(ctx)
 	if p.space == nil {
-		sp, err := r.Project.State.CreateSpace(ctx, "", now)
+		sp, err := r.Project.State.CreateSpace(ctx, p.name, now)
 		if err != nil {
 			return state.Space{}, fmt.Errorf("create a space: %w", err)
 		}
 		return sp, nil
+	}
+	if p.name != "" { // a space that is there is named anew
+		named, err := r.Project.State.UpdateSpace(ctx, p.space.ID, func(sp *state.Space) error {
+			sp.Name = &p.name
+			return nil
+		})
+		if err != nil {
+			return state.Space{}, err
+		}
+		p.space = &named
 	}
 	if p.resumed {
 		name := ""

@@ -31,6 +31,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/duet-cli/duet/internal/atomicfile"
 	"github.com/duet-cli/duet/internal/filelock"
@@ -69,6 +71,21 @@ func (r Root) SpacesDir() string { return filepath.Join(r.Dir, ".spaces") }
 func (r Root) SpaceDir(id string) string { return filepath.Join(r.SpacesDir(), id) }
 
 var spaceID = regexp.MustCompile(`^s[1-9][0-9]*$`)
+
+// ValidSpaceName reports why name cannot be a space's name (space.json's
+// name): one line of at most 80 characters, no control characters. ""
+// leaves a space unnamed.
+func ValidSpaceName(name string) error {
+	switch {
+	case utf8.RuneCountInString(name) > 80:
+		return errors.New("a space's name is at most 80 characters")
+	case strings.ContainsFunc(name, unicode.IsControl):
+		return errors.New("a space's name is one line, without control characters")
+	case name != "" && strings.TrimSpace(name) == "":
+		return errors.New("a space's name is not blank")
+	}
+	return nil
+}
 
 // ValidSpaceID reports why id cannot name a space: it must be s1, s2 ...; a
 // path such as ../x never reaches the file system.
