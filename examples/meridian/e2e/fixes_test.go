@@ -324,3 +324,25 @@ func TestStartNamesSpace(t *testing.T) {
 		t.Errorf("a name of two lines: exit %d\n%s", code, plain(screen))
 	}
 }
+
+// TestStartSkills: start --skills gives the harness the skills in its
+// system prompt, as a run gives them in its prompt (issue 19, 7).
+func TestStartSkills(t *testing.T) {
+	sb := newSandbox(t)
+	skill := filepath.Join(sb.dir, ".meridian", "skills", "go", "SKILL.md")
+	os.MkdirAll(filepath.Dir(skill), 0o755)
+	os.WriteFile(skill, []byte("---\ndescription: Go style\n---\nKeep packages small.\n"), 0o644)
+	c := sb.start(t, "claude", "--skills", "go", "--append-system-prompt", "be brief")
+	c.Write(t, "/exit\r")
+	if _, code := c.Wait(t); code != 0 {
+		t.Fatalf("start --skills go: exit %d", code)
+	}
+	argv := strings.Join(sb.lastRecord(t).Argv, "\x00")
+	if !strings.Contains(argv, "--append-system-prompt\x00be brief\n\n# Skill: go\n\nKeep packages small.") {
+		t.Errorf("the harness's argv %q lacks the skill in its system prompt", sb.lastRecord(t).Argv)
+	}
+	screen, code := sb.person(t, sb.env, "start", "--skills", "nope")
+	if code != 5 || !strings.Contains(plain(screen), "nope") {
+		t.Errorf("start --skills nope: exit %d\n%s", code, plain(screen))
+	}
+}

@@ -52,6 +52,7 @@ type Request struct {
 	Agent    string
 	Params   Params // explicit: over a continued chat's own
 	Name     string // names the space the chat is in (space.json's name)
+	Skills   []string
 }
 
 // Result is a chat that ended.
@@ -104,6 +105,18 @@ func (s *Starter) Start(ctx context.Context, req Request) (Result, error) {
 		return Result{}, err
 	}
 	p.name = req.Name
+	// Skills, asked for and the agent profile's, go where a chat's
+	// standing instructions go: the harness's system prompt. A continued
+	// chat has those its first start gave it already.
+	skills, err := s.Runner.Skills(ctx, req.Skills, p.choice.Agent)
+	if err != nil {
+		return Result{}, err
+	}
+	for _, sk := range skills {
+		if section := run.SkillSection(sk); !strings.Contains(p.params.AppendSystemPrompt, section) {
+			p.params.AppendSystemPrompt = strings.TrimSpace(p.params.AppendSystemPrompt + "\n\n" + section)
+		}
+	}
 	return s.launch(ctx, p)
 }
 

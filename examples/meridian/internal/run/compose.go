@@ -20,6 +20,12 @@ type Parts struct {
 	Prompt string // the user's own words, last
 }
 
+// SkillSection is a skill as a prompt gives it: a heading with its name,
+// then its body.
+func SkillSection(s catalog.Skill) string {
+	return "# Skill: " + s.Name + "\n\n" + strings.TrimSpace(s.Body)
+}
+
 // reportInstruction tells the agent what Meridian keeps of its work.
 const reportInstruction = "# Report\n\nYour final message is the report of your work: what you did, what you found, what is left. Meridian captures it as the run's report."
 
@@ -30,7 +36,7 @@ const reportInstruction = "# Report\n\nYour final message is the report of your 
 func Compose(p Parts) string {
 	var sections []string
 	for _, s := range p.Skills {
-		sections = append(sections, "# Skill: "+s.Name+"\n\n"+strings.TrimSpace(s.Body))
+		sections = append(sections, SkillSection(s))
 	}
 	if p.Agent != nil && strings.TrimSpace(p.Agent.Body) != "" {
 		sections = append(sections, "# Agent Profile\n\n"+strings.TrimSpace(p.Agent.Body))

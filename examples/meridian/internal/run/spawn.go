@@ -124,7 +124,7 @@ func (r *Runner) planSpawn(ctx context.Context, req SpawnRequest) (*plan, error)
 		return nil, err
 	}
 	p.model, p.harness = model, h
-	skills, err := r.skills(ctx, req.Skills, agent)
+	skills, err := r.Skills(ctx, req.Skills, agent)
 	if err != nil {
 		return nil, err
 	}
@@ -181,9 +181,9 @@ func (r *Runner) resolveModel(ctx context.Context, name string, agent *catalog.A
 	return m.ID, h, nil
 }
 
-// skills are the ones asked for, then the agent profile's; an unknown skill
+// Skills are the ones asked for, then the agent profile's; an unknown skill
 // asked for is an error, one the profile names a warning.
-func (r *Runner) skills(ctx context.Context, asked []string, agent *catalog.Agent) ([]catalog.Skill, error) {
+func (r *Runner) Skills(ctx context.Context, asked []string, agent *catalog.Agent) ([]catalog.Skill, error) {
 	dirs := r.Project.Catalog()
 	var out []catalog.Skill
 	seen := map[string]bool{}
