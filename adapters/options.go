@@ -16,20 +16,21 @@ import (
 type Option func(*config)
 
 type config struct {
-	version    string
-	stdin      io.Reader
-	stdout     io.Writer
-	stderr     io.Writer
-	lookupEnv  func(string) (string, bool)
-	environ    func() []string
-	tty        *ttys
-	detector   func(getenv func(string) string) bool
-	grace      time.Duration
-	requestID  func() string
-	signals    <-chan os.Signal
-	extensions []Extension
-	strict     bool
-	envGiven   bool // WithEnv replaced the process environment
+	version      string
+	stdin        io.Reader
+	stdout       io.Writer
+	stderr       io.Writer
+	lookupEnv    func(string) (string, bool)
+	environ      func() []string
+	tty          *ttys
+	detector     func(getenv func(string) string) bool
+	echoWarnings bool // WithWarningsOnStderr
+	grace        time.Duration
+	requestID    func() string
+	signals      <-chan os.Signal
+	extensions   []Extension
+	strict       bool
+	envGiven     bool // WithEnv replaced the process environment
 
 	// child processes (proc)
 	quietUpdates []func() // WithUpdateNotifierSuppression
@@ -98,6 +99,12 @@ func WithAgentDetector(fn func(getenv func(string) string) bool) Option {
 // Without it, a pipe with no agent behind it is a script, which gets the
 // app as it was (see envelope.Detect).
 func WithSpecStrict() Option { return func(c *config) { c.strict = true } }
+
+// WithWarningsOnStderr writes an agent's warnings on stderr as well as in
+// the envelope, as a person reads them ("WARNING [CODE]: what. Next:
+// step"), for a tool that promises its diagnostics there (--quiet keeps
+// stderr empty).
+func WithWarningsOnStderr() Option { return func(c *config) { c.echoWarnings = true } }
 
 // WithGrace sets how long a cancelled or timed-out command may take to return
 // before the lifecycle answers without it. The default is 2 seconds.

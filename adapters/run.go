@@ -498,6 +498,7 @@ func (inv *invocation) settings(s *envelope.Settings, stdout io.Writer) {
 	s.Mode = inv.mode
 	s.Stdout, s.Stderr = stdout, cfg.stderr
 	s.Quiet, s.Verbose = c.on(FlagQuiet), c.on(FlagVerbose)
+	s.EchoWarnings = cfg.echoWarnings
 	s.DryRun = c.bool(FlagDryRun) || inv.refusal != nil && c.node.Meta.DryRun
 	s.MaxBytes = maxBytes(cfg.getenv(envelope.EnvName(inv.root.Name, "MAX_OUTPUT_BYTES")))
 	for f := range c.node.Accepted() {

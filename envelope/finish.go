@@ -60,6 +60,13 @@ func (o *Output) Finish(meta Meta, fail *Error) *Error {
 		fail.Message = o.redact(fail.Message)
 	}
 
+	if o.s.EchoWarnings && o.s.Mode.Format.enveloped() && !o.s.Quiet {
+		var b strings.Builder
+		for _, w := range o.warnings {
+			b.WriteString("WARNING " + w.human() + "\n")
+		}
+		o.writeProse(b.String())
+	}
 	switch o.s.Mode.Format {
 	case JSON, TOON:
 		o.writeEnvelope(p, meta, fail)

@@ -25,6 +25,10 @@ type Settings struct {
 	Stdout   io.Writer
 	Stderr   io.Writer
 	Quiet    bool     // no progress, no logs below errors
+	// EchoWarnings writes each warning of an envelope on stderr as well,
+	// as a person reads it ("WARNING [CODE]: …"): for a tool whose agents
+	// read diagnostics there too.
+	EchoWarnings bool
 	Verbose  bool     // debug logs
 	DryRun   bool     // the command must report what it would change and change nothing
 	Fields   []string // project data onto these top-level fields

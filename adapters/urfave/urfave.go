@@ -47,16 +47,17 @@ type Option = adapters.Option
 
 // Re-exported options, so an app imports one adapter package.
 var (
-	WithVersion       = adapters.WithVersion
-	WithStdio         = adapters.WithStdio
-	WithEnv           = adapters.WithEnv
-	WithTerminal      = adapters.WithTerminal
-	WithAgentDetector = adapters.WithAgentDetector
-	WithSpecStrict    = adapters.WithSpecStrict
-	WithGrace         = adapters.WithGrace
-	WithSignals       = adapters.WithSignals
-	WithRequestID     = adapters.WithRequestID
-	WithTokenizer     = adapters.WithTokenizer
+	WithVersion          = adapters.WithVersion
+	WithStdio            = adapters.WithStdio
+	WithEnv              = adapters.WithEnv
+	WithTerminal         = adapters.WithTerminal
+	WithAgentDetector    = adapters.WithAgentDetector
+	WithSpecStrict       = adapters.WithSpecStrict
+	WithWarningsOnStderr = adapters.WithWarningsOnStderr
+	WithGrace            = adapters.WithGrace
+	WithSignals          = adapters.WithSignals
+	WithRequestID        = adapters.WithRequestID
+	WithTokenizer        = adapters.WithTokenizer
 	// long work
 	WithCleanupCommand = adapters.WithCleanupCommand
 	WithPermissions    = adapters.WithPermissions // auth, trust and safety (issue 16)

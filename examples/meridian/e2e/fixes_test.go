@@ -346,3 +346,25 @@ func TestStartSkills(t *testing.T) {
 		t.Errorf("start --skills nope: exit %d\n%s", code, plain(screen))
 	}
 }
+
+// TestWarningsOnStderr: an agent's warnings reach stderr as the seed writes
+// them ("WARNING [CODE]: what. Next: step"), as well as the envelope, whose
+// entries say the same after the code (issue 19, 3); --quiet keeps stderr
+// empty.
+func TestWarningsOnStderr(t *testing.T) {
+	sb := newSandbox(t)
+	e, r := sb.agent(t, sb.env, "run", "spawn", "-p", "hello")
+	if len(e.Warnings) != 1 || !strings.HasPrefix(e.Warnings[0], "SPACE_AUTO_CREATED: ") {
+		t.Fatalf("warnings %q", e.Warnings)
+	}
+	want := "WARNING [SPACE_AUTO_CREATED]: " + strings.TrimPrefix(e.Warnings[0], "SPACE_AUTO_CREATED: ") + "\n"
+	if r.stderr != want {
+		t.Errorf("stderr %q, want %q", r.stderr, want)
+	}
+	_, r = sb.agent(t, sb.env, "run", "spawn", "-p", "again", "--quiet")
+	if r.stderr != "" {
+		t.Errorf("stderr with --quiet: %q", r.stderr)
+	}
+	sb.ok(t, sb.inSpace("s1"), nil, "run", "wait")
+	sb.ok(t, sb.inSpace("s2"), nil, "run", "wait")
+}

@@ -65,6 +65,8 @@ func Options(version string) []urfave.Option {
 		// read by models, and an estimate's few percent off are tokens an
 		// agent budgeted for.
 		urfave.WithTokenizer(tiktoken.O200kBase, tiktoken.O200k()),
+		// The seed: warnings and diagnostics on stderr, for an agent too.
+		urfave.WithWarningsOnStderr(),
 		urfave.WithConfig(Config()),
 		// artifacts: the variables meridian reads itself, for AGENTS.md (O-043)
 		urfave.WithEnvVar("MERIDIAN_REPO_ROOT", "path", "the repository whose .meridian directory holds the state (default: the enclosing git repository of the working directory)"),
