@@ -21,20 +21,20 @@ const DefaultMaxBytes = 1 << 20
 // Settings configure an [Output]. The lifecycle fills them from the parsed
 // built-in flags and the detected [Mode].
 type Settings struct {
-	Mode     Mode
-	Stdout   io.Writer
-	Stderr   io.Writer
-	Quiet    bool     // no progress, no logs below errors
+	Mode   Mode
+	Stdout io.Writer
+	Stderr io.Writer
+	Quiet  bool // no progress, no logs below errors
 	// EchoWarnings writes each warning of an envelope on stderr as well,
 	// as a person reads it ("WARNING [CODE]: …"): for a tool whose agents
 	// read diagnostics there too.
 	EchoWarnings bool
-	Verbose  bool     // debug logs
-	DryRun   bool     // the command must report what it would change and change nothing
-	Fields   []string // project data onto these top-level fields
-	MaxBytes int      // the envelope's size cap; 0 means DefaultMaxBytes
-	Secrets  []string // values never to print: the values of sensitive flags
-	Window   *Window  // set for list commands
+	Verbose      bool     // debug logs
+	DryRun       bool     // the command must report what it would change and change nothing
+	Fields       []string // project data onto these top-level fields
+	MaxBytes     int      // the envelope's size cap; 0 means DefaultMaxBytes
+	Secrets      []string // values never to print: the values of sensitive flags
+	Window       *Window  // set for list commands
 
 	// long work
 	Steps      []string // the command's declared steps, in order (schema.Meta.Steps)
