@@ -368,3 +368,40 @@ func TestWarningsOnStderr(t *testing.T) {
 	sb.ok(t, sb.inSpace("s1"), nil, "run", "wait")
 	sb.ok(t, sb.inSpace("s2"), nil, "run", "wait")
 }
+
+// TestMCPInstall registers meridian's MCP server with each coding agent in
+// one command, and the agent's own CLI — the real one, installed from npm
+// ($MERIDIAN_REAL_HARNESS_BIN, as .ci/run sets it) — lists it; registering
+// again changes nothing, and the rest of an existing file is kept.
+func TestMCPInstall(t *testing.T) {
+	sb := newSandbox(t)
+	os.WriteFile(filepath.Join(sb.dir, "opencode.json"), []byte(`{"$schema": "https://opencode.ai/config.json",  "theme": "dark"}`), 0o644)
+	for _, client := range []string{"claude", "codex", "gemini", "opencode"} {
+		r := sb.run(t, sb.env, "mcp-install", client)
+		if r.code != 0 || !strings.Contains(r.stdout, "Registered meridian") {
+			t.Fatalf("mcp-install %s: exit %d\n%s%s", client, r.code, r.stdout, r.stderr)
+		}
+		if r := sb.run(t, sb.env, "mcp-install", client); r.code != 0 || !strings.Contains(r.stdout, "already") {
+			t.Errorf("mcp-install %s again: exit %d, %q", client, r.code, r.stdout)
+		}
+	}
+	raw, _ := os.ReadFile(filepath.Join(sb.dir, "opencode.json"))
+	if !strings.HasPrefix(string(raw), `{"$schema": "https://opencode.ai/config.json",  "theme": "dark",`) {
+		t.Errorf("opencode.json lost what it held:\n%s", raw)
+	}
+	dir := os.Getenv("MERIDIAN_REAL_HARNESS_BIN")
+	if dir == "" {
+		t.Skip("MERIDIAN_REAL_HARNESS_BIN is not set: the coding agents' own CLIs do not list what was registered")
+	}
+	for _, client := range []string{"claude", "codex", "gemini", "opencode"} {
+		cmd := exec.Command(filepath.Join(dir, client), "mcp", "list")
+		cmd.Dir, cmd.Env = sb.dir, sb.with("NO_COLOR=1")
+		out, err := cmd.CombinedOutput()
+		// Each lists it, with the command it runs (Claude Code awaits the
+		// person's approval of a project's server; Gemini CLI lists those
+		// of an untrusted folder as disabled; OpenCode connects to it).
+		if err != nil || !strings.Contains(string(out), "meridian") || !strings.Contains(string(out), "serve") {
+			t.Errorf("%s mcp list: %v\n%s", client, err, out)
+		}
+	}
+}

@@ -13,5 +13,6 @@ import (
 // initialisation costs every start of the binary; build with -tags nomcp to
 // leave the server out, as bench/run.sh does for todo.
 func serveMCP() []urfave.Option {
-	return []urfave.Option{mcp.Command("serve", mcp.WithUsage("Start MCP server (the agent's commands as tools, over stdin and stdout)"))}
+	return []urfave.Option{mcp.Command("serve", mcp.WithUsage("Start MCP server (the agent's commands as tools, over stdin and stdout)")),
+		mcp.InstallCommand("mcp-install", "serve")}
 }
