@@ -405,3 +405,24 @@ func TestMCPInstall(t *testing.T) {
 		}
 	}
 }
+
+// TestStartSystemPrompt: start --system-prompt gives Claude Code its system
+// prompt; a harness without one is told so, and starts all the same
+// (UNSUPPORTED_FLAG, issue 19, 7).
+func TestStartSystemPrompt(t *testing.T) {
+	sb := newSandbox(t)
+	c := sb.start(t, "claude", "--system-prompt", "You review code.")
+	c.Write(t, "/exit\r")
+	if _, code := c.Wait(t); code != 0 {
+		t.Fatalf("start --system-prompt: exit %d", code)
+	}
+	if argv := strings.Join(sb.lastRecord(t).Argv, "\x00"); !strings.Contains(argv, "--system-prompt\x00You review code.") {
+		t.Errorf("claude's argv %q lacks the system prompt", sb.lastRecord(t).Argv)
+	}
+	c = sb.start(t, "codex", "--new", "-m", "codex", "--system-prompt", "You review code.")
+	c.Write(t, "/exit\r")
+	out, code := c.Wait(t)
+	if code != 0 || !strings.Contains(plain(out), "WARNING [UNSUPPORTED_FLAG]: --system-prompt is not supported by Codex") {
+		t.Errorf("codex with --system-prompt: exit %d\n%s", code, plain(out))
+	}
+}

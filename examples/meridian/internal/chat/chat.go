@@ -200,7 +200,7 @@ func (s *Starter) launch(ctx context.Context, p *plan) (Result, error) {
 	}
 	out := envelope.From(ctx)
 	h := p.choice.Harness
-	req := harness.Request{Model: p.choice.Model, AppendSystemPrompt: p.params.AppendSystemPrompt, Sandbox: p.params.Sandbox,
+	req := harness.Request{Model: p.choice.Model, AppendSystemPrompt: p.params.AppendSystemPrompt, SystemPrompt: p.params.SystemPrompt, Sandbox: p.params.Sandbox,
 		ResumeID: p.resumeID, Interactive: true}
 	// The harness session id: the one continued; else chosen here, for a
 	// CLI that takes one; else read from the CLI's files when it exits.

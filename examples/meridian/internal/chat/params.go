@@ -7,11 +7,13 @@ import "strings"
 // meridian flags that set them.
 type Params struct {
 	AppendSystemPrompt string
+	SystemPrompt       string
 	Sandbox            string
 }
 
 const (
 	appendFlag  = "--append-system-prompt="
+	systemFlag  = "--system-prompt="
 	sandboxFlag = "--sandbox="
 )
 
@@ -20,6 +22,9 @@ func (p Params) Encode() []string {
 	var out []string
 	if p.AppendSystemPrompt != "" {
 		out = append(out, appendFlag+p.AppendSystemPrompt)
+	}
+	if p.SystemPrompt != "" {
+		out = append(out, systemFlag+p.SystemPrompt)
 	}
 	if p.Sandbox != "" {
 		out = append(out, sandboxFlag+p.Sandbox)
@@ -34,6 +39,8 @@ func DecodeParams(flags []string) Params {
 		switch {
 		case strings.HasPrefix(f, appendFlag):
 			p.AppendSystemPrompt = strings.TrimPrefix(f, appendFlag)
+		case strings.HasPrefix(f, systemFlag):
+			p.SystemPrompt = strings.TrimPrefix(f, systemFlag)
 		case strings.HasPrefix(f, sandboxFlag):
 			p.Sandbox = strings.TrimPrefix(f, sandboxFlag)
 		}
@@ -45,6 +52,9 @@ func DecodeParams(flags []string) Params {
 func (p Params) Over(base Params) Params {
 	if p.AppendSystemPrompt != "" {
 		base.AppendSystemPrompt = p.AppendSystemPrompt
+	}
+	if p.SystemPrompt != "" {
+		base.SystemPrompt = p.SystemPrompt
 	}
 	if p.Sandbox != "" {
 		base.Sandbox = p.Sandbox

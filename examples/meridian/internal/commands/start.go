@@ -27,6 +27,7 @@ func (e Env) startCommand() *cli.Command {
 			&cli.StringFlag{Name: "model", Aliases: []string{"m"}, Usage: "model id or alias (continuing: a model of the chat's harness)"},
 			&cli.StringFlag{Name: "agent", Aliases: []string{"a"}, Usage: "an agent profile of .meridian/agents or ~/.meridian/agents"},
 			&cli.StringFlag{Name: "append-system-prompt", Usage: "text appended to the harness's system prompt"},
+			&cli.StringFlag{Name: "system-prompt", Usage: "the harness's system prompt, in place of its own (Claude Code only)"},
 			&cli.StringFlag{Name: "sandbox", Usage: "what the agent may touch: read-only, workspace-write or full-access"},
 			&cli.StringSliceFlag{Name: "skills", Aliases: []string{"s"}, Usage: "skills to give the harness, by name, in its system prompt; repeat or separate with commas"},
 			&cli.StringFlag{Name: "name", Usage: "name the space the chat is in, such as feature-auth (a new one, or the one it resumes)"},
@@ -40,7 +41,7 @@ func (e Env) startCommand() *cli.Command {
 			res, err := s.Start(ctx, chat.Request{
 				New: cmd.Bool("new"), Space: cmd.String("space"), Continue: cmd.Bool("continue"), Target: cmd.Args().First(),
 				Model: cmd.String("model"), Agent: cmd.String("agent"), Name: cmd.String("name"), Skills: cmd.StringSlice("skills"),
-				Params: chat.Params{AppendSystemPrompt: cmd.String("append-system-prompt"), Sandbox: cmd.String("sandbox")},
+				Params: chat.Params{AppendSystemPrompt: cmd.String("append-system-prompt"), SystemPrompt: cmd.String("system-prompt"), Sandbox: cmd.String("sandbox")},
 			})
 			return result(ctx, res, err)
 		},

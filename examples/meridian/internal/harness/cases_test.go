@@ -84,6 +84,7 @@ var buildCases = []buildCase{
 			Model:              sampleModel(h),
 			Prompt:             samplePrompt,
 			AppendSystemPrompt: "# Skill: review\n\nBe terse.",
+			SystemPrompt:       "You review code.",
 			Sandbox:            SandboxWorkspaceWrite,
 			ResumeID:           sampleSession(h),
 			SessionID:          sampleNewSession, // not used: ResumeID is set
@@ -97,6 +98,7 @@ var buildCases = []buildCase{
 			Model:              sampleModel(h),
 			Prompt:             samplePrompt,
 			AppendSystemPrompt: "# Skill: review\n\nBe terse.",
+			SystemPrompt:       "You review code.",
 			Sandbox:            SandboxWorkspaceWrite,
 			ResumeID:           sampleSession(h),
 			SessionID:          sampleNewSession, // not used: ResumeID is set

@@ -17,6 +17,7 @@ func claudeHarness() *Harness {
 			FieldModel:              {Supported: true, How: "--model M"},
 			FieldPrompt:             {Supported: true, How: "stdin (-p mode); interactive: positional after --"},
 			FieldAppendSystemPrompt: {Supported: true, How: "--append-system-prompt TEXT"},
+			FieldSystemPrompt:       {Supported: true, How: "--system-prompt TEXT"},
 			FieldSandbox:            {Supported: true, How: "--permission-mode plan|acceptEdits|bypassPermissions"},
 			FieldResumeID:           {Supported: true, How: "--resume ID"},
 			FieldSessionID:          {Supported: true, How: "--session-id UUID (new conversations only)"},
@@ -58,6 +59,9 @@ func claudeArgv(exe string, req Request) Command {
 	}
 	if mode := claudePermissionMode(req.Sandbox); mode != "" {
 		args = append(args, "--permission-mode", mode)
+	}
+	if req.SystemPrompt != "" {
+		args = append(args, "--system-prompt", req.SystemPrompt)
 	}
 	if req.AppendSystemPrompt != "" {
 		args = append(args, "--append-system-prompt", req.AppendSystemPrompt)

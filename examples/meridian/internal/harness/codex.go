@@ -19,6 +19,7 @@ func codexHarness() *Harness {
 			FieldModel:              {Supported: true, How: "--model M"},
 			FieldPrompt:             {Supported: true, How: "stdin (exec ... -); interactive: positional after --"},
 			FieldAppendSystemPrompt: {How: "no flag", Warn: true},
+			FieldSystemPrompt:       {How: "no flag", Warn: true},
 			FieldSandbox:            {Supported: true, How: "--sandbox read-only|workspace-write|danger-full-access"},
 			FieldResumeID:           {Supported: true, How: "resume ID"},
 			FieldSessionID:          {How: "no flag; FindSession reads the id from $CODEX_HOME/sessions"},

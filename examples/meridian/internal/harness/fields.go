@@ -15,6 +15,7 @@ const (
 	FieldModel              Field = "Model"
 	FieldPrompt             Field = "Prompt"
 	FieldAppendSystemPrompt Field = "AppendSystemPrompt"
+	FieldSystemPrompt       Field = "SystemPrompt"
 	FieldSandbox            Field = "Sandbox"
 	FieldResumeID           Field = "ResumeID"
 	FieldSessionID          Field = "SessionID"
@@ -27,7 +28,7 @@ const (
 // Fields lists every Request field, in declaration order.
 func Fields() []Field {
 	return []Field{
-		FieldModel, FieldPrompt, FieldAppendSystemPrompt, FieldSandbox, FieldResumeID,
+		FieldModel, FieldPrompt, FieldAppendSystemPrompt, FieldSystemPrompt, FieldSandbox, FieldResumeID,
 		FieldSessionID, FieldFork, FieldReportPath, FieldInteractive, FieldExtra,
 	}
 }
@@ -42,6 +43,8 @@ func (f Field) Flag() string {
 		return "--prompt"
 	case FieldAppendSystemPrompt:
 		return "--append-system-prompt"
+	case FieldSystemPrompt:
+		return "--system-prompt"
 	case FieldSandbox:
 		return "--sandbox"
 	case FieldResumeID:

@@ -17,6 +17,7 @@ func geminiHarness() *Harness {
 			FieldModel:              {Supported: true, How: "--model M"},
 			FieldPrompt:             {Supported: true, How: "stdin (headless); interactive: --prompt-interactive=TEXT"},
 			FieldAppendSystemPrompt: {How: "no flag", Warn: true},
+			FieldSystemPrompt:       {How: "no flag", Warn: true},
 			FieldSandbox:            {Supported: true, How: "--approval-mode plan|auto_edit|yolo"},
 			FieldResumeID:           {Supported: true, How: "--resume UUID"},
 			FieldSessionID:          {Supported: true, How: "--session-id UUID (new conversations only)"},

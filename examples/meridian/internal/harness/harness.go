@@ -29,6 +29,7 @@ type Request struct {
 	Model              string   // model id as Meridian's catalog names it (e.g. "claude-opus-4-6", "gpt-5.3-codex", "opencode-anthropic/claude-sonnet-4-5" or "anthropic/claude-sonnet-4-5", "gemini-2.5-pro")
 	Prompt             string   // the composed prompt; sent on stdin wherever the CLI reads its prompt from stdin
 	AppendSystemPrompt string   // extra system prompt text
+	SystemPrompt       string   // the system prompt itself, in place of the harness's own
 	Sandbox            string   // "", "read-only", "workspace-write", "full-access"
 	ResumeID           string   // harness session id to continue; "" starts a new conversation
 	SessionID          string   // a new conversation's id, chosen by Meridian, for a CLI that takes one (see NewSessionID); ignored with ResumeID

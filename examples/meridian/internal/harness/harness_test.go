@@ -94,6 +94,8 @@ func setSample(t *testing.T, r *Request, f Field) {
 		r.ResumeID = "0199a213-81c0-7800-8aa1-000000000000"
 	case FieldSessionID:
 		r.SessionID = "3b241101-e2bb-4255-8caf-4136c566a962"
+	case FieldSystemPrompt:
+		r.SystemPrompt = "You are terse."
 	case FieldFork:
 		r.Fork = true
 	case FieldReportPath:

@@ -16,6 +16,7 @@ func openCodeHarness() *Harness {
 			FieldModel:              {Supported: true, How: "--model provider/model (an opencode- prefix is removed)"},
 			FieldPrompt:             {Supported: true, How: "stdin (run); interactive: --prompt=TEXT"},
 			FieldAppendSystemPrompt: {How: "no flag", Warn: true},
+			FieldSystemPrompt:       {How: "no flag", Warn: true},
 			FieldSandbox:            {How: "no flag (permissions live in opencode's config)", Warn: true},
 			FieldResumeID:           {Supported: true, How: "--session ID"},
 			FieldSessionID:          {How: "no flag; FindSession reads the id from opencode's log"},
