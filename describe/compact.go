@@ -143,7 +143,7 @@ func (c *Compact) hoist() {
 		for i, path := range under {
 			flags[i], codes[i] = c.Commands[path].Flags, c.Commands[path].ExitCodes
 		}
-		group.Flags, group.ExitCodes = alike(flags), alike(codes)
+		group.Flags, group.ExitCodes = alike(flags, sameCompactFlag), alike(codes, func(a, b string) bool { return a == b })
 		c.Commands[g] = group
 		for _, path := range under {
 			cmd := c.Commands[path]
@@ -155,15 +155,15 @@ func (c *Compact) hoist() {
 }
 
 // alike returns the entries every one of ms has, equal in each; nil when
-// there are none.
-func alike[V any](ms []map[string]V) map[string]V {
+// there are none. The maps are not changed.
+func alike[V any](ms []map[string]V, equal func(a, b V) bool) map[string]V {
 	if len(ms) == 0 {
 		return nil
 	}
 	out := maps.Clone(ms[0])
 	for _, m := range ms[1:] {
 		for k, v := range out {
-			if o, ok := m[k]; !ok || !reflect.DeepEqual(o, v) {
+			if o, ok := m[k]; !ok || !equal(o, v) {
 				delete(out, k)
 			}
 		}
@@ -214,7 +214,7 @@ func compactCommand(tool string, d schema.Doc, global map[string]schema.FlagEntr
 		c.Arguments = append(c.Arguments, arg)
 	}
 	for name, f := range d.Flags {
-		if g, ok := global[name]; ok && reflect.DeepEqual(g, f) {
+		if g, ok := global[name]; ok && sameFlag(g, f) {
 			continue
 		}
 		if c.Flags == nil {
@@ -251,13 +251,39 @@ func globalFlags(docs map[string]schema.Doc) map[string]schema.FlagEntry {
 	var flags []map[string]schema.FlagEntry
 	for _, d := range docs {
 		if d.Runnable {
-			flags = append(flags, maps.Clone(d.Flags))
+			flags = append(flags, d.Flags)
 		}
 	}
 	if len(flags) < 2 {
 		return nil // one command's flags are its own
 	}
-	return alike(flags)
+	return alike(flags, sameFlag)
+}
+
+// sameFlag reports whether two commands describe a flag alike. A struct
+// compare, not reflect.DeepEqual: describe compares every flag of every
+// command, and reflection took most of its time.
+func sameFlag(a, b schema.FlagEntry) bool {
+	return a.Type == b.Type && a.Required == b.Required && a.Description == b.Description && a.Short == b.Short &&
+		a.Sensitive == b.Sensitive && a.JSON == b.JSON && a.PipeCompatible == b.PipeCompatible && a.Subprocess == b.Subprocess &&
+		a.MaxBytes == b.MaxBytes && a.Deprecated == b.Deprecated &&
+		slices.Equal(a.EnumValues, b.EnumValues) && slices.Equal(a.Env, b.Env) && sameValue(a.Default, b.Default)
+}
+
+func sameCompactFlag(a, b CompactFlag) bool {
+	return a.Type == b.Type && a.Required == b.Required && a.Short == b.Short && a.Description == b.Description &&
+		slices.Equal(a.EnumValues, b.EnumValues) && sameValue(a.Default, b.Default)
+}
+
+// sameValue compares defaults: scalars by ==, anything else deeply.
+func sameValue(a, b any) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	if reflect.TypeOf(a).Comparable() && reflect.TypeOf(b).Comparable() {
+		return a == b
+	}
+	return reflect.DeepEqual(a, b)
 }
 
 // common is the exit-code table of a command at the given danger level that

@@ -226,3 +226,13 @@ func TestSpecOutputFormats(t *testing.T) {
 		t.Errorf("the group group00 lists output formats %v: it answers with its help", group.OutputFormats)
 	}
 }
+
+// BenchmarkCompact1000 makes the compact form of a 1,000-command tree's
+// manifest, as describe does after building the manifest.
+func BenchmarkCompact1000(b *testing.B) {
+	m := manifest(b, generatedTree(b, 20, 50))
+	b.ReportAllocs()
+	for b.Loop() {
+		m.Compact()
+	}
+}
