@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -203,6 +204,7 @@ func TestRunChanges(t *testing.T) {
 	git("add", "a.txt", "b.txt")
 	git("commit", "-qm", "init")
 	os.WriteFile(filepath.Join(sb.dir, "before.txt"), []byte("untracked before the run\n"), 0o644)
+	os.WriteFile(filepath.Join(sb.dir, "data.bin"), make([]byte, 2<<20), 0o644) // over the cap: never copied into git
 
 	var d run.Detail
 	sb.ok(t, sb.env, &d, "run", "spawn", "-p", `[fake-write:a.txt=one\ntwo\n][fake-write:new/c.txt=hello\n][fake-delete:b.txt] edit`, "--wait")
@@ -212,8 +214,17 @@ func TestRunChanges(t *testing.T) {
 		t.Fatalf("run show has no changes: %+v", d)
 	}
 	want := []run.FileChange{{Path: "a.txt", Status: "modified"}, {Path: "b.txt", Status: "deleted"}, {Path: "new/c.txt", Status: "added"}}
-	if diff := cmp.Diff(want, ch.Files); diff != "" || ch.Note != "" {
-		t.Errorf("files (-want +got):\n%s\nnote %q", diff, ch.Note)
+	if diff := cmp.Diff(want, ch.Files); diff != "" || ch.Note != "" || ch.LargeUntracked != 1 {
+		t.Errorf("files (-want +got):\n%s\nnote %q, %d large untracked", diff, ch.Note, ch.LargeUntracked)
+	}
+	sizes, err := exec.Command("git", "-C", sb.dir, "cat-file", "--batch-all-objects", "--batch-check=%(objectsize)").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range strings.Fields(string(sizes)) {
+		if n, _ := strconv.Atoi(f); n >= 2<<20 {
+			t.Errorf("an object of %d bytes is in the repository: the large untracked file was copied", n)
+		}
 	}
 	// The normalized result of Agent Mesh carries the diff, once.
 	res := d.Result

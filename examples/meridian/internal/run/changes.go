@@ -35,6 +35,9 @@ type Changes struct {
 	// the project that worked in the same tree while this run did: the
 	// diff may hold their edits as well as this run's.
 	Concurrent []string `json:"concurrent,omitempty"`
+	// LargeUntracked counts the untracked files over 1 MiB, which are not
+	// compared.
+	LargeUntracked int `json:"large_untracked,omitempty"`
 	// Note says why there is no diff, when there is none to take (not a
 	// git repository, git missing).
 	Note string `json:"note,omitempty"`
@@ -70,10 +73,12 @@ var excluded = []string{
 // store and returns its id, through an index of its own (a copy of the
 // repository's, so that unchanged files are not read again): the
 // repository's index, HEAD and working tree are left as they are.
-func snapshot(ctx context.Context, root, scratch string) (string, error) {
+func snapshot(ctx context.Context, root, scratch string) (tree string, large int, err error) {
+	var stdin io.Reader
 	git := func(env []string, args ...string) ([]byte, error) {
 		cmd := gitCommand(ctx, root, args...)
 		cmd.Env = append(cmd.Environ(), env...)
+		cmd.Stdin, stdin = stdin, nil
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr
 		out, err := cmd.Output()
@@ -83,29 +88,54 @@ func snapshot(ctx context.Context, root, scratch string) (string, error) {
 		return out, nil
 	}
 	if _, err := git(nil, "rev-parse", "--show-toplevel"); err != nil {
-		return "", errNotGit
+		return "", 0, errNotGit
 	}
 	indexPath, err := git(nil, "rev-parse", "--path-format=absolute", "--git-path", "index")
 	if err != nil {
-		return "", err
+		return "", 0, err
 	}
 	index := scratch + ".index"
 	defer os.Remove(index)
 	if raw, err := os.ReadFile(strings.TrimSpace(string(indexPath))); err == nil {
 		if err := os.WriteFile(index, raw, 0o644); err != nil {
-			return "", err
+			return "", 0, err
 		}
 	}
 	env := []string{"GIT_INDEX_FILE=" + index}
-	if _, err := git(env, append([]string{"add", "--all", "--", "."}, excluded...)...); err != nil {
-		return "", err
+	// Tracked files go in as they are; untracked ones only up to
+	// maxUntracked bytes each: a run must not copy a large file it never
+	// touched (a build's output, a dataset) into the repository's objects
+	// at every start.
+	if _, err := git(env, append([]string{"add", "--update", "--", "."}, excluded...)...); err != nil {
+		return "", 0, err
 	}
-	tree, err := git(env, "write-tree")
+	others, err := git(env, append([]string{"ls-files", "-z", "--others", "--exclude-standard", "--", "."}, excluded...)...)
 	if err != nil {
-		return "", err
+		return "", 0, err
 	}
-	return strings.TrimSpace(string(tree)), nil
+	var small []string
+	for _, p := range strings.Split(strings.TrimSuffix(string(others), "\x00"), "\x00") {
+		if info, err := os.Lstat(filepath.Join(root, p)); p != "" && (err != nil || info.Size() > maxUntracked) {
+			large++
+		} else if p != "" {
+			small = append(small, p)
+		}
+	}
+	if len(small) > 0 {
+		stdin = strings.NewReader(strings.Join(small, "\x00"))
+		if _, err := git(env, "add", "--pathspec-from-file=-", "--pathspec-file-nul"); err != nil {
+			return "", 0, err
+		}
+	}
+	out, err := git(env, "write-tree")
+	if err != nil {
+		return "", 0, err
+	}
+	return strings.TrimSpace(string(out)), large, nil
 }
+
+// maxUntracked is the largest untracked file a run's diff compares.
+const maxUntracked = 1 << 20
 
 var errNotGit = errors.New("the project is not in a git repository: no diff is taken")
 
@@ -117,7 +147,7 @@ func gitCommand(ctx context.Context, root string, args ...string) *proc.Cmd {
 
 // recordStart keeps the tree the harness starts in, for recordChanges.
 func recordStart(ctx context.Context, root, dir string) {
-	tree, err := snapshot(ctx, root, filepath.Join(dir, startTree))
+	tree, _, err := snapshot(ctx, root, filepath.Join(dir, startTree))
 	if err != nil {
 		tree = "error: " + err.Error()
 	}
@@ -143,11 +173,12 @@ func recordChanges(ctx context.Context, root, dir string, started time.Time, sel
 		ch.Note = strings.TrimPrefix(before, "error: ")
 		return
 	}
-	after, err := snapshot(ctx, root, filepath.Join(dir, "end.tree"))
+	after, large, err := snapshot(ctx, root, filepath.Join(dir, "end.tree"))
 	if err != nil {
 		ch.Note = err.Error()
 		return
 	}
+	ch.LargeUntracked = large
 	if ch.Files, err = changedFiles(ctx, root, before, after); err != nil {
 		ch.Note = err.Error()
 		return
