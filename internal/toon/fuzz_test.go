@@ -77,20 +77,24 @@ func fromEncodingJSON(v any) any {
 	return v
 }
 
-func fromValue(v value) any {
+func fromValue(v value) any { return plainValue(v, func(s string) any { return number(s) }) }
+
+// plainValue is a parsed document as plain Go values for cmp, its numbers
+// as num makes them.
+func plainValue(v value, num func(string) any) any {
 	switch v.kind {
 	case kindString:
 		return v.s
 	case kindArray:
 		out := make([]any, len(v.arr))
 		for i, item := range v.arr {
-			out[i] = fromValue(item)
+			out[i] = plainValue(item, num)
 		}
 		return out
 	case kindObject:
 		out := make(map[string]any, len(v.obj))
 		for _, m := range v.obj {
-			out[m.key] = fromValue(m.val)
+			out[m.key] = plainValue(m.val, num)
 		}
 		return out
 	}
@@ -102,7 +106,7 @@ func fromValue(v value) any {
 	case "false":
 		return false
 	}
-	return number(v.s)
+	return num(v.s)
 }
 
 // checkLayout checks §1.2 and §12 on a document: valid UTF-8, LF line

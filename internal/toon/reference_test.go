@@ -231,37 +231,15 @@ func comparable(t *testing.T, src string) any {
 	if err != nil {
 		t.Fatalf("parse(%s): %v", src, err)
 	}
-	return plain(v)
+	return plainValue(v, asFloat)
 }
 
-func plain(v value) any {
-	switch v.kind {
-	case kindString:
-		return v.s
-	case kindArray:
-		out := make([]any, len(v.arr))
-		for i, item := range v.arr {
-			out[i] = plain(item)
-		}
-		return out
-	case kindObject:
-		out := make(map[string]any, len(v.obj))
-		for _, m := range v.obj {
-			out[m.key] = plain(m.val)
-		}
-		return out
-	}
-	switch v.s {
-	case "null":
-		return nil
-	case "true":
-		return true
-	case "false":
-		return false
-	}
-	f, err := strconv.ParseFloat(v.s, 64)
+// asFloat is a number as the reference decoder returns it: a JavaScript
+// number.
+func asFloat(lit string) any {
+	f, err := strconv.ParseFloat(lit, 64)
 	if err != nil {
-		return fmt.Sprintf("bad number %q: %v", v.s, err)
+		return fmt.Sprintf("bad number %q: %v", lit, err)
 	}
 	return f
 }
