@@ -2,7 +2,6 @@ package state
 
 import (
 	"bytes"
-	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -74,33 +73,11 @@ func (rs Runs) Find(id string) (run *Run, ok bool, skipped int, err error) {
 }
 
 // foldUnder folds an earlier event under what later ones said: the log is
-// read backwards, and the last value of each field wins (see fold).
+// read backwards, and the last value of each field wins. That is the event
+// with r folded over it.
 func foldUnder(r *Run, ev Run) {
-	under := func(dst *string, v string) {
-		if *dst == "" {
-			*dst = v
-		}
-	}
-	under(&r.SessionID, ev.SessionID)
-	under(&r.Model, ev.Model)
-	under(&r.Agent, ev.Agent)
-	under(&r.Harness, ev.Harness)
-	under(&r.HarnessSessionID, ev.HarnessSessionID)
-	under(&r.Continues, ev.Continues)
-	if r.Skills == nil {
-		r.Skills = ev.Skills
-	}
-	under(&r.Status, ev.Status)
-	under(&r.StartedAt, ev.StartedAt)
-	under(&r.Prompt, ev.Prompt)
-	under(&r.Error, ev.Error)
-	under(&r.FinishedAt, ev.FinishedAt)
-	r.ExitCode = cmp.Or(r.ExitCode, ev.ExitCode)
-	r.DurationSecs = cmp.Or(r.DurationSecs, ev.DurationSecs)
-	r.TotalCostUSD = cmp.Or(r.TotalCostUSD, ev.TotalCostUSD)
-	r.InputTokens = cmp.Or(r.InputTokens, ev.InputTokens)
-	r.OutputTokens = cmp.Or(r.OutputTokens, ev.OutputTokens)
-	r.CachedTokens = cmp.Or(r.CachedTokens, ev.CachedTokens)
+	fold(&ev, *r)
+	*r = ev
 }
 
 // chunk is how much of the log is read at a time, from the end.
