@@ -62,9 +62,7 @@ func (o *Output) Finish(meta Meta, fail *Error) *Error {
 
 	if o.s.EchoWarnings && o.s.Mode.Format.enveloped() && !o.s.Quiet {
 		var b strings.Builder
-		for _, w := range o.warnings {
-			b.WriteString("WARNING " + w.human() + "\n")
-		}
+		o.writeWarnings(&b) // as a person is shown them
 		o.writeProse(b.String())
 	}
 	switch o.s.Mode.Format {
