@@ -132,27 +132,34 @@ func (inv *invocation) describe(ctx context.Context) error {
 		out.RenderText(func(w io.Writer) error { _, err := io.WriteString(w, md); return err })
 		return out.Result(map[string]string{"agents_md": md, "etag": m.Etag})
 	}
-	// The compact form says once what all commands share, so it is made
-	// from every command before it keeps those asked for.
-	c := m.Compact()
-	if keys := inv.call.args; len(keys) > 0 {
-		if c, err = c.Only(keys...); err == nil {
-			m, err = m.Only(keys...)
-		}
-		if err != nil {
-			return envelope.Validationf("UNKNOWN_COMMAND", "%v", err).
-				WithField("command").WithSuggestion("%s describe --index lists the commands by key", inv.root.Name)
-		}
-	}
-	var answer any = c
+	keys := inv.call.args
+	var answer any
 	switch {
 	case inv.call.bool(FlagFull):
-		answer = m
+		answer, err = onlyOf(m, keys)
 	case inv.call.bool(FlagIndex):
-		answer = m.Index()
+		var only describe.Manifest
+		only, err = onlyOf(m, keys)
+		answer = only.Index()
+	default:
+		// The compact form says once what all commands share, so it is
+		// made from every command before it keeps those asked for.
+		answer, err = onlyOf(m.Compact(), keys)
+	}
+	if err != nil {
+		return envelope.Validationf("UNKNOWN_COMMAND", "%v", err).
+			WithField("command").WithSuggestion("%s describe --index lists the commands by key", inv.root.Name)
 	}
 	out.RenderText(indentedJSON(answer))
 	return out.Result(answer)
+}
+
+// onlyOf keeps of a manifest the commands keys name, when they name any.
+func onlyOf[M interface{ Only(...string) (M, error) }](m M, keys []string) (M, error) {
+	if len(keys) == 0 {
+		return m, nil
+	}
+	return m.Only(keys...)
 }
 
 // describeTools answers describe --mcp. The tools are what agents are
