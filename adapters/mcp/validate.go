@@ -83,7 +83,7 @@ func callInto(ctx context.Context, cs *sdk.ClientSession, tool string, args map[
 	}
 	raw, _ := json.Marshal(res.StructuredContent)
 	if res.IsError || json.Unmarshal(raw, v) != nil {
-		return fmt.Errorf("%s answered no %s", tool, "result")
+		return fmt.Errorf("%s answered no result", tool)
 	}
 	return nil
 }
