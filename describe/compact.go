@@ -56,7 +56,7 @@ type CompactCommand struct {
 	StdinInput           *schema.StdinInput     `json:"stdin_input,omitempty"`
 	SideEffects          []schema.SideEffect    `json:"filesystem_side_effects,omitempty"`
 	Replacement          string                 `json:"replacement,omitempty"`
-	Output               string                 `json:"output,omitempty"`
+	Output               string                 `json:"output,omitempty"` // or "same as <command>"
 	ExitCodes            map[string]string      `json:"exit_codes,omitempty"`
 	// Examples are command lines, each followed by what it shows as a
 	// shell comment.
@@ -90,7 +90,8 @@ type CompactArg struct {
 // usage is [Compact.Usage], for a tool.
 func usage(tool string) string {
 	return tool + " <command> [arguments] [flags]: a command's key with dots as spaces; every runnable command also takes global_flags, " +
-		"and may exit with exit_codes (exit_codes_safe for a safe one); the flags and exit codes of a group are those of every command under it"
+		"and may exit with exit_codes (exit_codes_safe for a safe one); the flags and exit codes of a group are those of every command under it; " +
+		"an output \"same as <command>\" is that command's"
 }
 
 // Compact returns the manifest's compact form.
@@ -114,7 +115,45 @@ func (m Manifest) Compact() Compact {
 		c.Commands[path] = compactCommand(m.Tool, d, global)
 	}
 	c.hoist()
+	c.shareOutputs()
 	return c
+}
+
+// sameAs begins the output of a command whose data has the shape of
+// another's: the shape is written once, at the first command by key.
+const sameAs = "same as "
+
+// shareOutputs writes a long output shape that several commands share
+// once: a run's detail, answered by five run commands, is hundreds of
+// tokens each time.
+func (c *Compact) shareOutputs() {
+	first := map[string]string{}
+	for _, path := range slices.Sorted(maps.Keys(c.Commands)) {
+		cmd := c.Commands[path]
+		if len(cmd.Output) < minShared {
+			continue
+		}
+		if at, ok := first[cmd.Output]; ok {
+			cmd.Output = sameAs + at
+			c.Commands[path] = cmd
+			continue
+		}
+		first[cmd.Output] = path
+	}
+}
+
+// minShared is the shortest shape written once rather than again: a
+// reference costs about as much as a short shape.
+const minShared = 40
+
+// OutputOf returns the shape of a command's output, following a reference
+// to the command that has it written out.
+func (c Compact) OutputOf(path string) string {
+	out := c.Commands[path].Output
+	if at, ok := strings.CutPrefix(out, sameAs); ok {
+		return c.Commands[at].Output
+	}
+	return out
 }
 
 // hoist moves what every runnable command under a group has alike — its
@@ -318,6 +357,14 @@ func codeLines(t, base exitcode.Table) map[string]string {
 // manifest lacks.
 func (c Compact) Only(keys ...string) (Compact, error) {
 	kept, err := only(c.Tool, c.Commands, keys)
+	for path, cmd := range kept {
+		if at, ok := strings.CutPrefix(cmd.Output, sameAs); ok {
+			if _, there := kept[at]; !there { // the shape is written where it is not kept
+				cmd.Output = c.OutputOf(path)
+				kept[path] = cmd
+			}
+		}
+	}
 	c.Commands = kept
 	return c, err
 }

@@ -64,8 +64,8 @@ func TestCompactLosesNothingToCall(t *testing.T) {
 				t.Errorf("%s exit %s: compact says %q, full %s: %s", path, key, line, e.Name, e.Description)
 			}
 		}
-		if want := full.OutputSchema.Shape(); cmd.Output != want {
-			t.Errorf("%s output %q, want %q", path, cmd.Output, want)
+		if want := full.OutputSchema.Shape(); c.OutputOf(path) != want {
+			t.Errorf("%s output %q, want %q", path, c.OutputOf(path), want)
 		}
 	}
 	// The leaves of a group share their flags: said once, on the group.
@@ -182,6 +182,10 @@ func TestCompactOnly(t *testing.T) {
 	}
 	if len(only.GlobalFlags) != len(c.GlobalFlags) || len(only.ExitCodes) != len(c.ExitCodes) {
 		t.Errorf("the shared parts are not all kept")
+	}
+	// A shape written at a command left out is written where it is kept.
+	if got, want := only.Commands["group02.leaf00"].Output, m.Commands["group02.leaf00"].OutputSchema.Shape(); got != want {
+		t.Errorf("group02.leaf00's output %q, want its shape written out, %q", got, want)
 	}
 	if _, err := c.Only("group01.leaf99"); err == nil || !strings.Contains(err.Error(), `"group01.leaf99"`) {
 		t.Errorf("Only of a missing key: %v, want an error naming it", err)
