@@ -48,6 +48,45 @@ func TestModelFilterByAlias(t *testing.T) {
 	}
 }
 
+// TestStatsFromTally: run stats keeps the runs it summed in
+// runs.tally.json and sums on from it (issue 19, performance): the second
+// call says it used the cache and answers as the first; a run spawned
+// since is counted; --no-cache and a damaged cache answer the same, from
+// the log.
+func TestStatsFromTally(t *testing.T) {
+	sb := newSandbox(t)
+	sb.ok(t, sb.env, nil, "run", "spawn", "-p", "one", "-m", "opus", "--wait")
+	agent := sb.inSpace("s1")
+	sb.fails(t, agent, "RUN_FAILED", 1, "run", "spawn", "-p", "[fake:fail]", "-m", "sonnet", "--wait")
+	stats := func(args ...string) (run.Stats, bool) {
+		t.Helper()
+		var st run.Stats
+		e := sb.ok(t, agent, &st, append([]string{"run", "stats"}, args...)...)
+		return st, e.Meta["cache_used"] == true
+	}
+	first, cached := stats()
+	if cached || first.Runs != 2 || first.ByStatus["succeeded"] != 1 || first.ByStatus["failed"] != 1 {
+		t.Fatalf("first stats = %+v, cache used %v; want 2 runs, one failed, from the log", first, cached)
+	}
+	if second, cached := stats(); !cached || !cmp.Equal(first, second) {
+		t.Errorf("second stats used the cache: %v; differs (-first +second):\n%s", cached, cmp.Diff(first, second))
+	}
+	sb.ok(t, agent, nil, "run", "spawn", "-p", "three", "-m", "opus", "--wait")
+	third, cached := stats()
+	if !cached || third.Runs != 3 || third.Models["claude-opus-4-6"].Runs != 2 {
+		t.Errorf("stats after a third run = %+v, cache used %v; want 3 runs, 2 of opus", third, cached)
+	}
+	if again, cached := stats("--no-cache"); cached || !cmp.Equal(third, again) {
+		t.Errorf("--no-cache: cache used %v; differs (-cached +log):\n%s", cached, cmp.Diff(third, again))
+	}
+	if err := os.WriteFile(filepath.Join(sb.spaceDir("s1"), "runs.tally.json"), []byte(`{"v":1,"offset":9`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if again, cached := stats(); cached || !cmp.Equal(third, again) {
+		t.Errorf("damaged cache: cache used %v; differs (-before +after):\n%s", cached, cmp.Diff(third, again))
+	}
+}
+
 // TestPersonSeesRunsWaitedFor: a person who waits for runs reads them as run
 // show shows them, and how they ended, not their JSON (issue 19, 5).
 func TestPersonSeesRunsWaitedFor(t *testing.T) {

@@ -374,7 +374,8 @@ func parentOf(t *testing.T, pid int) int {
 }
 
 // TestTornLog: a crash mid-append leaves a partial last line; the readers
-// skip it with a warning and the next run gets the next id.
+// skip it with a warning, and the next run moves it to runs.jsonl.torn and
+// gets the id the torn start never recorded.
 func TestTornLog(t *testing.T) {
 	sb := newSandbox(t)
 	sb.ok(t, sb.env, nil, "run", "spawn", "-p", "one", "--wait")
@@ -391,8 +392,15 @@ func TestTornLog(t *testing.T) {
 	}
 	var d run.Detail
 	sb.ok(t, sb.inSpace("s1"), &d, "run", "spawn", "-p", "two", "--wait")
-	if d.ID != "r3" || d.Status != "succeeded" {
-		t.Errorf("spawn after the torn line = %s %s; want r3 succeeded (r2 is the torn one's)", d.ID, d.Status)
+	if d.ID != "r2" || d.Status != "succeeded" {
+		t.Errorf("spawn after the torn line = %s %s; want r2 succeeded", d.ID, d.Status)
+	}
+	e = sb.ok(t, sb.inSpace("s1"), &list, "run", "list")
+	if len(list) != 2 || len(e.Warnings) != 0 {
+		t.Errorf("list after = %+v, warnings %q; want r2 and r1, no damage", list, e.Warnings)
+	}
+	if aside, err := os.ReadFile(filepath.Join(sb.spaceDir("s1"), "runs.jsonl.torn")); !strings.HasPrefix(string(aside), `{"v":1,"event":"start","id":"r2","mod`) {
+		t.Errorf("runs.jsonl.torn = %q, %v", aside, err)
 	}
 }
 

@@ -204,7 +204,10 @@ func (e Env) runCommand() *cli.Command {
 					st, err := r.Stats(ctx, cmd.String("space"), filter(cmd))
 					return result(ctx, st, err)
 				},
-			}, schema.Meta{Danger: schema.Safe, Output: schema.Of[run.Stats](), ExitCodes: codes}),
+			}, schema.Meta{Danger: schema.Safe, Output: schema.Of[run.Stats](), ExitCodes: codes,
+				// The runs summed so far, so the next stats folds only what
+				// was appended since; deleting it costs one full read.
+				SideEffects: []schema.SideEffect{{Path: ".meridian/.spaces/{space}/runs.tally.json", Kind: schema.CacheFile}}}),
 			urfave.Annotate(&cli.Command{
 				Name:      "wait",
 				Usage:     "Wait for running runs",

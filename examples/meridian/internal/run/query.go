@@ -33,9 +33,11 @@ type Summary struct {
 // Filter selects runs; an empty field matches all.
 type Filter struct{ Status, Model, Agent, Chat string }
 
-func (f Filter) match(r *state.Run) bool {
-	return (f.Status == "" || r.Status == f.Status) && (f.Model == "" || r.Model == f.Model) &&
-		(f.Agent == "" || r.Agent == f.Agent) && (f.Chat == "" || r.SessionID == f.Chat)
+func (f Filter) match(r *state.Run) bool { return f.matches(r.Status, r.Model, r.Agent, r.SessionID) }
+
+func (f Filter) matches(status, model, agent, chat string) bool {
+	return (f.Status == "" || status == f.Status) && (f.Model == "" || model == f.Model) &&
+		(f.Agent == "" || agent == f.Agent) && (f.Chat == "" || chat == f.Chat)
 }
 
 // List answers with the space's runs that match f, newest first: one page
@@ -224,17 +226,17 @@ type Totals struct {
 	CachedTokens int64          `json:"cached_tokens"`
 }
 
-func (t *Totals) add(r *state.Run) {
+func (t *Totals) add(g state.Group) {
 	if t.ByStatus == nil {
 		t.ByStatus = map[string]int{}
 	}
-	t.Runs++
-	t.ByStatus[r.Status]++
-	t.DurationSecs += deref(r.DurationSecs)
-	t.CostUSD += deref(r.TotalCostUSD)
-	t.InputTokens += deref(r.InputTokens)
-	t.OutputTokens += deref(r.OutputTokens)
-	t.CachedTokens += deref(r.CachedTokens)
+	t.Runs += g.Runs
+	t.ByStatus[g.Status] += g.Runs
+	t.DurationSecs += g.DurationSecs
+	t.CostUSD += g.TotalCostUSD
+	t.InputTokens += g.InputTokens
+	t.OutputTokens += g.OutputTokens
+	t.CachedTokens += g.CachedTokens
 }
 
 // round ends the sums where the harnesses' figures end — costs in
@@ -245,38 +247,45 @@ func (t *Totals) round() {
 	t.DurationSecs = math.Round(t.DurationSecs*1e3) / 1e3
 }
 
-func deref[T int64 | float64](p *T) T {
-	if p == nil {
-		return 0
-	}
-	return *p
-}
-
 // Stats is `run stats`: the runs of a space summed, and summed per model.
 type Stats struct {
 	Totals
 	Models map[string]*Totals `json:"models"`
 }
 
-// Stats sums the runs of the space that match f.
+// Stats sums the runs of the space that match f. It reads the space's
+// tally (state.Runs.Tally): the runs summed by status, model, agent and
+// chat, which f selects among whole. The tally's cache is used unless
+// --no-cache or --cache-ttl says otherwise, and meta.cache_used says when
+// it was.
 func (r *Runner) Stats(ctx context.Context, spaceID string, f Filter) (Stats, error) {
-	_, all, err := r.load(ctx, spaceID)
+	sp, err := space.Resolve(r.Project, spaceID)
 	if err != nil {
 		return Stats{}, err
 	}
+	runs := r.runs(sp)
+	out := envelope.From(ctx)
+	groups, skipped, cached, err := runs.Tally(out.CacheFresh(runs.TallyPath()))
+	if err != nil {
+		return Stats{}, err
+	}
+	if cached {
+		out.UsedCache()
+	}
+	warnDamaged(ctx, sp.ID, skipped)
 	f.Model = r.modelID(f.Model)
 	st := Stats{Totals: Totals{ByStatus: map[string]int{}}, Models: map[string]*Totals{}}
-	for _, run := range all {
-		if !f.match(run) {
+	for _, g := range groups {
+		if !f.matches(g.Status, g.Model, g.Agent, g.SessionID) {
 			continue
 		}
-		m := st.Models[run.Model]
+		m := st.Models[g.Model]
 		if m == nil {
 			m = &Totals{}
-			st.Models[run.Model] = m
+			st.Models[g.Model] = m
 		}
-		st.add(run)
-		m.add(run)
+		st.add(g)
+		m.add(g)
 	}
 	st.round()
 	for _, m := range st.Models {

@@ -10,10 +10,9 @@ import (
 // end: floating-point sums of costs such as 0.1 + 0.2 leave binary fractions
 // (0.30000000000000004) a person and an agent would read.
 func TestTotalsRound(t *testing.T) {
-	cost := func(v float64) *float64 { return &v }
 	var tot Totals
 	for _, c := range []float64{0.1, 0.2, 0.284} {
-		tot.add(&state.Run{Status: state.Succeeded, TotalCostUSD: cost(c), DurationSecs: cost(c * 10)})
+		tot.add(state.Group{Status: state.Succeeded, Runs: 1, TotalCostUSD: c, DurationSecs: c * 10})
 	}
 	if tot.CostUSD == 0.584 {
 		t.Fatal("the sum came out exact: the test shows nothing")

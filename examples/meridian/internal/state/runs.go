@@ -5,6 +5,8 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -74,13 +76,16 @@ func (rs Runs) LockPath(id string) string { return filepath.Join(rs.ArtifactDir(
 func (rs Runs) Start(ctx context.Context, r Run) (string, *Hold, error) {
 	var hold *Hold
 	err := withLock(ctx, rs.lock(), func() error {
+		if err := repair(rs.log()); err != nil {
+			return err
+		}
 		n, err := rs.lastID()
 		if err != nil {
 			return err
 		}
 		r.ID = "r" + strconv.Itoa(n+1)
 		r.Status = cmp.Or(r.Status, Running)
-		if err := os.MkdirAll(rs.ArtifactDir(r.ID), 0o755); err != nil {
+		if err := claimDir(rs.ArtifactDir(r.ID)); err != nil {
 			return err
 		}
 		if hold, err = Acquire(rs.LockPath(r.ID)); err != nil {
@@ -156,13 +161,9 @@ func appendLine(path string, v any) error {
 	if err != nil {
 		return err
 	}
-	// A previous writer that died mid-line left no newline: start afresh so
-	// this record stays parseable.
-	var last [1]byte
-	if info, err := f.Stat(); err == nil && info.Size() > 0 {
-		if _, err := f.ReadAt(last[:], info.Size()-1); err == nil && last[0] != '\n' {
-			line = append([]byte{'\n'}, line...)
-		}
+	if err := setAsideTorn(f, path); err != nil {
+		f.Close()
+		return err
 	}
 	if _, err := f.Write(append(line, '\n')); err != nil {
 		f.Close()
@@ -175,13 +176,96 @@ func appendLine(path string, v any) error {
 	return f.Close()
 }
 
+// repair sets aside the torn last line of the log at path, if it has one.
+func repair(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	err = setAsideTorn(f, path)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// claimDir creates the artifact directory of a run id just allocated. One
+// may be there already, left by a process that died before it recorded the
+// run (so the id is allocated again): with nothing in it but the run's
+// lock, it is taken as it is; with more, it is moved aside to <dir>.orphan
+// (.orphan2 ...), so a run never shows another's files.
+func claimDir(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return os.MkdirAll(dir, 0o755)
+	}
+	if err != nil {
+		return err
+	}
+	if len(entries) == 0 || len(entries) == 1 && entries[0].Name() == "run.lock" {
+		return nil
+	}
+	for i := 1; ; i++ {
+		aside := dir + ".orphan"
+		if i > 1 {
+			aside += strconv.Itoa(i)
+		}
+		if _, err := os.Lstat(aside); errors.Is(err, fs.ErrNotExist) {
+			if err := os.Rename(dir, aside); err != nil {
+				return err
+			}
+			return os.MkdirAll(dir, 0o755)
+		}
+	}
+}
+
+// setAsideTorn moves a last line left without its newline — by a writer
+// that died mid-append, for appends are made under the log's lock — to
+// <log>.torn, and cuts it from the log: it was never a record, so the
+// next record starts on a line of its own and the next id allocated does
+// not count it; its bytes are kept for whoever investigates.
+func setAsideTorn(f *os.File, path string) error {
+	info, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	whole, err := wholeLines(f, info.Size())
+	if err != nil || whole == info.Size() {
+		return err
+	}
+	torn := make([]byte, info.Size()-whole)
+	if _, err := f.ReadAt(torn, whole); err != nil {
+		return err
+	}
+	aside, err := os.OpenFile(path+".torn", os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := aside.Write(append(torn, '\n')); err != nil {
+		aside.Close()
+		return err
+	}
+	if err := aside.Sync(); err != nil { // kept before it is cut
+		aside.Close()
+		return err
+	}
+	if err := aside.Close(); err != nil {
+		return err
+	}
+	return f.Truncate(whole)
+}
+
 var startMarker = []byte(`"event":"start"`)
 
 // lastID returns the highest N among the start events' ids r<N>, and at least
 // their number. It reads the raw lines without decoding them, for the log is
 // scanned at every start: a quote inside a JSON string is always escaped, so
-// the bare marker can only be the event key itself. A torn last line may
-// count too, which skips an id but never reuses one.
+// the bare marker can only be the event key itself. It is called under
+// runs.lock after setAsideTorn, so a start event torn by a crash is not
+// counted: its id is allocated again.
 func (rs Runs) lastID() (int, error) {
 	n, count := 0, 0
 	err := eachLog(rs.log(), func(line []byte) {

@@ -7,6 +7,7 @@
 //	                   .../space.lock serializes space.json read-modify-write
 //	                   .../runs.jsonl append-only run events, one compact JSON object a line
 //	                   .../runs.lock  serializes run id allocation with the append
+//	                   .../runs.tally.json the ended runs summed, a cache of the log (Tally)
 //	                   .../runs/<r1>/ a run's artifacts
 //	                   .../fs/        the agents' working directory, committed
 //

@@ -157,7 +157,7 @@ func TestRuns(t *testing.T) {
 	}
 
 	// A crash mid-append leaves a partial last line: readers skip it, and
-	// the next append starts on a line of its own.
+	// the next append moves it to runs.jsonl.torn and starts where it began.
 	f, _ := os.OpenFile(filepath.Join(runs.Dir, "runs.jsonl"), os.O_APPEND|os.O_WRONLY, 0)
 	f.WriteString(`{"v":1,"event":"finalize","id":"r2","sta`)
 	f.Close()
@@ -176,8 +176,63 @@ func TestRuns(t *testing.T) {
 	} else {
 		h.Release()
 	}
-	if list, skipped, _ := runs.List(); len(list) != 3 || skipped != 1 {
-		t.Errorf("after the next start: %d runs, %d skipped; want 3, 1", len(list), skipped)
+	if list, skipped, _ := runs.List(); len(list) != 3 || skipped != 0 {
+		t.Errorf("after the next start: %d runs, %d skipped; want 3, 0", len(list), skipped)
+	}
+	if aside, err := os.ReadFile(filepath.Join(runs.Dir, "runs.jsonl.torn")); string(aside) != `{"v":1,"event":"finalize","id":"r2","sta`+"\n" {
+		t.Errorf("runs.jsonl.torn = %q, %v; want the torn line", aside, err)
+	}
+}
+
+// TestTornStart: a start event torn by a crash never recorded its run, so
+// its id is allocated again; the artifact directory the dead writer made is
+// taken over when it holds only the run's lock, and moved aside when it
+// holds more.
+func TestTornStart(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		left  []string // files in runs/r2/ before the next start
+		aside bool
+	}{
+		{"nothing", nil, false},
+		{"its lock", []string{"run.lock"}, false},
+		{"artifacts", []string{"run.lock", "input.md"}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			runs := state.Runs{Dir: t.TempDir()}
+			ctx := context.Background()
+			_, h, err := runs.Start(ctx, state.Run{Model: "m"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			h.Release()
+			f, _ := os.OpenFile(filepath.Join(runs.Dir, "runs.jsonl"), os.O_APPEND|os.O_WRONLY, 0)
+			f.WriteString(`{"v":1,"event":"start","id":"r2","mod`)
+			f.Close()
+			if len(tc.left) > 0 {
+				os.MkdirAll(runs.ArtifactDir("r2"), 0o755)
+				for _, name := range tc.left {
+					os.WriteFile(filepath.Join(runs.ArtifactDir("r2"), name), []byte("old"), 0o644)
+				}
+			}
+			id, h, err := runs.Start(ctx, state.Run{Model: "m"})
+			if err != nil || id != "r2" {
+				t.Fatalf("Start after a torn start = %q, %v; want r2", id, err)
+			}
+			h.Release()
+			entries, _ := os.ReadDir(runs.ArtifactDir("r2"))
+			if len(entries) != 1 || entries[0].Name() != "run.lock" {
+				t.Errorf("runs/r2 holds %v; want its lock alone", entries)
+			}
+			_, err = os.Stat(filepath.Join(runs.Dir, "runs", "r2.orphan", "input.md"))
+			if aside := err == nil; aside != tc.aside {
+				t.Errorf("moved aside = %v, want %v", aside, tc.aside)
+			}
+			list, skipped, err := runs.List()
+			if err != nil || len(list) != 2 || skipped != 0 {
+				t.Errorf("List = %d runs, %d skipped, %v; want 2, 0", len(list), skipped, err)
+			}
+		})
 	}
 }
 
