@@ -171,9 +171,9 @@ func TestStrayOutput(t *testing.T) {
 		warnings      []string
 		stderr        string
 	}{
-		{"prose", "working...\n", nil, []string{"THIRD_PARTY_STDOUT: working. Next: it is not part of the answer; the tool's author should answer through envelope.Output only"}, ""},
+		{"prose", "working...\n", nil, []string{"WARNING [THIRD_PARTY_STDOUT]: working. Next: it is not part of the answer; the tool's author should answer through envelope.Output only"}, ""},
 		{"a JSON document", `{"n":2}` + "\n", nil, []string{}, ""},
-		{"under --debug", "working...\n", []string{"--debug"}, []string{"THIRD_PARTY_STDOUT: working. Next: it is not part of the answer; the tool's author should answer through envelope.Output only"},
+		{"under --debug", "working...\n", []string{"--debug"}, []string{"WARNING [THIRD_PARTY_STDOUT]: working. Next: it is not part of the answer; the tool's author should answer through envelope.Output only"},
 			"[stdout, not the answer] working...\n"},
 	}
 	for _, tt := range tests {

@@ -25,6 +25,7 @@ type config struct {
 	tty          *ttys
 	detector     func(getenv func(string) string) bool
 	echoWarnings bool // WithWarningsOnStderr
+	leanHelp     bool // WithLeanAgentHelp
 	grace        time.Duration
 	requestID    func() string
 	signals      <-chan os.Signal
@@ -101,10 +102,17 @@ func WithAgentDetector(fn func(getenv func(string) string) bool) Option {
 func WithSpecStrict() Option { return func(c *config) { c.strict = true } }
 
 // WithWarningsOnStderr writes an agent's warnings on stderr as well as in
-// the envelope, as a person reads them ("WARNING [CODE]: what. Next:
-// step"), for a tool that promises its diagnostics there (--quiet keeps
-// stderr empty).
+// the envelope ("WARNING [CODE]: what. Next: step"), for a tool that
+// promises its diagnostics there (--quiet keeps stderr empty).
 func WithWarningsOnStderr() Option { return func(c *config) { c.echoWarnings = true } }
+
+// WithLeanAgentHelp leaves Duet's built-in commands (describe, serve,
+// exec ...) out of the help a named agent reads — one the app's detector
+// or a coding agent's own marker names, not a pipe that may be a script's
+// — for a tool whose agents should see its own commands alone. They run as
+// ever, and describe itself lists them; the built-in flags, which every
+// command takes, stay in help.
+func WithLeanAgentHelp() Option { return func(c *config) { c.leanHelp = true } }
 
 // WithGrace sets how long a cancelled or timed-out command may take to return
 // before the lifecycle answers without it. The default is 2 seconds.

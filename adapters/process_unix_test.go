@@ -96,7 +96,7 @@ func TestStrayOutputProcess(t *testing.T) {
 			}
 			var stray []string
 			for _, warning := range w.Warnings {
-				if strings.HasPrefix(warning, "THIRD_PARTY_STDOUT: ") {
+				if strings.HasPrefix(warning, "WARNING [THIRD_PARTY_STDOUT]: ") {
 					stray = append(stray, warning)
 				}
 			}

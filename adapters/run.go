@@ -632,12 +632,13 @@ func helpArgs(args []string) []string {
 func (inv *invocation) streams() Streams {
 	agent, human := inv.mode.Agent, inv.human
 	answers := inv.answers()
+	lean := inv.cfg.leanHelp && inv.mode.Named
 	s := Streams{
 		Answer:   answers,
 		AppMain:  inv.appMain,
 		Builtins: answers,
 		Hide: func(c *schema.Command) bool {
-			return !human && !c.VisibleTo(agent)
+			return !human && (!c.VisibleTo(agent) || lean && c.Builtin)
 		},
 	}
 	if !inv.ownStreams() {

@@ -122,7 +122,7 @@ func TestEffectReported(t *testing.T) {
 		}
 	}
 	w := wantOK(t, runAgent(t, newApp(), "silent"))
-	if len(w.Warnings) != 1 || !strings.HasPrefix(w.Warnings[0], adapters.EffectUnreported+":") {
+	if len(w.Warnings) != 1 || !strings.HasPrefix(w.Warnings[0], "WARNING ["+adapters.EffectUnreported+"]:") {
 		t.Errorf("a mutating command with no effect: warnings %q", w.Warnings)
 	}
 	wantError(t, runAgent(t, newApp(), "silent", "--warnings-as-errors"), 1, "WARNINGS_AS_ERRORS")

@@ -229,7 +229,7 @@ func TestExitCodesHeldToTheTable(t *testing.T) {
 			}
 			warning := ""
 			if len(env.Warnings) > 0 {
-				warning, _, _ = strings.Cut(env.Warnings[0], ":")
+				warning, _, _ = strings.Cut(strings.TrimPrefix(env.Warnings[0], "WARNING ["), "]")
 			}
 			got := []any{code, env.Error.Phase, warning, len(env.Warnings) <= 1}
 			if diff := cmp.Diff([]any{tt.exit, tt.phase, tt.warning, true}, got); diff != "" {
@@ -324,7 +324,7 @@ func TestFixCommand(t *testing.T) {
 	} {
 		t.Run(tt.cmd, func(t *testing.T) {
 			_, a := run(t, tt.cmd)
-			dropped := len(a.Warnings) == 1 && strings.HasPrefix(a.Warnings[0], "FIX_COMMAND_DROPPED: ")
+			dropped := len(a.Warnings) == 1 && strings.HasPrefix(a.Warnings[0], "WARNING [FIX_COMMAND_DROPPED]: ")
 			if a.Error == nil || a.Error.FixCommand != tt.want || dropped != tt.dropped {
 				t.Errorf("fix_command %+v, warnings %q; want %q, dropped %v", a.Error, a.Warnings, tt.want, tt.dropped)
 			}
@@ -352,7 +352,7 @@ func TestWorkdirKept(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if code != 0 || now != start || !strings.Contains(stdout.String(), `"CWD_CHANGED: wander changed the working directory to `+elsewhere) {
+	if code != 0 || now != start || !strings.Contains(stdout.String(), `"WARNING [CWD_CHANGED]: wander changed the working directory to `+elsewhere) {
 		t.Errorf("exit %d, working directory %s (want %s)\nstdout: %s", code, now, start, stdout.String())
 	}
 }

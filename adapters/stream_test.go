@@ -91,7 +91,7 @@ func TestStreamFlags(t *testing.T) {
 	}
 	t.Run("deploy --stream", func(t *testing.T) {
 		_, summary := stream(t, runApp("deploy", "--stream"))
-		if len(summary.Warnings) != 1 || !strings.HasPrefix(summary.Warnings[0], "STREAMING_NOT_SUPPORTED: ") {
+		if len(summary.Warnings) != 1 || !strings.HasPrefix(summary.Warnings[0], "WARNING [STREAMING_NOT_SUPPORTED]: ") {
 			t.Errorf("warnings %q, want STREAMING_NOT_SUPPORTED", summary.Warnings)
 		}
 	})

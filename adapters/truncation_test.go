@@ -70,7 +70,7 @@ func TestFieldTruncation(t *testing.T) {
 		if w.Meta["truncated"] != true {
 			t.Errorf("meta.truncated = %v, want true", w.Meta["truncated"])
 		}
-		want := []string{"FIELD_TRUNCATED: data.body is cut short (field=data.body returned_bytes=255 original_bytes=8192)"}
+		want := []string{"WARNING [FIELD_TRUNCATED]: data.body is cut short (field=data.body returned_bytes=255 original_bytes=8192)"}
 		got := make([]string, len(w.Warnings))
 		for i, s := range w.Warnings {
 			got[i], _, _ = strings.Cut(s, ". Next:")

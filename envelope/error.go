@@ -192,7 +192,7 @@ func Invalid(problems []FieldError) *Error {
 		p := problems[0]
 		e := Validationf(p.Code, "%s", p.Message).WithField(p.Field, p.ValidValues...)
 		e.Suggestion = p.Suggestion
-		e.FixRequired = p.Message
+		e.FixRequired = fixFor(p)
 		e.CorrectedInput = p.CorrectedInput
 		e.Errors = problems
 		return e
@@ -205,6 +205,41 @@ func Invalid(problems []FieldError) *Error {
 	e.FixRequired = "correct every input listed in errors"
 	e.Errors = problems
 	return e
+}
+
+// fixFor states what to correct for a problem, which fix_required carries:
+// a step ("add --prompt"), not the message again — unless the problem
+// names nothing to correct, when the message is all there is.
+func fixFor(p FieldError) string {
+	if p.Field == "" && len(p.ValidValues) == 0 {
+		return p.Message
+	}
+	flag := "--" + strings.TrimLeft(p.Field, "-")
+	if len(p.Field) == 1 {
+		flag = "-" + p.Field
+	}
+	switch p.Code {
+	case "MISSING_REQUIRED_FLAG":
+		return "add " + flag
+	case "MISSING_FLAG_VALUE":
+		return "give " + flag + " a value"
+	case "INVALID_FLAG_VALUE":
+		return "give " + flag + " a value of its type"
+	case "UNKNOWN_FLAG":
+		return "remove " + flag
+	case "MISSING_ARGUMENT":
+		return "give <" + p.Field + ">"
+	case "UNEXPECTED_ARGUMENT":
+		return "remove the arguments the command does not take"
+	case "MUTUALLY_EXCLUSIVE_FLAGS":
+		return "keep one of those flags"
+	case "FLAGS_REQUIRED_TOGETHER", "ONE_FLAG_REQUIRED":
+		return "give the flags named"
+	}
+	if len(p.ValidValues) > 0 {
+		return "use one of: " + strings.Join(p.ValidValues, ", ")
+	}
+	return "correct " + p.Field
 }
 
 // As maps any error to a structured one:

@@ -112,7 +112,7 @@ func TestInvalid(t *testing.T) {
 	want := &envelope.Error{
 		Code: "INVALID_ENUM_VALUE", Message: "--status must be one of open, done", Exit: exitcode.ArgError,
 		Phase: envelope.Validation, Field: "status", ValidValues: []string{"open", "done"},
-		Suggestion: "use --status open", FixRequired: "--status must be one of open, done", Errors: one,
+		Suggestion: "use --status open", FixRequired: "use one of: open, done", Errors: one,
 	}
 	if diff := cmp.Diff(want, e, cmp.AllowUnexported(envelope.Error{})); diff != "" {
 		t.Errorf("Invalid(one) mismatch (-want +got):\n%s", diff)

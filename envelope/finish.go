@@ -282,7 +282,7 @@ func (o *Output) writeHumanDiagnostics(fail *Error) {
 // writeWarnings writes the warnings a person has not been shown yet.
 func (o *Output) writeWarnings(b *strings.Builder) {
 	for _, w := range o.warnings[o.shown:] {
-		b.WriteString(o.paint("WARNING", "3") + " " + w.human() + "\n")
+		b.WriteString(o.paint("WARNING", "3") + " " + w.detail() + "\n")
 	}
 	o.shown = len(o.warnings)
 }
@@ -294,10 +294,13 @@ func (o *Output) paint(word, color string) string {
 	return "\x1b[1;3" + color + "m" + word + "\x1b[0m"
 }
 
-// String is the warning as it appears in an envelope's warnings.
-func (w warning) String() string { return w.code + ": " + sentence(w.message, w.next) }
+// String is the warning as it appears everywhere — in an envelope's
+// warnings, on stderr, in an MCP tool's result: "WARNING [CODE]: what.
+// Next: step", the form of the Meridian spec's errors.
+func (w warning) String() string { return "WARNING " + w.detail() }
 
-func (w warning) human() string { return "[" + w.code + "]: " + sentence(w.message, w.next) }
+// detail is the warning after its WARNING, which a terminal colours.
+func (w warning) detail() string { return "[" + w.code + "]: " + sentence(w.message, w.next) }
 
 // Human formats an error for a person, after the word ERROR:
 // "[CODE]: message. Next: suggestion".

@@ -355,7 +355,7 @@ func TestSizeCap(t *testing.T) {
 			if !env.OK {
 				t.Errorf("ok = false for a truncated success")
 			}
-			if len(env.Warnings) != 1 || !strings.HasPrefix(env.Warnings[0], "FIELD_TRUNCATED: data cut to the size cap (field=data returned_bytes=") {
+			if len(env.Warnings) != 1 || !strings.HasPrefix(env.Warnings[0], "WARNING [FIELD_TRUNCATED]: data cut to the size cap (field=data returned_bytes=") {
 				t.Errorf("warnings = %q, want one FIELD_TRUNCATED naming data and its bytes", env.Warnings)
 			}
 			if !tt.list {
@@ -453,7 +453,7 @@ func TestANSIInErrors(t *testing.T) {
 		if bytes.Contains(stdout.Bytes(), []byte(`\u001b`)) || bytes.Contains(stdout.Bytes(), []byte(`\r`)) {
 			t.Errorf("%s: an escape reached the agent: %s", f, stdout)
 		}
-		if !strings.Contains(stdout.String(), `"upstream is down"`) || !strings.Contains(stdout.String(), "LIB: careful") {
+		if !strings.Contains(stdout.String(), `"upstream is down"`) || !strings.Contains(stdout.String(), "WARNING [LIB]: careful") {
 			t.Errorf("%s: the text was lost: %s", f, stdout)
 		}
 	}

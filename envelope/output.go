@@ -275,7 +275,7 @@ func (o *Output) Effected() Effect {
 }
 
 // Warn records a non-fatal problem: a stable code, what happened, and what to
-// do next. An agent reads it in the envelope's warnings; a person on stderr as
+// do next, in one form wherever it is read — the envelope's warnings, stderr:
 // "WARNING [CODE]: message. Next: next".
 func (o *Output) Warn(code, message, next string) {
 	o.mu.Lock()

@@ -66,6 +66,7 @@ var (
 	WithAgentDetector    = adapters.WithAgentDetector
 	WithSpecStrict       = adapters.WithSpecStrict
 	WithWarningsOnStderr = adapters.WithWarningsOnStderr
+	WithLeanAgentHelp    = adapters.WithLeanAgentHelp
 	WithGrace            = adapters.WithGrace
 	WithSignals          = adapters.WithSignals
 	WithRequestID        = adapters.WithRequestID

@@ -265,28 +265,18 @@ func answer(t *describe.Tool, stdout []byte, exit int, stopped error) *sdk.CallT
 	}
 }
 
-// warning joins an envelope's warnings ("CODE: what. Next: step") as a person
-// reads them: "WARNING [CODE]: what. Next: step", one per line.
+// warning joins an envelope's warnings, one per line. A Duet app's are
+// already "WARNING [CODE]: what. Next: step"; another's get the word.
 func warning(ws []string) string {
 	lines := make([]string, len(ws))
 	for i, w := range ws {
-		code, rest, ok := strings.Cut(w, ": ")
-		if ok && isCode(code) {
-			lines[i] = "WARNING [" + code + "]: " + rest
+		if strings.HasPrefix(w, "WARNING") {
+			lines[i] = w
 		} else {
 			lines[i] = "WARNING: " + w
 		}
 	}
 	return strings.Join(lines, "\n")
-}
-
-func isCode(s string) bool {
-	for _, r := range s {
-		if (r < 'A' || r > 'Z') && (r < '0' || r > '9') && r != '_' {
-			return false
-		}
-	}
-	return s != ""
 }
 
 // failure is an error result made here, not by the command.

@@ -5,6 +5,7 @@ package e2e
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +16,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/duet-cli/duet/describe"
 
 	"github.com/duet-cli/duet/examples/meridian/internal/harnesstest"
 	"github.com/duet-cli/duet/examples/meridian/internal/run"
@@ -44,6 +47,81 @@ func TestModelFilterByAlias(t *testing.T) {
 		sb.ok(t, agent, &st, "run", "stats", "--model", model)
 		if st.Runs != 2 || len(st.Models) != 1 || st.Models["claude-opus-4-6"] == nil {
 			t.Errorf("run stats --model %s: %d runs, models %v; want opus's two", model, st.Runs, st.Models)
+		}
+	}
+}
+
+// TestAgentHelpIsTheSeeds: an agent's help lists meridian's commands for
+// agents and nothing else — the seed's Runs, Discovery and Health, not
+// Duet's built-ins such as serve and describe (issue 19, 2) — while a
+// person's lists them, and an agent can still run describe.
+func TestAgentHelpIsTheSeeds(t *testing.T) {
+	sb := newSandbox(t)
+	agent := sb.inSpace("s1")
+	commands := func(help string) []string {
+		_, section, _ := strings.Cut(help, "COMMANDS:\n")
+		section, _, _ = strings.Cut(section, "\n\n"+"GLOBAL OPTIONS:")
+		section, _, _ = strings.Cut(section, "\nOPTIONS:")
+		var names []string
+		for _, line := range strings.Split(section, "\n") {
+			if f := strings.Fields(line); len(f) > 1 && !strings.HasSuffix(f[0], ":") {
+				names = append(names, strings.TrimSuffix(f[0], ","))
+			}
+		}
+		slices.Sort(names)
+		return names
+	}
+	for _, tc := range []struct {
+		args []string
+		want []string
+	}{
+		{nil, []string{"doctor", "help", "models", "run", "skills"}},
+		{[]string{"run"}, []string{"cancel", "continue", "list", "review", "show", "spawn", "stats", "wait"}},
+	} {
+		r := sb.run(t, agent, append(tc.args, "--help")...)
+		if diff := cmp.Diff(tc.want, commands(r.stderr)); diff != "" {
+			t.Errorf("agent's %v --help lists (-want +got):\n%s\n%s", tc.args, diff, r.stderr)
+		}
+	}
+	screen, _ := sb.person(t, sb.env, "--help")
+	for _, name := range []string{"serve", "describe", "start", "space"} {
+		if !strings.Contains(screen, "   "+name+" ") {
+			t.Errorf("a person's help does not list %s:\n%s", name, screen)
+		}
+	}
+	var m describe.Compact
+	sb.ok(t, agent, &m, "describe")
+	_, spawn := m.Commands["run.spawn"]
+	if _, serve := m.Commands["serve"]; !spawn || !serve {
+		t.Errorf("describe for an agent lacks run.spawn or serve: %v", slices.Collect(maps.Keys(m.Commands)))
+	}
+}
+
+// TestInputErrorsSayWhatToDo: an input Duet refuses says what to correct
+// in other words than what was wrong — fix_required for an agent, the Next
+// a person reads — not the message again (issue 19, 5).
+func TestInputErrorsSayWhatToDo(t *testing.T) {
+	sb := newSandbox(t)
+	sb.ok(t, sb.env, nil, "run", "spawn", "-p", "one", "--wait")
+	agent := sb.inSpace("s1")
+	for _, tc := range []struct {
+		args []string
+		fix  string
+	}{
+		{[]string{"run", "list", "--bogus"}, "remove --bogus"},
+		{[]string{"run", "show"}, "give <run-id>"},
+		{[]string{"run", "spawn"}, "add --prompt"},
+		{[]string{"run", "list", "--status", "nope"}, "use one of: running, succeeded, failed, cancelled"},
+		{[]string{"run", "list", "--limit", "x"}, "give --limit a value of its type"},
+	} {
+		e := sb.invalid(t, agent, tc.args...)
+		if e.FixRequired != tc.fix {
+			t.Errorf("%v: fix_required %q, want %q (message %q)", tc.args, e.FixRequired, tc.fix, e.Message)
+		}
+		screen, code := sb.person(t, sb.env, append(tc.args, "--space", "s1")...)
+		screen = strings.Join(strings.Fields(plain(screen)), " ") // unwrapped
+		if want := "Next: " + tc.fix; code != 2 || !strings.Contains(screen, want) {
+			t.Errorf("%v as a person: exit %d, %q; want %q", tc.args, code, screen, want)
 		}
 	}
 }
@@ -397,18 +475,16 @@ func TestStartSkills(t *testing.T) {
 	}
 }
 
-// TestWarningsOnStderr: an agent's warnings reach stderr as the seed writes
-// them ("WARNING [CODE]: what. Next: step"), as well as the envelope, whose
-// entries say the same after the code (issue 19, 3); --quiet keeps stderr
-// empty.
+// TestWarningsOnStderr: an agent's warnings reach stderr as well as the
+// envelope, in the one form the seed writes ("WARNING [CODE]: what. Next:
+// step") in both (issue 19, 3); --quiet keeps stderr empty.
 func TestWarningsOnStderr(t *testing.T) {
 	sb := newSandbox(t)
 	e, r := sb.agent(t, sb.env, "run", "spawn", "-p", "hello")
-	if len(e.Warnings) != 1 || !strings.HasPrefix(e.Warnings[0], "SPACE_AUTO_CREATED: ") {
+	if len(e.Warnings) != 1 || !strings.HasPrefix(e.Warnings[0], "WARNING [SPACE_AUTO_CREATED]: ") {
 		t.Fatalf("warnings %q", e.Warnings)
 	}
-	want := "WARNING [SPACE_AUTO_CREATED]: " + strings.TrimPrefix(e.Warnings[0], "SPACE_AUTO_CREATED: ") + "\n"
-	if r.stderr != want {
+	if want := e.Warnings[0] + "\n"; r.stderr != want {
 		t.Errorf("stderr %q, want %q", r.stderr, want)
 	}
 	_, r = sb.agent(t, sb.env, "run", "spawn", "-p", "again", "--quiet")

@@ -135,6 +135,7 @@ type errorObject struct {
 	Code        string   `json:"code"`
 	Message     string   `json:"message"`
 	Suggestion  string   `json:"suggestion"`
+	FixRequired string   `json:"fix_required"`
 	FixCommand  string   `json:"fix_command"`
 	Field       string   `json:"field"`
 	ValidValues []string `json:"valid_values"`
@@ -270,9 +271,9 @@ func readJSONL(t *testing.T, path string) []map[string]any {
 }
 
 // hasWarning reports whether a warning with code is among ws (an envelope's
-// warnings read "CODE: message. Next: step").
+// warnings read "WARNING [CODE]: message. Next: step").
 func hasWarning(ws []string, code string) bool {
-	return slices.ContainsFunc(ws, func(w string) bool { return strings.HasPrefix(w, code+": ") })
+	return slices.ContainsFunc(ws, func(w string) bool { return strings.HasPrefix(w, "WARNING ["+code+"]: ") })
 }
 
 // alive reports whether process pid exists and is not a zombie.

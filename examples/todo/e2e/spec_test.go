@@ -149,7 +149,7 @@ func testFields(t *testing.T, bin string) {
 	sb.seed(t, item("t1", "one", false))
 	env := expectEnvelope(t, "show --fields", sb.run(t, "show", "t1", "--fields", "id,title,nope"), 0)
 	want := map[string]any{"data": map[string]any{"id": "t1", "title": "one"}, "ok": true, "error": nil,
-		"meta.command": "show", "warnings.0": `UNKNOWN_FIELD: --fields: "nope" is not a field of this command's output, and was ignored. Next: use one of: created, done, id, priority, tags, title`}
+		"meta.command": "show", "warnings.0": `WARNING [UNKNOWN_FIELD]: --fields: "nope" is not a field of this command's output, and was ignored. Next: use one of: created, done, id, priority, tags, title`}
 	got := pick(env, want)
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("show --fields id,title,nope (-want +got):\n%s", diff)

@@ -67,6 +67,7 @@ func Options(version string) []urfave.Option {
 		urfave.WithTokenizer(tiktoken.O200kBase, tiktoken.O200k()),
 		// The seed: warnings and diagnostics on stderr, for an agent too.
 		urfave.WithWarningsOnStderr(),
+		urfave.WithLeanAgentHelp(), // the seed's agent help: its commands alone
 		urfave.WithConfig(Config()),
 		// artifacts: the variables meridian reads itself, for AGENTS.md (O-043)
 		urfave.WithEnvVar("MERIDIAN_REPO_ROOT", "path", "the repository whose .meridian directory holds the state (default: the enclosing git repository of the working directory)"),

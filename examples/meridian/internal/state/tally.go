@@ -66,11 +66,14 @@ func deref[T int64 | float64](p *T) T {
 // Tally sums the space's runs by Group, as folding the whole log would, and
 // counts the lines that did not parse. A run that has ended changes no more,
 // so what the log said of the ended runs is kept in runs.tally.json beside
-// it, with the log's length then and the runs still going; a later Tally
-// folds only the events appended since. The file is a cache: deleted,
-// stale or written by another version, it is rebuilt from the log — as it
-// is when an event arrives for a run it counts as ended, or when useCache
-// is false. cached reports whether the cache was used.
+// it, with the log's length then, a checksum of those bytes and the runs
+// still going; a later Tally checks the log still begins with those bytes
+// (reading them is several times faster than folding them) and folds only
+// the events appended since. The file is a cache that cannot go stale:
+// deleted, damaged, from another version, or not the log's — edited,
+// replaced — it is rebuilt from the log, as it is when an event arrives
+// for a run it counts as ended, or when useCache is false. cached reports
+// whether the cache was used.
 func (rs Runs) Tally(useCache bool) (groups []Group, skipped int, cached bool, err error) {
 	f, err := os.Open(rs.log())
 	if errors.Is(err, fs.ErrNotExist) {
@@ -84,45 +87,55 @@ func (rs Runs) Tally(useCache bool) (groups []Group, skipped int, cached bool, e
 	if err != nil {
 		return nil, 0, false, err
 	}
-	whole, err := wholeLines(f, info.Size())
+	t, cached, err := rs.tally(f, info.Size(), useCache)
 	if err != nil {
 		return nil, 0, false, fmt.Errorf("read %s: %w", rs.log(), err)
-	}
-	var t *tally
-	fresh := false
-	if useCache {
-		t, fresh = rs.readTally(f, whole)
-	}
-	if !fresh {
-		t, err = buildTally(f, whole)
-	} else if whole > t.Offset {
-		var ok bool
-		ok, err = t.fold(io.NewSectionReader(f, t.Offset, whole-t.Offset))
-		if err == nil && !ok { // an ended run changed: count again
-			t, err = buildTally(f, whole)
-			fresh = false
-		}
-	}
-	if err != nil {
-		return nil, 0, false, fmt.Errorf("read %s: %w", rs.log(), err)
-	}
-	cached = fresh // and still so after the events since were folded on
-	if !fresh || whole > t.Offset {
-		t.Offset = whole
-		rs.writeTally(f, t) // best effort: a cache not written is rebuilt
 	}
 	skipped = t.Skipped
-	if info.Size() > whole { // a torn last line, as List counts it
+	if info.Size() > t.Offset { // a torn last line, as List counts it
 		skipped++
 	}
 	return t.groups(), skipped, cached, nil
+}
+
+// tally returns the tally of the whole lines of the log f of size bytes,
+// from the cache if useCache and it describes the log, and leaves the
+// cache describing them.
+func (rs Runs) tally(f io.ReaderAt, size int64, useCache bool) (t *tally, cached bool, err error) {
+	whole, err := wholeLines(f, size)
+	if err != nil {
+		return nil, false, err
+	}
+	if useCache {
+		t, cached = rs.readTally(f, whole)
+	}
+	if cached && whole > t.Offset {
+		sum := &checksum{t.Check}
+		tail := io.TeeReader(io.NewSectionReader(f, t.Offset, whole-t.Offset), sum)
+		if cached, err = t.fold(tail); err != nil {
+			return nil, false, err
+		}
+		t.Check = sum.crc
+	} else if cached {
+		return t, true, nil // nothing new: the cache is as it was
+	}
+	if !cached {
+		if t, err = buildTally(f, whole); err != nil {
+			return nil, false, err
+		}
+	}
+	t.V, t.Offset = tallyVersion, whole
+	if b, err := json.Marshal(t); err == nil {
+		atomicfile.Write(rs.TallyPath(), b, 0o644) // best effort: a cache not written is rebuilt
+	}
+	return t, cached, nil
 }
 
 // tally is runs.tally.json.
 type tally struct {
 	V       int    `json:"v"`
 	Offset  int64  `json:"offset"` // the bytes of the log folded: whole lines
-	Check   uint32 `json:"check"`  // the CRC-32 of the checked bytes before Offset
+	Check   uint32 `json:"check"`  // their CRC-32C
 	Skipped int    `json:"skipped"`
 	// Ended are the ids r<N> of the runs that have ended, as ranges [from,
 	// to]; EndedOther any other ids (Meridian writes none).
@@ -134,9 +147,6 @@ type tally struct {
 
 const (
 	tallyVersion = 1
-	// checked is how many bytes before the offset the cache's checksum
-	// covers: a log rewritten or replaced since is told from the one folded.
-	checked = 4 << 10
 	// refold is the length of log past the cache beyond which it is read
 	// again in parallel from the start rather than in one pass from the
 	// cache: a few megabytes are faster folded on.
@@ -157,34 +167,26 @@ func (rs Runs) readTally(f io.ReaderAt, whole int64) (*tally, bool) {
 	if json.Unmarshal(b, t) != nil || t.V != tallyVersion || t.Offset < 0 || t.Offset > whole || whole-t.Offset > refold {
 		return nil, false
 	}
-	sum, err := checksum(f, t.Offset)
-	if err != nil || sum != t.Check {
+	sum := &checksum{}
+	if err := sum.read(f, 0, t.Offset); err != nil || sum.crc != t.Check {
 		return nil, false
 	}
 	return t, true
 }
 
-// writeTally replaces the cache whole, so a reader never sees half of one.
-func (rs Runs) writeTally(f io.ReaderAt, t *tally) {
-	sum, err := checksum(f, t.Offset)
-	if err != nil {
-		return
-	}
-	t.V, t.Check = tallyVersion, sum
-	b, err := json.Marshal(t)
-	if err != nil {
-		return
-	}
-	atomicfile.Write(rs.TallyPath(), b, 0o644)
+// checksum is a running CRC-32C (Castagnoli, which CPUs compute in
+// hardware) of the bytes written to it.
+type checksum struct{ crc uint32 }
+
+func (c *checksum) Write(p []byte) (int, error) {
+	c.crc = crc32.Update(c.crc, crc32.MakeTable(crc32.Castagnoli), p)
+	return len(p), nil
 }
 
-func checksum(f io.ReaderAt, offset int64) (uint32, error) {
-	from := max(0, offset-checked)
-	buf := make([]byte, offset-from)
-	if _, err := f.ReadAt(buf, from); err != nil && !(errors.Is(err, io.EOF) && len(buf) == 0) {
-		return 0, err
-	}
-	return crc32.ChecksumIEEE(buf), nil
+// read adds the bytes of f from offset from to offset to.
+func (c *checksum) read(f io.ReaderAt, from, to int64) error {
+	_, err := io.CopyBuffer(c, io.NewSectionReader(f, from, to-from), make([]byte, 1<<20))
+	return err
 }
 
 // wholeLines returns the length of the log up to the end of its last
@@ -211,7 +213,11 @@ func buildTally(f io.ReaderAt, whole int64) (*tally, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := &tally{Skipped: skipped, Groups: []Group{}, Open: []*Run{}}
+	sum := &checksum{}
+	if err := sum.read(f, 0, whole); err != nil {
+		return nil, err
+	}
+	t := &tally{Check: sum.crc, Skipped: skipped, Groups: []Group{}, Open: []*Run{}}
 	t.settle(runs)
 	return t, nil
 }

@@ -68,6 +68,12 @@ func TestTallyCacheDistrusted(t *testing.T) {
 		damage func(rs Runs)
 	}{
 		{"log replaced", func(rs Runs) { write(t, rs.log(), b) }},
+		{"log edited in place", func(rs Runs) {
+			edited := bytes.Clone(a)
+			i := bytes.Index(edited[len(a)/3:], []byte(`"model":"m`)) + len(a)/3 + len(`"model":"m`)
+			edited[i] = "120"[bytes.IndexByte([]byte("012"), edited[i])] // the same length, another model
+			write(t, rs.log(), edited)
+		}},
 		{"log truncated", func(rs Runs) { write(t, rs.log(), a[:bytes.IndexByte(a, '\n')+1]) }},
 		{"cache garbage", func(rs Runs) { write(t, rs.TallyPath(), []byte(`{"v":1,"offset":`)) }},
 		{"cache of another version", func(rs Runs) {
