@@ -173,6 +173,9 @@ func (inv *invocation) dispatchLine(ctx context.Context, line []byte, n int, dry
 // extensionNamed reports whether node is an extension's command, which owns
 // the process's streams.
 func (inv *invocation) extensionNamed(node *schema.Command) bool {
+	for node.Parent != nil && node.Parent != inv.root {
+		node = node.Parent
+	}
 	for _, e := range inv.cfg.extensions {
 		if node.Parent == inv.root && node.Builtin && e.Command.Name == node.Name {
 			return true

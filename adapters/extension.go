@@ -24,7 +24,9 @@ type Extension struct {
 	// which the lifecycle validates before Run. It is added under the root,
 	// marked built-in, unless the app has a command of that name already; a
 	// pass-through command of the framework's own (cobra's completion) gives
-	// way to it, since the app asked for this one.
+	// way to it, since the app asked for this one. A command with
+	// sub-commands is a group: Run runs each of them (see [Host.Path]), and
+	// the group itself shows its help.
 	Command schema.Command
 	// Run runs the command and returns the process's exit code. Its context
 	// is cancelled on SIGINT or SIGTERM; when it then returns 0, the exit
@@ -55,6 +57,10 @@ func (h *Host) LookupEnv(key string) (string, bool) { return h.inv.cfg.lookupEnv
 // Environ returns the environment the invocation was given, as KEY=value.
 func (h *Host) Environ() []string { return h.inv.cfg.environ() }
 
+// Path returns the words of the command the invocation runs, from the
+// extension's own: ["mcp", "install"] for a group's sub-command.
+func (h *Host) Path() []string { return slices.Clone(h.inv.call.node.Path) }
+
 // Args returns the positional arguments of the invocation, already checked
 // against the command's declared Args.
 func (h *Host) Args() []string { return slices.Clone(h.inv.call.args) }
@@ -65,6 +71,10 @@ func (h *Host) Flag(name string) (string, bool) {
 	return h.inv.call.last(name), h.inv.call.has(name)
 }
 
+// FlagValues returns every value given to one of the command's flags, in
+// order: a flag given more than once (--env A --env B).
+func (h *Host) FlagValues(name string) []string { return slices.Clone(h.inv.call.values[name]) }
+
 // extensionNodes adds the extensions' commands to the tree Prepare completes.
 func extensionNodes(root *schema.Command, exts []Extension) {
 	for _, e := range exts {
@@ -72,25 +82,40 @@ func extensionNodes(root *schema.Command, exts []Extension) {
 		if old != nil && !old.Passthrough {
 			continue
 		}
-		n := e.Command // a copy: the tree must not share the caller's slices
-		n.Flags = append([]schema.Flag(nil), n.Flags...)
-		n.Args = slices.Clone(n.Args)
-		for i := range n.Flags {
-			n.Flags[i].Builtin = true
-		}
-		n.Builtin, n.Runnable = true, true
+		n := extensionNode(e.Command)
 		if i := slices.Index(root.Commands, old); i >= 0 {
-			root.Commands[i] = &n
+			root.Commands[i] = n
 		} else {
-			root.Commands = append(root.Commands, &n)
+			root.Commands = append(root.Commands, n)
 		}
 	}
 }
 
-// extension returns the extension whose command the call chose, if any.
+// extensionNode copies c and its sub-commands, built-in: the tree must not
+// share the caller's slices. A command runs unless it is a group.
+func extensionNode(c schema.Command) *schema.Command {
+	n := c
+	n.Flags = slices.Clone(n.Flags)
+	n.Args = slices.Clone(n.Args)
+	for i := range n.Flags {
+		n.Flags[i].Builtin = true
+	}
+	n.Commands = nil
+	for _, s := range c.Commands {
+		n.Commands = append(n.Commands, extensionNode(*s))
+	}
+	n.Builtin, n.Runnable = true, len(n.Commands) == 0
+	return &n
+}
+
+// extension returns the extension whose command, or sub-command, the
+// call chose, if any.
 func (inv *invocation) extension() *Extension {
 	n := inv.call.node
-	if !n.Builtin || n.Parent != inv.root {
+	for n.Parent != nil && n.Parent != inv.root {
+		n = n.Parent
+	}
+	if !n.Builtin || n.Parent != inv.root || !inv.call.node.Runnable {
 		return nil
 	}
 	for i, e := range inv.cfg.extensions {

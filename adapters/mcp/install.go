@@ -3,271 +3,279 @@ package mcp
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
-	"strconv"
+	"slices"
 	"strings"
+	"text/tabwriter"
 
 	"github.com/duet-cli/duet/adapters"
+	"github.com/duet-cli/duet/adapters/mcp/internal/configedit"
 	"github.com/duet-cli/duet/envelope"
 	"github.com/duet-cli/duet/exitcode"
 	"github.com/duet-cli/duet/internal/atomicfile"
 	"github.com/duet-cli/duet/schema"
 )
 
-// The coding agents whose configuration [InstallCommand] registers a server
-// in.
-const (
-	ClaudeCode = "claude"
-	Codex      = "codex"
-	GeminiCLI  = "gemini"
-	OpenCode   = "opencode"
-)
-
-// InstallCommand returns the option that adds the built-in command name to
-// an app: `<tool> <name> claude|codex|gemini|opencode` registers the app's
-// MCP server — this executable, by its absolute path, with the serve command
-// serve (see [Command]) — in that coding agent's configuration: the
-// project's for Claude Code (.mcp.json), Gemini CLI (.gemini/settings.json)
-// and OpenCode (opencode.json), the user's for Codex (~/.codex/config.toml,
-// or $CODEX_HOME's). Only the app's own entry is written: the rest of the
-// file is kept byte for byte, a file that does not parse is reported and
-// left alone, and registering again changes nothing. It is a person's
-// command: agents do not see it, and it is never a tool.
-func InstallCommand(name, serve string) adapters.Option {
+// clientsCommand is the group name — `<tool> <name> install|uninstall|list`
+// — that registers the app's MCP server, this executable by its absolute
+// path with the serve command serve, in the MCP clients people use (see
+// [WithClientsCommand]).
+func clientsCommand(name, serve string) adapters.Option {
+	names := make([]string, 0, 7)
+	for _, c := range clients() {
+		names = append(names, c.name)
+	}
+	clientArg := []schema.Arg{{Name: "client", Usage: "the MCP client: " + strings.Join(names, ", "), Required: true, Type: schema.String, Enum: names}}
+	scope := schema.Flag{Name: "scope", Type: schema.String, Enum: []string{ProjectScope, UserScope},
+		Usage: "the project's configuration (in the working directory) or the user's (default: the project's, where the client has one)"}
+	serverName := schema.Flag{Name: "name", Type: schema.String, Usage: "the server's name in the client's configuration (default: the tool's name)"}
+	person := func(m schema.Meta) schema.Meta {
+		m.Audience, m.Tool = schema.HumanOnly, schema.ToolNever
+		return m
+	}
 	return adapters.WithExtension(adapters.Extension{
 		Command: schema.Command{
 			Name:  name,
-			Usage: "Register this tool's MCP server with a coding agent: claude, codex, gemini or opencode",
-			Args:  []schema.Arg{{Name: "client", Usage: "the coding agent", Required: true, Type: schema.String, Enum: []string{ClaudeCode, Codex, GeminiCLI, OpenCode}}},
-			Meta: schema.Meta{
-				Danger:   schema.Mutating,
-				Audience: schema.HumanOnly,
-				Tool:     schema.ToolNever,
-				Examples: []schema.Example{{Description: "serve this tool's commands to Claude Code in this project", Command: name + " claude"}},
+			Usage: "Register this tool's MCP server with MCP clients: install, uninstall, list",
+			Meta:  person(schema.Meta{}),
+			Commands: []*schema.Command{
+				{Name: "install", Usage: "Register this tool's MCP server with an MCP client", Args: clientArg,
+					Flags: []schema.Flag{scope, serverName,
+						{Name: "env", Type: schema.Array, Usage: "give the server this environment variable: NAME (its value here) or NAME=VALUE; repeat for more"}},
+					Meta: person(schema.Meta{Danger: schema.Mutating, DryRun: true, Examples: []schema.Example{
+						{Description: "serve this tool's commands to Claude Code in this project", Command: name + " install claude"},
+						{Description: "show the edit to Codex's configuration, and make none", Command: name + " install codex --dry-run"},
+					}})},
+				{Name: "uninstall", Usage: "Remove this tool's MCP server from an MCP client's configuration", Args: clientArg,
+					Flags: []schema.Flag{scope, serverName},
+					Meta:  person(schema.Meta{Danger: schema.Mutating, DryRun: true})},
+				{Name: "list", Usage: "Show which MCP clients' configurations register this tool's MCP server",
+					Flags: []schema.Flag{serverName},
+					Meta:  person(schema.Meta{Danger: schema.Safe})},
 			},
 		},
-		Run: func(ctx context.Context, h *adapters.Host) int { return install(h, serve) },
+		Run: func(ctx context.Context, h *adapters.Host) int {
+			r, err := newRegistrar(h, serve)
+			if err == nil {
+				switch h.Path()[len(h.Path())-1] {
+				case "install":
+					err = r.install()
+				case "uninstall":
+					err = r.uninstall()
+				default:
+					err = r.list()
+				}
+			}
+			if err != nil {
+				e := envelope.As(err)
+				fmt.Fprintf(h.Stderr, "%s: ERROR %s\n", r.tool, envelope.Human(e))
+				return int(e.Exit)
+			}
+			return int(exitcode.Success)
+		},
 	})
 }
 
-// install registers the server with the client h's argument names.
-func install(h *adapters.Host, serve string) int {
-	root := h.App.Tree().Name
-	fail := func(e *envelope.Error) int {
-		fmt.Fprintf(h.Stderr, "%s: %s\n", root, envelope.Human(e))
-		return int(e.Exit)
-	}
+// registrar registers one tool's server, as one invocation asked.
+type registrar struct {
+	h      *adapters.Host
+	tool   string
+	cwd    string
+	getenv func(string) string
+	server server
+	dryRun bool
+}
+
+func newRegistrar(h *adapters.Host, serve string) (*registrar, error) {
+	r := &registrar{h: h, tool: h.App.Tree().Name}
+	r.getenv = func(k string) string { v, _ := h.LookupEnv(k); return v }
 	exe, err := os.Executable()
 	if err == nil {
 		exe, err = filepath.EvalSymlinks(exe)
 	}
 	if err != nil {
-		return fail(envelope.Errorf(exitcode.GeneralError, "NO_EXECUTABLE", "cannot find this program to register it: %v", err))
+		return r, envelope.Errorf(exitcode.GeneralError, "NO_EXECUTABLE", "cannot find this program to register it: %v", err)
 	}
-	cwd, err := os.Getwd()
-	if err != nil {
-		return fail(envelope.Errorf(exitcode.GeneralError, "NO_WORKING_DIRECTORY", "%v", err))
+	if r.cwd, err = os.Getwd(); err != nil {
+		return r, envelope.Errorf(exitcode.GeneralError, "NO_WORKING_DIRECTORY", "%v", err)
 	}
-	getenv := func(k string) string { v, _ := h.LookupEnv(k); return v }
-	client := h.Args()[0]
-	path, edit := registration(client, cwd, getenv)
+	name := r.tool
+	if v, ok := h.Flag("name"); ok && v != "" {
+		name = v
+	}
+	r.server = server{name: name, argv: []string{exe, serve}, env: map[string]string{}}
+	for _, e := range h.FlagValues("env") {
+		k, v, given := strings.Cut(e, "=")
+		if !given {
+			var set bool
+			if v, set = h.LookupEnv(k); !set {
+				return r, envelope.Validationf("ENV_NOT_SET", "--env %s: %s is not set here, and no value was given", e, k).
+					WithSuggestion("give it as --env %s=VALUE", k)
+			}
+		}
+		if k == "" {
+			return r, envelope.Validationf("INVALID_FLAG_VALUE", "--env %q names no variable", e)
+		}
+		r.server.env[k] = v
+	}
+	v, _ := h.Flag(adapters.FlagDryRun)
+	r.dryRun = v == "true"
+	return r, nil
+}
+
+// target is the client and configuration file the invocation names.
+func (r *registrar) target() (client, string, error) {
+	name := r.h.Args()[0]
+	i := slices.IndexFunc(clients(), func(c client) bool { return c.name == name })
+	c := clients()[i] // the argument's enum holds the names
+	scope, _ := r.h.Flag("scope")
+	if scope == "" {
+		scope = c.defaultScope()
+	}
+	path := c.path(scope, r.cwd, r.getenv)
 	if path == "" {
-		return fail(envelope.Errorf(exitcode.Precondition, "NO_HOME", "HOME is not set: there is no user configuration of %s to write", client))
+		if (scope == ProjectScope && c.project == nil) || (scope == UserScope && c.user == nil) {
+			return c, "", envelope.Validationf("SCOPE_UNSUPPORTED", "%s has no %s configuration", c.title, scope).
+				WithField("scope", c.defaultScope())
+		}
+		return c, "", envelope.Errorf(exitcode.Precondition, "NO_HOME", "HOME is not set: there is no user configuration of %s to find", c.title)
 	}
+	return c, path, nil
+}
+
+// install registers the server with the client the arguments name.
+func (r *registrar) install() error {
+	c, path, err := r.target()
+	if err != nil {
+		return err
+	}
+	old, err := readConfig(path)
+	if err != nil {
+		return err
+	}
+	updated, err := c.set(old, r.server)
+	if err != nil {
+		return invalidConfig(path, err)
+	}
+	out := r.h.Stdout
+	switch {
+	case bytes.Equal(updated, old):
+		fmt.Fprintf(out, "%s is registered with %s in %s already.\n", r.server.name, c.title, path)
+	case r.dryRun:
+		fmt.Fprintf(out, "Would register %s with %s (%s):\n%s", r.server.name, c.title, strings.Join(r.server.argv, " "), configedit.Diff(path, old, updated))
+	default:
+		if err := writeConfig(path, updated); err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "Registered %s (%s) with %s in %s.\n", r.server.name, strings.Join(r.server.argv, " "), c.title, path)
+	}
+	return nil
+}
+
+// uninstall removes the server from the client the arguments name.
+func (r *registrar) uninstall() error {
+	c, path, err := r.target()
+	if err != nil {
+		return err
+	}
+	old, err := readConfig(path)
+	if err != nil {
+		return err
+	}
+	updated, found, err := c.remove(old, r.server.name)
+	if err != nil {
+		return invalidConfig(path, err)
+	}
+	out := r.h.Stdout
+	switch {
+	case !found:
+		fmt.Fprintf(out, "%s is not registered with %s in %s.\n", r.server.name, c.title, path)
+	case r.dryRun:
+		fmt.Fprintf(out, "Would remove %s from %s:\n%s", r.server.name, c.title, configedit.Diff(path, old, updated))
+	default:
+		if updated == nil { // the file held nothing else: it goes, as it came
+			err = os.Remove(path)
+		} else {
+			err = writeConfig(path, updated)
+		}
+		if err != nil {
+			return envelope.Errorf(exitcode.GeneralError, "CONFIG_UNWRITABLE", "%s: %v", path, err)
+		}
+		fmt.Fprintf(out, "Removed %s from %s in %s.\n", r.server.name, c.title, path)
+	}
+	return nil
+}
+
+// list shows, for each client and scope, whether its configuration
+// registers the server, and with what command.
+func (r *registrar) list() error {
+	tw := tabwriter.NewWriter(r.h.Stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "CLIENT\tSCOPE\tSERVER\tCONFIGURATION")
+	for _, c := range clients() {
+		for _, scope := range []string{ProjectScope, UserScope} {
+			path := c.path(scope, r.cwd, r.getenv)
+			if path == "" {
+				continue
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", c.name, scope, r.state(c, path), path)
+		}
+	}
+	return tw.Flush()
+}
+
+// state says what the configuration at path holds of the server.
+func (r *registrar) state(c client, path string) string {
+	doc, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return "-"
+	}
+	if err != nil {
+		return "unreadable"
+	}
+	argv, found, err := c.command(doc, r.server.name)
+	switch {
+	case err != nil:
+		return "does not parse"
+	case !found:
+		return "-"
+	case slices.Equal(argv, r.server.argv):
+		return "registered"
+	}
+	return "registered, another command: " + strings.Join(argv, " ")
+}
+
+func readConfig(path string) ([]byte, error) {
 	old, err := os.ReadFile(path)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return fail(envelope.Errorf(exitcode.GeneralError, "CONFIG_UNREADABLE", "%s: %v", path, err))
+		return nil, envelope.Errorf(exitcode.GeneralError, "CONFIG_UNREADABLE", "%s: %v", path, err)
 	}
-	updated, err := edit(old, root, exe, serve)
-	if err != nil {
-		return fail(envelope.Errorf(exitcode.Precondition, "CONFIG_INVALID", "%s does not parse, and is left as it is: %v", path, err).
-			WithSuggestion("fix the file, then register again"))
-	}
-	if bytes.Equal(updated, old) {
-		fmt.Fprintf(h.Stdout, "%s is registered with %s in %s already.\n", root, client, path)
-		return int(exitcode.Success)
-	}
-	if err = os.MkdirAll(filepath.Dir(path), 0o755); err == nil {
-		err = atomicfile.Write(path, updated, 0o644)
+	return old, nil
+}
+
+func writeConfig(path string, b []byte) error {
+	err := os.MkdirAll(filepath.Dir(path), 0o755)
+	if err == nil {
+		err = atomicfile.Write(path, b, configMode(path))
 	}
 	if err != nil {
-		return fail(envelope.Errorf(exitcode.GeneralError, "CONFIG_UNWRITABLE", "%s: %v", path, err))
+		return envelope.Errorf(exitcode.GeneralError, "CONFIG_UNWRITABLE", "%s: %v", path, err)
 	}
-	fmt.Fprintf(h.Stdout, "Registered %s (%s %s) with %s in %s.\n", root, exe, serve, client, path)
-	return int(exitcode.Success)
+	return nil
 }
 
-// registration is where client keeps its MCP servers, and the edit that
-// puts one there.
-func registration(client, cwd string, getenv func(string) string) (string, func(old []byte, name, exe, serve string) ([]byte, error)) {
-	switch client {
-	case ClaudeCode:
-		return filepath.Join(cwd, ".mcp.json"), func(old []byte, name, exe, serve string) ([]byte, error) {
-			return setMember(old, "mcpServers", name, map[string]any{"type": "stdio", "command": exe, "args": []string{serve}, "env": map[string]string{}})
-		}
-	case GeminiCLI:
-		return filepath.Join(cwd, ".gemini", "settings.json"), func(old []byte, name, exe, serve string) ([]byte, error) {
-			return setMember(old, "mcpServers", name, map[string]any{"command": exe, "args": []string{serve}})
-		}
-	case OpenCode:
-		return filepath.Join(cwd, "opencode.json"), func(old []byte, name, exe, serve string) ([]byte, error) {
-			return setMember(old, "mcp", name, map[string]any{"type": "local", "command": []string{exe, serve}, "enabled": true})
-		}
-	case Codex:
-		dir := getenv("CODEX_HOME")
-		if dir == "" {
-			if getenv("HOME") == "" {
-				return "", nil
-			}
-			dir = filepath.Join(getenv("HOME"), ".codex")
-		}
-		return filepath.Join(dir, "config.toml"), setTable
+// configMode keeps the permissions of a file written over (a user's
+// configuration may hold secrets, and be private).
+func configMode(path string) os.FileMode {
+	if info, err := os.Stat(path); err == nil {
+		return info.Mode().Perm()
 	}
-	return "", nil
+	return 0o644
 }
 
-// setMember sets the member name of the object under key parent of the JSON
-// object doc to value, changing no other byte of doc; an empty doc becomes
-// an object holding just that.
-func setMember(doc []byte, parent, name string, value any) ([]byte, error) {
-	raw, err := json.MarshalIndent(value, "    ", "  ")
-	if err != nil {
-		return nil, err
-	}
-	if len(bytes.TrimSpace(doc)) == 0 {
-		out, _ := json.MarshalIndent(map[string]any{parent: map[string]json.RawMessage{name: raw}}, "", "  ")
-		return append(out, '\n'), nil
-	}
-	top, err := members(doc, 0)
-	if err != nil {
-		return nil, err
-	}
-	p, ok := top.find(parent)
-	if !ok {
-		entry := fmt.Sprintf("%s: {\n    %s: %s\n  }", strconv.Quote(parent), strconv.Quote(name), raw)
-		return top.insert(doc, entry, "  "), nil
-	}
-	if doc[p.start] != '{' {
-		return nil, fmt.Errorf("%q is not an object", parent)
-	}
-	inner, err := members(doc[:p.end], p.start)
-	if err != nil {
-		return nil, err
-	}
-	if m, ok := inner.find(name); ok {
-		var was, now any
-		json.Unmarshal(doc[m.start:m.end], &was)
-		json.Unmarshal(raw, &now)
-		if fmt.Sprint(was) == fmt.Sprint(now) {
-			return doc, nil
-		}
-		return splice(doc, m.start, m.end, string(raw)), nil
-	}
-	return inner.insert(doc, strconv.Quote(name)+": "+string(raw), "    "), nil
-}
-
-// object is the members of one JSON object in a document: each value's
-// span, and where the object closes.
-type object struct {
-	values map[string]span
-	count  int
-	close  int // the offset of its closing brace
-	last   int // the end of its last value, or just past its opening brace
-}
-
-type span struct{ start, end int }
-
-func (o object) find(key string) (span, bool) { s, ok := o.values[key]; return s, ok }
-
-// insert adds a member, written as entry, after the object's last, on a
-// line of its own at indent.
-func (o object) insert(doc []byte, entry, indent string) []byte {
-	sep := "\n" + indent
-	if o.count > 0 {
-		sep = "," + sep
-	}
-	return splice(doc, o.last, o.last, sep+entry)
-}
-
-// members reads the object that starts at offset from in doc.
-func members(doc []byte, from int) (object, error) {
-	dec := json.NewDecoder(bytes.NewReader(doc[from:]))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return object{}, fmt.Errorf("not a JSON object (%v)", err)
-	}
-	o := object{values: map[string]span{}, last: from + int(dec.InputOffset())}
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			return object{}, err
-		}
-		key, _ := t.(string)
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return object{}, err
-		}
-		end := from + int(dec.InputOffset())
-		o.values[key] = span{end - len(v), end}
-		o.count++
-		o.last = end
-	}
-	if _, err := dec.Token(); err != nil {
-		return object{}, err
-	}
-	o.close = from + int(dec.InputOffset()) - 1
-	if _, err := dec.Token(); from == 0 && !errors.Is(err, io.EOF) {
-		return object{}, errors.New("more than one JSON value")
-	}
-	return o, nil
-}
-
-func splice(doc []byte, start, end int, with string) []byte {
-	out := make([]byte, 0, len(doc)+len(with))
-	out = append(append(append(out, doc[:start]...), with...), doc[end:]...)
-	return out
-}
-
-// setTable sets Codex's [mcp_servers.<name>] table in a TOML document: the
-// table's lines are replaced, or appended at the end, and every other byte is
-// kept.
-func setTable(doc []byte, name, exe, serve string) ([]byte, error) {
-	header := "[mcp_servers." + name + "]"
-	table := header + "\ncommand = " + strconv.Quote(exe) + "\nargs = [" + strconv.Quote(serve) + "]\n"
-	lines := strings.SplitAfter(string(doc), "\n")
-	start, end := -1, len(lines)
-	for i, l := range lines {
-		if strings.TrimSpace(l) == header {
-			start = i
-			break
-		}
-	}
-	for i := start + 1; start >= 0 && i < len(lines); i++ {
-		if strings.HasPrefix(strings.TrimSpace(lines[i]), "[") {
-			end = i
-			break
-		}
-	}
-	if start < 0 {
-		prefix := string(doc)
-		if prefix != "" && !strings.HasSuffix(prefix, "\n") {
-			prefix += "\n"
-		}
-		if prefix != "" {
-			prefix += "\n"
-		}
-		return []byte(prefix + table), nil
-	}
-	old := strings.Join(lines[start:end], "")
-	if strings.TrimSpace(old) == strings.TrimSpace(table) {
-		return doc, nil
-	}
-	if end < len(lines) {
-		table += "\n"
-	}
-	return []byte(strings.Join(lines[:start], "") + table + strings.Join(lines[end:], "")), nil
+func invalidConfig(path string, err error) error {
+	return envelope.Errorf(exitcode.Precondition, "CONFIG_INVALID", "%s does not parse, and is left as it is: %v", path, err).
+		WithSuggestion("fix the file, then run this again")
 }

@@ -56,6 +56,7 @@ type config struct {
 	env     []string // the default runner's environment; nil: this process's
 	// progressive is how many tools are published one by one (WithProgressive).
 	progressive int
+	clients     *string // the name of the clients command (WithClientsCommand)
 }
 
 // WithRunner runs the commands with r instead of the app's own binary.
@@ -72,6 +73,12 @@ func WithGrace(d time.Duration) Option { return func(c *config) { c.grace = d } 
 // WithUsage sets the usage line of the command [Command] adds.
 func WithUsage(s string) Option { return func(c *config) { c.usage = s } }
 
+// WithClientsCommand names the group [Command] adds beside the server,
+// which registers it with MCP clients: `<tool> mcp install claude`. Its
+// name is "mcp" unless the server's command is named so, when there is
+// none unless this option names it; "" leaves it out.
+func WithClientsCommand(name string) Option { return func(c *config) { c.clients = &name } }
+
 func newConfig(opts []Option) *config {
 	c := &config{version: "dev", grace: 5 * time.Second, usage: "Serve the commands as MCP tools over stdin and stdout", progressive: defaultProgressive}
 	for _, o := range opts {
@@ -85,6 +92,19 @@ func newConfig(opts []Option) *config {
 // tools over stdin and stdout until the client closes stdin or the process is
 // interrupted; each call runs this process's own executable, with its
 // environment, unless WithRunner says otherwise.
+//
+// Beside it, the group `mcp` (see [WithClientsCommand]) registers the
+// server with the MCP clients people use — Claude Code, Codex, Gemini CLI,
+// OpenCode, Cursor, VS Code, Claude Desktop — in one command: `mcp install
+// <client>`, `mcp uninstall <client>`, `mcp list`. Install writes this
+// executable by its absolute path, with the serve command, into the
+// client's project configuration (in the working directory) or its user's
+// (--scope user), with the environment --env names; it changes no byte of
+// the file but the server's own entry, leaves a file that does not parse
+// as it is, and changes nothing when run again. --dry-run prints the edit
+// as a diff. Uninstall undoes it: a configuration install added to comes
+// back as it was. The group is for people: agents do not see it, and it is
+// never a tool.
 func Command(name string, opts ...Option) adapters.Option {
 	cfg := newConfig(opts)
 	serve := adapters.WithExtension(adapters.Extension{
@@ -104,7 +124,17 @@ func Command(name string, opts ...Option) adapters.Option {
 		Run: func(ctx context.Context, h *adapters.Host) int { return serveHost(ctx, h, opts) },
 	})
 	// An app that serves MCP can check a server's tools against its own.
-	return adapters.Join(serve, adapters.WithMCPToolSource(fetchTools))
+	joined := []adapters.Option{serve, adapters.WithMCPToolSource(fetchTools)}
+	group := "mcp"
+	if cfg.clients != nil {
+		group = *cfg.clients
+	} else if name == group {
+		group = ""
+	}
+	if group != "" {
+		joined = append(joined, clientsCommand(group, name))
+	}
+	return adapters.Join(joined...)
 }
 
 func serveHost(ctx context.Context, h *adapters.Host, opts []Option) int {

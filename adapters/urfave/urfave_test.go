@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/urfave/cli/v3"
 
+	"github.com/duet-cli/duet/adapters"
 	"github.com/duet-cli/duet/adapters/urfave"
 	"github.com/duet-cli/duet/schema"
 )
@@ -176,5 +177,43 @@ func TestHelpInAgentMode(t *testing.T) {
 	}
 	if !strings.Contains(stderr.String(), "go somewhere") {
 		t.Errorf("help text not on stderr: %q", stderr.String())
+	}
+}
+
+// TestExtensionGroup: an extension's command with sub-commands is a group —
+// each sub-command runs the extension, which reads which one (Host.Path)
+// and every value of a repeated flag (Host.FlagValues); the group alone
+// shows its help, and an unknown sub-command is refused before it runs.
+func TestExtensionGroup(t *testing.T) {
+	var ran [][]string
+	ext := adapters.WithExtension(adapters.Extension{
+		Command: schema.Command{Name: "grp", Usage: "a group", Commands: []*schema.Command{
+			{Name: "one", Usage: "the first", Flags: []schema.Flag{{Name: "v", Type: schema.Array, Usage: "values"}}},
+			{Name: "two", Usage: "the second"},
+		}},
+		Run: func(_ context.Context, h *adapters.Host) int {
+			ran = append(ran, append(h.Path(), h.FlagValues("v")...))
+			return 0
+		},
+	})
+	for _, tt := range []struct {
+		args []string
+		exit int
+		ran  [][]string
+		out  string
+	}{
+		{[]string{"grp", "one", "--v", "a", "--v", "b"}, 0, [][]string{{"grp", "one", "a", "b"}}, ""},
+		{[]string{"grp", "two"}, 0, [][]string{{"grp", "two"}}, ""},
+		{[]string{"grp"}, 0, nil, "the second"},
+		{[]string{"grp", "three"}, 2, nil, ""},
+	} {
+		ran = nil
+		var stdout, stderr bytes.Buffer
+		app := &cli.Command{Name: "app", Commands: []*cli.Command{{Name: "x", Action: noop}}}
+		exit := urfave.Run(context.Background(), app, tt.args, ext,
+			urfave.WithStdio(strings.NewReader(""), &stdout, &stderr), urfave.WithTerminal(true, true, true), urfave.WithEnv([]string{"HOME=/nonexistent"}))
+		if exit != tt.exit || !cmp.Equal(tt.ran, ran) || !strings.Contains(stdout.String()+stderr.String(), tt.out) {
+			t.Errorf("%v: exit %d, ran %q; want %d, %q\nstdout %s\nstderr %s", tt.args, exit, ran, tt.exit, tt.ran, &stdout, &stderr)
+		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -495,40 +496,170 @@ func TestWarningsOnStderr(t *testing.T) {
 	sb.ok(t, sb.inSpace("s2"), nil, "run", "wait")
 }
 
-// TestMCPInstall registers meridian's MCP server with each coding agent in
-// one command, and the agent's own CLI — the real one, installed from npm
+// TestMCPInstall registers meridian's MCP server with each MCP client in
+// one command, in the project's configuration and in the user's, and the
+// client's own CLI — the real one, installed from npm
 // ($MERIDIAN_REAL_HARNESS_BIN, as .ci/run sets it) — lists it; registering
-// again changes nothing, and the rest of an existing file is kept.
+// again changes nothing; uninstall gives each file back byte for byte as
+// it was, or removes the one install made (issue 20). Cursor, VS Code and
+// Claude Desktop have no CLI to ask: their files are read as their
+// documentation lays them out.
 func TestMCPInstall(t *testing.T) {
 	sb := newSandbox(t)
-	os.WriteFile(filepath.Join(sb.dir, "opencode.json"), []byte(`{"$schema": "https://opencode.ai/config.json",  "theme": "dark"}`), 0o644)
-	for _, client := range []string{"claude", "codex", "gemini", "opencode"} {
-		r := sb.run(t, sb.env, "mcp-install", client)
+	existing := map[string]string{ // what a person had written
+		filepath.Join(sb.dir, "opencode.json"):                                    `{"$schema": "https://opencode.ai/config.json",  "theme": "dark"}`,
+		filepath.Join(sb.home, ".gemini", "settings.json"):                        "{\n  \"theme\": \"GitHub\"\n}\n",
+		filepath.Join(sb.home, ".codex", "config.toml"):                           "model = \"o3\"\n\n[mcp_servers.other]\ncommand = \"x\"\n",
+		filepath.Join(sb.dir, ".vscode", "mcp.json"):                              "{\n  \"servers\": {\n    \"other\": {\"type\": \"stdio\", \"command\": \"x\"}\n  }\n}\n",
+		filepath.Join(sb.home, ".config", "Claude", "claude_desktop_config.json"): "{\"mcpServers\": {}}",
+	}
+	for path, doc := range existing {
+		os.MkdirAll(filepath.Dir(path), 0o755)
+		if err := os.WriteFile(path, []byte(doc), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The configuration files, as mcp list names them.
+	var configs []string
+	for _, line := range strings.Split(strings.TrimSpace(sb.run(t, sb.env, "mcp", "list").stdout), "\n")[1:] {
+		f := strings.Fields(line)
+		configs = append(configs, f[len(f)-1])
+	}
+	if len(configs) != 12 {
+		t.Fatalf("mcp list names %d configuration files, want 12: %q", len(configs), configs)
+	}
+	snapshot := func() map[string]string {
+		files := map[string]string{}
+		for _, path := range configs {
+			if b, err := os.ReadFile(path); err == nil {
+				files[path] = string(b)
+			}
+		}
+		return files
+	}
+	before := snapshot()
+	for _, tc := range []struct{ client, scope string }{
+		{"claude", "project"}, {"claude", "user"}, {"codex", "user"}, {"gemini", "project"}, {"gemini", "user"},
+		{"opencode", "project"}, {"opencode", "user"}, {"cursor", "project"}, {"cursor", "user"},
+		{"vscode", "project"}, {"vscode", "user"}, {"claude-desktop", "user"},
+	} {
+		args := []string{"mcp", "install", tc.client, "--scope", tc.scope}
+		dry := sb.run(t, sb.env, append(args, "--dry-run")...)
+		if dry.code != 0 || !strings.Contains(dry.stdout, "+++ ") || !cmp.Equal(before, snapshot()) {
+			t.Fatalf("%v --dry-run: exit %d, changed files %v\n%s%s", args, dry.code, !cmp.Equal(before, snapshot()), dry.stdout, dry.stderr)
+		}
+		r := sb.run(t, sb.env, args...)
 		if r.code != 0 || !strings.Contains(r.stdout, "Registered meridian") {
-			t.Fatalf("mcp-install %s: exit %d\n%s%s", client, r.code, r.stdout, r.stderr)
+			t.Fatalf("%v: exit %d\n%s%s", args, r.code, r.stdout, r.stderr)
 		}
-		if r := sb.run(t, sb.env, "mcp-install", client); r.code != 0 || !strings.Contains(r.stdout, "already") {
-			t.Errorf("mcp-install %s again: exit %d, %q", client, r.code, r.stdout)
+		after := snapshot()
+		path := changed(before, after)
+		if path == "" {
+			t.Fatalf("%v changed no file", args)
+		}
+		// The dry run showed exactly this edit: patch(1) makes it.
+		patched := filepath.Join(t.TempDir(), "config")
+		os.WriteFile(patched, []byte(before[path]), 0o644)
+		diff := dry.stdout[strings.Index(dry.stdout, "--- "):]
+		p := exec.Command("patch", "-s", patched)
+		p.Stdin = strings.NewReader(diff)
+		if out, err := p.CombinedOutput(); err != nil {
+			t.Errorf("%v: the dry run's diff does not apply: %v\n%s\n%s", args, err, out, diff)
+		} else if got, _ := os.ReadFile(patched); string(got) != after[path] {
+			t.Errorf("%v: the dry run's diff makes\n%s\nwhere install wrote\n%s", args, got, after[path])
+		}
+		if old, ok := before[path]; ok && !strings.HasPrefix(after[path], strings.TrimRight(old, "}\n")[:len(strings.TrimRight(old, "}\n"))/2]) {
+			t.Errorf("%v: %s lost what it began with:\n%s", args, path, after[path])
+		}
+		if again := sb.run(t, sb.env, args...); again.code != 0 || !strings.Contains(again.stdout, "already") || !cmp.Equal(after, snapshot()) {
+			t.Errorf("%v again: exit %d, %q", args, again.code, again.stdout)
+		}
+		if l := sb.run(t, sb.env, "mcp", "list"); !regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(tc.client) + `\s+` + tc.scope + `\s+registered\s`).MatchString(l.stdout) {
+			t.Errorf("mcp list after %v:\n%s", args, l.stdout)
+		}
+		if !slices.Contains([]string{"claude", "codex", "gemini", "opencode"}, tc.client) {
+			checkDocumented(t, tc.client, after[path])
+		}
+		if r := sb.run(t, sb.env, "mcp", "uninstall", tc.client, "--scope", tc.scope); r.code != 0 || !strings.Contains(r.stdout, "Removed meridian") {
+			t.Fatalf("uninstall %s: exit %d\n%s%s", tc.client, r.code, r.stdout, r.stderr)
+		}
+		if diff := cmp.Diff(before, snapshot()); diff != "" {
+			t.Errorf("after uninstall %s %s, the files are not as they were (-before +after):\n%s", tc.client, tc.scope, diff)
 		}
 	}
-	raw, _ := os.ReadFile(filepath.Join(sb.dir, "opencode.json"))
-	if !strings.HasPrefix(string(raw), `{"$schema": "https://opencode.ai/config.json",  "theme": "dark",`) {
-		t.Errorf("opencode.json lost what it held:\n%s", raw)
-	}
+	// The clients' own CLIs list what was registered (they write files of
+	// their own in HOME, ~/.claude.json among them, so this comes after
+	// the byte-for-byte checks).
 	dir := os.Getenv("MERIDIAN_REAL_HARNESS_BIN")
 	if dir == "" {
-		t.Skip("MERIDIAN_REAL_HARNESS_BIN is not set: the coding agents' own CLIs do not list what was registered")
+		t.Skip("MERIDIAN_REAL_HARNESS_BIN is not set: the coding agents' own CLIs did not list what was registered")
 	}
-	for _, client := range []string{"claude", "codex", "gemini", "opencode"} {
-		cmd := exec.Command(filepath.Join(dir, client), "mcp", "list")
+	for _, tc := range []struct{ client, scope string }{
+		{"claude", "project"}, {"claude", "user"}, {"codex", "user"}, {"gemini", "project"}, {"gemini", "user"}, {"opencode", "project"}, {"opencode", "user"},
+	} {
+		if r := sb.run(t, sb.env, "mcp", "install", tc.client, "--scope", tc.scope); r.code != 0 {
+			t.Fatalf("install %s --scope %s: exit %d, %s", tc.client, tc.scope, r.code, r.stderr)
+		}
+		cmd := exec.Command(filepath.Join(dir, tc.client), "mcp", "list")
 		cmd.Dir, cmd.Env = sb.dir, sb.with("NO_COLOR=1")
 		out, err := cmd.CombinedOutput()
 		// Each lists it, with the command it runs (Claude Code awaits the
 		// person's approval of a project's server; Gemini CLI lists those
 		// of an untrusted folder as disabled; OpenCode connects to it).
 		if err != nil || !strings.Contains(string(out), "meridian") || !strings.Contains(string(out), "serve") {
-			t.Errorf("%s mcp list: %v\n%s", client, err, out)
+			t.Errorf("%s mcp list, registered in the %s's configuration: %v\n%s", tc.client, tc.scope, err, out)
 		}
+		if r := sb.run(t, sb.env, "mcp", "uninstall", tc.client, "--scope", tc.scope); r.code != 0 {
+			t.Fatalf("uninstall %s --scope %s: exit %d, %s", tc.client, tc.scope, r.code, r.stderr)
+		}
+	}
+}
+
+// changed returns the one file whose content differs between two snapshots.
+func changed(before, after map[string]string) string {
+	for path, b := range after {
+		if a, ok := before[path]; !ok || a != b {
+			return path
+		}
+	}
+	return ""
+}
+
+// checkDocumented reads a client's configuration as its documentation
+// lays it out: Cursor's and Claude Desktop's mcpServers, VS Code's servers,
+// each server a command with its args.
+func checkDocumented(t *testing.T, client, doc string) {
+	t.Helper()
+	var cfg map[string]map[string]struct {
+		Type    string   `json:"type"`
+		Command string   `json:"command"`
+		Args    []string `json:"args"`
+	}
+	if err := json.Unmarshal([]byte(doc), &cfg); err != nil {
+		t.Fatalf("%s: %v\n%s", client, err, doc)
+	}
+	parent := map[string]string{"vscode": "servers"}[client]
+	if parent == "" {
+		parent = "mcpServers"
+	}
+	s, ok := cfg[parent]["meridian"]
+	if !ok || !filepath.IsAbs(s.Command) || !slices.Equal(s.Args, []string{"serve"}) || client == "vscode" && s.Type != "stdio" {
+		t.Errorf("%s: %s.meridian = %+v\n%s", client, parent, s, doc)
+	}
+}
+
+// TestMCPInstallRefusesBroken: a configuration that does not parse is
+// reported and left as it is.
+func TestMCPInstallRefusesBroken(t *testing.T) {
+	sb := newSandbox(t)
+	path := filepath.Join(sb.dir, ".mcp.json")
+	os.WriteFile(path, []byte(`{"mcpServers": {`), 0o644)
+	r := sb.run(t, sb.env, "mcp", "install", "claude")
+	if got, _ := os.ReadFile(path); r.code != 4 || !strings.Contains(r.stderr, "CONFIG_INVALID") || string(got) != `{"mcpServers": {` {
+		t.Errorf("install over a broken .mcp.json: exit %d, %q; file now %q", r.code, r.stderr, got)
+	}
+	if r := sb.run(t, sb.env, "mcp", "install", "claude-desktop", "--scope", "project"); r.code != 2 || !strings.Contains(r.stderr, "SCOPE_UNSUPPORTED") {
+		t.Errorf("claude-desktop --scope project: exit %d, %q", r.code, r.stderr)
 	}
 }
 

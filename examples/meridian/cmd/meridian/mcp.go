@@ -9,10 +9,10 @@ import (
 
 // serveMCP adds `meridian serve`, which serves the agent's commands as MCP
 // tools, each call running this binary with the server's environment (so
-// MERIDIAN_SPACE_ID of the server picks the space). The MCP SDK's package
+// MERIDIAN_SPACE_ID of the server picks the space), and `meridian mcp
+// install|uninstall|list`, which registers it with MCP clients. The MCP SDK's package
 // initialisation costs every start of the binary; build with -tags nomcp to
 // leave the server out, as bench/run.sh does for todo.
 func serveMCP() []urfave.Option {
-	return []urfave.Option{mcp.Command("serve", mcp.WithUsage("Start MCP server (the agent's commands as tools, over stdin and stdout)")),
-		mcp.InstallCommand("mcp-install", "serve")}
+	return []urfave.Option{mcp.Command("serve", mcp.WithUsage("Start MCP server (the agent's commands as tools, over stdin and stdout)"))}
 }
