@@ -91,7 +91,9 @@ func newConfig(opts []Option) *config {
 // (give it to the adapter's Wrap, Run or Main). The command serves the app's
 // tools over stdin and stdout until the client closes stdin or the process is
 // interrupted; each call runs this process's own executable, with its
-// environment, unless WithRunner says otherwise.
+// environment, unless WithRunner says otherwise. With --http ADDR it
+// serves them over streamable HTTP at http://ADDR/mcp instead, stateless,
+// until interrupted (see [FlagHTTP]).
 //
 // Beside it, the group `mcp` (see [WithClientsCommand]) registers the
 // server with the MCP clients people use — Claude Code, Codex, Gemini CLI,
@@ -111,6 +113,8 @@ func Command(name string, opts ...Option) adapters.Option {
 		Command: schema.Command{
 			Name:  name,
 			Usage: cfg.usage,
+			Flags: []schema.Flag{{Name: FlagHTTP, Type: schema.String,
+				Usage: "serve over streamable HTTP at this address (127.0.0.1:8080; port 0 picks one) instead of stdin and stdout: loopback needs no token; any other address wants $<TOOL>_MCP_TOKEN"}},
 			Meta: schema.Meta{
 				Danger:      schema.Safe,
 				Timeout:     schema.NoTimeout,
@@ -139,6 +143,9 @@ func Command(name string, opts ...Option) adapters.Option {
 
 func serveHost(ctx context.Context, h *adapters.Host, opts []Option) int {
 	opts = append([]Option{WithVersion(h.Version), func(c *config) { c.env = h.Environ() }}, opts...)
+	if addr, ok := h.Flag(FlagHTTP); ok {
+		return serveHTTP(ctx, h, addr, opts)
+	}
 	d := newDrain(ctx)
 	t := &sdk.IOTransport{Reader: d.Reader(h.Stdin), Writer: d.Writer(h.Stdout)}
 	if err := Serve(ctx, h.App, t, opts...); err != nil && ctx.Err() == nil {

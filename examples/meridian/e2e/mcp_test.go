@@ -8,6 +8,7 @@ package e2e
 // (meridian again) and fake harnesses: the tests count them.
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"os"
@@ -161,40 +162,88 @@ func TestMCP(t *testing.T) {
 }
 
 // TestMCPInspector drives `meridian serve` with a third-party client, the MCP
-// Inspector's CLI: it lists the 11 tools and calls one.
+// Inspector's CLI, over stdio and over streamable HTTP (serve --http): it
+// lists the tools and calls one.
 func TestMCPInspector(t *testing.T) {
 	inspector := mcpinspector.CLI(t)
-	sb := newSandbox(t)
-	exe := ownBinary(t)
-	inspect := func(args ...string) map[string]any {
-		t.Helper()
-		// The inspector gives the server only the variables it is told (and
-		// a few of its own choosing); PATH holds the fake harnesses.
-		return mcpinspector.Run(t, inspector, mcpinspector.Call{
-			Server:    []string{exe, "serve"},
-			ServerEnv: []string{"HOME=" + sb.home, "PATH=" + getenv(sb.env, "PATH")},
-			Env:       sb.with("HOME=" + filepath.Join(t.TempDir(), "inspector-home")),
-			Dir:       sb.dir,
-			Args:      args,
+	for _, transport := range []string{"stdio", "http"} {
+		t.Run(transport, func(t *testing.T) {
+			sb := newSandbox(t)
+			exe := ownBinary(t)
+			call := mcpinspector.Call{
+				Server: []string{exe, "serve"},
+				// The inspector gives a server it starts only the variables
+				// it is told (and a few of its own choosing); PATH holds the
+				// fake harnesses.
+				ServerEnv: []string{"HOME=" + sb.home, "PATH=" + getenv(sb.env, "PATH")},
+				Env:       sb.with("HOME=" + filepath.Join(t.TempDir(), "inspector-home")),
+				Dir:       sb.dir,
+			}
+			if transport == "http" {
+				call.Server, call.ServerEnv = []string{sb.serveHTTP(t, exe)}, nil
+			}
+			inspect := func(args ...string) map[string]any {
+				t.Helper()
+				c := call
+				c.Args = args
+				return mcpinspector.Run(t, inspector, c)
+			}
+
+			listed := inspect("--method", "tools/list")
+			var names []string
+			for _, tool := range listed["tools"].([]any) {
+				names = append(names, tool.(map[string]any)["name"].(string))
+			}
+			slices.Sort(names)
+			if diff := cmp.Diff(mcpTools, names); diff != "" {
+				t.Errorf("inspector tools/list (-spec +served):\n%s", diff)
+			}
+
+			called := inspect("--method", "tools/call", "--tool-name", "models_show", "--tool-arg", "model=sonnet")
+			want := cliData(t, sb, sb.env, "models", "show", "sonnet")
+			if diff := cmp.Diff(want, called["structuredContent"]); diff != "" || called["isError"] == true {
+				t.Errorf("inspector tools/call models_show (-cli +inspector):\n%s\n%v", diff, called)
+			}
+			if transport == "stdio" { // the HTTP server runs on until the test ends
+				noneLeft(t, exe, nil)
+			}
 		})
 	}
+}
 
-	listed := inspect("--method", "tools/list")
-	var names []string
-	for _, tool := range listed["tools"].([]any) {
-		names = append(names, tool.(map[string]any)["name"].(string))
+// serveHTTP starts `exe serve --http 127.0.0.1:0` in the sandbox's project,
+// as a person starts a server for clients to reach, and returns the URL it
+// serves at. It is interrupted when the test ends, and must exit as an
+// interrupted command does (130).
+func (sb *sandbox) serveHTTP(t *testing.T, exe string) string {
+	t.Helper()
+	cmd := exec.Command(exe, "serve", "--http", "127.0.0.1:0")
+	cmd.Env, cmd.Dir = sb.env, sb.dir
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
 	}
-	slices.Sort(names)
-	if diff := cmp.Diff(mcpTools, names); diff != "" {
-		t.Errorf("inspector tools/list (-spec +served):\n%s", diff)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
 	}
-
-	called := inspect("--method", "tools/call", "--tool-name", "models_show", "--tool-arg", "model=sonnet")
-	want := cliData(t, sb, sb.env, "models", "show", "sonnet")
-	if diff := cmp.Diff(want, called["structuredContent"]); diff != "" || called["isError"] == true {
-		t.Errorf("inspector tools/call models_show (-cli +inspector):\n%s\n%v", diff, called)
+	t.Cleanup(func() {
+		cmd.Process.Signal(syscall.SIGINT)
+		if cmd.Wait(); cmd.ProcessState.ExitCode() != 130 {
+			t.Errorf("serve --http after SIGINT: exit %d, want 130", cmd.ProcessState.ExitCode())
+		}
+	})
+	lines := bufio.NewScanner(stderr)
+	for lines.Scan() {
+		if url, ok := strings.CutPrefix(lines.Text(), "serving MCP at "); ok {
+			go func() {
+				for lines.Scan() { // the server never blocks on stderr
+				}
+			}()
+			return url
+		}
 	}
-	noneLeft(t, exe, nil)
+	t.Fatal("serve --http said no address")
+	return ""
 }
 
 // ownBinary copies meridian into the test's directory, so that the

@@ -1,0 +1,98 @@
+package mcp
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/duet-cli/duet/adapters"
+	"github.com/duet-cli/duet/envelope"
+	"github.com/duet-cli/duet/exitcode"
+	"github.com/duet-cli/duet/runenv"
+)
+
+// FlagHTTP is the serve command's flag that serves over streamable HTTP
+// instead of stdin and stdout.
+const FlagHTTP = "http"
+
+// httpPath is where the server answers.
+const httpPath = "/mcp"
+
+// serveHTTP serves the app's tools over streamable HTTP on addr until ctx
+// is done, and says where on stderr. The server is stateless — each
+// request stands alone, as a tool call does — so it keeps no sessions to
+// lose. It refuses requests a browser makes from another site (origin and
+// Sec-Fetch-Site checks) and, on a loopback address, requests naming
+// another host (DNS rebinding). On any other address it also wants a
+// bearer token: $<TOOL>_MCP_TOKEN, else one made now and printed.
+func serveHTTP(ctx context.Context, h *adapters.Host, addr string, opts []Option) int {
+	tool := h.App.Tree().Name
+	fail := func(e *envelope.Error) int {
+		fmt.Fprintf(h.Stderr, "%s: ERROR %s\n", tool, envelope.Human(e))
+		return int(e.Exit)
+	}
+	s, err := NewServer(h.App, opts...)
+	if err != nil {
+		return fail(envelope.As(err))
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fail(envelope.Validationf("INVALID_FLAG_VALUE", "--%s %s: %v", FlagHTTP, addr, err).WithField(FlagHTTP))
+	}
+	var handler http.Handler = sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s },
+		&sdk.StreamableHTTPOptions{Stateless: true})
+	handler = http.NewCrossOriginProtection().Handler(handler)
+	url := "http://" + ln.Addr().String() + httpPath
+	token := ""
+	if ip, ok := ln.Addr().(*net.TCPAddr); !ok || !ip.IP.IsLoopback() {
+		name := runenv.EnvName(tool, "MCP_TOKEN")
+		if token, _ = h.LookupEnv(name); token == "" {
+			token = newToken()
+			fmt.Fprintf(h.Stderr, "%s is not set: requests need the bearer token %s\n", name, token)
+		}
+		handler = auth.RequireBearerToken(bearer(token), nil)(handler)
+	}
+	mux := http.NewServeMux()
+	mux.Handle(httpPath, handler)
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	fmt.Fprintf(h.Stderr, "serving MCP at %s\n", url)
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ln) }()
+	select {
+	case err = <-done:
+	case <-ctx.Done():
+		shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		err = srv.Shutdown(shut)
+	}
+	if err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fail(envelope.Errorf(exitcode.GeneralError, "SERVE_FAILED", "%v", err))
+	}
+	return int(exitcode.Success)
+}
+
+// bearer accepts the one token, compared in constant time; it does not
+// expire while the server runs.
+func bearer(token string) auth.TokenVerifier {
+	return func(_ context.Context, got string, _ *http.Request) (*auth.TokenInfo, error) {
+		if subtle.ConstantTimeCompare([]byte(got), []byte(token)) != 1 {
+			return nil, auth.ErrInvalidToken
+		}
+		return &auth.TokenInfo{Expiration: time.Now().Add(time.Hour)}, nil
+	}
+}
+
+func newToken() string {
+	b := make([]byte, 32)
+	rand.Read(b)
+	return hex.EncodeToString(b)
+}

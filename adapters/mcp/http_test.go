@@ -1,0 +1,189 @@
+package mcp_test
+
+import (
+	"bufio"
+	"context"
+	"net/http"
+	neturl "net/url"
+	"os"
+	"os/exec"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// serveHTTP starts the test app's `serve --http addr` with env, as a
+// person starts a server, and returns the URL it says it serves at and the
+// lines it wrote on stderr before that. The server is stopped with SIGTERM
+// when the test ends, and must exit as a terminated command does (143).
+func serveHTTP(t *testing.T, addr string, env ...string) (string, []string) {
+	t.Helper()
+	//duetvet:allow rawexec -- the test binary as the app, started as a person starts a server
+	cmd := exec.Command(os.Args[0], "serve", "--http", addr)
+	cmd.Env = append(append(os.Environ(), appEnv+"=1"), env...)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Signal(syscall.SIGTERM)
+		if err := cmd.Wait(); cmd.ProcessState.ExitCode() != 143 {
+			t.Errorf("serve --http after SIGTERM: %v, exit %d; want 143", err, cmd.ProcessState.ExitCode())
+		}
+	})
+	var said []string
+	lines := bufio.NewScanner(stderr)
+	for lines.Scan() {
+		if url, ok := strings.CutPrefix(lines.Text(), "serving MCP at "); ok {
+			go func() { // keep reading, so the server never blocks on stderr
+				for lines.Scan() {
+				}
+			}()
+			return url, said
+		}
+		said = append(said, lines.Text())
+	}
+	t.Fatalf("serve --http %s said no address: %q", addr, said)
+	return "", nil
+}
+
+// viaLoopback is the URL of a server listening on every address, reached
+// on 127.0.0.1.
+func viaLoopback(t *testing.T, raw string) string {
+	t.Helper()
+	u, err := neturl.Parse(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Host = "127.0.0.1:" + u.Port()
+	return u.String()
+}
+
+// bearerHeader adds an Authorization header to every request.
+type bearerHeader string
+
+func (b bearerHeader) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+string(b))
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+func connectHTTP(t *testing.T, url, token string) (*sdk.ClientSession, error) {
+	t.Helper()
+	ct := &sdk.StreamableClientTransport{Endpoint: url}
+	if token != "" {
+		ct.HTTPClient = &http.Client{Transport: bearerHeader(token)}
+	}
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, nil).Connect(context.Background(), ct, nil)
+	if err == nil {
+		t.Cleanup(func() { cs.Close() })
+	}
+	return cs, err
+}
+
+// TestServeHTTP serves the tools over streamable HTTP on loopback, to the
+// SDK's own client: the same tools as over stdio, and calls that run the
+// commands.
+func TestServeHTTP(t *testing.T) {
+	url, _ := serveHTTP(t, "127.0.0.1:0")
+	cs, err := connectHTTP(t, url, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	listed, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tool := range listed.Tools {
+		names = append(names, tool.Name)
+	}
+	var want []string
+	for _, tool := range describeTools(t)["tools"].([]any) {
+		want = append(want, tool.(map[string]any)["name"].(string))
+	}
+	slices.Sort(want)
+	if slices.Sort(names); !slices.Equal(names, want) {
+		t.Errorf("tools over HTTP %v, want those of describe --mcp %v", names, want)
+	}
+	res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "show", Arguments: map[string]any{"id": "n2"}})
+	if err != nil || res.IsError || !strings.Contains(text(res), `"title":"second"`) {
+		t.Errorf("show n2 over HTTP: %v, %s", err, text(res))
+	}
+}
+
+// TestServeHTTPRefuses: a browser's request from another site, a request
+// naming another host to a loopback server (DNS rebinding), and, off
+// loopback, a request without the bearer token are refused before they
+// reach a tool.
+func TestServeHTTPRefuses(t *testing.T) {
+	url, _ := serveHTTP(t, "127.0.0.1:0")
+	post := func(t *testing.T, url string, header ...string) int {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		for i := 0; i+1 < len(header); i += 2 {
+			if header[i] == "Host" {
+				req.Host = header[i+1]
+			} else {
+				req.Header.Set(header[i], header[i+1])
+			}
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	for _, tt := range []struct {
+		name   string
+		header []string
+		want   int
+	}{
+		{"another site", []string{"Origin", "https://evil.example", "Sec-Fetch-Site", "cross-site"}, http.StatusForbidden},
+		{"another host", []string{"Host", "evil.example"}, http.StatusForbidden},
+		{"the same site", []string{"Sec-Fetch-Site", "same-origin"}, http.StatusOK},
+	} {
+		if got := post(t, url, tt.header...); got != tt.want {
+			t.Errorf("%s: status %d, want %d", tt.name, got, tt.want)
+		}
+	}
+
+	t.Run("off loopback, a token from the environment", func(t *testing.T) {
+		url, _ := serveHTTP(t, "0.0.0.0:0", "NOTES_MCP_TOKEN=s3cret")
+		url = viaLoopback(t, url)
+		if got := post(t, url); got != http.StatusUnauthorized {
+			t.Errorf("no token: status %d, want 401", got)
+		}
+		if got := post(t, url, "Authorization", "Bearer guess"); got != http.StatusUnauthorized {
+			t.Errorf("a wrong token: status %d, want 401", got)
+		}
+		if _, err := connectHTTP(t, url, "s3cret"); err != nil {
+			t.Errorf("with the token: %v", err)
+		}
+	})
+	t.Run("off loopback, a token made and said", func(t *testing.T) {
+		url, said := serveHTTP(t, "0.0.0.0:0")
+		url = viaLoopback(t, url)
+		var token string
+		for _, line := range said {
+			if _, tok, ok := strings.Cut(line, "requests need the bearer token "); ok {
+				token = tok
+			}
+		}
+		if len(token) < 32 {
+			t.Fatalf("no token said: %q", said)
+		}
+		if _, err := connectHTTP(t, url, token); err != nil {
+			t.Errorf("with the token it said: %v", err)
+		}
+	})
+}
