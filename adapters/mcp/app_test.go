@@ -48,6 +48,10 @@ func wrap(t testing.TB) adapters.Framework {
 	return app
 }
 
+// newApp makes testApp anew, wrapped as the child process wraps it: what
+// the in-process runner calls for each call.
+func newApp() (adapters.Framework, error) { return urfaveWrap(mcp.Command("serve")) }
+
 func urfaveWrap(opts ...urfave.Option) (adapters.Framework, error) {
 	return urfave.Wrap(testApp(), append([]urfave.Option{urfave.WithVersion("1.2.3")}, opts...)...)
 }

@@ -15,7 +15,7 @@ import (
 // with the command run in process, and in a child process (the default).
 func BenchmarkCall(b *testing.B) {
 	for name, runner := range map[string]func(testing.TB) mcp.Runner{
-		"in-process": func(tb testing.TB) mcp.Runner { return mcp.InProcess(wrap(tb)) },
+		"in-process": func(tb testing.TB) mcp.Runner { return mcp.InProcess(newApp) },
 		"exec":       func(tb testing.TB) mcp.Runner { return execRunner(tb) },
 	} {
 		b.Run(name, func(b *testing.B) {

@@ -5,6 +5,7 @@ package mcp_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"errors"
 	"os"
 	"path/filepath"
@@ -59,7 +60,7 @@ func connectApp(t testing.TB, app adapters.Framework, runner mcp.Runner, opts ..
 
 func runners(t *testing.T) map[string]mcp.Runner {
 	return map[string]mcp.Runner{
-		"in-process": mcp.InProcess(wrap(t), adapters.WithVersion("1.2.3")),
+		"in-process": mcp.InProcess(newApp, adapters.WithVersion("1.2.3")),
 		"exec":       execRunner(t),
 	}
 }
@@ -77,7 +78,7 @@ func describeTools(t testing.TB) map[string]any {
 func TestToolsListIsDescribeMCP(t *testing.T) {
 	golden.Assert(t, "describe-mcp.json", run(t, "describe", "--mcp", "--output", "text"))
 
-	cs := connect(t, mcp.InProcess(wrap(t)))
+	cs := connect(t, mcp.InProcess(newApp))
 	listed, err := cs.ListTools(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -225,14 +226,14 @@ func testCalls(t *testing.T, runner mcp.Runner) {
 }
 
 func TestUnknownToolIsAProtocolError(t *testing.T) {
-	cs := connect(t, mcp.InProcess(wrap(t)))
+	cs := connect(t, mcp.InProcess(newApp))
 	if _, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "describe"}); err == nil {
 		t.Error("calling describe, which is not a tool, succeeded")
 	}
 }
 
 func TestAnnotations(t *testing.T) {
-	cs := connect(t, mcp.InProcess(wrap(t)))
+	cs := connect(t, mcp.InProcess(newApp))
 	listed, err := cs.ListTools(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -454,4 +455,31 @@ func zombie(pid int) bool {
 	}
 	_, after, ok := strings.Cut(string(raw), ") ")
 	return ok && strings.HasPrefix(after, "Z")
+}
+
+// TestInProcessConcurrent: 32 calls at once, in process, each on an app of
+// its own — run it with -race — answer as each would alone.
+func TestInProcessConcurrent(t *testing.T) {
+	cs := connect(t, mcp.InProcess(newApp))
+	const n = 32
+	errs := make(chan error, n)
+	for i := range n {
+		go func() {
+			id := []string{"n1", "n2", "n3"}[i%3]
+			res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "show", Arguments: map[string]any{"id": id}})
+			switch {
+			case err != nil:
+				errs <- err
+			case res.IsError || !strings.Contains(text(res), `"id":"`+id+`"`):
+				errs <- fmt.Errorf("show %s: %s", id, text(res))
+			default:
+				errs <- nil
+			}
+		}()
+	}
+	for range n {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
 }

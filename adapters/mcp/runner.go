@@ -80,20 +80,28 @@ func (r *ExecRunner) Run(ctx context.Context, args []string) ([]byte, int, error
 
 // InProcess runs the app in this process, through the lifecycle, with opts
 // (the options the app was wrapped with) and a pipe's streams: no terminal,
-// empty stdin, stderr discarded. Calls run concurrently, so the app's
-// commands must not share unguarded state. It suits tests, and apps that
-// cannot start themselves; [Exec] is the default, because a child process
-// can be stopped whatever it is doing.
-func InProcess(app adapters.Framework, opts ...adapters.Option) Runner {
-	return inProcess{app, opts}
+// empty stdin, stderr discarded. newApp makes the app anew for each call —
+// a framework parses a command line into its command tree, so an app runs
+// once — and calls run concurrently, each on its own: only what the app's
+// commands share beyond their tree (a package variable, a file) must be
+// guarded. It saves the start of a process on every call; [Exec] is the
+// default all the same, because a child process can be stopped whatever it
+// is doing, and a command that exits or changes the process (its working
+// directory, its environment) takes the server with it.
+func InProcess(newApp func() (adapters.Framework, error), opts ...adapters.Option) Runner {
+	return inProcess{newApp, opts}
 }
 
 type inProcess struct {
-	app  adapters.Framework
-	opts []adapters.Option
+	newApp func() (adapters.Framework, error)
+	opts   []adapters.Option
 }
 
 func (p inProcess) Run(ctx context.Context, args []string) ([]byte, int, error) {
+	app, err := p.newApp()
+	if err != nil {
+		return nil, 0, fmt.Errorf("mcp: make the app: %w", err)
+	}
 	var stdout bytes.Buffer
 	opts := append(append([]adapters.Option(nil), p.opts...),
 		adapters.WithStdio(strings.NewReader(""), &stdout, io.Discard),
@@ -102,6 +110,6 @@ func (p inProcess) Run(ctx context.Context, args []string) ([]byte, int, error) 
 		// Signals are the server's: a call is stopped through ctx.
 		adapters.WithSignals(make(chan os.Signal)),
 	)
-	exit := adapters.Run(ctx, p.app, args, opts...)
+	exit := adapters.Run(ctx, app, args, opts...)
 	return stdout.Bytes(), exit, nil
 }

@@ -7,9 +7,16 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/duet-cli/duet/adapters"
+	"github.com/duet-cli/duet/adapters/mcp"
+	"github.com/duet-cli/duet/adapters/urfave"
+	"github.com/duet-cli/duet/examples/meridian/internal/commands"
 	"github.com/duet-cli/duet/examples/meridian/internal/state"
 	"github.com/duet-cli/duet/examples/meridian/internal/state/statetest"
 )
@@ -58,6 +65,66 @@ func BenchmarkLargeSpace(b *testing.B) {
 					b.StartTimer()
 				}
 				run(b)
+			}
+		})
+	}
+}
+
+// BenchmarkToolCall times one MCP tools/call of models_list, a client and
+// meridian's server joined in memory, with each runner: the command run in
+// the server's process on an app made for the call (mcp.InProcess), and in
+// a child process, the default (mcp.Exec):
+//
+//	go test -run XXX -bench ToolCall ./examples/meridian/e2e
+func BenchmarkToolCall(b *testing.B) {
+	dir := b.TempDir()
+	vars := []string{"HOME=" + dir, "PATH=" + os.Getenv("PATH")}
+	env := commands.Env{
+		Getenv: func(k string) string {
+			for _, kv := range vars {
+				if v, ok := strings.CutPrefix(kv, k+"="); ok {
+					return v
+				}
+			}
+			return ""
+		},
+		Environ: func() []string { return vars }, Dir: dir, Exe: bin, Now: time.Now,
+	}
+	newApp := func() (adapters.Framework, error) { return urfave.Wrap(commands.New(env), commands.Options("0.1.0")...) }
+	exec := mcp.Exec(bin)
+	exec.Env = vars
+	for _, tc := range []struct {
+		name   string
+		runner mcp.Runner
+	}{
+		{"in-process", mcp.InProcess(newApp, adapters.WithEnv(vars), adapters.WithWorkDir(dir))},
+		{"exec", exec},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			app, err := newApp()
+			if err != nil {
+				b.Fatal(err)
+			}
+			s, err := mcp.NewServer(app, mcp.WithRunner(tc.runner))
+			if err != nil {
+				b.Fatal(err)
+			}
+			ct, st := sdk.NewInMemoryTransports()
+			ctx := context.Background()
+			if _, err := s.Connect(ctx, st, nil); err != nil {
+				b.Fatal(err)
+			}
+			cs, err := sdk.NewClient(&sdk.Implementation{Name: "bench", Version: "1"}, nil).Connect(ctx, ct, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer cs.Close()
+			params := &sdk.CallToolParams{Name: "models_list", Arguments: map[string]any{}}
+			for b.Loop() {
+				res, err := cs.CallTool(ctx, params)
+				if err != nil || res.IsError {
+					b.Fatal(err, res)
+				}
 			}
 		})
 	}

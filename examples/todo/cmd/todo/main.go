@@ -24,9 +24,12 @@ import (
 
 var version = "0.1.0"
 
-func main() {
-	urfave.Main(newApp(), append(serveMCP(), urfave.WithVersion(version), urfave.WithSpecStrict(), urfave.WithCleanupCommand(),
-		urfave.WithEnvVar(commands.DataHomeEnv, "path", commands.DataHomeEnvUsage), completion.Command("completion"))...)
+func main() { urfave.Main(newApp(), options()...) }
+
+// options are the options todo is wrapped with.
+func options() []urfave.Option {
+	return append(serveMCP(), urfave.WithVersion(version), urfave.WithSpecStrict(), urfave.WithCleanupCommand(),
+		urfave.WithEnvVar(commands.DataHomeEnv, "path", commands.DataHomeEnvUsage), completion.Command("completion"))
 }
 
 func store(cmd *cli.Command) *todo.Store { return commands.Store(cmd.String("file")) }

@@ -1,0 +1,79 @@
+//go:build !nomcp && unix
+
+package main
+
+import (
+	"context"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/duet-cli/duet/adapters"
+	"github.com/duet-cli/duet/adapters/mcp"
+	"github.com/duet-cli/duet/adapters/urfave"
+)
+
+// BenchmarkToolCall times one MCP tools/call of list over 100 to-dos, a
+// client and todo's server joined in memory, with each runner: the command
+// run in the server's process on an app made for the call (mcp.InProcess),
+// and in a child process, the default (mcp.Exec):
+//
+//	go test -run XXX -bench ToolCall ./examples/todo/cmd/todo
+func BenchmarkToolCall(b *testing.B) {
+	dir := b.TempDir()
+	env := []string{"TODO_FILE=" + filepath.Join(dir, "todo.json"), "TODO_CONFIG_DIR=" + filepath.Join(dir, "config"), "HOME=" + dir, "PATH=" + os.Getenv("PATH")}
+	for range 100 {
+		if code := urfave.Run(context.Background(), newApp(), []string{"add", "benchmark item"},
+			urfave.WithEnv(env), urfave.WithStdio(strings.NewReader(""), io.Discard, io.Discard)); code != 0 {
+			b.Fatalf("todo add: exit %d", code)
+		}
+	}
+	bin := filepath.Join(dir, "todo")
+	//duetvet:allow rawexec -- building the binary the exec runner runs
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		b.Fatalf("go build: %v\n%s", err, out)
+	}
+	newTodo := func() (adapters.Framework, error) { return urfave.Wrap(newApp(), options()...) }
+	child := mcp.Exec(bin)
+	child.Env = env
+	for _, tc := range []struct {
+		name   string
+		runner mcp.Runner
+	}{
+		{"in-process", mcp.InProcess(newTodo, adapters.WithEnv(env))},
+		{"exec", child},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			app, err := newTodo()
+			if err != nil {
+				b.Fatal(err)
+			}
+			s, err := mcp.NewServer(app, mcp.WithRunner(tc.runner))
+			if err != nil {
+				b.Fatal(err)
+			}
+			ct, st := sdk.NewInMemoryTransports()
+			ctx := context.Background()
+			if _, err := s.Connect(ctx, st, nil); err != nil {
+				b.Fatal(err)
+			}
+			cs, err := sdk.NewClient(&sdk.Implementation{Name: "bench", Version: "1"}, nil).Connect(ctx, ct, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer cs.Close()
+			params := &sdk.CallToolParams{Name: "list", Arguments: map[string]any{}}
+			for b.Loop() {
+				res, err := cs.CallTool(ctx, params)
+				if err != nil || res.IsError {
+					b.Fatal(err, res)
+				}
+			}
+		})
+	}
+}
