@@ -90,7 +90,9 @@ func BenchmarkToolCall(b *testing.B) {
 		},
 		Environ: func() []string { return vars }, Dir: dir, Exe: bin, Now: time.Now,
 	}
-	newApp := func() (adapters.Framework, error) { return urfave.Wrap(commands.New(env), commands.Options("0.1.0")...) }
+	newApp := func() (adapters.Framework, error) {
+		return urfave.Wrap(commands.New(env), commands.Options("0.1.0")...)
+	}
 	exec := mcp.Exec(bin)
 	exec.Env = vars
 	for _, tc := range []struct {
