@@ -82,6 +82,35 @@ func WithEnv(env []string) Option {
 	}
 }
 
+// WithEnvOverlay sets the variables of env, each KEY=value, over the
+// environment the invocation is given — the process's, or that of a
+// WithEnv before it.
+func WithEnvOverlay(env ...string) Option {
+	m := map[string]string{}
+	for _, kv := range env {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			m[k] = v
+		}
+	}
+	return func(c *config) {
+		lookup, environ := c.lookupEnv, c.environ
+		c.lookupEnv = func(k string) (string, bool) {
+			if v, ok := m[k]; ok {
+				return v, true
+			}
+			return lookup(k)
+		}
+		c.environ = func() []string {
+			out := slices.DeleteFunc(environ(), func(kv string) bool {
+				k, _, _ := strings.Cut(kv, "=")
+				_, over := m[k]
+				return over
+			})
+			return append(out, env...)
+		}
+	}
+}
+
 // WithTerminal says which standard streams are terminals, instead of asking
 // the operating system.
 func WithTerminal(stdin, stdout, stderr bool) Option {

@@ -45,6 +45,7 @@ type Settings struct {
 	TraceID          string       // the caller's trace id, on every log line
 	Debug            bool         // --debug: the full diagnostic trace on stderr, secrets redacted
 	Hush             bool         // nobody watches stderr (a pipe, CI, an agent): no progress, no info logs
+	Progress         bool         // progress events all the same, for a caller that relays them (ProgressEnv)
 	WarningsAsErrors bool         // a warning fails the invocation with exit 1
 	Cwd              string       // the directory relative paths resolve against (--cwd); "" for the process's
 	Unmask           bool         // --unmask: high-entropy values as they are
@@ -273,6 +274,11 @@ func (o *Output) Effected() Effect {
 	defer o.mu.Unlock()
 	return o.effect
 }
+
+// ProgressEnv is the variable that, set to 1, has a command write its
+// progress events on stderr even where nobody watches it: for a caller
+// that relays them, as an MCP server relays them to its client.
+const ProgressEnv = "DUET_PROGRESS"
 
 // Warn records a non-fatal problem: a stable code, what happened, and what to
 // do next, in one form wherever it is read — the envelope's warnings, stderr:

@@ -30,7 +30,7 @@ func (o *Output) Progress(message string, done, total int) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.work.status = o.redact(message) // for heartbeats, even under --quiet
-	if o.s.Quiet || o.s.Hush {
+	if o.s.Quiet || o.s.Hush && !o.s.Progress {
 		return
 	}
 	ev := ProgressEvent{Type: "progress", Message: o.redact(message), Done: done, Total: total}

@@ -2,6 +2,7 @@ package mcp_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"strings"
@@ -47,6 +48,9 @@ func wrap(t testing.TB) adapters.Framework {
 	}
 	return app
 }
+
+// blocked hears from the block command run in process.
+var blocked = make(chan string, 2)
 
 // newApp makes testApp anew, wrapped as the child process wraps it: what
 // the in-process runner calls for each call.
@@ -141,6 +145,30 @@ func testApp() *cli.Command {
 		Flags: []cli.Flag{&cli.StringFlag{Name: "pidfile", Usage: "where the grandchild writes its pid"}},
 	}, schema.Meta{Danger: schema.Safe, Timeout: schema.NoTimeout})
 
+	// work reports its progress, three steps of three.
+	work := urfave.Annotate(&cli.Command{
+		Name: "work", Usage: "Work in three steps",
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			out := envelope.From(ctx)
+			for i := 1; i <= 3; i++ {
+				out.Progress(fmt.Sprintf("step %d", i), i, 3)
+			}
+			return out.Result("done")
+		},
+	}, schema.Meta{Danger: schema.Safe})
+
+	// block waits for its context, and says so on blocked when it runs in
+	// the test's own process (mcp.InProcess).
+	block := urfave.Annotate(&cli.Command{
+		Name: "block", Usage: "Wait until cancelled",
+		Action: func(ctx context.Context, cmd *cli.Command) error {
+			blocked <- "started"
+			<-ctx.Done()
+			blocked <- "cancelled"
+			return ctx.Err()
+		},
+	}, schema.Meta{Danger: schema.Safe, Timeout: schema.NoTimeout})
+
 	echo := urfave.Annotate(&cli.Command{
 		Name: "echo", Usage: "Answer with the words given, as one string",
 		Action: func(ctx context.Context, cmd *cli.Command) error {
@@ -161,7 +189,7 @@ func testApp() *cli.Command {
 	}}
 	return &cli.Command{
 		Name: "notes", Usage: "Notes for tests",
-		Commands: []*cli.Command{list, show, add, remove, hang, echo, chat, setup, internal, group},
+		Commands: []*cli.Command{list, show, add, remove, hang, work, block, echo, chat, setup, internal, group},
 	}
 }
 

@@ -235,7 +235,20 @@ func handler(cfg *config, t *describe.Tool) sdk.ToolHandler {
 			ctx, cancel = context.WithTimeout(ctx, limit+cfg.grace)
 			defer cancel()
 		}
+		if tok := req.Params.GetProgressToken(); tok != nil {
+			ctx = withProgress(ctx, notifier(ctx, req.Session, tok))
+		}
+		yes := slices.Insert(slices.Clone(args), len(c.Path)+1, "--"+adapters.FlagYes)
+		answered, asked := confirmation(req)
+		if answered {
+			args = yes
+		}
 		stdout, exit, err := cfg.runner.Run(ctx, args)
+		if err == nil && !asked && exit == int(exitcode.ArgError) && c.NeedsConfirmation() {
+			if ask := askConfirmation(req.Session, t, stdout); ask != nil {
+				return ask, nil
+			}
+		}
 		if err != nil {
 			return failure(envelope.Errorf(exitcode.GeneralError, "RUN_FAILED", "%v", err), int(exitcode.GeneralError)), nil
 		}
@@ -255,6 +268,66 @@ func callLimit(c *schema.Command, args []string) time.Duration {
 		}
 	}
 	return limit
+}
+
+// notifier sends the client a progress notification for each progress
+// event of a call: done of total where the command counts, else how many
+// events so far, which grows as the protocol wants.
+func notifier(ctx context.Context, session *sdk.ServerSession, token any) func(envelope.ProgressEvent) {
+	var events int
+	return func(ev envelope.ProgressEvent) {
+		events++
+		p := &sdk.ProgressNotificationParams{ProgressToken: token, Message: ev.Message, Progress: float64(events)}
+		if ev.Total > 0 {
+			p.Progress, p.Total = float64(ev.Done), float64(ev.Total)
+		}
+		session.NotifyProgress(ctx, p)
+	}
+}
+
+// A command that needs confirmation and was refused for want of it
+// (CONFIRMATION_REQUIRED) is put to the person behind a client that can ask
+// (elicitation): the result asks for its input — a multi round-trip result
+// — and the client calls again with the answer, or the SDK asks for a
+// client of an older protocol and calls the handler again. Accepted, the
+// command runs with --yes; otherwise the refusal stands.
+const confirmKey = "confirm"
+
+// confirmation reads the person's answer of a call made again: asked is
+// true when the call carries one, answered when it confirms.
+func confirmation(req *sdk.CallToolRequest) (answered, asked bool) {
+	r, ok := req.Params.InputResponses[confirmKey]
+	if !ok {
+		return false, false
+	}
+	res, ok := r.(*sdk.ElicitResult)
+	return ok && res.Action == "accept" && res.Content[confirmKey] == true, true
+}
+
+// askConfirmation is the result that asks the person to confirm, when the
+// command's answer stdout is the refusal a confirmation lifts and the
+// client can ask; nil otherwise.
+func askConfirmation(session *sdk.ServerSession, t *describe.Tool, stdout []byte) *sdk.CallToolResult {
+	var env struct {
+		Error struct {
+			Code    string `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if json.Unmarshal(stdout, &env) != nil || env.Error.Code != "CONFIRMATION_REQUIRED" {
+		return nil
+	}
+	if p := session.InitializeParams(); p == nil || p.Capabilities == nil || p.Capabilities.Elicitation == nil {
+		return nil
+	}
+	return &sdk.CallToolResult{InputRequests: sdk.InputRequestMap{confirmKey: &sdk.ElicitParams{
+		Message: fmt.Sprintf("%s: %s. Run it?", t.Name, env.Error.Message),
+		RequestedSchema: map[string]any{
+			"type":       "object",
+			"properties": map[string]any{confirmKey: map[string]any{"type": "boolean", "title": "Run " + t.Name, "description": t.Description}},
+			"required":   []string{confirmKey},
+		},
+	}}}
 }
 
 // answer turns the command's envelope into the tool's result.

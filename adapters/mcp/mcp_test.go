@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -37,6 +38,17 @@ func connect(t testing.TB, runner mcp.Runner, opts ...mcp.Option) *sdk.ClientSes
 // client session.
 func connectApp(t testing.TB, app adapters.Framework, runner mcp.Runner, opts ...mcp.Option) *sdk.ClientSession {
 	t.Helper()
+	return connectClient(t, sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, nil), app, runner, opts...)
+}
+
+// connectWith is connect with a client of the test's making.
+func connectWith(t testing.TB, client *sdk.Client, runner mcp.Runner) *sdk.ClientSession {
+	t.Helper()
+	return connectClient(t, client, wrap(t), runner)
+}
+
+func connectClient(t testing.TB, client *sdk.Client, app adapters.Framework, runner mcp.Runner, opts ...mcp.Option) *sdk.ClientSession {
+	t.Helper()
 	srv, err := mcp.NewServer(app, append([]mcp.Option{mcp.WithRunner(runner), mcp.WithVersion("1.2.3")}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
@@ -47,7 +59,7 @@ func connectApp(t testing.TB, app adapters.Framework, runner mcp.Runner, opts ..
 	if err != nil {
 		t.Fatal(err)
 	}
-	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, ct, nil)
+	cs, err := client.Connect(ctx, ct, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +107,7 @@ func TestToolsListIsDescribeMCP(t *testing.T) {
 	}
 	// Not tools: describe, profile and serve (Duet's), chat (interactive),
 	// setup (for people), internal (declared so), notes (a group).
-	wantNames := []string{"add", "echo", "hang", "list", "remove", "show", "stats_count"}
+	wantNames := []string{"add", "block", "echo", "hang", "list", "remove", "show", "stats_count", "work"}
 	if diff := cmp.Diff(wantNames, names); diff != "" {
 		t.Errorf("tool names (-want +got):\n%s", diff)
 	}
@@ -247,8 +259,9 @@ func TestAnnotations(t *testing.T) {
 	want := map[string]hints{
 		"list": {ReadOnly: true, Idempotent: true}, "show": {ReadOnly: true, Idempotent: true},
 		"echo": {ReadOnly: true, Idempotent: true}, "hang": {ReadOnly: true, Idempotent: true},
-		"stats_count": {ReadOnly: true, Idempotent: true},
-		"add":         {}, "remove": {Destructive: true},
+		"stats_count": {ReadOnly: true, Idempotent: true}, "work": {ReadOnly: true, Idempotent: true},
+		"block": {ReadOnly: true, Idempotent: true},
+		"add":   {}, "remove": {Destructive: true},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("annotations (-want +got):\n%s", diff)
@@ -481,5 +494,102 @@ func TestInProcessConcurrent(t *testing.T) {
 		if err := <-errs; err != nil {
 			t.Error(err)
 		}
+	}
+}
+
+// TestProgress: a client that asks for progress is told of each step the
+// command reports, in process and from a child process.
+func TestProgress(t *testing.T) {
+	for name, runner := range runners(t) {
+		t.Run(name, func(t *testing.T) {
+			var got []string
+			var mu sync.Mutex
+			client := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, &sdk.ClientOptions{
+				ProgressNotificationHandler: func(_ context.Context, req *sdk.ProgressNotificationClientRequest) {
+					mu.Lock()
+					defer mu.Unlock()
+					p := req.Params
+					got = append(got, fmt.Sprintf("%v %s %v/%v", p.ProgressToken, p.Message, p.Progress, p.Total))
+				},
+			})
+			cs := connectWith(t, client, runner)
+			params := &sdk.CallToolParams{Name: "work", Arguments: map[string]any{}}
+			params.SetProgressToken("tok")
+			res, err := cs.CallTool(context.Background(), params)
+			if err != nil || res.IsError {
+				t.Fatal(err, text(res))
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			// Notifications may still be on their way as the result comes:
+			// the SDK delivers them in order, before the result.
+			want := []string{"tok step 1 1/3", "tok step 2 2/3", "tok step 3 3/3"}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("progress (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestConfirmByElicitation: a destructive call without yes is put to the
+// person behind a client that can ask; accepted, it runs; declined, or
+// from a client that cannot ask, it is refused as ever.
+func TestConfirmByElicitation(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		answer *sdk.ElicitResult // nil: the client cannot ask
+		ok     bool
+	}{
+		{"accepted", &sdk.ElicitResult{Action: "accept", Content: map[string]any{"confirm": true}}, true},
+		{"declined", &sdk.ElicitResult{Action: "decline"}, false},
+		{"accepted, not confirmed", &sdk.ElicitResult{Action: "accept", Content: map[string]any{"confirm": false}}, false},
+		{"a client that cannot ask", nil, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var asked string
+			opts := &sdk.ClientOptions{}
+			if tt.answer != nil {
+				opts.ElicitationHandler = func(_ context.Context, req *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
+					asked = req.Params.Message
+					return tt.answer, nil
+				}
+			}
+			cs := connectWith(t, sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, opts), mcp.InProcess(newApp))
+			res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "remove", Arguments: map[string]any{"id": "n1"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ran := !res.IsError && strings.Contains(text(res), `"removed":"n1"`); ran != tt.ok {
+				t.Errorf("ran %v, want %v: %s", ran, tt.ok, text(res))
+			}
+			if !tt.ok && !strings.Contains(text(res), "CONFIRMATION_REQUIRED") {
+				t.Errorf("refused otherwise than CONFIRMATION_REQUIRED: %s", text(res))
+			}
+			if tt.answer != nil && !strings.Contains(asked, "remove") {
+				t.Errorf("the person was asked %q", asked)
+			}
+		})
+	}
+}
+
+// TestCancelReachesTheCommand: a call the client cancels cancels the
+// context of the command running in process.
+func TestCancelReachesTheCommand(t *testing.T) {
+	cs := connect(t, mcp.InProcess(newApp))
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "block", Arguments: map[string]any{}})
+		done <- err
+	}()
+	if got := <-blocked; got != "started" {
+		t.Fatalf("block said %q first", got)
+	}
+	cancel()
+	if got := <-blocked; got != "cancelled" {
+		t.Errorf("block said %q after the call was cancelled", got)
+	}
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Errorf("the cancelled call returned %v", err)
 	}
 }

@@ -3,15 +3,18 @@ package mcp
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/duet-cli/duet/adapters"
+	"github.com/duet-cli/duet/envelope"
 	"github.com/duet-cli/duet/proc"
 )
 
@@ -53,7 +56,15 @@ func (r *ExecRunner) Run(ctx context.Context, args []string) ([]byte, int, error
 	// programs' locale as each declares.
 	cmd.PreserveLocale = true
 	var stdout bytes.Buffer
-	cmd.Stdout = &stdout // stdin and stderr stay nil: /dev/null
+	cmd.Stdout = &stdout // stdin stays nil: /dev/null
+	if fn := progressOf(ctx); fn != nil {
+		cmd.Stderr = &progressLines{fn: fn} // else nil too
+		env := r.Env
+		if env == nil {
+			env = os.Environ()
+		}
+		cmd.Env = append(slices.Clone(env), envelope.ProgressEnv+"=1")
+	}
 	// proc stops the child's process group when ctx is done (SIGTERM,
 	// SIGKILL after Grace), kills what it left in its group when it exits,
 	// and waits at most Grace for a grandchild holding stdout open. A
@@ -103,8 +114,14 @@ func (p inProcess) Run(ctx context.Context, args []string) ([]byte, int, error) 
 		return nil, 0, fmt.Errorf("mcp: make the app: %w", err)
 	}
 	var stdout bytes.Buffer
-	opts := append(append([]adapters.Option(nil), p.opts...),
-		adapters.WithStdio(strings.NewReader(""), &stdout, io.Discard),
+	var stderr io.Writer = io.Discard
+	opts := slices.Clone(p.opts)
+	if fn := progressOf(ctx); fn != nil {
+		stderr = &progressLines{fn: fn}
+		opts = append(opts, adapters.WithEnvOverlay(envelope.ProgressEnv+"=1"))
+	}
+	opts = append(opts,
+		adapters.WithStdio(strings.NewReader(""), &stdout, stderr),
 		adapters.WithTerminal(false, false, false),
 		adapters.WithSpecStrict(), // a pipe is an agent: the server reads the envelope
 		// Signals are the server's: a call is stopped through ctx.
@@ -112,4 +129,41 @@ func (p inProcess) Run(ctx context.Context, args []string) ([]byte, int, error) 
 	)
 	exit := adapters.Run(ctx, app, args, opts...)
 	return stdout.Bytes(), exit, nil
+}
+
+// A call's progress: the handler of a call whose client asked for progress
+// gives its runner a function in the context, and the runners hand it each
+// progress event the command writes on stderr (envelope.Output.Progress,
+// one JSON line each for an agent).
+type progressKey struct{}
+
+func withProgress(ctx context.Context, fn func(envelope.ProgressEvent)) context.Context {
+	return context.WithValue(ctx, progressKey{}, fn)
+}
+
+func progressOf(ctx context.Context) func(envelope.ProgressEvent) {
+	fn, _ := ctx.Value(progressKey{}).(func(envelope.ProgressEvent))
+	return fn
+}
+
+// progressLines reads a command's stderr for its progress events; other
+// lines are dropped, as the runners drop stderr.
+type progressLines struct {
+	fn   func(envelope.ProgressEvent)
+	line []byte // the start of a line not ended yet
+}
+
+func (p *progressLines) Write(b []byte) (int, error) {
+	p.line = append(p.line, b...)
+	for {
+		i := bytes.IndexByte(p.line, '\n')
+		if i < 0 {
+			return len(b), nil
+		}
+		var ev envelope.ProgressEvent
+		if json.Unmarshal(p.line[:i], &ev) == nil && ev.Type == "progress" {
+			p.fn(ev)
+		}
+		p.line = append(p.line[:0], p.line[i+1:]...)
+	}
 }
