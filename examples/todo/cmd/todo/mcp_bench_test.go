@@ -8,8 +8,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -68,12 +70,17 @@ func BenchmarkToolCall(b *testing.B) {
 			}
 			defer cs.Close()
 			params := &sdk.CallToolParams{Name: "list", Arguments: map[string]any{}}
+			var took []time.Duration
 			for b.Loop() {
+				start := time.Now()
 				res, err := cs.CallTool(ctx, params)
 				if err != nil || res.IsError {
 					b.Fatal(err, res)
 				}
+				took = append(took, time.Since(start))
 			}
+			slices.Sort(took)
+			b.ReportMetric(float64(took[len(took)/2].Microseconds())/1000, "median-ms")
 		})
 	}
 }
