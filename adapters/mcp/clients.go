@@ -13,20 +13,20 @@ import (
 // The MCP clients whose configuration the clients command edits, by the
 // name a person types.
 const (
-	ClaudeCode    = "claude"
-	Codex         = "codex"
-	GeminiCLI     = "gemini"
-	OpenCode      = "opencode"
-	Cursor        = "cursor"
-	VSCode        = "vscode"
-	ClaudeDesktop = "claude-desktop"
+	claudeCode    = "claude"
+	codex         = "codex"
+	geminiCLI     = "gemini"
+	openCode      = "opencode"
+	cursor        = "cursor"
+	vsCode        = "vscode"
+	claudeDesktop = "claude-desktop"
 )
 
 // Scopes of a registration: the project's configuration, in the working
 // directory, or the user's.
 const (
-	ProjectScope = "project"
-	UserScope    = "user"
+	projectScope = "project"
+	userScope    = "user"
 )
 
 // server is the registration of a server: its name in the client's
@@ -79,18 +79,18 @@ func clients() []client {
 		}
 	}
 	return []client{
-		{name: ClaudeCode, title: "Claude Code", parent: "mcpServers", project: in(".mcp.json"), user: home(".claude.json"),
+		{name: claudeCode, title: "Claude Code", parent: "mcpServers", project: in(".mcp.json"), user: home(".claude.json"),
 			entry: func(s server) any { // as `claude mcp add` writes it: env always
 				return map[string]any{"type": "stdio", "command": s.argv[0], "args": s.argv[1:], "env": s.env}
 			}},
-		{name: Codex, title: "Codex", table: "mcp_servers", user: func(env func(string) string) string {
+		{name: codex, title: "Codex", table: "mcp_servers", user: func(env func(string) string) string {
 			if dir := env("CODEX_HOME"); dir != "" {
 				return filepath.Join(dir, "config.toml")
 			}
 			return home(".codex", "config.toml")(env)
 		}},
-		{name: GeminiCLI, title: "Gemini CLI", parent: "mcpServers", project: in(".gemini", "settings.json"), user: home(".gemini", "settings.json"), entry: stdio("")},
-		{name: OpenCode, title: "OpenCode", parent: "mcp", project: in("opencode.json"), user: func(env func(string) string) string {
+		{name: geminiCLI, title: "Gemini CLI", parent: "mcpServers", project: in(".gemini", "settings.json"), user: home(".gemini", "settings.json"), entry: stdio("")},
+		{name: openCode, title: "OpenCode", parent: "mcp", project: in("opencode.json"), user: func(env func(string) string) string {
 			if dir := env("XDG_CONFIG_HOME"); dir != "" {
 				return filepath.Join(dir, "opencode", "opencode.json")
 			}
@@ -102,11 +102,11 @@ func clients() []client {
 			}
 			return e
 		}},
-		{name: Cursor, title: "Cursor", parent: "mcpServers", project: in(".cursor", "mcp.json"), user: home(".cursor", "mcp.json"), entry: stdio("")},
-		{name: VSCode, title: "VS Code", parent: "servers", project: in(".vscode", "mcp.json"), user: func(env func(string) string) string {
+		{name: cursor, title: "Cursor", parent: "mcpServers", project: in(".cursor", "mcp.json"), user: home(".cursor", "mcp.json"), entry: stdio("")},
+		{name: vsCode, title: "VS Code", parent: "servers", project: in(".vscode", "mcp.json"), user: func(env func(string) string) string {
 			return userConfigDir(env, "Code", "User", "mcp.json")
 		}, entry: stdio("stdio")},
-		{name: ClaudeDesktop, title: "Claude Desktop", parent: "mcpServers", user: func(env func(string) string) string {
+		{name: claudeDesktop, title: "Claude Desktop", parent: "mcpServers", user: func(env func(string) string) string {
 			return userConfigDir(env, "Claude", "claude_desktop_config.json")
 		}, entry: stdio("")},
 	}
@@ -136,10 +136,10 @@ func userConfigDir(env func(string) string, dirs ...string) string {
 // path is the client's configuration file in scope, or "" when it has no
 // such scope or it cannot be found.
 func (c client) path(scope, cwd string, env func(string) string) string {
-	if scope == ProjectScope && c.project != nil {
+	if scope == projectScope && c.project != nil {
 		return c.project(cwd)
 	}
-	if scope == UserScope && c.user != nil {
+	if scope == userScope && c.user != nil {
 		return c.user(env)
 	}
 	return ""
@@ -148,9 +148,9 @@ func (c client) path(scope, cwd string, env func(string) string) string {
 // defaultScope is the project's where the client has one, else the user's.
 func (c client) defaultScope() string {
 	if c.project != nil {
-		return ProjectScope
+		return projectScope
 	}
-	return UserScope
+	return userScope
 }
 
 // set returns doc with s registered.
@@ -203,7 +203,7 @@ func (c client) command(doc []byte, name string) ([]string, bool, error) {
 	switch cmd := e.Command.(type) {
 	case string:
 		return append([]string{cmd}, e.Args...), true, nil
-	case []any: // OpenCode's: the command line as one list
+	case []any: // openCode's: the command line as one list
 		var argv []string
 		for _, a := range cmd {
 			argv = append(argv, str(a))

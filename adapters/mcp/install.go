@@ -29,7 +29,7 @@ func clientsCommand(name, serve string) adapters.Option {
 		names = append(names, c.name)
 	}
 	clientArg := []schema.Arg{{Name: "client", Usage: "the MCP client: " + strings.Join(names, ", "), Required: true, Type: schema.String, Enum: names}}
-	scope := schema.Flag{Name: "scope", Type: schema.String, Enum: []string{ProjectScope, UserScope},
+	scope := schema.Flag{Name: "scope", Type: schema.String, Enum: []string{projectScope, userScope},
 		Usage: "the project's configuration (in the working directory) or the user's (default: the project's, where the client has one)"}
 	serverName := schema.Flag{Name: "name", Type: schema.String, Usage: "the server's name in the client's configuration (default: the tool's name)"}
 	person := func(m schema.Meta) schema.Meta {
@@ -137,7 +137,7 @@ func (r *registrar) target() (client, string, error) {
 	}
 	path := c.path(scope, r.cwd, r.getenv)
 	if path == "" {
-		if (scope == ProjectScope && c.project == nil) || (scope == UserScope && c.user == nil) {
+		if (scope == projectScope && c.project == nil) || (scope == userScope && c.user == nil) {
 			return c, "", envelope.Validationf("SCOPE_UNSUPPORTED", "%s has no %s configuration", c.title, scope).
 				WithField("scope", c.defaultScope())
 		}
@@ -215,7 +215,7 @@ func (r *registrar) list() error {
 	tw := tabwriter.NewWriter(r.h.Stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "CLIENT\tSCOPE\tSERVER\tCONFIGURATION")
 	for _, c := range clients() {
-		for _, scope := range []string{ProjectScope, UserScope} {
+		for _, scope := range []string{projectScope, userScope} {
 			path := c.path(scope, r.cwd, r.getenv)
 			if path == "" {
 				continue
