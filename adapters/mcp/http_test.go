@@ -1,7 +1,6 @@
 package mcp_test
 
 import (
-	"bufio"
 	"context"
 	"net/http"
 	neturl "net/url"
@@ -12,6 +11,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/duet-cli/duet/internal/mcptest"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -24,33 +24,7 @@ func serveHTTP(t *testing.T, addr string, env ...string) (string, []string) {
 	//duetvet:allow rawexec -- the test binary as the app, started as a person starts a server
 	cmd := exec.Command(os.Args[0], "serve", "--http", addr)
 	cmd.Env = append(append(os.Environ(), appEnv+"=1"), env...)
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Signal(syscall.SIGTERM)
-		if err := cmd.Wait(); cmd.ProcessState.ExitCode() != 143 {
-			t.Errorf("serve --http after SIGTERM: %v, exit %d; want 143", err, cmd.ProcessState.ExitCode())
-		}
-	})
-	var said []string
-	lines := bufio.NewScanner(stderr)
-	for lines.Scan() {
-		if url, ok := strings.CutPrefix(lines.Text(), "serving MCP at "); ok {
-			go func() { // keep reading, so the server never blocks on stderr
-				for lines.Scan() {
-				}
-			}()
-			return url, said
-		}
-		said = append(said, lines.Text())
-	}
-	t.Fatalf("serve --http %s said no address: %q", addr, said)
-	return "", nil
+	return mcptest.ServeHTTP(t, cmd, syscall.SIGTERM, 143)
 }
 
 // viaLoopback is the URL of a server listening on every address, reached

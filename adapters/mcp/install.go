@@ -146,13 +146,23 @@ func (r *registrar) target() (client, string, error) {
 	return c, path, nil
 }
 
-// install registers the server with the client the arguments name.
-func (r *registrar) install() error {
+// config is the client the arguments name, its configuration file, and
+// what the file holds (nothing when there is none).
+func (r *registrar) config() (client, string, []byte, error) {
 	c, path, err := r.target()
 	if err != nil {
-		return err
+		return c, "", nil, err
 	}
-	old, err := readConfig(path)
+	old, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return c, "", nil, envelope.Errorf(exitcode.GeneralError, "CONFIG_UNREADABLE", "%s: %v", path, err)
+	}
+	return c, path, old, nil
+}
+
+// install registers the server with the client the arguments name.
+func (r *registrar) install() error {
+	c, path, old, err := r.config()
 	if err != nil {
 		return err
 	}
@@ -177,11 +187,7 @@ func (r *registrar) install() error {
 
 // uninstall removes the server from the client the arguments name.
 func (r *registrar) uninstall() error {
-	c, path, err := r.target()
-	if err != nil {
-		return err
-	}
-	old, err := readConfig(path)
+	c, path, old, err := r.config()
 	if err != nil {
 		return err
 	}
@@ -245,14 +251,6 @@ func (r *registrar) state(c client, path string) string {
 		return "registered"
 	}
 	return "registered, another command: " + strings.Join(argv, " ")
-}
-
-func readConfig(path string) ([]byte, error) {
-	old, err := os.ReadFile(path)
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return nil, envelope.Errorf(exitcode.GeneralError, "CONFIG_UNREADABLE", "%s: %v", path, err)
-	}
-	return old, nil
 }
 
 func writeConfig(path string, b []byte) error {

@@ -7,12 +7,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
-
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/duet-cli/duet/adapters"
 	"github.com/duet-cli/duet/adapters/mcp"
@@ -20,6 +17,7 @@ import (
 	"github.com/duet-cli/duet/examples/meridian/internal/commands"
 	"github.com/duet-cli/duet/examples/meridian/internal/state"
 	"github.com/duet-cli/duet/examples/meridian/internal/state/statetest"
+	"github.com/duet-cli/duet/internal/mcptest"
 )
 
 // BenchmarkLargeSpace times whole meridian processes — start, read 100,000
@@ -108,32 +106,7 @@ func BenchmarkToolCall(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			s, err := mcp.NewServer(app, mcp.WithRunner(tc.runner))
-			if err != nil {
-				b.Fatal(err)
-			}
-			ct, st := sdk.NewInMemoryTransports()
-			ctx := context.Background()
-			if _, err := s.Connect(ctx, st, nil); err != nil {
-				b.Fatal(err)
-			}
-			cs, err := sdk.NewClient(&sdk.Implementation{Name: "bench", Version: "1"}, nil).Connect(ctx, ct, nil)
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer cs.Close()
-			params := &sdk.CallToolParams{Name: "models_list", Arguments: map[string]any{}}
-			var took []time.Duration
-			for b.Loop() {
-				start := time.Now()
-				res, err := cs.CallTool(ctx, params)
-				if err != nil || res.IsError {
-					b.Fatal(err, res)
-				}
-				took = append(took, time.Since(start))
-			}
-			slices.Sort(took)
-			b.ReportMetric(float64(took[len(took)/2].Microseconds())/1000, "median-ms")
+			mcptest.BenchToolCall(b, app, tc.runner, "models_list", map[string]any{})
 		})
 	}
 }

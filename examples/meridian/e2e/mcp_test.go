@@ -8,7 +8,6 @@ package e2e
 // (meridian again) and fake harnesses: the tests count them.
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"os"
@@ -26,6 +25,7 @@ import (
 
 	"github.com/duet-cli/duet/examples/meridian/internal/harnesstest"
 	"github.com/duet-cli/duet/internal/mcpinspector"
+	"github.com/duet-cli/duet/internal/mcptest"
 )
 
 // mcpTools are the spec's MCP tools ("MCP Surface"), sorted.
@@ -219,31 +219,8 @@ func (sb *sandbox) serveHTTP(t *testing.T, exe string) string {
 	t.Helper()
 	cmd := exec.Command(exe, "serve", "--http", "127.0.0.1:0")
 	cmd.Env, cmd.Dir = sb.env, sb.dir
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Signal(syscall.SIGINT)
-		if cmd.Wait(); cmd.ProcessState.ExitCode() != 130 {
-			t.Errorf("serve --http after SIGINT: exit %d, want 130", cmd.ProcessState.ExitCode())
-		}
-	})
-	lines := bufio.NewScanner(stderr)
-	for lines.Scan() {
-		if url, ok := strings.CutPrefix(lines.Text(), "serving MCP at "); ok {
-			go func() {
-				for lines.Scan() { // the server never blocks on stderr
-				}
-			}()
-			return url
-		}
-	}
-	t.Fatal("serve --http said no address")
-	return ""
+	url, _ := mcptest.ServeHTTP(t, cmd, syscall.SIGINT, 130)
+	return url
 }
 
 // ownBinary copies meridian into the test's directory, so that the

@@ -26,22 +26,8 @@ const (
 // GetJSON returns the value of member name of the object under key parent
 // of the JSON object doc, and whether there is one.
 func GetJSON(doc []byte, parent, name string) (json.RawMessage, bool, error) {
-	if len(bytes.TrimSpace(doc)) == 0 {
-		return nil, false, nil
-	}
-	top, err := members(doc, 0)
-	if err != nil {
-		return nil, false, err
-	}
-	p, ok := top.find(parent)
-	if !ok {
-		return nil, false, nil
-	}
-	if doc[p.start] != '{' {
-		return nil, false, fmt.Errorf("%q is not an object", parent)
-	}
-	inner, err := members(doc[:p.end], p.start)
-	if err != nil {
+	inner, _, ok, err := parentObject(doc, parent)
+	if !ok || err != nil {
 		return nil, false, err
 	}
 	m, ok := inner.find(name)
@@ -95,23 +81,12 @@ func SetJSON(doc []byte, parent, name string, value any) ([]byte, error) {
 // nothing comes back empty (nil), for its file to be removed. It reports
 // whether there was such a member.
 func RemoveJSON(doc []byte, parent, name string) ([]byte, bool, error) {
-	if len(bytes.TrimSpace(doc)) == 0 {
-		return doc, false, nil
-	}
-	top, err := members(doc, 0)
+	inner, p, ok, err := parentObject(doc, parent)
 	if err != nil {
 		return nil, false, err
 	}
-	p, ok := top.find(parent)
 	if !ok {
 		return doc, false, nil
-	}
-	if doc[p.start] != '{' {
-		return nil, false, fmt.Errorf("%q is not an object", parent)
-	}
-	inner, err := members(doc[:p.end], p.start)
-	if err != nil {
-		return nil, false, err
 	}
 	i, ok := inner.index(name)
 	if !ok {
@@ -122,7 +97,7 @@ func RemoveJSON(doc []byte, parent, name string) ([]byte, bool, error) {
 		return out, true, nil
 	}
 	// The parent SetJSON added is empty now: it goes as well.
-	top, err = members(out, 0)
+	top, err := members(out, 0)
 	if err != nil {
 		return nil, false, err
 	}
@@ -132,6 +107,27 @@ func RemoveJSON(doc []byte, parent, name string) ([]byte, bool, error) {
 		return nil, true, nil
 	}
 	return out, true, nil
+}
+
+// parentObject reads the members of the object under key parent of the
+// JSON object doc, and its span; ok is false when doc is empty or has no
+// such key.
+func parentObject(doc []byte, parent string) (inner object, p span, ok bool, err error) {
+	if len(bytes.TrimSpace(doc)) == 0 {
+		return object{}, span{}, false, nil
+	}
+	top, err := members(doc, 0)
+	if err != nil {
+		return object{}, span{}, false, err
+	}
+	if p, ok = top.find(parent); !ok {
+		return object{}, span{}, false, nil
+	}
+	if doc[p.start] != '{' {
+		return object{}, span{}, false, fmt.Errorf("%q is not an object", parent)
+	}
+	inner, err = members(doc[:p.end], p.start)
+	return inner, p, err == nil, err
 }
 
 func sameJSON(a, b []byte) bool {

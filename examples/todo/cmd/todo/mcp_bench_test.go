@@ -8,16 +8,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
-	"time"
-
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/duet-cli/duet/adapters"
 	"github.com/duet-cli/duet/adapters/mcp"
 	"github.com/duet-cli/duet/adapters/urfave"
+	"github.com/duet-cli/duet/internal/mcptest"
 )
 
 // BenchmarkToolCall times one MCP tools/call of list over 100 to-dos, a
@@ -55,32 +52,7 @@ func BenchmarkToolCall(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			s, err := mcp.NewServer(app, mcp.WithRunner(tc.runner))
-			if err != nil {
-				b.Fatal(err)
-			}
-			ct, st := sdk.NewInMemoryTransports()
-			ctx := context.Background()
-			if _, err := s.Connect(ctx, st, nil); err != nil {
-				b.Fatal(err)
-			}
-			cs, err := sdk.NewClient(&sdk.Implementation{Name: "bench", Version: "1"}, nil).Connect(ctx, ct, nil)
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer cs.Close()
-			params := &sdk.CallToolParams{Name: "list", Arguments: map[string]any{}}
-			var took []time.Duration
-			for b.Loop() {
-				start := time.Now()
-				res, err := cs.CallTool(ctx, params)
-				if err != nil || res.IsError {
-					b.Fatal(err, res)
-				}
-				took = append(took, time.Since(start))
-			}
-			slices.Sort(took)
-			b.ReportMetric(float64(took[len(took)/2].Microseconds())/1000, "median-ms")
+			mcptest.BenchToolCall(b, app, tc.runner, "list", map[string]any{})
 		})
 	}
 }
