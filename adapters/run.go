@@ -267,11 +267,12 @@ func (inv *invocation) answer(ctx context.Context, args []string, read readLine)
 		inv.meta.ValidationOnly = true
 		return inv.finish(nil)
 	}
-	if e := inv.extension(); e != nil {
-		return inv.extend(ctx, e)
-	}
+	// A command for people is refused to an agent, an extension's too.
 	if err := inv.needsPerson(); err != nil {
 		return inv.finish(err)
+	}
+	if e := inv.extension(); e != nil {
+		return inv.extend(ctx, e)
 	}
 	if err := inv.guard(ctx); err != nil {
 		return inv.finish(err)

@@ -649,7 +649,8 @@ func checkDocumented(t *testing.T, client, doc string) {
 }
 
 // TestMCPInstallRefusesBroken: a configuration that does not parse is
-// reported and left as it is.
+// reported and left as it is; a scope the client lacks is refused; an agent
+// is refused the command.
 func TestMCPInstallRefusesBroken(t *testing.T) {
 	sb := newSandbox(t)
 	path := filepath.Join(sb.dir, ".mcp.json")
@@ -660,6 +661,11 @@ func TestMCPInstallRefusesBroken(t *testing.T) {
 	}
 	if r := sb.run(t, sb.env, "mcp", "install", "claude-desktop", "--scope", "project"); r.code != 2 || !strings.Contains(r.stderr, "SCOPE_UNSUPPORTED") {
 		t.Errorf("claude-desktop --scope project: exit %d, %q", r.code, r.stderr)
+	}
+	// A person's command: an agent is refused it, as every command for people.
+	sb.fails(t, sb.inSpace("s1"), "HUMAN_ONLY_COMMAND", 7, "mcp", "install", "codex")
+	if _, err := os.Stat(filepath.Join(sb.home, ".codex", "config.toml")); err == nil {
+		t.Error("an agent's mcp install wrote Codex's configuration")
 	}
 }
 
