@@ -238,10 +238,9 @@ func handler(cfg *config, t *describe.Tool) sdk.ToolHandler {
 		if tok := req.Params.GetProgressToken(); tok != nil {
 			ctx = withProgress(ctx, notifier(ctx, req.Session, tok))
 		}
-		yes := slices.Insert(slices.Clone(args), len(c.Path)+1, "--"+adapters.FlagYes)
 		answered, asked := confirmation(req)
 		if answered {
-			args = yes
+			args = slices.Insert(args, len(c.Path)+1, "--"+adapters.FlagYes)
 		}
 		stdout, exit, err := cfg.runner.Run(ctx, args)
 		if err == nil && !asked && exit == int(exitcode.ArgError) && c.NeedsConfirmation() {
