@@ -12,7 +12,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -502,14 +501,13 @@ func TestInProcessConcurrent(t *testing.T) {
 func TestProgress(t *testing.T) {
 	for name, runner := range runners(t) {
 		t.Run(name, func(t *testing.T) {
-			var got []string
-			var mu sync.Mutex
+			// The client handles notifications apart from results: one may
+			// come after the call has returned, so the test waits for them.
+			got := make(chan string, 8)
 			client := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, &sdk.ClientOptions{
 				ProgressNotificationHandler: func(_ context.Context, req *sdk.ProgressNotificationClientRequest) {
-					mu.Lock()
-					defer mu.Unlock()
 					p := req.Params
-					got = append(got, fmt.Sprintf("%v %s %v/%v", p.ProgressToken, p.Message, p.Progress, p.Total))
+					got <- fmt.Sprintf("%v %s %v/%v", p.ProgressToken, p.Message, p.Progress, p.Total)
 				},
 			})
 			cs := connectWith(t, client, runner)
@@ -519,12 +517,19 @@ func TestProgress(t *testing.T) {
 			if err != nil || res.IsError {
 				t.Fatal(err, text(res))
 			}
-			mu.Lock()
-			defer mu.Unlock()
-			// Notifications may still be on their way as the result comes:
-			// the SDK delivers them in order, before the result.
 			want := []string{"tok step 1 1/3", "tok step 2 2/3", "tok step 3 3/3"}
-			if diff := cmp.Diff(want, got); diff != "" {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // fail, not hang
+			defer cancel()
+			var notes []string
+			for range want {
+				select {
+				case n := <-got:
+					notes = append(notes, n)
+				case <-ctx.Done():
+					t.Fatalf("progress: %q, then nothing", notes)
+				}
+			}
+			if diff := cmp.Diff(want, notes); diff != "" {
 				t.Errorf("progress (-want +got):\n%s", diff)
 			}
 		})
