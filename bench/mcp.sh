@@ -5,8 +5,8 @@
 # (BenchmarkToolCall): meridian's models_list and todo's list of 100, each
 # with the command run in the server's process on an app made for the call
 # (mcp.InProcess) and as a child process (mcp.Exec, the default), in one
-# run (one package at a time). Prints each median call beside the in-process target (2 ms) and the
-# child's median, and their ratio.
+# run, one package at a time. Prints each in-process median call beside its
+# target (2 ms) and the child's median, and their ratio.
 #
 #   RUNS=N    calls per benchmark (default 300)
 #   COUNT=N   repetitions; the median of their medians is printed (default 3)
