@@ -28,7 +28,7 @@ import (
 // refuses a value of another type. TestParseAgreesWithUrfave and
 // FuzzParseAgreesWithUrfave hold it to urfave's own parser.
 func (a *App) Parse(args []string) adapters.Parsed {
-	a.addedBuiltins()
+	a.equip(a.root)
 	var p adapters.Parsed
 	if a.root.EnableShellCompletion && len(args) > 0 && args[len(args)-1] == completionFlag {
 		return adapters.Parsed{Node: a.completing} // the shell asks urfave for candidates
@@ -36,6 +36,7 @@ func (a *App) Parse(args []string) adapters.Parsed {
 	cmd, rest := a.root, args
 	var lineage []*cli.Command // cmd's ancestors, nearest last
 	for {
+		a.equip(cmd)
 		r := a.reader(cmd, lineage, &p)
 		pos, err := r.flags(rest)
 		p.Node, p.Args = a.nodes[cmd], pos

@@ -89,10 +89,11 @@ type App struct {
 	hooks   map[*cli.Command]hooks
 	exitErr cli.ExitErrHandlerFunc
 
-	builtins   []func(show bool) // shows or hides each of Duet's built-ins in help
-	added      bool              // the built-ins are in the app (see addedBuiltins)
-	notFound   string            // set by CommandNotFound, which cannot return an error
-	completing *schema.Command   // a shell asking urfave for completion candidates
+	builtins   []func(show bool)     // shows or hides each of Duet's built-ins in help
+	equipped   map[*cli.Command]bool // the commands given their built-ins (see equip)
+	envHelp    bool                  // the root's help names the variables the app reads
+	notFound   string                // set by CommandNotFound, which cannot return an error
+	completing *schema.Command       // a shell asking urfave for completion candidates
 }
 
 type hooks struct {
@@ -200,7 +201,7 @@ func (a *App) Execute(ctx context.Context, args []string, s adapters.Streams) er
 		root.ErrWriter = s.Stderr
 	}
 	if s.Builtins {
-		a.addedBuiltins()
+		a.equipAlong(args)
 	}
 	for _, show := range a.builtins {
 		show(s.Builtins)
@@ -641,23 +642,27 @@ func (a *App) install(cmd *cli.Command, n *schema.Command) {
 	}
 }
 
-// addedBuiltins gives the app Duet's built-in flags and commands, once:
-// when a command line is read (Parse), or help lists them. A run the
-// lifecycle leaves to the app without reading its command line — nothing
-// ported, no Duet flag given — never pays for them.
-func (a *App) addedBuiltins() {
+// equip gives cmd Duet's built-in flags and commands, once, so that urfave
+// accepts and lists them (the lifecycle reads their values and runs the
+// commands itself): only the commands a command line reaches, when it is
+// read (Parse) or run (Execute) — an app made anew for each call (an MCP
+// server's in-process runner) pays for the path, not the whole tree. A run
+// the lifecycle leaves to the app without reading its command line —
+// nothing ported, no Duet flag given — never pays for them.
+func (a *App) equip(cmd *cli.Command) {
 	a.prepare()
-	if !a.added {
-		a.added = true
-		a.addBuiltins(a.root, a.tree)
+	if !a.envHelp {
+		a.envHelp = true
 		a.addEnvHelp() // artifacts: the variables the app reads (O-043)
 	}
-}
-
-// addBuiltins gives urfave Duet's built-in commands and flags, so that it
-// accepts and lists them; the lifecycle reads their values (Parse) and runs
-// the commands itself.
-func (a *App) addBuiltins(cmd *cli.Command, n *schema.Command) {
+	n := a.nodes[cmd]
+	if n == nil || a.equipped[cmd] {
+		return
+	}
+	if a.equipped == nil {
+		a.equipped = map[*cli.Command]bool{}
+	}
+	a.equipped[cmd] = true
 	for _, f := range n.Flags {
 		if f.Builtin && flagNamed(cmd.Flags, f.Name) == nil {
 			flag, hide := cliFlag(f)
@@ -666,20 +671,44 @@ func (a *App) addBuiltins(cmd *cli.Command, n *schema.Command) {
 		}
 	}
 	for _, sub := range n.Commands {
-		switch {
-		case sub.Builtin:
-			c := &cli.Command{Name: sub.Name, Usage: sub.Usage, Hidden: sub.Hidden, Aliases: sub.Aliases}
-			a.builtins = append(a.builtins, func(show bool) { c.Hidden = sub.Hidden || !show })
-			if sub.Runnable {
-				c.Action = func(context.Context, *cli.Command) error { return nil } // never called: the lifecycle runs it
-			}
-			cmd.Commands = append(cmd.Commands, c)
-			a.nodes[c], a.cmds[sub] = sub, c
-			a.addBuiltins(c, sub)
-		case a.cmds[sub] != nil:
-			a.addBuiltins(a.cmds[sub], sub)
+		if !sub.Builtin || a.cmds[sub] != nil {
+			continue
+		}
+		c := &cli.Command{Name: sub.Name, Usage: sub.Usage, Hidden: sub.Hidden, Aliases: sub.Aliases}
+		a.builtins = append(a.builtins, func(show bool) { c.Hidden = sub.Hidden || !show })
+		if sub.Runnable {
+			c.Action = func(context.Context, *cli.Command) error { return nil } // never called: the lifecycle runs it
+		}
+		cmd.Commands = append(cmd.Commands, c)
+		a.nodes[c], a.cmds[sub] = sub, c
+	}
+}
+
+// equipAlong equips the commands args may reach from the root: each word
+// that names a command of the one reached so far (a flag's value that
+// happens to name one equips one more, which costs nothing but time).
+func (a *App) equipAlong(args []string) {
+	cmd := a.root
+	a.equip(cmd)
+	for _, w := range args {
+		if w == "--" {
+			return
+		}
+		if sub := commandNamed(cmd, w); sub != nil {
+			cmd = sub
+			a.equip(cmd)
 		}
 	}
+}
+
+// commandNamed is cmd's sub-command called name, or by an alias of it.
+func commandNamed(cmd *cli.Command, name string) *cli.Command {
+	for _, c := range cmd.Commands {
+		if c.Name == name || slices.Contains(c.Aliases, name) {
+			return c
+		}
+	}
+	return nil
 }
 
 func setter(c *cli.Command) adapters.Setter {
