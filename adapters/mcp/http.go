@@ -70,9 +70,14 @@ func serveHTTP(ctx context.Context, h *adapters.Host, addr string, opts []Option
 	select {
 	case err = <-done:
 	case <-ctx.Done():
-		shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		// Told to stop: requests under way get a moment to end, and a
+		// connection still open after it is cut.
+		shut, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		defer cancel()
-		err = srv.Shutdown(shut)
+		if srv.Shutdown(shut) != nil {
+			srv.Close()
+		}
+		err = nil
 	}
 	if err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return fail(envelope.Errorf(exitcode.GeneralError, "SERVE_FAILED", "%v", err))
