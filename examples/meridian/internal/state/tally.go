@@ -47,15 +47,6 @@ func (g *Group) add(r *Run) {
 	g.CachedTokens += deref(r.CachedTokens)
 }
 
-func (g *Group) merge(h Group) {
-	g.Runs += h.Runs
-	g.DurationSecs += h.DurationSecs
-	g.TotalCostUSD += h.TotalCostUSD
-	g.InputTokens += h.InputTokens
-	g.OutputTokens += h.OutputTokens
-	g.CachedTokens += h.CachedTokens
-}
-
 func deref[T int64 | float64](p *T) T {
 	if p == nil {
 		return 0
@@ -190,8 +181,20 @@ func (c *checksum) read(f io.ReaderAt, from, to int64) error {
 }
 
 // wholeLines returns the length of the log up to the end of its last
-// newline: what follows is a line being written, or torn by a crash.
+// newline: what follows is a line being written, or torn by a crash. A log
+// that ends in a newline, as it nearly always does, costs one byte read:
+// every append asks.
 func wholeLines(f io.ReaderAt, size int64) (int64, error) {
+	var last [1]byte
+	if size == 0 {
+		return 0, nil
+	}
+	if _, err := f.ReadAt(last[:], size-1); err != nil && !errors.Is(err, io.EOF) {
+		return 0, err
+	}
+	if last[0] == '\n' {
+		return size, nil
+	}
 	buf := make([]byte, 64<<10)
 	for end := size; end > 0; {
 		start := max(0, end-int64(len(buf)))
