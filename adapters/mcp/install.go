@@ -129,8 +129,8 @@ func newRegistrar(h *adapters.Host, serve string) (*registrar, error) {
 // target is the client and configuration file the invocation names.
 func (r *registrar) target() (client, string, error) {
 	name := r.h.Args()[0]
-	i := slices.IndexFunc(clients(), func(c client) bool { return c.name == name })
-	c := clients()[i] // the argument's enum holds the names
+	all := clients()
+	c := all[slices.IndexFunc(all, func(c client) bool { return c.name == name })] // the argument's enum holds the names
 	scope, _ := r.h.Flag("scope")
 	if scope == "" {
 		scope = c.defaultScope()
