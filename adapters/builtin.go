@@ -88,11 +88,14 @@ func commandFlags(c *schema.Command) []schema.Flag {
 	if t := c.Timeout(); t > 0 {
 		timeout = t.String()
 	}
-	flags := []schema.Flag{
+	// A Flag is large, and every runnable command gets these: room for
+	// all, so appending copies none.
+	flags := make([]schema.Flag, 0, 16)
+	flags = append(flags, []schema.Flag{
 		{Name: FlagTimeout, Type: schema.String, Format: "duration", Default: timeout, Usage: "give up after this long, e.g. 90s or 5m; 0 means never"},
 		{Name: FlagValidateOnly, Control: true, Type: schema.Boolean, Default: false, Usage: "validate the input and exit without running"},
 		{Name: FlagFields, Control: true, Type: schema.Array, Items: schema.String, Usage: "comma-separated top-level fields to keep in data"},
-	}
+	}...)
 	if c.NeedsConfirmation() {
 		flags = append(flags, schema.Flag{Name: FlagYes, Type: schema.Boolean, Default: false, Usage: "confirm: run without asking"})
 	}

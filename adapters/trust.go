@@ -141,7 +141,8 @@ func prepareTrust(c *schema.Command, cfg *config) error {
 	m := &c.Meta
 	var errs []error
 	if c.Declared {
-		for _, f := range slices.Clone(c.Flags) {
+		for i, n := 0, len(c.Flags); i < n; i++ { // the command's own, not those added here
+			f := c.Flags[i]
 			if f.Builtin || !f.Sensitive || !f.TakesValue() {
 				continue
 			}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"path/filepath"
 	"reflect"
+	"sync"
 )
 
 // Rebasing a result's paths on --cwd (the CLI Agent Spec's F-040, O-017).
@@ -34,6 +35,9 @@ func rebase(v reflect.Value, dir string, depth int) (reflect.Value, bool) {
 		return v, false
 	}
 	t := v.Type()
+	if !mayHoldPath(t) {
+		return v, false // most results: walked once per type, not per value
+	}
 	if t == reflect.TypeFor[Path]() {
 		p := v.String()
 		if p == "" || filepath.IsAbs(p) {
@@ -127,4 +131,45 @@ func rebase(v reflect.Value, dir string, depth int) (reflect.Value, bool) {
 		return out, out.IsValid()
 	}
 	return v, false
+}
+
+// pathTypes remembers of each type met whether a value of it may hold a
+// Path; it is a fact about the type, so it never needs forgetting.
+var pathTypes sync.Map // reflect.Type → bool
+
+// mayHoldPath reports whether a value of type t can hold a Path that
+// rebase would reach: through an interface anything can.
+func mayHoldPath(t reflect.Type) bool {
+	if v, ok := pathTypes.Load(t); ok {
+		return v.(bool)
+	}
+	may := holdsPath(t, map[reflect.Type]bool{})
+	pathTypes.Store(t, may)
+	return may
+}
+
+// holdsPath is mayHoldPath's walk; seen holds the types being walked, so a
+// recursive type is answered by its other fields.
+func holdsPath(t reflect.Type, seen map[reflect.Type]bool) bool {
+	if t == reflect.TypeFor[Path]() || t.Kind() == reflect.Interface {
+		return true
+	}
+	if seen[t] {
+		return false
+	}
+	seen[t] = true
+	if t.Kind() != reflect.Pointer && t.Implements(reflect.TypeFor[json.Marshaler]()) {
+		return false
+	}
+	switch t.Kind() {
+	case reflect.Pointer, reflect.Slice, reflect.Array, reflect.Map:
+		return holdsPath(t.Elem(), seen)
+	case reflect.Struct:
+		for i := range t.NumField() {
+			if f := t.Field(i); f.IsExported() && holdsPath(f.Type, seen) {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/duet-cli/duet/adapters"
@@ -99,20 +100,64 @@ func (r *ExecRunner) Run(ctx context.Context, args []string) ([]byte, int, error
 // default all the same, because a child process can be stopped whatever it
 // is doing, and a command that exits or changes the process (its working
 // directory, its environment) takes the server with it.
+//
+// Making an app — reading its tree, checking its declarations — is a good
+// part of a call, so the app for the next call is made when a call has
+// answered, while the client reads the answer: newApp may run some time
+// before the call its app serves, and always on a goroutine of its own.
 func InProcess(newApp func() (adapters.Framework, error), opts ...adapters.Option) Runner {
-	return inProcess{newApp, opts}
+	return &inProcess{newApp: newApp, opts: opts}
 }
 
 type inProcess struct {
 	newApp func() (adapters.Framework, error)
 	opts   []adapters.Option
+	mu     sync.Mutex
+	spare  chan made // the next call's app, made or being made; nil when none is
 }
 
-func (p inProcess) Run(ctx context.Context, args []string) ([]byte, int, error) {
-	app, err := p.newApp()
+// made is what one call of newApp returned.
+type made struct {
+	app adapters.Framework
+	err error
+}
+
+// app takes the spare app, waiting for it if it is being made (it is that
+// much further on than a new one), or makes one when there is none: the
+// first call, or calls at once.
+func (p *inProcess) app() (adapters.Framework, error) {
+	p.mu.Lock()
+	spare := p.spare
+	p.spare = nil
+	p.mu.Unlock()
+	if spare == nil {
+		return p.newApp()
+	}
+	m := <-spare
+	return m.app, m.err
+}
+
+// makeSpare starts making the next call's app, unless one is on its way.
+func (p *inProcess) makeSpare() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.spare != nil {
+		return
+	}
+	spare := make(chan made, 1)
+	p.spare = spare
+	go func() {
+		app, err := p.newApp()
+		spare <- made{app, err}
+	}()
+}
+
+func (p *inProcess) Run(ctx context.Context, args []string) ([]byte, int, error) {
+	app, err := p.app()
 	if err != nil {
 		return nil, 0, fmt.Errorf("mcp: make the app: %w", err)
 	}
+	defer p.makeSpare()
 	var stdout bytes.Buffer
 	var stderr io.Writer = io.Discard
 	opts := slices.Clone(p.opts)

@@ -663,8 +663,14 @@ func (a *App) equip(cmd *cli.Command) {
 		a.equipped = map[*cli.Command]bool{}
 	}
 	a.equipped[cmd] = true
+	taken := map[string]bool{} // Names allocates: asked once per flag
+	for _, f := range cmd.Flags {
+		for _, name := range f.Names() {
+			taken[name] = true
+		}
+	}
 	for _, f := range n.Flags {
-		if f.Builtin && flagNamed(cmd.Flags, f.Name) == nil {
+		if f.Builtin && !taken[f.Name] {
 			flag, hide := cliFlag(f)
 			cmd.Flags = append(cmd.Flags, flag)
 			a.builtins = append(a.builtins, func(show bool) { hide(f.Hidden || !show) })
