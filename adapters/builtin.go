@@ -76,21 +76,18 @@ func globalFlags() []schema.Flag {
 // allGlobalFlags are globalFlags and those of the discovery built-ins.
 func allGlobalFlags(cfg *config) []schema.Flag { return append(globalFlags(), discoveryFlags(cfg)...) }
 
-// commandFlags are the built-ins a runnable command gets from its
+// commandFlags appends the built-ins a runnable command gets from its
 // declarations. Those marked Control change the answer's shape (--fields
 // projects it, --validate-only leaves it out), which an MCP tool's declared
 // output cannot follow; the rest are inputs of the command.
-func commandFlags(c *schema.Command) []schema.Flag {
+func commandFlags(flags []schema.Flag, c *schema.Command) []schema.Flag {
 	if !c.Runnable {
-		return nil
+		return flags
 	}
 	timeout := "0s"
 	if t := c.Timeout(); t > 0 {
 		timeout = t.String()
 	}
-	// A Flag is large, and every runnable command gets these: room for
-	// all, so appending copies none.
-	flags := make([]schema.Flag, 0, 16)
 	flags = append(flags, []schema.Flag{
 		{Name: FlagTimeout, Type: schema.String, Format: "duration", Default: timeout, Usage: "give up after this long, e.g. 90s or 5m; 0 means never"},
 		{Name: FlagValidateOnly, Control: true, Type: schema.Boolean, Default: false, Usage: "validate the input and exit without running"},
@@ -112,8 +109,8 @@ func commandFlags(c *schema.Command) []schema.Flag {
 			schema.Flag{Name: FlagLimit, Type: schema.Integer, Default: DefaultLimit, Usage: "return at most this many items; 0 means all"},
 			schema.Flag{Name: FlagCursor, Type: schema.String, Usage: "continue from meta.pagination.next_cursor of a previous response"})
 	}
-	flags = append(flags, inputFlags(c)...) // input: --input-file, --raw-payload, --no-follow-symlinks, --max-depth
-	flags = append(flags, workFlags(c)...)
+	flags = inputFlags(flags, c) // input: --input-file, --raw-payload, --no-follow-symlinks, --max-depth
+	flags = workFlags(flags, c)
 	flags = append(flags, observedCommandFlags(c)...)
 	flags = append(flags, trustFlags(c)...)
 	return append(flags, cacheFlags(c)...)
@@ -245,7 +242,10 @@ func complete(c *schema.Command, checked map[uintptr]error) error {
 			}
 		}
 	}
-	c.Flags = appendMissing(c.Flags, commandFlags(c), false)
+	// A Flag is large and every runnable command gets a dozen: they are
+	// put together on the stack, and copied once into the command's.
+	var builtins [16]schema.Flag
+	c.Flags = appendMissing(c.Flags, commandFlags(builtins[:0], c), false)
 	// input: JSON and Pipe flags, rules.
 	errs = append(errs, completeInput(c)...)
 	c.Flags = appendMissing(c.Flags, discoveryCommandFlags(c), false)

@@ -43,10 +43,9 @@ const (
 // broken off, and an endless stream is not read for ever.
 const stdinDrainLimit = 256 << 20
 
-// inputFlags are the built-in flags a command gets from what it declares it
+// inputFlags appends the built-in flags a command gets from what it declares it
 // reads.
-func inputFlags(c *schema.Command) []schema.Flag {
-	var flags []schema.Flag
+func inputFlags(flags []schema.Flag, c *schema.Command) []schema.Flag {
 	if c.Meta.Stdin != "" {
 		flags = append(flags, schema.Flag{Name: FlagInputFile, Type: schema.String,
 			Usage: "read the input from this file instead of stdin (- is stdin); stdin takes at most 64 KiB, a file any size"})

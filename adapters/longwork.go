@@ -60,10 +60,9 @@ type workState struct {
 	after    sync.Once            // afterRun
 }
 
-// workFlags are the built-in flags a command gets from its long-work
+// workFlags appends the built-in flags a command gets from its long-work
 // declarations.
-func workFlags(c *schema.Command) []schema.Flag {
-	var flags []schema.Flag
+func workFlags(flags []schema.Flag, c *schema.Command) []schema.Flag {
 	if c.Meta.LongRunning && c.Meta.Protocol == "" { // a server's stdout is its protocol's
 		flags = append(flags,
 			schema.Flag{Name: FlagHeartbeatMS, Control: true, Type: schema.Integer, Default: int(DefaultHeartbeat / time.Millisecond),

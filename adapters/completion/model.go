@@ -2,7 +2,6 @@ package completion
 
 import (
 	"cmp"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -67,10 +66,20 @@ func shown(c *schema.Command) bool {
 	return !c.Hidden && !c.Passthrough && c.VisibleTo(false)
 }
 
-var unsafeName = regexp.MustCompile(`[^A-Za-z0-9_]`)
+// shellName is name with every byte a shell function's name cannot hold
+// as _. (Not a package-level regexp: compiling one costs every start of
+// every app, completing or not.)
+func shellName(name string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' {
+			return r
+		}
+		return '_'
+	}, name)
+}
 
 func newModel(root *schema.Command) *model {
-	m := &model{tool: root.Name, fn: "__" + unsafeName.ReplaceAllString(root.Name, "_")}
+	m := &model{tool: root.Name, fn: "__" + shellName(root.Name)}
 	// meanings[spelling][value key, "" for a flag without value] lists the
 	// states where the spelling has that meaning, in order of appearance.
 	type meaning struct {
