@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/duet-cli/duet/envelope"
+	"github.com/duet-cli/duet/internal/secret"
 )
 
 // The answer's data in the audit log (the CLI Agent Spec's F-034): what a
@@ -32,6 +33,9 @@ func (inv *invocation) auditData(secrets []string) json.RawMessage {
 	raw, err := json.Marshal(v)
 	if err != nil || len(raw) > maxAuditData {
 		return nil
+	}
+	if !mayNeedRedacting(raw, secrets) {
+		return raw // as encoded: nothing in it could be redacted
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber() // numbers as they were
@@ -71,4 +75,32 @@ func redactData(v any, secrets []string) any {
 		return v
 	}
 	return v
+}
+
+// mayNeedRedacting reports whether raw holds a secret or might have a field
+// whose name envelope.SecretName calls secret: every such name contains
+// one of secret.Words. Most answers have neither, and are logged without
+// being decoded and encoded again (which sorts their objects' keys).
+func mayNeedRedacting(raw []byte, secrets []string) bool {
+	for _, s := range secrets {
+		if s == "" {
+			continue
+		}
+		if strings.ContainsFunc(s, escaped) || bytes.Contains(raw, []byte(s)) {
+			return true // encoded, the secret may not read as itself
+		}
+	}
+	lower := bytes.ToLower(raw)
+	for _, w := range secret.Words {
+		if bytes.Contains(lower, []byte(w)) {
+			return true
+		}
+	}
+	return false
+}
+
+// escaped reports whether encoding/json may write r otherwise than as
+// itself in a string.
+func escaped(r rune) bool {
+	return r < 0x20 || r > 0x7e || r == '"' || r == '\\' || r == '<' || r == '>' || r == '&'
 }

@@ -212,6 +212,47 @@ func TestAuditLogRedactsData(t *testing.T) {
 	}
 }
 
+// TestAuditLogDataAsIs: data with nothing that looks secret is logged as
+// the command encoded it; a secret flag's value is removed from it even
+// where encoding changes how the value reads.
+func TestAuditLogDataAsIs(t *testing.T) {
+	for _, tc := range []struct {
+		name, token, want string
+	}{
+		{"nothing secret", "abc123", `{"user":"alice","note":"plain"}`},
+		{"secret in it", "abc123", `{"note":"made with [REDACTED]","user":"alice"}`},
+		{"secret escaped", "a<b>&\"c", `{"note":"made with [REDACTED]","user":"alice"}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "audit.jsonl")
+			login := urfave.Annotate(&cli.Command{Name: "login", Flags: []cli.Flag{&cli.StringFlag{Name: "api-token"}},
+				Action: func(ctx context.Context, c *cli.Command) error {
+					note := "plain"
+					if tc.name != "nothing secret" {
+						note = "made with " + c.String("api-token")
+					}
+					return envelope.From(ctx).Result(struct {
+						User string `json:"user"`
+						Note string `json:"note"`
+					}{"alice", note})
+				}}, schema.Meta{Danger: schema.Safe})
+			wantOK(t, runAgentIn(t, t.TempDir(), &cli.Command{Name: "app", Commands: []*cli.Command{login}},
+				[]urfave.Option{urfave.WithAuditLog(path)}, "login", "--api-token", tc.token))
+			raw, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var e struct{ Data json.RawMessage }
+			if err := json.Unmarshal(raw, &e); err != nil {
+				t.Fatal(err)
+			}
+			if string(e.Data) != tc.want {
+				t.Errorf("audit log data %s, want %s", e.Data, tc.want)
+			}
+		})
+	}
+}
+
 // TestContextFlag: --context staging uses the context of that name from
 // the loaded configuration — the saved profile — and says so in
 // meta.context; --config reads only the file it names, and invocations

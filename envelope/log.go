@@ -4,6 +4,8 @@ import (
 	"context"
 	"log/slog"
 	"strings"
+
+	"github.com/duet-cli/duet/internal/secret"
 )
 
 // Redacted replaces every secret Duet keeps out of its output.
@@ -14,20 +16,7 @@ const Redacted = "[REDACTED]"
 // credential, auth or apikey, or has "key" as a word ("api-key", "KEY", not
 // "monkey"). Plain string tests rather than a regular expression, because
 // the lifecycle asks once per flag at every start.
-func SecretName(name string) bool {
-	lower := strings.ToLower(name)
-	for _, w := range []string{"token", "secret", "password", "passwd", "credential", "auth", "apikey"} {
-		if strings.Contains(lower, w) {
-			return true
-		}
-	}
-	for _, word := range strings.FieldsFunc(lower, func(r rune) bool { return r == '_' || r == '-' || r == '.' }) {
-		if word == "key" {
-			return true
-		}
-	}
-	return false
-}
+func SecretName(name string) bool { return secret.Name(name) }
 
 // Logger returns the invocation's diagnostic logger. It writes to stderr —
 // JSON lines for an agent, text for a person — at Info level (Warn for an

@@ -1,0 +1,31 @@
+// Package secret says which names look like they hold a secret. It is
+// envelope.SecretName's rule, kept here so that code which must not miss
+// such a name (the audit log's quick test for data that needs no
+// redacting) reads the same words.
+package secret
+
+import "strings"
+
+// Words are the words a secret name contains, in lower case. A name holds
+// one of them as a substring, but for "key", which must be a word of it.
+var Words = [...]string{"token", "secret", "password", "passwd", "credential", "auth", "apikey", "key"}
+
+// Name reports whether name looks like it holds a secret: it contains
+// token, secret, password, passwd, credential, auth or apikey, in any case,
+// or has "key" as a word ("api-key", "KEY", not "monkey"). Plain string
+// tests rather than a regular expression, because the lifecycle asks once
+// per flag at every start.
+func Name(name string) bool {
+	lower := strings.ToLower(name)
+	for _, w := range Words[:len(Words)-1] {
+		if strings.Contains(lower, w) {
+			return true
+		}
+	}
+	for _, word := range strings.FieldsFunc(lower, func(r rune) bool { return r == '_' || r == '-' || r == '.' }) {
+		if word == "key" {
+			return true
+		}
+	}
+	return false
+}
