@@ -16,12 +16,12 @@ import (
 // without sending a request: the check `tool doctor` makes of an endpoint
 // the tool talks to. Give it to the adapter as a check:
 //
-//	urfave.WithCheck(urfave.Check{Name: "api reachable", Run: func(ctx context.Context) urfave.CheckResult {
+//	urfave.WithCheck("api reachable", func(ctx context.Context) adapters.CheckResult {
 //		if err := nethttp.Reach(ctx, "https://api.example.com"); err != nil {
-//			return urfave.CheckResult{Error: err.Error(), Fix: "curl -sSI https://api.example.com"}
+//			return adapters.CheckResult{Error: err.Error(), Fix: "curl -sSI https://api.example.com"}
 //		}
-//		return urfave.CheckResult{OK: true}
-//	}})
+//		return adapters.CheckResult{OK: true}
+//	})
 //
 // It lives here, not in the adapters, so that an app which never opens a
 // connection does not link package net.

@@ -4,7 +4,7 @@
 // schema. It is to Duet apps what net/http/httptest is to handlers.
 //
 //	app, _ := urfave.Wrap(newApp())
-//	res := adaptertest.Run(t, app, "list", "--status", "all")
+//	res := adaptertest.Run(t, app, []string{"list", "--status", "all"})
 //	res.AssertOK(t)
 //	res.AssertOutputSchema(t)
 package adaptertest
