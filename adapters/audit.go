@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/duet-cli/duet/internal/flagname"
 	"io/fs"
 	"maps"
 	"os"
@@ -30,12 +31,9 @@ import (
 // reads it, rotated files included.
 
 // AuditLogCommand is the name of the built-in command that reads the audit
-// log, and FlagSince, FlagCommandName and FlagTraceID its filters.
+// log, and flagname.Since, flagname.CommandName and flagname.TraceID its filters.
 const (
 	AuditLogCommand = "audit-log"
-	FlagSince       = "since"
-	FlagCommandName = "command"
-	FlagTraceID     = "trace-id"
 )
 
 // AuditEntry is one line of the audit log.
@@ -240,9 +238,9 @@ func auditLogNode() *schema.Command {
 		Runnable: true,
 		Builtin:  true,
 		Flags: []schema.Flag{
-			{Name: FlagSince, Type: schema.String, Builtin: true, Usage: "only entries since this long ago (1h, 30m) or this time (2026-03-17T14:00:00Z, 2026-03-17)"},
-			{Name: FlagCommandName, Type: schema.String, Builtin: true, Usage: "only entries of this command (a dot path, such as run.spawn) and those under it"},
-			{Name: FlagTraceID, Type: schema.String, Builtin: true, Usage: "only entries with this trace id"},
+			{Name: flagname.Since, Type: schema.String, Builtin: true, Usage: "only entries since this long ago (1h, 30m) or this time (2026-03-17T14:00:00Z, 2026-03-17)"},
+			{Name: flagname.CommandName, Type: schema.String, Builtin: true, Usage: "only entries of this command (a dot path, such as run.spawn) and those under it"},
+			{Name: flagname.TraceID, Type: schema.String, Builtin: true, Usage: "only entries with this trace id"},
 		},
 		Meta: schema.Meta{Danger: schema.Safe, List: true, NoArgs: true, Output: schema.Of[[]auditRecord](),
 			Examples: []schema.Example{
@@ -260,14 +258,14 @@ func (inv *invocation) auditLog(ctx context.Context) error {
 		path = AuditLogPath(inv.root.Name, inv.cfg.getenv)
 	}
 	var since time.Time
-	if v := c.last(FlagSince); v != "" {
+	if v := c.last(flagname.Since); v != "" {
 		t, err := parseSince(v, inv.startedAt())
 		if err != nil {
-			return envelope.Validationf("INVALID_FLAG_VALUE", "--since %q is neither a duration (1h, 30m) nor a time (2026-03-17T14:00:00Z, 2026-03-17)", v).WithField(FlagSince)
+			return envelope.Validationf("INVALID_FLAG_VALUE", "--since %q is neither a duration (1h, 30m) nor a time (2026-03-17T14:00:00Z, 2026-03-17)", v).WithField(flagname.Since)
 		}
 		since = t
 	}
-	command, trace := c.last(FlagCommandName), c.last(FlagTraceID)
+	command, trace := c.last(flagname.CommandName), c.last(flagname.TraceID)
 	records := []auditRecord{}
 	if path == "" {
 		return envelope.Errorf(exitcode.Precondition, "NO_AUDIT_LOG", "this tool keeps no audit log here").

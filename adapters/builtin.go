@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"github.com/duet-cli/duet/internal/flagname"
 	"reflect"
 	"regexp/syntax"
 	"slices"
@@ -13,37 +14,12 @@ import (
 	"github.com/duet-cli/duet/schema"
 )
 
-// Names of the built-in flags every wrapped app gets.
-const (
-	FlagOutput       = "output"
-	FlagSchema       = "schema"
-	FlagHuman        = "human"
-	FlagQuiet        = "quiet"
-	FlagVerbose      = "verbose"
-	FlagTimeout      = "timeout"
-	FlagValidateOnly = "validate-only"
-	FlagFields       = "fields"
-	FlagYes          = "yes"
-	// FlagConfirmDestructive is the CLI Agent Spec's name for --yes on a
-	// destructive command; Duet accepts both.
-	FlagConfirmDestructive = "confirm-destructive"
-	FlagDryRun             = "dry-run"
-	FlagLimit              = "limit"
-	FlagCursor             = "cursor"
-	FlagVersion            = "version" // the root's, when the app has no --version of its own
-)
-
 // DescribeCommand is the name of the built-in command that prints the tree,
 // and the flags after it its own: by default it answers with the compact
 // manifest, --full with every command's whole document, --index with one
 // line per command.
 const (
 	DescribeCommand = "describe"
-	FlagEtag        = "etag"
-	FlagAgentsMD    = "agents-md"
-	FlagMCP         = "mcp"
-	FlagFull        = "full"
-	FlagIndex       = "index"
 )
 
 // DefaultLimit is the page size of a list command without --limit.
@@ -53,9 +29,9 @@ const DefaultLimit = 20
 // flags, on any command.
 func isBuiltinFlag(name string) bool {
 	switch name {
-	case FlagOutput, FlagSchema, FlagHuman, FlagQuiet, FlagVerbose, FlagTimeout, FlagValidateOnly,
-		FlagFields, FlagYes, FlagConfirmDestructive, FlagDryRun, FlagLimit, FlagCursor, FlagVersion, FlagShowConfig, FlagProfile,
-		FlagEtag, FlagAgentsMD, FlagMCP, FlagFull, FlagIndex:
+	case flagname.Output, flagname.Schema, flagname.Human, flagname.Quiet, flagname.Verbose, flagname.Timeout, flagname.ValidateOnly,
+		flagname.Fields, flagname.Yes, flagname.ConfirmDestructive, flagname.DryRun, flagname.Limit, flagname.Cursor, flagname.Version, flagname.ShowConfig, flagname.Profile,
+		flagname.Etag, flagname.AgentsMD, flagname.MCP, flagname.Full, flagname.Index:
 		return true
 	}
 	return isObservedFlag(name) || isDiscoveryFlag(name) || isTrustFlag(name) || isWidthFlag(name)
@@ -64,12 +40,12 @@ func isBuiltinFlag(name string) bool {
 // globalFlags are accepted by every command.
 func globalFlags() []schema.Flag {
 	return append([]schema.Flag{
-		{Name: FlagOutput, Control: true, Type: schema.String, Enum: envelope.FormatNames(), Usage: "output format: json, jsonl, toon, tsv, text or id (default: json for an agent, text otherwise)"},
-		{Name: FlagSchema, Control: true, Type: schema.Boolean, Usage: "print this command's input and output schema, exit codes and examples, and exit", Default: false},
-		{Name: FlagQuiet, Control: true, Type: schema.Boolean, Usage: "no progress and no diagnostics but errors", Default: false},
-		{Name: FlagVerbose, Control: true, Type: schema.Boolean, Usage: "debug diagnostics on stderr", Default: false},
-		{Name: FlagHuman, Control: true, Type: schema.Boolean, Usage: "show every command in help and describe, whatever the audience", Hidden: true, Default: false},
-		{Name: FlagShowConfig, Control: true, Type: schema.Boolean, Usage: "print the value of every flag of this command and where it comes from, and exit", Default: false},
+		{Name: flagname.Output, Control: true, Type: schema.String, Enum: envelope.FormatNames(), Usage: "output format: json, jsonl, toon, tsv, text or id (default: json for an agent, text otherwise)"},
+		{Name: flagname.Schema, Control: true, Type: schema.Boolean, Usage: "print this command's input and output schema, exit codes and examples, and exit", Default: false},
+		{Name: flagname.Quiet, Control: true, Type: schema.Boolean, Usage: "no progress and no diagnostics but errors", Default: false},
+		{Name: flagname.Verbose, Control: true, Type: schema.Boolean, Usage: "debug diagnostics on stderr", Default: false},
+		{Name: flagname.Human, Control: true, Type: schema.Boolean, Usage: "show every command in help and describe, whatever the audience", Hidden: true, Default: false},
+		{Name: flagname.ShowConfig, Control: true, Type: schema.Boolean, Usage: "print the value of every flag of this command and where it comes from, and exit", Default: false},
 	}, append(append(observedGlobalFlags(), trustGlobalFlags()...), widthGlobalFlags()...)...)
 }
 
@@ -89,25 +65,25 @@ func commandFlags(flags []schema.Flag, c *schema.Command) []schema.Flag {
 		timeout = t.String()
 	}
 	flags = append(flags, []schema.Flag{
-		{Name: FlagTimeout, Type: schema.String, Format: "duration", Default: timeout, Usage: "give up after this long, e.g. 90s or 5m; 0 means never"},
-		{Name: FlagValidateOnly, Control: true, Type: schema.Boolean, Default: false, Usage: "validate the input and exit without running"},
-		{Name: FlagFields, Control: true, Type: schema.Array, Items: schema.String, Usage: "comma-separated top-level fields to keep in data"},
+		{Name: flagname.Timeout, Type: schema.String, Format: "duration", Default: timeout, Usage: "give up after this long, e.g. 90s or 5m; 0 means never"},
+		{Name: flagname.ValidateOnly, Control: true, Type: schema.Boolean, Default: false, Usage: "validate the input and exit without running"},
+		{Name: flagname.Fields, Control: true, Type: schema.Array, Items: schema.String, Usage: "comma-separated top-level fields to keep in data"},
 	}...)
 	if c.NeedsConfirmation() {
-		flags = append(flags, schema.Flag{Name: FlagYes, Type: schema.Boolean, Default: false, Usage: "confirm: run without asking"})
+		flags = append(flags, schema.Flag{Name: flagname.Yes, Type: schema.Boolean, Default: false, Usage: "confirm: run without asking"})
 	}
 	if c.Danger() == schema.Destructive {
-		flags = append(flags, schema.Flag{Name: FlagConfirmDestructive, Type: schema.Boolean, Default: false, Usage: "the same as --yes: confirm a destructive run"})
+		flags = append(flags, schema.Flag{Name: flagname.ConfirmDestructive, Type: schema.Boolean, Default: false, Usage: "the same as --yes: confirm a destructive run"})
 	}
 	// Only a command that declares it implements --dry-run gets it: a flag
 	// the command ignored would act while promising not to.
 	if c.Meta.DryRun {
-		flags = append(flags, schema.Flag{Name: FlagDryRun, Type: schema.Boolean, Default: false, Usage: "report what would change and change nothing"})
+		flags = append(flags, schema.Flag{Name: flagname.DryRun, Type: schema.Boolean, Default: false, Usage: "report what would change and change nothing"})
 	}
 	if c.Meta.List {
 		flags = append(flags,
-			schema.Flag{Name: FlagLimit, Type: schema.Integer, Default: DefaultLimit, Usage: "return at most this many items; 0 means all"},
-			schema.Flag{Name: FlagCursor, Type: schema.String, Usage: "continue from meta.pagination.next_cursor of a previous response"})
+			schema.Flag{Name: flagname.Limit, Type: schema.Integer, Default: DefaultLimit, Usage: "return at most this many items; 0 means all"},
+			schema.Flag{Name: flagname.Cursor, Type: schema.String, Usage: "continue from meta.pagination.next_cursor of a previous response"})
 	}
 	flags = inputFlags(flags, c) // input: --input-file, --raw-payload, --no-follow-symlinks, --max-depth
 	flags = workFlags(flags, c)
@@ -280,7 +256,7 @@ func complete(c *schema.Command, checked map[uintptr]error) error {
 		errs = append(errs, fmt.Errorf("danger %q is not safe, mutating or destructive", c.Meta.Danger))
 	}
 	switch {
-	case c.Meta.Danger == schema.Destructive && !c.Meta.DryRun && c.Flag(FlagDryRun) == nil:
+	case c.Meta.Danger == schema.Destructive && !c.Meta.DryRun && c.Flag(flagname.DryRun) == nil:
 		errs = append(errs, errors.New("a destructive command must implement --dry-run: declare Meta.DryRun, and when Output.DryRun is true change nothing and report the effect it would have"))
 	case c.Meta.DryRun && c.Meta.Danger != schema.Mutating && c.Meta.Danger != schema.Destructive:
 		errs = append(errs, fmt.Errorf("Meta.DryRun is declared, but a %s command has nothing to preview", c.Danger()))
@@ -318,13 +294,13 @@ func describeNode() *schema.Command {
 		Builtin:  true,
 		Args:     []schema.Arg{{Name: "command", Variadic: true, Type: schema.String, Usage: "only these commands, by key (run.spawn), and the groups above them; with --full or --index too"}},
 		Flags: []schema.Flag{
-			{Name: FlagEtag, Type: schema.String, Builtin: true, Usage: "the etag of a manifest you hold: answer not_modified when it is current"},
-			{Name: FlagAgentsMD, Type: schema.Boolean, Builtin: true, Default: false, Usage: "write an AGENTS.md for this tool instead of JSON"},
-			{Name: FlagMCP, Type: schema.Boolean, Builtin: true, Default: false, Usage: "list the MCP tools this tool serves (see adapters/mcp), with the etag of the agent manifest"},
-			{Name: FlagFull, Type: schema.Boolean, Builtin: true, Default: false, Usage: "every command's whole document, as <command> --schema gives it without its input schema"},
-			{Name: FlagIndex, Type: schema.Boolean, Builtin: true, Default: false, Usage: "only each command's key and one line; <command> --schema gives the rest"},
+			{Name: flagname.Etag, Type: schema.String, Builtin: true, Usage: "the etag of a manifest you hold: answer not_modified when it is current"},
+			{Name: flagname.AgentsMD, Type: schema.Boolean, Builtin: true, Default: false, Usage: "write an AGENTS.md for this tool instead of JSON"},
+			{Name: flagname.MCP, Type: schema.Boolean, Builtin: true, Default: false, Usage: "list the MCP tools this tool serves (see adapters/mcp), with the etag of the agent manifest"},
+			{Name: flagname.Full, Type: schema.Boolean, Builtin: true, Default: false, Usage: "every command's whole document, as <command> --schema gives it without its input schema"},
+			{Name: flagname.Index, Type: schema.Boolean, Builtin: true, Default: false, Usage: "only each command's key and one line; <command> --schema gives the rest"},
 		},
-		Meta: schema.Meta{Danger: schema.Safe, Groups: []schema.Group{{Kind: schema.MutuallyExclusive, Flags: []string{FlagAgentsMD, FlagMCP, FlagFull, FlagIndex}}}, Examples: []schema.Example{
+		Meta: schema.Meta{Danger: schema.Safe, Groups: []schema.Group{{Kind: schema.MutuallyExclusive, Flags: []string{flagname.AgentsMD, flagname.MCP, flagname.Full, flagname.Index}}}, Examples: []schema.Example{
 			{Description: "every command, with what they share said once", Command: "describe"},
 			{Description: "one line per command", Command: "describe --index"},
 			{Description: "one command, with what it shares", Command: "describe run.spawn"},

@@ -1,6 +1,7 @@
 package adapters
 
 import (
+	"github.com/duet-cli/duet/internal/flagname"
 	"os"
 	"path/filepath"
 	"slices"
@@ -19,13 +20,6 @@ import (
 // path, and `cleanup` removes the declared temp, cache and log paths
 // (O-027), as it removes Duet's own.
 
-// FlagNoCache and FlagCacheTTL are the cache flags of a command that
-// declares a cache.
-const (
-	FlagNoCache  = "no-cache"
-	FlagCacheTTL = "cache-ttl"
-)
-
 // declaresCache reports whether c writes a cache.
 func declaresCache(c *schema.Command) bool {
 	return slices.ContainsFunc(c.Meta.SideEffects, func(s schema.SideEffect) bool { return s.Kind == schema.CacheFile })
@@ -38,8 +32,8 @@ func cacheFlags(c *schema.Command) []schema.Flag {
 		return nil
 	}
 	return []schema.Flag{
-		{Name: FlagNoCache, Type: schema.Boolean, Default: false, Usage: "use no cached data: fetch everything afresh"},
-		{Name: FlagCacheTTL, Type: schema.Integer, Pattern: `^[0-9]+$`, Usage: "treat cached data older than this many seconds as missing; 0 is --no-cache"},
+		{Name: flagname.NoCache, Type: schema.Boolean, Default: false, Usage: "use no cached data: fetch everything afresh"},
+		{Name: flagname.CacheTTL, Type: schema.Integer, Pattern: `^[0-9]+$`, Usage: "treat cached data older than this many seconds as missing; 0 is --no-cache"},
 	}
 }
 
@@ -49,8 +43,8 @@ func (inv *invocation) cacheSettings(s *envelope.Settings) {
 	if c == nil || !declaresCache(c.node) {
 		return
 	}
-	s.NoCache = c.on(FlagNoCache)
-	if v, ok := c.opt(FlagCacheTTL); ok && v != "" {
+	s.NoCache = c.on(flagname.NoCache)
+	if v, ok := c.opt(flagname.CacheTTL); ok && v != "" {
 		n, err := strconv.Atoi(v)
 		switch {
 		case err != nil:

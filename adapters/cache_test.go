@@ -3,6 +3,7 @@ package adapters_test
 import (
 	"context"
 	"encoding/json"
+	"github.com/duet-cli/duet/internal/flagname"
 	"os"
 	"path/filepath"
 	"slices"
@@ -103,10 +104,10 @@ func TestCacheFlags(t *testing.T) {
 		}
 		return names, w.Meta
 	}
-	if names, _ := flags("resolve"); !slices.Contains(names, adapters.FlagNoCache) || !slices.Contains(names, adapters.FlagCacheTTL) {
+	if names, _ := flags("resolve"); !slices.Contains(names, flagname.NoCache) || !slices.Contains(names, flagname.CacheTTL) {
 		t.Errorf("resolve, which declares a cache, has flags %v", names)
 	}
-	if names, _ := flags("show"); slices.Contains(names, adapters.FlagNoCache) || slices.Contains(names, adapters.FlagCacheTTL) {
+	if names, _ := flags("show"); slices.Contains(names, flagname.NoCache) || slices.Contains(names, flagname.CacheTTL) {
 		t.Errorf("show, which declares no cache, has flags %v", names)
 	}
 	if w := wantOK(t, runAgentIn(t, home, cacheApp(new(int)), nil, "show")); w.Meta["cache_used"] != nil {

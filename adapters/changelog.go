@@ -3,6 +3,7 @@ package adapters
 import (
 	"context"
 	"fmt"
+	"github.com/duet-cli/duet/internal/flagname"
 	"io"
 	"slices"
 	"strconv"
@@ -14,9 +15,9 @@ import (
 // changelog answers `tool changelog [--since V]`: the entries of
 // WithChangelog, newest first, as data.entries.
 func (inv *invocation) changelog(context.Context) error {
-	since := inv.call.last(FlagSince)
+	since := inv.call.last(flagname.Since)
 	if since != "" && !isVersion(since) {
-		return envelope.Validationf("INVALID_VERSION", "--since %q is not a version such as 1.2.0", since).WithField(FlagSince)
+		return envelope.Validationf("INVALID_VERSION", "--since %q is not a version such as 1.2.0", since).WithField(flagname.Since)
 	}
 	entries := []ChangelogEntry{}
 	for _, e := range inv.cfg.discovery.changelog {

@@ -3,6 +3,7 @@ package adapters
 import (
 	"context"
 	"fmt"
+	"github.com/duet-cli/duet/internal/flagname"
 	"io"
 	"os"
 	"path/filepath"
@@ -18,11 +19,9 @@ import (
 )
 
 // CleanupCommand is the name of the built-in command that removes the files
-// Duet keeps for a tool, and FlagScope and FlagMinAge its flags.
+// Duet keeps for a tool, and flagname.Scope and flagname.MinAge its flags.
 const (
 	CleanupCommand = "cleanup"
-	FlagScope      = "scope"
-	FlagMinAge     = "min-age"
 )
 
 // The scopes of cleanup: temp is what invocations left in the tool's temp
@@ -39,8 +38,8 @@ func cleanupNode() *schema.Command {
 		Builtin:  true,
 		NoArgs:   true,
 		Flags: []schema.Flag{
-			{Name: FlagScope, Type: schema.String, Enum: cleanupScopes, Default: "all", Builtin: true, Usage: "what to remove: all, temp, cache (idempotency records), logs (ended jobs' output) or jobs (ended jobs)"},
-			{Name: FlagMinAge, Type: schema.Integer, Default: 0, Builtin: true, Usage: "leave what is younger than this many seconds"},
+			{Name: flagname.Scope, Type: schema.String, Enum: cleanupScopes, Default: "all", Builtin: true, Usage: "what to remove: all, temp, cache (idempotency records), logs (ended jobs' output) or jobs (ended jobs)"},
+			{Name: flagname.MinAge, Type: schema.Integer, Default: 0, Builtin: true, Usage: "leave what is younger than this many seconds"},
 		},
 		Meta: schema.Meta{Danger: schema.Destructive, DryRun: true, NoArgs: true, Examples: []schema.Example{
 			{Description: "see what would be removed", Command: "cleanup --dry-run"},
@@ -63,11 +62,11 @@ type Cleaned struct {
 func (inv *invocation) cleanupAction(context.Context) error {
 	c, out := inv.call, inv.out
 	scope := "all"
-	if v, ok := c.opt(FlagScope); ok {
+	if v, ok := c.opt(flagname.Scope); ok {
 		scope = v
 	}
 	var minAge time.Duration
-	if v, ok := c.opt(FlagMinAge); ok {
+	if v, ok := c.opt(flagname.MinAge); ok {
 		n, _ := strconv.Atoi(v)
 		minAge = time.Duration(n) * time.Second
 	}

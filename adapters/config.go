@@ -3,6 +3,7 @@ package adapters
 import (
 	"context"
 	"encoding/hex"
+	"github.com/duet-cli/duet/internal/flagname"
 	"hash/fnv"
 	"maps"
 	"os"
@@ -11,14 +12,6 @@ import (
 	"strings"
 
 	"github.com/duet-cli/duet/schema"
-)
-
-// Names of the configuration built-ins. An app gets them when it registers
-// its configuration files (WithConfig) or has saved profiles.
-const (
-	FlagNoConfig = "no-config"
-	FlagConfig   = "config"
-	FlagContext  = "context"
 )
 
 // Config registers the files an app reads its configuration from, so that
@@ -69,11 +62,11 @@ func configFlags(root *schema.Command, cfg *config) []schema.Flag {
 		return nil
 	}
 	flags := []schema.Flag{
-		{Name: FlagNoConfig, Control: true, Type: schema.Boolean, Default: false, Usage: "read no configuration file (the environment still applies)"},
-		{Name: FlagConfig, Control: true, Type: schema.String, Usage: "read configuration from this file only"},
+		{Name: flagname.NoConfig, Control: true, Type: schema.Boolean, Default: false, Usage: "read no configuration file (the environment still applies)"},
+		{Name: flagname.Config, Control: true, Type: schema.String, Usage: "read configuration from this file only"},
 	}
 	if profiles {
-		flags = append(flags, schema.Flag{Name: FlagContext, Control: true, Type: schema.String, Usage: "use this named context: the saved profile of that name (as --profile)"})
+		flags = append(flags, schema.Flag{Name: flagname.Context, Control: true, Type: schema.String, Usage: "use this named context: the saved profile of that name (as --profile)"})
 	}
 	return flags
 }
@@ -81,11 +74,11 @@ func configFlags(root *schema.Command, cfg *config) []schema.Flag {
 // resolveConfig settles which configuration files the invocation reads.
 func (inv *invocation) resolveConfig(judged bool) {
 	c, cfg, o := inv.call, inv.cfg, &inv.obs
-	o.config.Skip = c.on(FlagNoConfig)
-	o.config.Context, _ = c.opt(FlagContext)
-	file, named := c.opt(FlagConfig)
+	o.config.Skip = c.on(flagname.NoConfig)
+	o.config.Context, _ = c.opt(flagname.Context)
+	file, named := c.opt(flagname.Config)
 	if named && o.config.Skip && judged {
-		c.problem("MUTUALLY_EXCLUSIVE_FLAGS", FlagNoConfig, "flags --no-config and --config cannot be used together")
+		c.problem("MUTUALLY_EXCLUSIVE_FLAGS", flagname.NoConfig, "flags --no-config and --config cannot be used together")
 	}
 	if cfg.configFiles == nil {
 		return // profiles alone: applyProfile reads --config and --no-config
@@ -95,7 +88,7 @@ func (inv *invocation) resolveConfig(judged bool) {
 	case named:
 		path := inv.absolute(file)
 		if fi, err := os.Stat(path); (err != nil || fi.IsDir()) && judged {
-			c.problem("CONFIG_NOT_FOUND", FlagConfig, "--config file does not exist: %s", file)
+			c.problem("CONFIG_NOT_FOUND", flagname.Config, "--config file does not exist: %s", file)
 			c.problems[len(c.problems)-1].Suggestion = "pass the path of an existing configuration file"
 		}
 		o.config.Files = []string{path}
@@ -134,7 +127,7 @@ func (inv *invocation) absolute(p string) string {
 // profilePath is where the invocation's saved profiles are: --config's file
 // in an app whose only configuration is its profiles.
 func (inv *invocation) profilePath(path string) string {
-	if v, ok := inv.call.opt(FlagConfig); ok && v != "" && inv.cfg.configFiles == nil {
+	if v, ok := inv.call.opt(flagname.Config); ok && v != "" && inv.cfg.configFiles == nil {
 		base := inv.cfg.workDir
 		if base == "" {
 			base, _ = os.Getwd()
@@ -148,11 +141,11 @@ func (inv *invocation) profilePath(path string) string {
 }
 
 // skipProfiles reports whether --no-config keeps the profiles unread.
-func (inv *invocation) skipProfiles() bool { return inv.call.on(FlagNoConfig) }
+func (inv *invocation) skipProfiles() bool { return inv.call.on(flagname.NoConfig) }
 
 // contextProfile is the profile --context names, when --profile does not.
 func (inv *invocation) contextProfile() string {
-	if v, ok := inv.call.opt(FlagContext); ok {
+	if v, ok := inv.call.opt(flagname.Context); ok {
 		return v
 	}
 	return ""

@@ -3,6 +3,7 @@ package adapters
 import (
 	"context"
 	"fmt"
+	"github.com/duet-cli/duet/internal/flagname"
 	"io"
 	"slices"
 
@@ -23,29 +24,6 @@ const (
 	MCPValidateCommand = "mcp-validate"    // an MCP tool list's drift from the commands
 )
 
-// Names of the flags the discovery built-ins add to every command (Control:
-// they shape the answer), and of the built-in commands' own flags.
-const (
-	FlagPrintSchema   = "print-schema"  // the same as --schema
-	FlagOutputSchema  = "output-schema" // the JSON Schema of data
-	FlagStableOutput  = "stable-output"
-	FlagStream        = "stream"    // --output jsonl
-	FlagNoStream      = "no-stream" // --output json, on a command that streams by default
-	FlagTokenLimit    = "token-limit"
-	FlagTokenOffset   = "token-offset"
-	FlagTokenCount    = "token-count"
-	FlagTokenizer     = "tokenizer"
-	FlagSchemaVersion = "schema-version" // on a command that declares versions of its data
-
-	FlagIgnoreErrors    = "ignore-errors"
-	FlagOutputDir       = "output-dir"
-	FlagFormat          = "format"
-	FlagMCPSchemaFile   = "mcp-schema-file"
-	FlagMCPServerURL    = "mcp-server-url"
-	FlagShowSideEffects = "show-side-effects"
-	FlagShowStateFiles  = "show-state-files"
-)
-
 // versionShort is the short name of Duet's --version, the spec's -V.
 const versionShort = "V"
 
@@ -61,8 +39,8 @@ func isDiscoveryCommand(arg string) bool {
 
 func isDiscoveryFlag(name string) bool {
 	switch name {
-	case FlagPrintSchema, FlagOutputSchema, FlagStableOutput, FlagStream, FlagNoStream,
-		FlagTokenLimit, FlagTokenOffset, FlagTokenCount, FlagTokenizer, FlagSchemaVersion:
+	case flagname.PrintSchema, flagname.OutputSchema, flagname.StableOutput, flagname.Stream, flagname.NoStream,
+		flagname.TokenLimit, flagname.TokenOffset, flagname.TokenCount, flagname.Tokenizer, flagname.SchemaVersion:
 		return true
 	}
 	return false
@@ -71,14 +49,14 @@ func isDiscoveryFlag(name string) bool {
 // discoveryFlags are accepted by every command.
 func discoveryFlags(cfg *config) []schema.Flag {
 	return []schema.Flag{
-		{Name: FlagPrintSchema, Control: true, Type: schema.Boolean, Default: false, Hidden: true, Usage: "the same as --schema"},
-		{Name: FlagOutputSchema, Control: true, Type: schema.Boolean, Default: false, Usage: "print the JSON Schema of this command's data on success, and exit"},
-		{Name: FlagStableOutput, Control: true, Type: schema.Boolean, Default: false, Usage: "the same bytes for the same state: arrays sorted, no request_id, duration_ms 0"},
-		{Name: FlagStream, Control: true, Type: schema.Boolean, Default: false, Usage: "the same as --output jsonl: items as they come, then a summary line"},
-		{Name: FlagTokenLimit, Control: true, Type: schema.Integer, Default: 0, Usage: "keep data within this many tokens, cut at whole items, and say so in meta; 0 means no limit"},
-		{Name: FlagTokenOffset, Control: true, Type: schema.Integer, Default: 0, Usage: "start data this many tokens in (with --token-limit: the next window)"},
-		{Name: FlagTokenCount, Control: true, Type: schema.Boolean, Default: false, Usage: "run the command, and answer only with the tokens its data would take (meta.token_count)"},
-		{Name: FlagTokenizer, Control: true, Type: schema.String, Enum: cfg.tokenizerNames(), Default: cfg.tokenizerNames()[0], Usage: "the tokenizer --token-limit, --token-offset and --token-count count with"},
+		{Name: flagname.PrintSchema, Control: true, Type: schema.Boolean, Default: false, Hidden: true, Usage: "the same as --schema"},
+		{Name: flagname.OutputSchema, Control: true, Type: schema.Boolean, Default: false, Usage: "print the JSON Schema of this command's data on success, and exit"},
+		{Name: flagname.StableOutput, Control: true, Type: schema.Boolean, Default: false, Usage: "the same bytes for the same state: arrays sorted, no request_id, duration_ms 0"},
+		{Name: flagname.Stream, Control: true, Type: schema.Boolean, Default: false, Usage: "the same as --output jsonl: items as they come, then a summary line"},
+		{Name: flagname.TokenLimit, Control: true, Type: schema.Integer, Default: 0, Usage: "keep data within this many tokens, cut at whole items, and say so in meta; 0 means no limit"},
+		{Name: flagname.TokenOffset, Control: true, Type: schema.Integer, Default: 0, Usage: "start data this many tokens in (with --token-limit: the next window)"},
+		{Name: flagname.TokenCount, Control: true, Type: schema.Boolean, Default: false, Usage: "run the command, and answer only with the tokens its data would take (meta.token_count)"},
+		{Name: flagname.Tokenizer, Control: true, Type: schema.String, Enum: cfg.tokenizerNames(), Default: cfg.tokenizerNames()[0], Usage: "the tokenizer --token-limit, --token-offset and --token-count count with"},
 	}
 }
 
@@ -90,10 +68,10 @@ func discoveryCommandFlags(c *schema.Command) []schema.Flag {
 	}
 	var flags []schema.Flag
 	if c.Meta.StreamingDefault {
-		flags = append(flags, schema.Flag{Name: FlagNoStream, Control: true, Type: schema.Boolean, Default: false, Usage: "answer with one envelope instead of streaming JSONL"})
+		flags = append(flags, schema.Flag{Name: flagname.NoStream, Control: true, Type: schema.Boolean, Default: false, Usage: "answer with one envelope instead of streaming JSONL"})
 	}
 	if c.Versioned() {
-		flags = append(flags, schema.Flag{Name: FlagSchemaVersion, Control: true, Type: schema.Integer, Default: c.DataVersion(),
+		flags = append(flags, schema.Flag{Name: flagname.SchemaVersion, Control: true, Type: schema.Integer, Default: c.DataVersion(),
 			Usage: fmt.Sprintf("answer in this major version of the shape of data (%d to %d)", c.MinDataVersion(), c.DataVersion())})
 	}
 	return flags
@@ -141,13 +119,13 @@ func builtinCommand(name, usage string, danger schema.Danger, flags []schema.Fla
 
 func manifestNode() *schema.Command {
 	return builtinCommand(ManifestCommand, "Print every command of this tool as the CLI Agent Spec's manifest", schema.Safe,
-		[]schema.Flag{{Name: FlagEtag, Type: schema.String, Usage: "the etag of a manifest you hold: answer not_modified when it is current"}},
+		[]schema.Flag{{Name: flagname.Etag, Type: schema.String, Usage: "the etag of a manifest you hold: answer not_modified when it is current"}},
 		schema.Example{Description: "the whole command tree, once", Command: "manifest"})
 }
 
 func changelogNode() *schema.Command {
 	return builtinCommand(ChangelogCommand, "List the changes to this tool's commands and output, newest first", schema.Safe,
-		[]schema.Flag{{Name: FlagSince, Type: schema.String, Usage: "only the versions after this one, such as 1.0.0"}},
+		[]schema.Flag{{Name: flagname.Since, Type: schema.String, Usage: "only the versions after this one, such as 1.0.0"}},
 		schema.Example{Description: "what changed since 1.0.0", Command: "changelog --since 1.0.0"})
 }
 
@@ -159,8 +137,8 @@ func doctorNode() *schema.Command {
 func statusNode() *schema.Command {
 	return builtinCommand(StatusCommand, "Show the files this tool keeps state in and writes to", schema.Safe,
 		[]schema.Flag{
-			{Name: FlagShowSideEffects, Type: schema.Boolean, Default: false, Usage: "list the paths the tool writes to, with their sizes"},
-			{Name: FlagShowStateFiles, Type: schema.Boolean, Default: false, Usage: "list the files that hold the tool's state, with a summary of each"},
+			{Name: flagname.ShowSideEffects, Type: schema.Boolean, Default: false, Usage: "list the paths the tool writes to, with their sizes"},
+			{Name: flagname.ShowStateFiles, Type: schema.Boolean, Default: false, Usage: "list the files that hold the tool's state, with a summary of each"},
 		},
 		schema.Example{Description: "the state files alone", Command: "status --show-state-files"})
 }
@@ -168,8 +146,8 @@ func statusNode() *schema.Command {
 func execNode() *schema.Command {
 	n := builtinCommand(ExecCommand, "Run a JSONL batch of commands from stdin, one answer per line", schema.Safe,
 		[]schema.Flag{
-			{Name: FlagIgnoreErrors, Type: schema.Boolean, Default: false, Usage: "go on after a line fails (by default the batch stops at the first failure)"},
-			{Name: FlagDryRun, Type: schema.Boolean, Default: false, Usage: "pass --dry-run to every line whose command implements it"},
+			{Name: flagname.IgnoreErrors, Type: schema.Boolean, Default: false, Usage: "go on after a line fails (by default the batch stops at the first failure)"},
+			{Name: flagname.DryRun, Type: schema.Boolean, Default: false, Usage: "pass --dry-run to every line whose command implements it"},
 		},
 		schema.Example{Description: "a batch, one answer per line", Command: "exec --output jsonl < ops.jsonl"})
 	n.Meta.Timeout = schema.NoTimeout // each line has its command's own limit
@@ -180,8 +158,8 @@ func execNode() *schema.Command {
 func skillsNode() *schema.Command {
 	n := builtinCommand(SkillsCommand, "Write agent skill files for every command: CONTEXT.md and one SKILL-<command>.md each", schema.Mutating,
 		[]schema.Flag{
-			{Name: FlagOutputDir, Type: schema.String, Default: "skills", Usage: "the directory to write the files to"},
-			{Name: FlagFormat, Type: schema.String, Enum: []string{"markdown", "json"}, Default: "markdown", Usage: "the files' format"},
+			{Name: flagname.OutputDir, Type: schema.String, Default: "skills", Usage: "the directory to write the files to"},
+			{Name: flagname.Format, Type: schema.String, Enum: []string{"markdown", "json"}, Default: "markdown", Usage: "the files' format"},
 		},
 		schema.Example{Description: "skills for Claude Code", Command: "generate-skills --output-dir .claude/skills"})
 	n.Meta.DryRun = true
@@ -191,13 +169,13 @@ func skillsNode() *schema.Command {
 func mcpValidateNode() *schema.Command {
 	n := builtinCommand(MCPValidateCommand, "Compare an MCP tool list with this tool's commands, and report the drift", schema.Safe,
 		[]schema.Flag{
-			{Name: FlagMCPSchemaFile, Type: schema.String, Usage: "a file holding the MCP tools: a tools/list result, or describe --mcp's answer"},
-			{Name: FlagMCPServerURL, Type: schema.String, Usage: "an MCP server's streamable HTTP endpoint to ask for its tools"},
+			{Name: flagname.MCPSchemaFile, Type: schema.String, Usage: "a file holding the MCP tools: a tools/list result, or describe --mcp's answer"},
+			{Name: flagname.MCPServerURL, Type: schema.String, Usage: "an MCP server's streamable HTTP endpoint to ask for its tools"},
 		},
 		schema.Example{Description: "check a committed tool list in CI", Command: "mcp-validate --mcp-schema-file mcp.json"})
 	// One of the two is needed; the action says so, so that --validate-only
 	// of the bare command holds.
-	n.Meta.Groups = []schema.Group{{Kind: schema.MutuallyExclusive, Flags: []string{FlagMCPSchemaFile, FlagMCPServerURL}}}
+	n.Meta.Groups = []schema.Group{{Kind: schema.MutuallyExclusive, Flags: []string{flagname.MCPSchemaFile, flagname.MCPServerURL}}}
 	return n
 }
 
@@ -240,7 +218,7 @@ func (inv *invocation) printVersion(w io.Writer) {
 // versionFlag is Duet's --version, with -V unless the root has a flag of
 // that short name.
 func versionFlag(root *schema.Command) schema.Flag {
-	f := schema.Flag{Name: FlagVersion, Short: versionShort, Control: true, Type: schema.Boolean, Default: false, Usage: "print the version, as: tool 1.2.3"}
+	f := schema.Flag{Name: flagname.Version, Short: versionShort, Control: true, Type: schema.Boolean, Default: false, Usage: "print the version, as: tool 1.2.3"}
 	for _, g := range root.Flags {
 		if g.Short == versionShort || g.Name == versionShort || slices.Contains(g.Aliases, versionShort) {
 			f.Short = ""

@@ -2,6 +2,7 @@ package adapters
 
 import (
 	"github.com/duet-cli/duet/envelope"
+	"github.com/duet-cli/duet/internal/flagname"
 )
 
 // The tool's own environment variables (the CLI Agent Spec's F-073): every
@@ -13,5 +14,5 @@ import (
 // debugFromEnv reports whether <TOOL>_DEBUG asks for --debug's trace: a
 // true value, and no --quiet or --verbose on the command line, which win.
 func (inv *invocation) debugFromEnv() bool {
-	return isTrue(inv.cfg.getenv(envelope.EnvName(inv.root.Name, "DEBUG"))) && !inv.call.on(FlagQuiet) && !inv.call.on(FlagVerbose)
+	return isTrue(inv.cfg.getenv(envelope.EnvName(inv.root.Name, "DEBUG"))) && !inv.call.on(flagname.Quiet) && !inv.call.on(flagname.Verbose)
 }

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/duet-cli/duet/internal/flagname"
 	"maps"
 	"os"
 	osexec "os/exec"
@@ -61,7 +62,7 @@ type resetter interface{ Reset() }
 // stdout rather than through its framework or envelope.Output cannot be
 // told apart per line, and is reported on stderr.
 func (inv *invocation) exec(ctx context.Context) error {
-	ignore, dryRun := inv.call.bool(FlagIgnoreErrors), inv.call.bool(FlagDryRun)
+	ignore, dryRun := inv.call.bool(flagname.IgnoreErrors), inv.call.bool(flagname.DryRun)
 	sc := bufio.NewScanner(inv.cfg.stdin)
 	sc.Buffer(make([]byte, 0, 64<<10), maxDispatchLine)
 	lines, read, failed, ran := 0, 0, 0, 0
@@ -138,14 +139,14 @@ func (inv *invocation) dispatchLine(ctx context.Context, line []byte, n int, dry
 		return inv.refusedLine(cmd, n, err), 2, true
 	}
 	if dryRun && node.Danger() != schema.Safe {
-		if node.Flag(FlagDryRun) == nil {
+		if node.Flag(flagname.DryRun) == nil {
 			return inv.refusedLine(cmd, n, envelope.Validationf("DRY_RUN_UNSUPPORTED", "%q is %s and has no --dry-run: it was not run", cmd, node.Danger()).
 				WithSuggestion("run the batch without this line, or without --dry-run")), 2, true
 		}
-		args = withFlag(args, "--"+FlagDryRun)
+		args = withFlag(args, "--"+flagname.DryRun)
 	}
-	if f := node.Flag(FlagOutput); f != nil && f.Builtin {
-		args = withFlag(args, "--"+FlagOutput+"="+string(envelope.JSON))
+	if f := node.Flag(flagname.Output); f != nil && f.Builtin {
+		args = withFlag(args, "--"+flagname.Output+"="+string(envelope.JSON))
 	}
 	var raw []byte
 	var exit int

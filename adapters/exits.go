@@ -2,6 +2,7 @@ package adapters
 
 import (
 	"fmt"
+	"github.com/duet-cli/duet/internal/flagname"
 	"slices"
 	"strings"
 
@@ -84,7 +85,7 @@ func (inv *invocation) unsafeFix(line string) string {
 	if !node.Runnable {
 		return "it names no command of " + inv.root.Name
 	}
-	if node.Danger() == schema.Destructive && !slices.Contains(words, "--"+FlagDryRun) {
+	if node.Danger() == schema.Destructive && !slices.Contains(words, "--"+flagname.DryRun) {
 		return node.DotPath() + " is destructive"
 	}
 	return ""

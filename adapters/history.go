@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/duet-cli/duet/internal/flagname"
 	"maps"
 	"slices"
 	"strconv"
@@ -24,9 +25,9 @@ func finishDiscovery(root *schema.Command, cfg *config) []error {
 			continue
 		}
 		switch f.Name {
-		case FlagOutput:
+		case flagname.Output:
 			f.Usage += fmt.Sprintf("; $%s sets it, $%s caps an answer's bytes", envelope.EnvName(root.Name, "OUTPUT"), envelope.EnvName(root.Name, "MAX_OUTPUT_BYTES"))
-		case FlagProfile:
+		case flagname.Profile:
 			f.Usage = strings.ReplaceAll(f.Usage, "$<TOOL>_PROFILE", "$"+envelope.EnvName(root.Name, "PROFILE")) +
 				"; profiles are kept in $" + envelope.EnvName(root.Name, "CONFIG_DIR")
 		}

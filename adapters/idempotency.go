@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/hex"
 	"encoding/json"
+	"github.com/duet-cli/duet/internal/flagname"
 	"hash/fnv"
 	"path/filepath"
 	"slices"
@@ -22,7 +23,7 @@ import (
 // its answer is recorded (see record), so that the same key given twice at
 // once runs once: the second waits, then replays, or answers LOCK_HELD.
 func (inv *invocation) idempotent(ctx context.Context) (code int, done bool) {
-	key, ok := inv.call.opt(FlagIdempotencyKey)
+	key, ok := inv.call.opt(flagname.IdempotencyKey)
 	if !ok || key == "" {
 		return 0, false
 	}
@@ -42,7 +43,7 @@ func (inv *invocation) idempotent(ctx context.Context) (code int, done bool) {
 		e := envelope.Errorf(exitcode.Conflict, "IDEMPOTENCY_KEY_REUSED",
 			"idempotency key %q was used for another call (%s with other input), at %s; nothing was run", key, rec.Command, rec.Created.Format(time.RFC3339)).
 			WithPhase(envelope.Validation).
-			WithField(FlagIdempotencyKey).
+			WithField(flagname.IdempotencyKey).
 			WithSuggestion("use a new key for a new call; repeat a key only to repeat the same call")
 		return inv.finish(e), true
 	}

@@ -14,6 +14,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/duet-cli/duet/internal/flagname"
 	"io"
 	"maps"
 	"os"
@@ -30,14 +31,6 @@ import (
 	"github.com/duet-cli/duet/walk"
 )
 
-// Names of the built-in flags of the input area.
-const (
-	FlagInputFile        = "input-file"         // on commands that declare Meta.Stdin
-	FlagRawPayload       = "raw-payload"        // on commands that declare Meta.RawPayload
-	FlagNoFollowSymlinks = "no-follow-symlinks" // on commands that declare Meta.Traverses
-	FlagMaxDepth         = "max-depth"          // on commands that declare Meta.Traverses
-)
-
 // stdinDrainLimit bounds how much of an oversized stdin is read (and
 // discarded) to report its size: the writer is let finish rather than
 // broken off, and an endless stream is not read for ever.
@@ -47,17 +40,17 @@ const stdinDrainLimit = 256 << 20
 // reads.
 func inputFlags(flags []schema.Flag, c *schema.Command) []schema.Flag {
 	if c.Meta.Stdin != "" {
-		flags = append(flags, schema.Flag{Name: FlagInputFile, Type: schema.String,
+		flags = append(flags, schema.Flag{Name: flagname.InputFile, Type: schema.String,
 			Usage: "read the input from this file instead of stdin (- is stdin); stdin takes at most 64 KiB, a file any size"})
 	}
 	if c.Meta.RawPayload {
-		flags = append(flags, schema.Flag{Name: FlagRawPayload, Type: schema.String, Format: schema.FormatJSON, Control: true,
+		flags = append(flags, schema.Flag{Name: flagname.RawPayload, Type: schema.String, Format: schema.FormatJSON, Control: true,
 			Usage: "every input as one JSON object (JSON5 accepted) instead of flags and arguments; see raw_payload_schema in --schema"})
 	}
 	if c.Meta.Traverses {
 		flags = append(flags,
-			schema.Flag{Name: FlagNoFollowSymlinks, Type: schema.Boolean, Default: false, Usage: "do not follow symlinks while walking directories"},
-			schema.Flag{Name: FlagMaxDepth, Type: schema.Integer, Default: walk.DefaultMaxDepth, Usage: "walk at most this many directory levels deep"})
+			schema.Flag{Name: flagname.NoFollowSymlinks, Type: schema.Boolean, Default: false, Usage: "do not follow symlinks while walking directories"},
+			schema.Flag{Name: flagname.MaxDepth, Type: schema.Integer, Default: walk.DefaultMaxDepth, Usage: "walk at most this many directory levels deep"})
 	}
 	return flags
 }
@@ -105,7 +98,7 @@ func completeInput(c *schema.Command) []error {
 // A command line that asks for help, the schema or the version is left as
 // it is.
 func (inv *invocation) rewrite(args []string, c *call) ([]string, *call) {
-	if c.help || c.version || c.on(FlagSchema) || c.on(FlagShowConfig) || !c.node.Runnable || c.refused != nil {
+	if c.help || c.version || c.on(flagname.Schema) || c.on(flagname.ShowConfig) || !c.node.Runnable || c.refused != nil {
 		return args, c
 	}
 	var problems []envelope.FieldError
@@ -120,7 +113,7 @@ func (inv *invocation) rewrite(args []string, c *call) ([]string, *call) {
 		inv.call = c
 	}
 	var refused []error
-	if v, ok := c.opt(FlagRawPayload); ok {
+	if v, ok := c.opt(flagname.RawPayload); ok {
 		next, ps := c.expandPayload(args, v)
 		if len(ps) > 0 {
 			// As a refused command line is: what the payload was to carry
@@ -148,20 +141,20 @@ func (inv *invocation) rewrite(args []string, c *call) ([]string, *call) {
 // checkInputFlags checks the values of the input area's built-in flags.
 func (c *call) checkInputFlags() []envelope.FieldError {
 	var problems []envelope.FieldError
-	if v, ok := c.opt(FlagInputFile); ok && v != "-" {
+	if v, ok := c.opt(flagname.InputFile); ok && v != "-" {
 		fi, err := os.Stat(v)
 		switch {
 		case err != nil:
-			problems = append(problems, envelope.FieldError{Code: "INVALID_INPUT_FILE", Field: FlagInputFile,
+			problems = append(problems, envelope.FieldError{Code: "INVALID_INPUT_FILE", Field: flagname.InputFile,
 				Message: fmt.Sprintf("--input-file %s: %v", v, reason(err))})
 		case fi.IsDir():
-			problems = append(problems, envelope.FieldError{Code: "INVALID_INPUT_FILE", Field: FlagInputFile,
+			problems = append(problems, envelope.FieldError{Code: "INVALID_INPUT_FILE", Field: flagname.InputFile,
 				Message: fmt.Sprintf("--input-file %s is a directory, not a file", v)})
 		}
 	}
-	if v, ok := c.opt(FlagMaxDepth); ok {
+	if v, ok := c.opt(flagname.MaxDepth); ok {
 		if n, err := strconv.Atoi(v); err == nil && n < 1 {
-			problems = append(problems, envelope.FieldError{Code: "INVALID_FLAG_VALUE", Field: FlagMaxDepth,
+			problems = append(problems, envelope.FieldError{Code: "INVALID_FLAG_VALUE", Field: flagname.MaxDepth,
 				Message: fmt.Sprintf("--max-depth must be 1 or more, not %d", n)})
 		}
 	}
@@ -183,10 +176,10 @@ func reason(err error) error {
 func (inv *invocation) readPayload() {
 	c := inv.call
 	if inv.inputErr != nil || c.node.Meta.Stdin == "" || len(c.problems) > 0 || c.help || c.version ||
-		c.on(FlagSchema) || c.on(FlagShowConfig) || !c.node.Runnable {
+		c.on(flagname.Schema) || c.on(flagname.ShowConfig) || !c.node.Runnable {
 		return
 	}
-	if v, ok := c.opt(FlagInputFile); ok && v != "-" {
+	if v, ok := c.opt(flagname.InputFile); ok && v != "-" {
 		inv.payload = input.FromFile(v)
 		return
 	}
@@ -289,8 +282,8 @@ func (inv *invocation) inputContext(ctx context.Context) context.Context {
 		ctx = input.NewContext(ctx, inv.payload)
 	}
 	if c.node.Meta.Traverses {
-		o := walk.Options{NoFollow: c.on(FlagNoFollowSymlinks)}
-		if v, ok := c.opt(FlagMaxDepth); ok {
+		o := walk.Options{NoFollow: c.on(flagname.NoFollowSymlinks)}
+		if v, ok := c.opt(flagname.MaxDepth); ok {
 			o.MaxDepth, _ = strconv.Atoi(v)
 		}
 		ctx = walk.WithOptions(ctx, o)
@@ -365,7 +358,7 @@ func (c *call) normalizeJSON(args []string) ([]string, []envelope.FieldError) {
 	var problems []envelope.FieldError
 	for _, name := range slices.Sorted(maps.Keys(c.values)) {
 		f := c.flags[name]
-		if f == nil || f.Format != schema.FormatJSON || f.Name == FlagRawPayload && f.Builtin {
+		if f == nil || f.Format != schema.FormatJSON || f.Name == flagname.RawPayload && f.Builtin {
 			continue
 		}
 		normal := map[string]string{}
@@ -404,7 +397,7 @@ func jsonProblem(flag string, err error) envelope.FieldError {
 // flags and arguments its object names, and the problems with it.
 func (c *call) expandPayload(args []string, raw string) ([]string, []envelope.FieldError) {
 	fail := func(code, format string, a ...any) ([]string, []envelope.FieldError) {
-		return args, []envelope.FieldError{{Code: code, Field: FlagRawPayload, Message: fmt.Sprintf(format, a...)}}
+		return args, []envelope.FieldError{{Code: code, Field: flagname.RawPayload, Message: fmt.Sprintf(format, a...)}}
 	}
 	var given []string
 	for name := range c.values {
@@ -421,7 +414,7 @@ func (c *call) expandPayload(args []string, raw string) ([]string, []envelope.Fi
 	}
 	strict, err := input.NormalizeJSON([]byte(raw))
 	if err != nil {
-		return args, []envelope.FieldError{jsonProblem(FlagRawPayload, err)}
+		return args, []envelope.FieldError{jsonProblem(flagname.RawPayload, err)}
 	}
 	dec := json.NewDecoder(bytes.NewReader(strict))
 	dec.UseNumber()
@@ -488,7 +481,7 @@ func (c *call) expandPayload(args []string, raw string) ([]string, []envelope.Fi
 			out = append(out, args[i:]...)
 			break
 		}
-		if v, inline, ok := flagWord(args[i], c.flags[FlagRawPayload]); ok {
+		if v, inline, ok := flagWord(args[i], c.flags[flagname.RawPayload]); ok {
 			if _ = v; !inline {
 				i++ // its value
 			}

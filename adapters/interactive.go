@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"github.com/duet-cli/duet/internal/flagname"
 	"os/exec"
 	"runtime"
 	"strings"
@@ -116,10 +117,10 @@ func Prompt(ctx context.Context, question, flag string) (string, error) {
 // where nobody can be asked it returns INPUT_REQUIRED (exit 4), suggesting
 // --yes. Anything but y or yes is a no.
 func Confirm(ctx context.Context, question string) (bool, error) {
-	if inv, ok := ctx.Value(invocationKey{}).(*invocation); ok && inv.call.bool(FlagYes) {
+	if inv, ok := ctx.Value(invocationKey{}).(*invocation); ok && inv.call.bool(flagname.Yes) {
 		return true, nil
 	}
-	answer, err := Prompt(ctx, strings.TrimRight(question, " ")+" [y/N] ", FlagYes)
+	answer, err := Prompt(ctx, strings.TrimRight(question, " ")+" [y/N] ", flagname.Yes)
 	if err != nil {
 		return false, err
 	}

@@ -3,6 +3,7 @@ package adapters
 import (
 	"context"
 	"fmt"
+	"github.com/duet-cli/duet/internal/flagname"
 	"io"
 
 	"github.com/duet-cli/duet/describe"
@@ -113,21 +114,21 @@ func (inv *invocation) builtin() func(context.Context) error {
 
 func (inv *invocation) describe(ctx context.Context) error {
 	out := inv.out
-	if inv.call.bool(FlagMCP) {
+	if inv.call.bool(flagname.MCP) {
 		return inv.describeTools()
 	}
 	m, err := describe.New(inv.root, inv.cfg.version, inv.mode.Agent && !inv.human)
 	if err != nil {
 		return brokenDeclaration(err)
 	}
-	if etag := inv.call.last(FlagEtag); etag != "" && etag == m.Etag {
+	if etag := inv.call.last(flagname.Etag); etag != "" && etag == m.Etag {
 		inv.meta.NotModified = true
 		return out.Result(nil)
 	}
 	if info := inv.profilesInfo(); info != nil {
 		m.Profiles = info
 	}
-	if inv.call.bool(FlagAgentsMD) {
+	if inv.call.bool(flagname.AgentsMD) {
 		md := describe.AgentsMD(m.WithAgents(inv.agentsInfo()))
 		out.RenderText(func(w io.Writer) error { _, err := io.WriteString(w, md); return err })
 		return out.Result(map[string]string{"agents_md": md, "etag": m.Etag})
@@ -135,9 +136,9 @@ func (inv *invocation) describe(ctx context.Context) error {
 	keys := inv.call.args
 	var answer any
 	switch {
-	case inv.call.bool(FlagFull):
+	case inv.call.bool(flagname.Full):
 		answer, err = onlyOf(m, keys)
-	case inv.call.bool(FlagIndex):
+	case inv.call.bool(flagname.Index):
 		var only describe.Manifest
 		only, err = onlyOf(m, keys)
 		answer = only.Index()
@@ -169,7 +170,7 @@ func (inv *invocation) describeTools() error {
 	if err != nil {
 		return brokenDeclaration(err)
 	}
-	if etag := inv.call.last(FlagEtag); etag != "" && etag == tools.Etag {
+	if etag := inv.call.last(flagname.Etag); etag != "" && etag == tools.Etag {
 		inv.meta.NotModified = true
 		return inv.out.Result(nil)
 	}

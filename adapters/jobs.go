@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/duet-cli/duet/internal/flagname"
 	"io"
 	"os"
 	"path/filepath"
@@ -26,10 +27,9 @@ import (
 // has lost its process.
 
 // JobCommand is the name of the built-in command group that follows jobs,
-// and FlagWait its status command's flag.
+// and flagname.Wait its status command's flag.
 const (
 	JobCommand = "job"
-	FlagWait   = "wait"
 )
 
 func jobNode() *schema.Command {
@@ -38,7 +38,7 @@ func jobNode() *schema.Command {
 		return &schema.Command{Name: name, Usage: usage, Runnable: true, Builtin: true, Args: id, Meta: schema.Meta{Danger: danger}}
 	}
 	status := leaf("status", "Show a job's state, and its answer once it has ended", schema.Safe)
-	status.Flags = []schema.Flag{{Name: FlagWait, Type: schema.Boolean, Default: false, Builtin: true, Usage: "wait until the job has ended, within --timeout"}}
+	status.Flags = []schema.Flag{{Name: flagname.Wait, Type: schema.Boolean, Default: false, Builtin: true, Usage: "wait until the job has ended, within --timeout"}}
 	status.Meta.ExitCodes = exitcode.Table{
 		exitcode.Success:        {Description: "The job is complete; data.result holds its answer's data."},
 		exitcode.PartialFailure: {Name: "RUNNING", Description: "The job is still running; ask again after retry_after_ms.", Retryable: true, SideEffects: exitcode.None},
@@ -116,7 +116,7 @@ func (inv *invocation) startJob(args []string) int {
 	}
 	node := inv.call.node
 	timeout := node.Timeout()
-	if v, ok := inv.call.opt(FlagTimeout); ok {
+	if v, ok := inv.call.opt(flagname.Timeout); ok {
 		timeout, _ = time.ParseDuration(v)
 	}
 	poll := 2 * time.Second
@@ -165,19 +165,19 @@ func (inv *invocation) jobArgs(args []string, timeout time.Duration) []string {
 			end = i
 			i = len(args)
 			continue
-		case a == "--"+FlagOutput && builtin(FlagOutput):
+		case a == "--"+flagname.Output && builtin(flagname.Output):
 			i++ // and its value
 			continue
-		case strings.HasPrefix(a, "--"+FlagOutput+"=") && builtin(FlagOutput):
+		case strings.HasPrefix(a, "--"+flagname.Output+"=") && builtin(flagname.Output):
 			continue
 		}
 		out = append(out, a)
 	}
-	if builtin(FlagTimeout) {
-		out = append(out, "--"+FlagTimeout+"="+timeout.String())
+	if builtin(flagname.Timeout) {
+		out = append(out, "--"+flagname.Timeout+"="+timeout.String())
 	}
-	if node.NeedsConfirmation() && node.Flag(FlagYes) != nil {
-		out = append(out, "--"+FlagYes)
+	if node.NeedsConfirmation() && node.Flag(flagname.Yes) != nil {
+		out = append(out, "--"+flagname.Yes)
 	}
 	return append(out, args[end:]...)
 }
@@ -283,7 +283,7 @@ func (inv *invocation) jobAction(ctx context.Context) error {
 		}
 		return inv.out.Result(inv.jobView(store, j))
 	}
-	if inv.call.bool(FlagWait) && !j.Status.Terminal() {
+	if inv.call.bool(flagname.Wait) && !j.Status.Terminal() {
 		if j, err = inv.waitJob(ctx, store, id, 0); err != nil {
 			return err
 		}

@@ -1,6 +1,7 @@
 package adapters
 
 import (
+	"github.com/duet-cli/duet/internal/flagname"
 	"io"
 	"os"
 	"strings"
@@ -103,7 +104,7 @@ func idleYes(c *schema.Command) *schema.Flag {
 	if !c.Declared || !c.Runnable || c.NeedsConfirmation() || c.Meta.Prompts {
 		return nil
 	}
-	return &schema.Flag{Name: FlagYes, Type: schema.Boolean, Default: false, Hidden: true, Usage: "changes nothing: the command never asks"}
+	return &schema.Flag{Name: flagname.Yes, Type: schema.Boolean, Default: false, Hidden: true, Usage: "changes nothing: the command never asks"}
 }
 
 // guardStdin keeps a ported command from waiting on a terminal nobody is

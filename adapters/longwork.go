@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/duet-cli/duet/internal/flagname"
 	"os"
 	"path/filepath"
 	"slices"
@@ -24,25 +25,6 @@ import (
 // report, --resume-from, --rollback-on-failure), with resources to release
 // (cleanup hooks, the session's temp directory), repeated calls
 // (--idempotency-key) and work that outlives the invocation (async jobs).
-
-// Names of the built-in flags of long work.
-const (
-	// FlagHeartbeatMS sets how often a long-running command tells an agent
-	// it is alive with a JSON heartbeat (the CLI Agent Spec's O-038).
-	FlagHeartbeatMS = "heartbeat-ms"
-	// FlagHeartbeatInterval sets how often, in seconds, a long-running
-	// command writes "[<elapsed>s] <status>" on stderr (O-012).
-	FlagHeartbeatInterval = "heartbeat-interval"
-	// FlagIdempotencyKey, on a mutating or destructive command, makes a
-	// repeated call answer the first one's data with effect noop (C-007).
-	FlagIdempotencyKey = "idempotency-key"
-	// FlagResumeFrom, on a command that declares steps, starts at the step
-	// named (O-010).
-	FlagResumeFrom = "resume-from"
-	// FlagRollbackOnFailure, on a command that declares steps and
-	// rollback, undoes them when it fails (O-011).
-	FlagRollbackOnFailure = "rollback-on-failure"
-)
 
 // DefaultHeartbeat is how often a long-running command sends an agent a
 // heartbeat when --heartbeat-ms is not given.
@@ -65,20 +47,20 @@ type workState struct {
 func workFlags(flags []schema.Flag, c *schema.Command) []schema.Flag {
 	if c.Meta.LongRunning && c.Meta.Protocol == "" { // a server's stdout is its protocol's
 		flags = append(flags,
-			schema.Flag{Name: FlagHeartbeatMS, Control: true, Type: schema.Integer, Default: int(DefaultHeartbeat / time.Millisecond),
+			schema.Flag{Name: flagname.HeartbeatMS, Control: true, Type: schema.Integer, Default: int(DefaultHeartbeat / time.Millisecond),
 				Usage: "for an agent, a JSON heartbeat this often, in ms: a line of the jsonl stream on stdout, else on stderr; 0 for none"},
-			schema.Flag{Name: FlagHeartbeatInterval, Control: true, Type: schema.Number, Default: 0,
+			schema.Flag{Name: flagname.HeartbeatInterval, Control: true, Type: schema.Number, Default: 0,
 				Usage: "write '[<elapsed>s] <status>' on stderr this often, in seconds; 0 for never"})
 	}
 	if (c.Meta.Danger == schema.Mutating || c.Meta.Danger == schema.Destructive) && !c.Builtin {
-		flags = append(flags, schema.Flag{Name: FlagIdempotencyKey, Type: schema.String, Pattern: `^[A-Za-z0-9._:-]{1,200}$`,
+		flags = append(flags, schema.Flag{Name: flagname.IdempotencyKey, Type: schema.String, Pattern: `^[A-Za-z0-9._:-]{1,200}$`,
 			Usage: "the caller's key for this call: repeated with the same key within 24h, the call is not run again and answers the first call's data with effect noop; without a key, a repeated call runs again"})
 	}
 	if len(c.Meta.Steps) > 0 {
-		flags = append(flags, schema.Flag{Name: FlagResumeFrom, Type: schema.String, Enum: slices.Clone(c.Meta.Steps),
+		flags = append(flags, schema.Flag{Name: flagname.ResumeFrom, Type: schema.String, Enum: slices.Clone(c.Meta.Steps),
 			Usage: "start at this step, skipping those before it: the resume_from of a failed run"})
 		if c.Meta.Rollback {
-			flags = append(flags, schema.Flag{Name: FlagRollbackOnFailure, Type: schema.Boolean, Default: false,
+			flags = append(flags, schema.Flag{Name: flagname.RollbackOnFailure, Type: schema.Boolean, Default: false,
 				Usage: "when a step fails, undo what the steps did before answering"})
 		}
 	}
@@ -114,19 +96,19 @@ func checkWork(c *schema.Command) error {
 
 // checkWorkFlags checks the values of the long-work flags.
 func (c *call) checkWorkFlags() {
-	if v, ok := c.opt(FlagHeartbeatMS); ok {
+	if v, ok := c.opt(flagname.HeartbeatMS); ok {
 		if n, err := strconv.Atoi(v); err == nil && n < 0 {
-			c.problem("INVALID_FLAG_VALUE", FlagHeartbeatMS, "--heartbeat-ms must be 0 (none) or more, not %d", n)
+			c.problem("INVALID_FLAG_VALUE", flagname.HeartbeatMS, "--heartbeat-ms must be 0 (none) or more, not %d", n)
 		}
 	}
-	if v, ok := c.opt(FlagMinAge); ok {
+	if v, ok := c.opt(flagname.MinAge); ok {
 		if n, err := strconv.Atoi(v); err == nil && n < 0 {
-			c.problem("INVALID_FLAG_VALUE", FlagMinAge, "--min-age must be 0 or more seconds, not %d", n)
+			c.problem("INVALID_FLAG_VALUE", flagname.MinAge, "--min-age must be 0 or more seconds, not %d", n)
 		}
 	}
-	if v, ok := c.opt(FlagHeartbeatInterval); ok {
+	if v, ok := c.opt(flagname.HeartbeatInterval); ok {
 		if f, err := strconv.ParseFloat(v, 64); err == nil && (f < 0 || f > 1e6) {
-			c.problem("INVALID_FLAG_VALUE", FlagHeartbeatInterval, "--heartbeat-interval must be 0 (never) or a number of seconds up to 1000000, not %s", v)
+			c.problem("INVALID_FLAG_VALUE", flagname.HeartbeatInterval, "--heartbeat-interval must be 0 (never) or a number of seconds up to 1000000, not %s", v)
 		}
 	}
 }
@@ -159,7 +141,7 @@ func (inv *invocation) workSettings(s *envelope.Settings) {
 	}
 	c := inv.call
 	s.Steps = c.node.Meta.Steps
-	s.ResumeFrom, _ = c.opt(FlagResumeFrom)
+	s.ResumeFrom, _ = c.opt(flagname.ResumeFrom)
 	s.TempRoot = inv.tempRoot()
 	// The session's temp directory is named for the request id, which meta
 	// is given after the Output is made: draw it now, and give meta the same.
@@ -233,13 +215,13 @@ func (inv *invocation) heartbeats() (stop func()) {
 		return func() {}
 	}
 	var every, text time.Duration
-	if v, ok := c.opt(FlagHeartbeatMS); ok {
+	if v, ok := c.opt(flagname.HeartbeatMS); ok {
 		ms, _ := strconv.Atoi(v)
 		every = time.Duration(ms) * time.Millisecond
 	} else if inv.mode.Agent {
 		every = DefaultHeartbeat
 	}
-	if v, ok := c.opt(FlagHeartbeatInterval); ok {
+	if v, ok := c.opt(flagname.HeartbeatInterval); ok {
 		s, _ := strconv.ParseFloat(v, 64)
 		text = time.Duration(s * float64(time.Second))
 	}
@@ -318,10 +300,10 @@ func (inv *invocation) settleSteps(fail *envelope.Error) *envelope.Error {
 		return nil
 	}
 	switch {
-	case inv.call.on(FlagRollbackOnFailure) && !inv.work.returned.Load():
+	case inv.call.on(flagname.RollbackOnFailure) && !inv.work.returned.Load():
 		rep.RollbackStatus = envelope.RollbackNotAttempted
 		rep.RollbackError = "the command had not returned when its grace period ran out, so its steps could not be undone safely"
-	case inv.call.on(FlagRollbackOnFailure):
+	case inv.call.on(flagname.RollbackOnFailure):
 		ctx, cancel := context.WithTimeout(context.Background(), max(inv.cfg.grace, rollbackWait))
 		err := out.Rollback(ctx)
 		cancel()
@@ -339,7 +321,7 @@ func (inv *invocation) settleSteps(fail *envelope.Error) *envelope.Error {
 			fail.Exit = exitcode.PartialFailure
 			fail.Message = fmt.Sprintf("step %q failed after %d completed: %s", *rep.FailedStep, len(rep.CompletedSteps), fail.Message)
 			if fail.Suggestion == "" {
-				fail.Suggestion = fmt.Sprintf("inspect the state, then run it again with --%s %s", FlagResumeFrom, rep.ResumeFrom)
+				fail.Suggestion = fmt.Sprintf("inspect the state, then run it again with --%s %s", flagname.ResumeFrom, rep.ResumeFrom)
 			}
 		}
 	}

@@ -3,6 +3,7 @@ package adapters
 import (
 	"context"
 	"encoding/json"
+	"github.com/duet-cli/duet/internal/flagname"
 
 	"github.com/duet-cli/duet/describe"
 )
@@ -14,7 +15,7 @@ func (inv *invocation) manifest(context.Context) error {
 	if err != nil {
 		return brokenDeclaration(err)
 	}
-	if etag := inv.call.last(FlagEtag); etag != "" && etag == m.Etag {
+	if etag := inv.call.last(flagname.Etag); etag != "" && etag == m.Etag {
 		inv.meta.NotModified = true
 		return inv.out.Result(nil)
 	}
@@ -28,7 +29,7 @@ func (inv *invocation) manifest(context.Context) error {
 // --print-schema), or data's schema (--output-schema).
 func (inv *invocation) schemaAsked() bool {
 	c := inv.call
-	return c.on(FlagOutputSchema) || c.on(FlagPrintSchema) || c.on(FlagSchema) && c.node.Parent == nil
+	return c.on(flagname.OutputSchema) || c.on(flagname.PrintSchema) || c.on(flagname.Schema) && c.node.Parent == nil
 }
 
 // answerSchema answers --output-schema with the JSON Schema of the
@@ -40,7 +41,7 @@ func (inv *invocation) answerSchema() int {
 	c := inv.call
 	agent := inv.mode.Agent && !inv.human
 	switch {
-	case c.on(FlagOutputSchema):
+	case c.on(flagname.OutputSchema):
 		s, err := c.node.OutputSchema()
 		if err != nil {
 			return inv.finish(brokenDeclaration(err))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/duet-cli/duet/internal/flagname"
 	"io"
 	"maps"
 	"os"
@@ -52,17 +53,17 @@ func (inv *invocation) mcpValidate(ctx context.Context) error {
 	var raw []byte
 	var source string
 	switch {
-	case c.has(FlagMCPSchemaFile):
-		source = c.last(FlagMCPSchemaFile)
+	case c.has(flagname.MCPSchemaFile):
+		source = c.last(flagname.MCPSchemaFile)
 		b, err := os.ReadFile(source)
 		if err != nil {
 			return envelope.Errorf(exitcode.NotFound, "MCP_SCHEMA_UNREADABLE", "%v", err).
-				WithPhase(envelope.Validation).WithField(FlagMCPSchemaFile).
+				WithPhase(envelope.Validation).WithField(flagname.MCPSchemaFile).
 				WithSuggestion("write the list with '%s describe --mcp > %s'", inv.root.Name, source)
 		}
 		raw = b
-	case c.has(FlagMCPServerURL):
-		source = c.last(FlagMCPServerURL)
+	case c.has(flagname.MCPServerURL):
+		source = c.last(flagname.MCPServerURL)
 		fetch := inv.cfg.discovery.toolSource
 		if fetch == nil {
 			return envelope.Errorf(exitcode.Precondition, "MCP_SERVER_UNSUPPORTED", "this build of %s cannot ask an MCP server for its tools", inv.root.Name).
@@ -75,7 +76,7 @@ func (inv *invocation) mcpValidate(ctx context.Context) error {
 		}
 		raw = b
 	default:
-		return envelope.Invalid([]envelope.FieldError{{Code: "MISSING_REQUIRED_FLAG", Field: FlagMCPSchemaFile,
+		return envelope.Invalid([]envelope.FieldError{{Code: "MISSING_REQUIRED_FLAG", Field: flagname.MCPSchemaFile,
 			Message: "pass --mcp-schema-file or --mcp-server-url", Suggestion: fmt.Sprintf("'%s describe --mcp > mcp.json' writes the current list", inv.root.Name)}})
 	}
 	theirs, err := mcpTools(raw)

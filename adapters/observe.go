@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"github.com/duet-cli/duet/internal/flagname"
 	"os"
 	"path/filepath"
 	"slices"
@@ -19,18 +20,6 @@ import (
 // directory, under which trace and configuration, whether there is a
 // display, and how often the command retried; --debug shows the framework's
 // own steps on stderr, secrets redacted; --quiet leaves stderr empty.
-
-// Names of the built-in flags that say how much to show and where the
-// command works.
-const (
-	FlagDebug            = "debug"
-	FlagWarningsAsErrors = "warnings-as-errors"
-	FlagUnmask           = "unmask"
-	FlagCwd              = "cwd"
-	FlagNonInteractive   = "non-interactive"
-	FlagRetries          = "retries"
-	FlagRetryDelay       = "retry-delay"
-)
 
 // timestampLayout is meta.timestamp's: RFC 3339 in UTC with milliseconds.
 const timestampLayout = "2006-01-02T15:04:05.000Z"
@@ -56,8 +45,8 @@ func WithWorkDir(dir string) Option { return func(c *config) { c.workDir = dir }
 
 func isObservedFlag(name string) bool {
 	switch name {
-	case FlagDebug, FlagWarningsAsErrors, FlagUnmask, FlagCwd, FlagNonInteractive, FlagRetries, FlagRetryDelay,
-		FlagNoConfig, FlagConfig, FlagContext:
+	case flagname.Debug, flagname.WarningsAsErrors, flagname.Unmask, flagname.Cwd, flagname.NonInteractive, flagname.Retries, flagname.RetryDelay,
+		flagname.NoConfig, flagname.Config, flagname.Context:
 		return true
 	}
 	return false
@@ -66,9 +55,9 @@ func isObservedFlag(name string) bool {
 // observedGlobalFlags are accepted by every command.
 func observedGlobalFlags() []schema.Flag {
 	return []schema.Flag{
-		{Name: FlagDebug, Control: true, Type: schema.Boolean, Default: false, Usage: "the full diagnostic trace on stderr (audience, configuration, flags, environment), sensitive values redacted"},
-		{Name: FlagWarningsAsErrors, Control: true, Type: schema.Boolean, Default: false, Usage: "fail with exit 1 when the command warns; the warnings stay in the answer"},
-		{Name: FlagUnmask, Control: true, Type: schema.Boolean, Default: false, Usage: "show high-entropy values (tokens, keys, base64) as they are, not summarised: exposes sensitive values"},
+		{Name: flagname.Debug, Control: true, Type: schema.Boolean, Default: false, Usage: "the full diagnostic trace on stderr (audience, configuration, flags, environment), sensitive values redacted"},
+		{Name: flagname.WarningsAsErrors, Control: true, Type: schema.Boolean, Default: false, Usage: "fail with exit 1 when the command warns; the warnings stay in the answer"},
+		{Name: flagname.Unmask, Control: true, Type: schema.Boolean, Default: false, Usage: "show high-entropy values (tokens, keys, base64) as they are, not summarised: exposes sensitive values"},
 	}
 }
 
@@ -79,20 +68,20 @@ func observedGlobalFlags() []schema.Flag {
 func observedCommandFlags(c *schema.Command) []schema.Flag {
 	var flags []schema.Flag
 	if c.Declared || c.Builtin {
-		flags = append(flags, schema.Flag{Name: FlagCwd, Control: true, Type: schema.String, Usage: "resolve relative paths against this directory instead of the working directory (which does not change)"})
+		flags = append(flags, schema.Flag{Name: flagname.Cwd, Control: true, Type: schema.String, Usage: "resolve relative paths against this directory instead of the working directory (which does not change)"})
 	}
 	if c.Meta.Prompts && !c.NeedsConfirmation() {
-		flags = append(flags, schema.Flag{Name: FlagYes, Type: schema.Boolean, Default: false, Usage: "answer yes to every question instead of asking"})
+		flags = append(flags, schema.Flag{Name: flagname.Yes, Type: schema.Boolean, Default: false, Usage: "answer yes to every question instead of asking"})
 	} else if y := idleYes(c); y != nil {
 		flags = append(flags, *y)
 	}
 	if c.Interactive() {
-		flags = append(flags, schema.Flag{Name: FlagNonInteractive, Type: schema.Boolean, Default: false, Usage: "never ask: fail with exit 4 where a question would be asked"})
+		flags = append(flags, schema.Flag{Name: flagname.NonInteractive, Type: schema.Boolean, Default: false, Usage: "never ask: fail with exit 4 where a question would be asked"})
 	}
 	if c.Meta.Retries > 0 {
 		flags = append(flags,
-			schema.Flag{Name: FlagRetries, Type: schema.Integer, Default: c.Meta.Retries, Usage: "retry failed work at most this many times; 0 fails at the first error"},
-			schema.Flag{Name: FlagRetryDelay, Type: schema.String, Format: "duration", Default: c.Meta.RetryDelay.String(), Usage: "wait this long between retries"})
+			schema.Flag{Name: flagname.Retries, Type: schema.Integer, Default: c.Meta.Retries, Usage: "retry failed work at most this many times; 0 fails at the first error"},
+			schema.Flag{Name: flagname.RetryDelay, Type: schema.String, Format: "duration", Default: c.Meta.RetryDelay.String(), Usage: "wait this long between retries"})
 	}
 	return flags
 }
@@ -163,13 +152,13 @@ func (inv *invocation) observe() {
 	o := &inv.obs
 	o.ready = true
 	o.trace = traceID(inv.root.Name, cfg.getenv)
-	judged := !c.help && !c.version && !c.on(FlagSchema)
+	judged := !c.help && !c.version && !c.on(flagname.Schema)
 	base := cfg.workDir
 	if base == "" {
 		base, _ = os.Getwd()
 	}
 	o.cwd = base
-	if v, ok := c.opt(FlagCwd); ok {
+	if v, ok := c.opt(flagname.Cwd); ok {
 		dir := v
 		if !filepath.IsAbs(dir) {
 			dir = filepath.Join(base, dir)
@@ -177,7 +166,7 @@ func (inv *invocation) observe() {
 		dir = filepath.Clean(dir)
 		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 			if judged {
-				c.problem("INVALID_CWD", FlagCwd, "--cwd path does not exist or is not a directory: %s", v)
+				c.problem("INVALID_CWD", flagname.Cwd, "--cwd path does not exist or is not a directory: %s", v)
 				c.problems[len(c.problems)-1].Suggestion = "pass an existing directory, such as the project's root"
 			}
 		} else {
@@ -185,7 +174,7 @@ func (inv *invocation) observe() {
 		}
 	}
 	var loud []string
-	for _, name := range []string{FlagQuiet, FlagVerbose, FlagDebug} {
+	for _, name := range []string{flagname.Quiet, flagname.Verbose, flagname.Debug} {
 		if c.on(name) {
 			loud = append(loud, "--"+name)
 		}
@@ -193,7 +182,7 @@ func (inv *invocation) observe() {
 	if len(loud) > 1 && judged {
 		c.problem("MUTUALLY_EXCLUSIVE_FLAGS", strings.TrimPrefix(loud[0], "--"), "flags %s cannot be used together", strings.Join(loud, " and "))
 	}
-	if c.on(FlagNonInteractive) {
+	if c.on(flagname.NonInteractive) {
 		inv.mode.Interactive = false
 	}
 	o.headless = headless(cfg.lookupEnv, cfg.tty.stdout)
@@ -209,10 +198,10 @@ func (inv *invocation) observe() {
 func (inv *invocation) observeSettings(s *envelope.Settings) {
 	c, o := inv.call, &inv.obs
 	s.TraceID, s.Cwd, s.Config = o.trace, o.cwd, o.config
-	s.Debug = c.on(FlagDebug) || inv.debugFromEnv() // <TOOL>_DEBUG (envvars.go)
+	s.Debug = c.on(flagname.Debug) || inv.debugFromEnv() // <TOOL>_DEBUG (envvars.go)
 	s.Quiet = s.Quiet && !s.Debug
-	s.WarningsAsErrors = c.on(FlagWarningsAsErrors)
-	s.Unmask = c.on(FlagUnmask)
+	s.WarningsAsErrors = c.on(flagname.WarningsAsErrors)
+	s.Unmask = c.on(flagname.Unmask)
 	s.HighEntropy = c.node.Meta.HighEntropy
 	// Nobody watches stderr when stdout is not a terminal, CI runs it or
 	// an agent reads: progress and chatter stay off unless asked for.
@@ -224,10 +213,10 @@ func (inv *invocation) observeSettings(s *envelope.Settings) {
 	}
 	if n := c.node.Meta.Retries; n > 0 {
 		s.Retry = envelope.RetryBudget{Max: n, Delay: c.node.Meta.RetryDelay}
-		if v, ok := c.opt(FlagRetries); ok {
+		if v, ok := c.opt(flagname.Retries); ok {
 			s.Retry.Max, _ = strconv.Atoi(v)
 		}
-		if v, ok := c.opt(FlagRetryDelay); ok {
+		if v, ok := c.opt(flagname.RetryDelay); ok {
 			s.Retry.Delay, _ = time.ParseDuration(v)
 		}
 	}
@@ -244,7 +233,7 @@ func (inv *invocation) observed() {
 	}
 	m.TraceID, m.Cwd, m.Headless, m.AuditLogPath = o.trace, o.cwd, o.headless, o.audit
 	m.Context = o.config.Context
-	if m.Context == "" && inv.profiles != nil && inv.call.has(FlagContext) {
+	if m.Context == "" && inv.profiles != nil && inv.call.has(flagname.Context) {
 		m.Context = inv.profiles.applied
 	}
 	for _, f := range o.config.Files {

@@ -2,6 +2,7 @@ package adapters
 
 import (
 	"fmt"
+	"github.com/duet-cli/duet/internal/flagname"
 	"regexp"
 	"slices"
 	"strconv"
@@ -179,7 +180,7 @@ func (c *call) check(classify func(error) *envelope.Error, lookupEnv func(string
 	for _, err := range c.refused {
 		c.refusal(classify(err))
 	}
-	if c.help || c.version || c.on(FlagSchema) || c.on(FlagPrintSchema) || c.on(FlagOutputSchema) {
+	if c.help || c.version || c.on(flagname.Schema) || c.on(flagname.PrintSchema) || c.on(flagname.OutputSchema) {
 		return // help, version and schema answer whatever else is wrong
 	}
 	fromEnv := func(f *schema.Flag) bool {
@@ -402,30 +403,30 @@ func (c *call) checkGroups() {
 // checkBuiltins checks the values of Duet's own flags; an app flag of the
 // same name is the app's to check.
 func (c *call) checkBuiltins() {
-	if v, ok := c.opt(FlagTimeout); ok {
+	if v, ok := c.opt(flagname.Timeout); ok {
 		if d, err := time.ParseDuration(v); err == nil && d < 0 {
-			c.problem("INVALID_FLAG_VALUE", FlagTimeout, "--timeout must not be negative")
+			c.problem("INVALID_FLAG_VALUE", flagname.Timeout, "--timeout must not be negative")
 		}
 	}
-	if v, ok := c.opt(FlagLimit); ok {
+	if v, ok := c.opt(flagname.Limit); ok {
 		if n, err := strconv.Atoi(v); err == nil && n < 0 {
-			c.problem("INVALID_FLAG_VALUE", FlagLimit, "--limit must be 0 (all) or more, not %d", n)
+			c.problem("INVALID_FLAG_VALUE", flagname.Limit, "--limit must be 0 (all) or more, not %d", n)
 		}
 	}
-	if v, ok := c.opt(FlagCursor); ok {
+	if v, ok := c.opt(flagname.Cursor); ok {
 		if _, err := envelope.DecodeCursor(v); err != nil {
 			e := envelope.As(err)
-			c.problems = append(c.problems, envelope.FieldError{Code: e.Code, Field: FlagCursor, Message: e.Message, Suggestion: e.Suggestion})
+			c.problems = append(c.problems, envelope.FieldError{Code: e.Code, Field: flagname.Cursor, Message: e.Message, Suggestion: e.Suggestion})
 		}
 	}
-	if _, ok := c.opt(FlagFields); ok && c.node.Meta.Output != nil {
+	if _, ok := c.opt(flagname.Fields); ok && c.node.Meta.Output != nil {
 		// An output schema that cannot be built names no fields to check
 		// against; --schema and describe report it.
 		s, _ := c.node.OutputSchema()
 		known := s.Properties()
 		// The spec has an unknown name ignored, as a projection would; the
 		// warning says so, so a misspelling is not silent.
-		for _, f := range c.values[FlagFields] {
+		for _, f := range c.values[flagname.Fields] {
 			if len(known) > 0 && !slices.Contains(known, f) {
 				c.warnings = append(c.warnings, [3]string{"UNKNOWN_FIELD",
 					fmt.Sprintf("--fields: %q is not a field of this command's output, and was ignored", f),

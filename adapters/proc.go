@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/duet-cli/duet/internal/flagname"
 	"io"
 	"os"
 
@@ -35,7 +36,7 @@ func (inv *invocation) startSession(ctx context.Context) context.Context {
 		trace = inv.meta.RequestID
 	}
 	var log io.Writer
-	if inv.call.on(FlagVerbose) {
+	if inv.call.on(flagname.Verbose) {
 		log = cfg.stderr
 	}
 	var env []string // nil: the process's, read when a program starts
@@ -93,7 +94,7 @@ func (inv *invocation) forward(s os.Signal) {
 // in a value the command passes to a program (flags and arguments marked
 // Subprocess): from the command line, the environment or a saved profile.
 func (c *call) checkSubprocess(lookupEnv func(string) (string, bool), fromProfile func(*schema.Flag) string) {
-	if c.help || c.version || c.on(FlagSchema) {
+	if c.help || c.version || c.on(flagname.Schema) {
 		return
 	}
 	for f := range c.node.Accepted() {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/duet-cli/duet/internal/flagname"
 	"maps"
 	"slices"
 	"strings"
@@ -16,11 +17,9 @@ import (
 )
 
 // Names of the profile built-ins. An app gets them when one of its flags is
-// declared profileable (schema.FlagMeta.Profile); FlagShowConfig every app gets.
+// declared profileable (schema.FlagMeta.Profile); flagname.ShowConfig every app gets.
 const (
 	ProfileCommand = "profile"
-	FlagProfile    = "profile"
-	FlagShowConfig = "show-config"
 )
 
 // profileable returns the flags of the tree declared profileable, one per
@@ -39,7 +38,7 @@ func profileable(root *schema.Command) []schema.Flag {
 }
 
 func profileFlag() schema.Flag {
-	return schema.Flag{Name: FlagProfile, Type: schema.String, Usage: "apply this saved profile's flag values (default: $<TOOL>_PROFILE, then the profile set with 'profile use')"}
+	return schema.Flag{Name: flagname.Profile, Type: schema.String, Usage: "apply this saved profile's flag values (default: $<TOOL>_PROFILE, then the profile set with 'profile use')"}
 }
 
 // profileNode is the profile command group. save takes every profileable flag
@@ -101,7 +100,7 @@ func (inv *invocation) applyProfile() *envelope.Error {
 	}
 	path = inv.instanceProfiles(path) // --instance-id
 	inv.profiles = &profiles{store: &profile.Store{Path: path}}
-	name, from := c.last(FlagProfile), "--profile"
+	name, from := c.last(flagname.Profile), "--profile"
 	if name == "" {
 		name, from = inv.contextProfile(), "--context"
 	}
@@ -126,7 +125,7 @@ func (inv *invocation) applyProfile() *envelope.Error {
 	}
 	p, ok := f.Profiles[name]
 	if !ok {
-		c.problem("PROFILE_NOT_FOUND", FlagProfile, "no saved profile %q (named by %s)", name, from)
+		c.problem("PROFILE_NOT_FOUND", flagname.Profile, "no saved profile %q (named by %s)", name, from)
 		c.problems[len(c.problems)-1].ValidValues = f.Names()
 		return nil
 	}

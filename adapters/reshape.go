@@ -3,6 +3,7 @@ package adapters
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/duet-cli/duet/internal/flagname"
 	"slices"
 	"strconv"
 	"strings"
@@ -20,9 +21,9 @@ func (inv *invocation) streamOutput(output string) string {
 	switch {
 	case output != "":
 		return output
-	case c.on(FlagStream):
+	case c.on(flagname.Stream):
 		return string(envelope.JSONL)
-	case c.on(FlagNoStream):
+	case c.on(flagname.NoStream):
 		return string(envelope.JSON)
 	}
 	return output
@@ -35,7 +36,7 @@ func (inv *invocation) streamOutput(output string) string {
 // that does not stream.
 func (inv *invocation) checkDiscovery(args []string) {
 	c := inv.call
-	if c.help || c.version || c.on(FlagSchema) || c.on(FlagPrintSchema) || c.on(FlagOutputSchema) {
+	if c.help || c.version || c.on(flagname.Schema) || c.on(flagname.PrintSchema) || c.on(flagname.OutputSchema) {
 		return
 	}
 	n := c.node
@@ -46,14 +47,14 @@ func (inv *invocation) checkDiscovery(args []string) {
 				Suggestion: "put the options before the first argument; what is for the program it runs goes after --"})
 		}
 	}
-	if v, ok := c.opt(FlagSchemaVersion); ok {
+	if v, ok := c.opt(flagname.SchemaVersion); ok {
 		want, err := strconv.Atoi(v)
 		if err == nil && (want < n.MinDataVersion() || want > n.DataVersion()) {
 			valid := make([]string, 0, n.DataVersion()-n.MinDataVersion()+1)
 			for i := n.MinDataVersion(); i <= n.DataVersion(); i++ {
 				valid = append(valid, strconv.Itoa(i))
 			}
-			c.problems = append(c.problems, envelope.FieldError{Code: "SCHEMA_VERSION_UNSUPPORTED", Field: FlagSchemaVersion, ValidValues: valid,
+			c.problems = append(c.problems, envelope.FieldError{Code: "SCHEMA_VERSION_UNSUPPORTED", Field: flagname.SchemaVersion, ValidValues: valid,
 				Message:    fmt.Sprintf("%s answers in schema versions %d to %d, not %d", n.DotPath(), n.MinDataVersion(), n.DataVersion(), want),
 				Suggestion: fmt.Sprintf("pass --schema-version %d, the current one", n.DataVersion())})
 		}
@@ -70,11 +71,11 @@ func (inv *invocation) checkDiscovery(args []string) {
 			}
 		}
 	}
-	output, _ := c.opt(FlagOutput)
-	if inv.mode.Agent && n.Meta.StreamingDefault && output == "" && !c.on(FlagNoStream) && !c.on(FlagStream) {
+	output, _ := c.opt(flagname.Output)
+	if inv.mode.Agent && n.Meta.StreamingDefault && output == "" && !c.on(flagname.NoStream) && !c.on(flagname.Stream) {
 		inv.mode.Format = envelope.JSONL
 	}
-	if c.on(FlagStream) && n.Runnable && !n.Meta.Streaming && !n.Meta.StreamingDefault {
+	if c.on(flagname.Stream) && n.Runnable && !n.Meta.Streaming && !n.Meta.StreamingDefault {
 		inv.warn("STREAMING_NOT_SUPPORTED", fmt.Sprintf("%s does not stream: its answer comes as JSONL when it finishes", n.DotPath()),
 			"drop --stream; the answer is the same without it")
 	}
@@ -148,19 +149,19 @@ func (inv *invocation) announceDeprecation() {
 func (inv *invocation) discoverySettings(s *envelope.Settings) {
 	c := inv.call
 	var limit, offset int
-	if v, ok := c.opt(FlagTokenLimit); ok {
+	if v, ok := c.opt(flagname.TokenLimit); ok {
 		limit, _ = strconv.Atoi(v)
 	}
-	if v, ok := c.opt(FlagTokenOffset); ok {
+	if v, ok := c.opt(flagname.TokenOffset); ok {
 		offset, _ = strconv.Atoi(v)
 	}
-	if count := c.on(FlagTokenCount); count || limit > 0 || offset > 0 {
-		name, _ := c.opt(FlagTokenizer)
+	if count := c.on(flagname.TokenCount); count || limit > 0 || offset > 0 {
+		name, _ := c.opt(flagname.Tokenizer)
 		s.Budget = &envelope.Budget{Tokenizer: inv.cfg.tokenizerNamed(name), Limit: max(limit, 0), Offset: max(offset, 0), Count: count}
 	}
 	if c.node.Meta.List {
 		s.NextPage = func(limit int, cursor string) string {
-			return inv.root.Name + " " + commandLine(append(withoutPaging(inv.args), "--"+FlagLimit, strconv.Itoa(limit), "--"+FlagCursor, cursor))
+			return inv.root.Name + " " + commandLine(append(withoutPaging(inv.args), "--"+flagname.Limit, strconv.Itoa(limit), "--"+flagname.Cursor, cursor))
 		}
 	}
 }
@@ -174,7 +175,7 @@ func withoutPaging(args []string) []string {
 			return append(out, args[i:]...)
 		}
 		name, _, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		if strings.HasPrefix(a, "-") && (name == FlagLimit || name == FlagCursor) {
+		if strings.HasPrefix(a, "-") && (name == flagname.Limit || name == flagname.Cursor) {
 			if !hasValue {
 				i++
 			}
@@ -193,7 +194,7 @@ func (inv *invocation) dataVersion() string {
 	if !n.Versioned() {
 		return envelope.SchemaVersion
 	}
-	if v, ok := inv.call.opt(FlagSchemaVersion); ok {
+	if v, ok := inv.call.opt(flagname.SchemaVersion); ok {
 		if want, err := strconv.Atoi(v); err == nil {
 			return schema.VersionString(want)
 		}
@@ -210,7 +211,7 @@ func (inv *invocation) reshape(fail *envelope.Error) *envelope.Error {
 	if inv.out == nil {
 		return fail
 	}
-	stable := c.on(FlagStableOutput)
+	stable := c.on(flagname.StableOutput)
 	if stable {
 		inv.meta.Stable, inv.meta.DurationMS, inv.meta.Timestamp = true, 0, ""
 	}

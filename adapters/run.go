@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/duet-cli/duet/internal/flagname"
 	"io"
 	"maps"
 	"math/rand/v2"
@@ -169,9 +170,9 @@ func (inv *invocation) read(args []string) ([]string, readLine) {
 	if c.node.Passthrough {
 		return args, readLine{}
 	}
-	c.version = c.version || c.on(FlagVersion) && c.node.Parent == nil
-	inv.human = c.on(FlagHuman)
-	output, _ := c.opt(FlagOutput)
+	c.version = c.version || c.on(flagname.Version) && c.node.Parent == nil
+	inv.human = c.on(flagname.Human)
+	output, _ := c.opt(flagname.Output)
 	output = inv.streamOutput(output)
 	mode, modeErr := envelope.Detect(envelope.Signals{
 		Tool:      inv.root.Name,
@@ -209,10 +210,10 @@ func (inv *invocation) answer(ctx context.Context, args []string, read readLine)
 	if modeErr != nil && output == "" { // a bad --output is refused as the flag's enum, and a bad <TOOL>_OUTPUT alike
 		valid := envelope.FormatNames()
 		v, _ := cfg.lookupEnv(envelope.EnvName(inv.root.Name, "OUTPUT"))
-		c.problems = append(c.problems, envelope.FieldError{Code: "INVALID_ENUM_VALUE", Field: FlagOutput, ValidValues: valid,
+		c.problems = append(c.problems, envelope.FieldError{Code: "INVALID_ENUM_VALUE", Field: flagname.Output, ValidValues: valid,
 			Message: fmt.Sprintf("%s (the default of --output) must be one of %s, not %q", envelope.EnvName(inv.root.Name, "OUTPUT"), strings.Join(valid, ", "), v)})
 	}
-	if c.node.Name == DescribeCommand && c.node.Builtin && c.on(FlagAgentsMD) && output == "" {
+	if c.node.Name == DescribeCommand && c.node.Builtin && c.on(flagname.AgentsMD) && output == "" {
 		mode.Format = envelope.Text // a document asked for by name, ready for `> AGENTS.md`
 		inv.mode = mode
 	}
@@ -243,7 +244,7 @@ func (inv *invocation) answer(ctx context.Context, args []string, read readLine)
 		return int(exitcode.Success)
 	case profileErr != nil && !c.help:
 		return inv.finish(profileErr)
-	case c.on(FlagShowConfig) && !c.help:
+	case c.on(flagname.ShowConfig) && !c.help:
 		return inv.showConfig()
 	case len(c.problems) > 0 && !c.help:
 		return inv.finish(envelope.Invalid(c.problems))
@@ -253,7 +254,7 @@ func (inv *invocation) answer(ctx context.Context, args []string, read readLine)
 		return inv.finish(inv.inputErr)
 	case inv.schemaAsked() && !c.help:
 		return inv.answerSchema()
-	case c.on(FlagSchema) && !c.help:
+	case c.on(flagname.Schema) && !c.help:
 		doc, err := c.node.Document(mode.Agent && !inv.human)
 		if err != nil {
 			return inv.finish(brokenDeclaration(err))
@@ -263,7 +264,7 @@ func (inv *invocation) answer(ctx context.Context, args []string, read readLine)
 		return inv.finish(nil)
 	case c.help || !c.node.Runnable:
 		return inv.help(ctx, args)
-	case c.on(FlagValidateOnly):
+	case c.on(flagname.ValidateOnly):
 		inv.meta.ValidationOnly = true
 		return inv.finish(nil)
 	}
@@ -493,14 +494,14 @@ func (inv *invocation) output(stdout io.Writer) *envelope.Output {
 // its room on the stack twice.
 func (inv *invocation) settings(s *envelope.Settings, stdout io.Writer) {
 	c, cfg := inv.call, inv.cfg
-	if _, ok := c.opt(FlagFields); ok {
-		s.Fields = c.values[FlagFields]
+	if _, ok := c.opt(flagname.Fields); ok {
+		s.Fields = c.values[flagname.Fields]
 	}
 	s.Mode = inv.mode
 	s.Stdout, s.Stderr = stdout, cfg.stderr
-	s.Quiet, s.Verbose = c.on(FlagQuiet), c.on(FlagVerbose)
+	s.Quiet, s.Verbose = c.on(flagname.Quiet), c.on(flagname.Verbose)
 	s.EchoWarnings = cfg.echoWarnings
-	s.DryRun = c.bool(FlagDryRun) || inv.refusal != nil && c.node.Meta.DryRun
+	s.DryRun = c.bool(flagname.DryRun) || inv.refusal != nil && c.node.Meta.DryRun
 	s.MaxBytes = maxBytes(cfg.getenv(envelope.EnvName(inv.root.Name, "MAX_OUTPUT_BYTES")))
 	for f := range c.node.Accepted() {
 		if len(c.values[f.Name]) == 0 && len(f.Env) == 0 {
@@ -515,12 +516,12 @@ func (inv *invocation) settings(s *envelope.Settings, stdout io.Writer) {
 			}
 		}
 	}
-	if c.node.Meta.List && !c.on(FlagShowConfig) {
+	if c.node.Meta.List && !c.on(flagname.ShowConfig) {
 		w := &envelope.Window{Limit: DefaultLimit}
-		if v, ok := c.opt(FlagLimit); ok {
+		if v, ok := c.opt(flagname.Limit); ok {
 			w.Limit, _ = strconv.Atoi(v)
 		}
-		if v, ok := c.opt(FlagCursor); ok {
+		if v, ok := c.opt(flagname.Cursor); ok {
 			w.Offset, _ = envelope.DecodeCursor(v)
 		}
 		s.Window = w
@@ -658,12 +659,12 @@ func (inv *invocation) streams() Streams {
 // (C-030); a command that implements --dry-run answers with its preview.
 func (inv *invocation) unconfirmed(args []string) *envelope.Error {
 	c := inv.call
-	if !c.node.NeedsConfirmation() || inv.mode.Interactive || c.bool(FlagYes) || c.on(FlagConfirmDestructive) || c.bool(FlagDryRun) || inv.safeDefault() {
+	if !c.node.NeedsConfirmation() || inv.mode.Interactive || c.bool(flagname.Yes) || c.on(flagname.ConfirmDestructive) || c.bool(flagname.DryRun) || inv.safeDefault() {
 		return nil // an app's own --yes or --dry-run, adopted, confirms as Duet's would; --live confirms a safe-default command
 	}
 	line := inv.root.Name + " " + commandLine(args)
 	e := envelope.Validationf("CONFIRMATION_REQUIRED", "%q is %s and needs confirmation, and nobody can be asked", c.node.DotPath(), c.node.Danger())
-	if c.node.Flag(FlagDryRun) == nil {
+	if c.node.Flag(flagname.DryRun) == nil {
 		return e.WithFix("confirm with --yes", "").WithSuggestion("run '%s --yes' to proceed", line)
 	}
 	return e.WithFix("confirm with --yes; data and meta.would_affect are what it would change", "").
@@ -681,7 +682,7 @@ func (inv *invocation) confirm(args []string) *envelope.Error {
 		return nil
 	case inv.refusal != nil:
 		return inv.refusal
-	case !c.node.NeedsConfirmation() || !inv.mode.Interactive || c.bool(FlagYes) || c.on(FlagConfirmDestructive) || c.bool(FlagDryRun) || inv.safeDefault():
+	case !c.node.NeedsConfirmation() || !inv.mode.Interactive || c.bool(flagname.Yes) || c.on(flagname.ConfirmDestructive) || c.bool(flagname.DryRun) || inv.safeDefault():
 		return nil
 	}
 	line := inv.root.Name + " " + commandLine(args)
@@ -793,7 +794,7 @@ func (inv *invocation) execute(parent context.Context, args []string) int {
 // the command's own or the default; for a person or a script only one the
 // command declares — a person ends a command with Ctrl-C.
 func (inv *invocation) timeout() time.Duration {
-	if v, ok := inv.call.opt(FlagTimeout); ok {
+	if v, ok := inv.call.opt(flagname.Timeout); ok {
 		d, _ := time.ParseDuration(v)
 		return d
 	}
@@ -862,7 +863,7 @@ func sigName(s os.Signal) string {
 }
 
 func (inv *invocation) panicked(r any) error {
-	if inv.call.bool(FlagVerbose) {
+	if inv.call.bool(flagname.Verbose) {
 		fmt.Fprintf(inv.cfg.stderr, "panic: %v\n%s", r, debug.Stack())
 	}
 	inv.ran.Store(true)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/duet-cli/duet/internal/flagname"
 	"os"
 	"path/filepath"
 	"slices"
@@ -77,9 +78,9 @@ func TestDangerLevelRequired(t *testing.T) {
 		if s["danger_level"] != want {
 			t.Errorf("%s --schema: danger_level %v, want %s", cmd, s["danger_level"], want)
 		}
-		_, hasKey := s["flags"].(map[string]any)[adapters.FlagIdempotencyKey]
+		_, hasKey := s["flags"].(map[string]any)[flagname.IdempotencyKey]
 		if cmd == "show" && hasKey {
-			t.Errorf("a safe command has --%s", adapters.FlagIdempotencyKey)
+			t.Errorf("a safe command has --%s", flagname.IdempotencyKey)
 		}
 	}
 	wantOK(t, runAgent(t, newApp(), "show"))

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/duet-cli/duet/internal/flagname"
 	"io"
 	"os"
 	"path/filepath"
@@ -27,12 +28,12 @@ type skillReport struct {
 // files that are current is a noop.
 func (inv *invocation) generateSkills(context.Context) error {
 	c := inv.call
-	dir := c.last(FlagOutputDir)
-	if !c.has(FlagOutputDir) {
+	dir := c.last(flagname.OutputDir)
+	if !c.has(flagname.OutputDir) {
 		dir = "skills"
 	}
-	format := c.last(FlagFormat)
-	if !c.has(FlagFormat) {
+	format := c.last(flagname.Format)
+	if !c.has(flagname.Format) {
 		format = "markdown"
 	}
 	m, err := describe.New(inv.root, inv.cfg.version, true)
@@ -41,7 +42,7 @@ func (inv *invocation) generateSkills(context.Context) error {
 	}
 	files, err := describe.Skills(inv.root, m, format)
 	if err != nil {
-		return envelope.Validationf("INVALID_FLAG_VALUE", "%v", err).WithField(FlagFormat, describe.SkillFormats...)
+		return envelope.Validationf("INVALID_FLAG_VALUE", "%v", err).WithField(flagname.Format, describe.SkillFormats...)
 	}
 	out := inv.out
 	effect := envelope.Noop

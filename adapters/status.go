@@ -3,6 +3,7 @@ package adapters
 import (
 	"context"
 	"fmt"
+	"github.com/duet-cli/duet/internal/flagname"
 	"io"
 	"io/fs"
 	"os"
@@ -36,7 +37,7 @@ type sideEffectReport struct {
 // profiles. Every path is absolute; nothing is changed.
 func (inv *invocation) status(context.Context) error {
 	c := inv.call
-	showState, showEffects := c.bool(FlagShowStateFiles), c.bool(FlagShowSideEffects)
+	showState, showEffects := c.bool(flagname.ShowStateFiles), c.bool(flagname.ShowSideEffects)
 	if !showState && !showEffects {
 		showState, showEffects = true, true
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/duet-cli/duet/internal/flagname"
 	"io"
 	"strings"
 	"unicode/utf8"
@@ -21,14 +22,14 @@ const maxStrayWarning = 2000
 // --verbose it is on stderr too, attributed. Printed before a failure, it
 // goes to stderr, where it may explain the failure.
 func (inv *invocation) strayOutput(printed []byte, total int64, failed bool) {
-	quiet := inv.call.on(FlagQuiet)
+	quiet := inv.call.on(flagname.Quiet)
 	if failed {
 		if !quiet {
 			io.WriteString(inv.cfg.stderr, string(printed))
 		}
 		return
 	}
-	if inv.call.on(FlagDebug) || inv.call.on(FlagVerbose) {
+	if inv.call.on(flagname.Debug) || inv.call.on(flagname.Verbose) {
 		for _, line := range strings.SplitAfter(string(printed), "\n") {
 			if line != "" {
 				io.WriteString(inv.cfg.stderr, "[stdout, not the answer] "+line)

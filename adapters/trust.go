@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/duet-cli/duet/internal/flagname"
 	"io"
 	"net/url"
 	"os"
@@ -28,17 +29,6 @@ import (
 // them from its declarations (schema.Meta); --instance-id and
 // --no-update-check every command gets.
 const (
-	FlagHeadless              = "headless"        // a login: no browser (Meta.Auth)
-	FlagTokenEnvVar           = "token-env-var"   // a login: the variable holding a token (Meta.Auth)
-	FlagLive                  = "live"            // a safe-default command: run for real (Meta.SafeDefault)
-	FlagGlobal                = "global"          // a config writer: the user's configuration (Meta.ConfigWrite)
-	FlagProxy                 = "proxy"           // network I/O: through this proxy (Meta.Network)
-	FlagNoProxy               = "no-proxy"        // network I/O: directly (Meta.Network)
-	FlagConnectTimeout        = "connect-timeout" // network I/O: bound on each connection (Meta.Network)
-	FlagNoInjectionProtection = "no-injection-protection"
-	FlagInstanceID            = "instance-id"
-	FlagNoUpdateCheck         = "no-update-check"
-
 	// SecretFromEnv and SecretFromFile end the names of the flags that
 	// read a sensitive flag's value from an environment variable or a file:
 	// --token-from-env VAR, --token-from-file PATH.
@@ -48,10 +38,9 @@ const (
 
 // CheckPermissionsCommand is the built-in command that compares the active
 // credential's scopes with those each command needs (see WithPermissions),
-// and FlagFor its flag naming one command.
+// and flagname.For its flag naming one command.
 const (
 	CheckPermissionsCommand = "check-permissions"
-	FlagFor                 = "for"
 )
 
 // WithPermissions gives Duet the scopes the active credential holds: granted
@@ -85,15 +74,15 @@ type trustState struct {
 // declarations, and an app with any is read anyway; an unported app's own
 // --global or --proxy must keep its fast path.
 func isTrustFlag(name string) bool {
-	return name == FlagInstanceID || name == FlagNoUpdateCheck
+	return name == flagname.InstanceID || name == flagname.NoUpdateCheck
 }
 
 // trustGlobalFlags are the auth, trust and safety flags of every command.
 func trustGlobalFlags() []schema.Flag {
 	return []schema.Flag{
-		{Name: FlagInstanceID, Control: true, Type: schema.String, Pattern: instancePattern,
+		{Name: flagname.InstanceID, Control: true, Type: schema.String, Pattern: instancePattern,
 			Usage: "keep this instance's state apart from other instances' (default: $<TOOL>_INSTANCE_ID)"},
-		{Name: FlagNoUpdateCheck, Control: true, Type: schema.Boolean, Default: false,
+		{Name: flagname.NoUpdateCheck, Control: true, Type: schema.Boolean, Default: false,
 			Usage: "never check for a newer version of the tool (or set <TOOL>_NO_UPDATE=1)"},
 	}
 }
@@ -109,23 +98,23 @@ func trustFlags(c *schema.Command) []schema.Flag {
 	var flags []schema.Flag
 	if m.Auth != nil {
 		flags = append(flags,
-			schema.Flag{Name: FlagHeadless, Type: schema.Boolean, Default: false, Usage: "open no browser: authenticate with a token from the environment (the default where nobody is at a terminal)"},
-			schema.Flag{Name: FlagTokenEnvVar, Type: schema.String, Usage: "the environment variable that holds the token (default: " + strings.Join(m.Auth.TokenEnv, ", ") + ")"})
+			schema.Flag{Name: flagname.Headless, Type: schema.Boolean, Default: false, Usage: "open no browser: authenticate with a token from the environment (the default where nobody is at a terminal)"},
+			schema.Flag{Name: flagname.TokenEnvVar, Type: schema.String, Usage: "the environment variable that holds the token (default: " + strings.Join(m.Auth.TokenEnv, ", ") + ")"})
 	}
 	if m.SafeDefault {
-		flags = append(flags, schema.Flag{Name: FlagLive, Type: schema.Boolean, Default: false, Usage: "execute for real; without it the command only reports what it would change"})
+		flags = append(flags, schema.Flag{Name: flagname.Live, Type: schema.Boolean, Default: false, Usage: "execute for real; without it the command only reports what it would change"})
 	}
 	if m.ConfigWrite != "" {
-		flags = append(flags, schema.Flag{Name: FlagGlobal, Type: schema.Boolean, Default: false, Usage: "write the user's global configuration instead of the project's"})
+		flags = append(flags, schema.Flag{Name: flagname.Global, Type: schema.Boolean, Default: false, Usage: "write the user's global configuration instead of the project's"})
 	}
 	if m.Network {
 		flags = append(flags,
-			schema.Flag{Name: FlagProxy, Type: schema.String, Usage: "send network requests through this proxy, overriding HTTPS_PROXY and HTTP_PROXY"},
-			schema.Flag{Name: FlagNoProxy, Type: schema.Boolean, Default: false, Usage: "connect directly, ignoring HTTPS_PROXY and HTTP_PROXY"},
-			schema.Flag{Name: FlagConnectTimeout, Type: schema.String, Format: "duration", Default: defaultConnectTimeout.String(), Usage: "give up on establishing each connection after this long"})
+			schema.Flag{Name: flagname.Proxy, Type: schema.String, Usage: "send network requests through this proxy, overriding HTTPS_PROXY and HTTP_PROXY"},
+			schema.Flag{Name: flagname.NoProxy, Type: schema.Boolean, Default: false, Usage: "connect directly, ignoring HTTPS_PROXY and HTTP_PROXY"},
+			schema.Flag{Name: flagname.ConnectTimeout, Type: schema.String, Format: "duration", Default: defaultConnectTimeout.String(), Usage: "give up on establishing each connection after this long"})
 	}
 	if m.Untrusted {
-		flags = append(flags, schema.Flag{Name: FlagNoInjectionProtection, Type: schema.Boolean, Default: false,
+		flags = append(flags, schema.Flag{Name: flagname.NoInjectionProtection, Type: schema.Boolean, Default: false,
 			Usage: "SECURITY: return external data without its untrusted markers; only for sources you trust, such as your own files"})
 	}
 	return flags
@@ -281,7 +270,7 @@ func trustNodes(root *schema.Command, cfg *config) {
 		Usage:    "Compare the active credential's scopes with those each command needs",
 		Runnable: true,
 		Builtin:  true,
-		Flags: []schema.Flag{{Name: FlagFor, Type: schema.String, Builtin: true,
+		Flags: []schema.Flag{{Name: flagname.For, Type: schema.String, Builtin: true,
 			Usage: "the one command to check, such as 'space list' or space.list"}},
 		Meta: schema.Meta{Danger: schema.Safe, NoArgs: true, Examples: []schema.Example{
 			{Description: "every command's scopes, and whether the credential covers them", Command: CheckPermissionsCommand},
@@ -297,36 +286,36 @@ func trustNodes(root *schema.Command, cfg *config) {
 // instance, the secrets, a login's token.
 func (inv *invocation) checkTrust() {
 	c, cfg, n := inv.call, inv.cfg, inv.call.node
-	if c.help || c.version || c.on(FlagSchema) {
+	if c.help || c.version || c.on(flagname.Schema) {
 		return
 	}
 	t := &inv.trust
 	t.instance = inv.instanceID()
-	if v, ok := c.opt(FlagInstanceID); (!ok || v == "") && t.instance != "" && !validInstance(t.instance) {
-		c.problem("PATTERN_MISMATCH", FlagInstanceID, "%s %q is not an instance id: it must match %s", runenv.EnvName(inv.root.Name, "INSTANCE_ID"), t.instance, instancePattern)
+	if v, ok := c.opt(flagname.InstanceID); (!ok || v == "") && t.instance != "" && !validInstance(t.instance) {
+		c.problem("PATTERN_MISMATCH", flagname.InstanceID, "%s %q is not an instance id: it must match %s", runenv.EnvName(inv.root.Name, "INSTANCE_ID"), t.instance, instancePattern)
 	}
 	inv.checkSecrets()
-	if v, ok := c.opt(FlagTokenEnvVar); ok && !validEnvName(v) {
-		c.problem("INVALID_FLAG_VALUE", FlagTokenEnvVar, "--%s %q is not an environment variable's name", FlagTokenEnvVar, v)
+	if v, ok := c.opt(flagname.TokenEnvVar); ok && !validEnvName(v) {
+		c.problem("INVALID_FLAG_VALUE", flagname.TokenEnvVar, "--%s %q is not an environment variable's name", flagname.TokenEnvVar, v)
 	}
-	if c.on(FlagLive) && c.bool(FlagDryRun) {
-		c.problem("MUTUALLY_EXCLUSIVE_FLAGS", FlagLive, "flags --%s and --%s cannot be used together", FlagLive, FlagDryRun)
+	if c.on(flagname.Live) && c.bool(flagname.DryRun) {
+		c.problem("MUTUALLY_EXCLUSIVE_FLAGS", flagname.Live, "flags --%s and --%s cannot be used together", flagname.Live, flagname.DryRun)
 	}
-	if v, ok := c.opt(FlagProxy); ok {
+	if v, ok := c.opt(flagname.Proxy); ok {
 		if _, err := runenv.ParseProxy(v); err != nil {
-			c.problem("INVALID_FLAG_VALUE", FlagProxy, "--%s: %v", FlagProxy, err)
+			c.problem("INVALID_FLAG_VALUE", flagname.Proxy, "--%s: %v", flagname.Proxy, err)
 		}
-		if c.on(FlagNoProxy) {
-			c.problem("MUTUALLY_EXCLUSIVE_FLAGS", FlagProxy, "flags --%s and --%s cannot be used together", FlagProxy, FlagNoProxy)
+		if c.on(flagname.NoProxy) {
+			c.problem("MUTUALLY_EXCLUSIVE_FLAGS", flagname.Proxy, "flags --%s and --%s cannot be used together", flagname.Proxy, flagname.NoProxy)
 		}
 	}
-	if n.Meta.ConfigWrite == schema.GlobalConfig && !c.bool(FlagGlobal) {
-		c.problem("GLOBAL_FLAG_REQUIRED", FlagGlobal, "%q writes the user's global configuration, which needs --%s", n.DotPath(), FlagGlobal)
+	if n.Meta.ConfigWrite == schema.GlobalConfig && !c.bool(flagname.Global) {
+		c.problem("GLOBAL_FLAG_REQUIRED", flagname.Global, "%q writes the user's global configuration, which needs --%s", n.DotPath(), flagname.Global)
 	}
 	if a := n.Meta.Auth; a != nil {
-		t.headless = c.on(FlagHeadless) || !cfg.tty.stdin || inv.mode.Agent
+		t.headless = c.on(flagname.Headless) || !cfg.tty.stdin || inv.mode.Agent
 		t.tokenEnv = a.TokenEnv
-		if v, ok := c.opt(FlagTokenEnvVar); ok && v != "" {
+		if v, ok := c.opt(flagname.TokenEnvVar); ok && v != "" {
 			t.tokenEnv, t.explicit = []string{v}, true
 		}
 		t.token, t.from = inv.findToken(t.tokenEnv)
@@ -336,7 +325,7 @@ func (inv *invocation) checkTrust() {
 // instanceID is the instance the invocation runs as: --instance-id, else
 // <TOOL>_INSTANCE_ID.
 func (inv *invocation) instanceID() string {
-	if v, ok := inv.call.opt(FlagInstanceID); ok && v != "" {
+	if v, ok := inv.call.opt(flagname.InstanceID); ok && v != "" {
 		return v
 	}
 	return inv.cfg.getenv(runenv.EnvName(inv.root.Name, "INSTANCE_ID"))
@@ -483,7 +472,7 @@ func (inv *invocation) secretPreset(f *schema.Flag) (preset, bool) {
 func (inv *invocation) safeDefault() bool { return inv.call.node.Meta.SafeDefault }
 
 // live reports whether a safe-default command was told to run for real.
-func (inv *invocation) live() bool { return inv.safeDefault() && inv.call.bool(FlagLive) }
+func (inv *invocation) live() bool { return inv.safeDefault() && inv.call.bool(flagname.Live) }
 
 // trustSettings adds to the answer's settings what auth, trust and safety
 // decide: a safe-default command's dry run, the secrets never to print,
@@ -500,7 +489,7 @@ func (inv *invocation) trustSettings(s *envelope.Settings) {
 		s.Secrets = append(s.Secrets, t.token)
 	}
 	s.Untrusted = n.Meta.Untrusted
-	s.NoInjectionProtection = n.Meta.Untrusted && c.on(FlagNoInjectionProtection)
+	s.NoInjectionProtection = n.Meta.Untrusted && c.on(flagname.NoInjectionProtection)
 }
 
 // guard refuses, before it runs, a command that cannot run here: on a
@@ -631,20 +620,20 @@ func (inv *invocation) withRunenv(ctx context.Context) context.Context {
 		Headless: t.headless, Token: t.token, TokenSource: t.from,
 		InstanceID:   t.instance,
 		StateDir:     runenv.StateDir(tool, t.instance, cfg.getenv),
-		GlobalConfig: c.node.Meta.ConfigWrite == schema.GlobalConfig || c.node.Meta.ConfigWrite != "" && c.bool(FlagGlobal),
+		GlobalConfig: c.node.Meta.ConfigWrite == schema.GlobalConfig || c.node.Meta.ConfigWrite != "" && c.bool(flagname.Global),
 		UpdateCheck:  inv.updateCheck(),
 		Proxy:        inv.proxy(),
 		LookupEnv:    cfg.lookupEnv,
 	}
 	env.Debug = inv.httpDebug()
 	env.ConfigFile = inv.configFile(env)
-	if v, ok := c.opt(FlagTimeout); ok {
+	if v, ok := c.opt(flagname.Timeout); ok {
 		d, err := time.ParseDuration(v)
 		env.NoTimeout = err == nil && d == 0
 	}
 	if c.node.Meta.Network {
 		env.ConnectTimeout = defaultConnectTimeout
-		if v, ok := c.opt(FlagConnectTimeout); ok {
+		if v, ok := c.opt(flagname.ConnectTimeout); ok {
 			if d, err := time.ParseDuration(v); err == nil && d > 0 {
 				env.ConnectTimeout = d // phase 1 refused one that does not parse
 			}
@@ -656,7 +645,7 @@ func (inv *invocation) withRunenv(ctx context.Context) context.Context {
 // updateCheck reports whether the tool may look for a newer version of
 // itself: only for a person at a terminal, and not when told not to.
 func (inv *invocation) updateCheck() bool {
-	if inv.call.on(FlagNoUpdateCheck) || !inv.mode.Interactive || inv.mode.Agent {
+	if inv.call.on(flagname.NoUpdateCheck) || !inv.mode.Interactive || inv.mode.Agent {
 		return false
 	}
 	switch strings.ToLower(inv.cfg.getenv(runenv.EnvName(inv.root.Name, "NO_UPDATE"))) {
@@ -669,8 +658,8 @@ func (inv *invocation) updateCheck() bool {
 // proxy is how the command's requests find their proxy.
 func (inv *invocation) proxy() runenv.Proxy {
 	c := inv.call
-	p := runenv.Proxy{Direct: c.on(FlagNoProxy)}
-	p.Override, _ = c.opt(FlagProxy)
+	p := runenv.Proxy{Direct: c.on(flagname.NoProxy)}
+	p.Override, _ = c.opt(flagname.Proxy)
 	// From fills in the environment's lookup.
 	return runenv.From(runenv.NewContext(context.Background(), runenv.Env{Proxy: p, LookupEnv: inv.cfg.lookupEnv})).Proxy
 }
@@ -680,13 +669,13 @@ func (inv *invocation) proxy() runenv.Proxy {
 func (inv *invocation) trustFinish(fail *envelope.Error) *envelope.Error {
 	n := inv.call.node
 	inv.meta.InstanceID = inv.trust.instance
-	if n.Meta.SafeDefault && !inv.call.help && !inv.call.on(FlagSchema) {
+	if n.Meta.SafeDefault && !inv.call.help && !inv.call.on(flagname.Schema) {
 		inv.meta.StatesDryRun = true
 		inv.meta.Confirmed = inv.meta.Confirmed || fail == nil && inv.live()
 	}
 	if fail == nil && inv.ran.Load() && inv.out != nil {
 		if n.Meta.ConfigWrite != "" && !inv.out.DryRun() && inv.out.Effected() != envelope.Noop &&
-			(n.Meta.ConfigWrite == schema.GlobalConfig || inv.call.bool(FlagGlobal)) {
+			(n.Meta.ConfigWrite == schema.GlobalConfig || inv.call.bool(flagname.Global)) {
 			inv.out.Warn("GLOBAL_CONFIG_MODIFIED", fmt.Sprintf("%q wrote the user's global configuration", n.DotPath()), "")
 		}
 	}
@@ -757,7 +746,7 @@ func (inv *invocation) checkPermissions(ctx context.Context) error {
 	if granted == nil {
 		granted = []string{}
 	}
-	if target := inv.call.last(FlagFor); target != "" {
+	if target := inv.call.last(flagname.For); target != "" {
 		return inv.checkOne(target, granted)
 	}
 	type coverage struct {
@@ -813,7 +802,7 @@ func (inv *invocation) checkOne(target string, granted []string) error {
 				valid = append(valid, c.DotPath())
 			}
 		})
-		return envelope.Validationf("UNKNOWN_COMMAND", "--for %q is not a command of %s", target, inv.root.Name).WithField(FlagFor, valid...)
+		return envelope.Validationf("UNKNOWN_COMMAND", "--for %q is not a command of %s", target, inv.root.Name).WithField(flagname.For, valid...)
 	}
 	req := c.RequiredScopes()
 	if missing := missingScopes(req, granted); len(missing) > 0 {

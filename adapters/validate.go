@@ -3,6 +3,7 @@ package adapters
 import (
 	"context"
 	"fmt"
+	"github.com/duet-cli/duet/internal/flagname"
 
 	"github.com/duet-cli/duet/envelope"
 	"github.com/duet-cli/duet/exitcode"
@@ -16,7 +17,7 @@ import (
 func (inv *invocation) validate(ctx context.Context) *envelope.Error {
 	c := inv.call
 	hook := c.node.Meta.Validate
-	if hook == nil || c.refused != nil || c.help || c.version || c.on(FlagSchema) || c.on(FlagShowConfig) {
+	if hook == nil || c.refused != nil || c.help || c.version || c.on(flagname.Schema) || c.on(flagname.ShowConfig) {
 		return nil
 	}
 	err := hook(ctx, inv.input())

@@ -1,6 +1,7 @@
 package adapters
 
 import (
+	"github.com/duet-cli/duet/internal/flagname"
 	"io"
 	"strconv"
 
@@ -12,16 +13,12 @@ import (
 // stderr wrap at the terminal's width, or at --width columns. JSON is never
 // wrapped, whatever the width: an agent's envelope is one line.
 
-// FlagWidth is the built-in flag that sets the column at which prose on
-// stderr wraps.
-const FlagWidth = "width"
-
-func isWidthFlag(name string) bool { return name == FlagWidth }
+func isWidthFlag(name string) bool { return name == flagname.Width }
 
 // widthGlobalFlags are accepted by every command.
 func widthGlobalFlags() []schema.Flag {
 	return []schema.Flag{
-		{Name: FlagWidth, Control: true, Type: schema.Integer,
+		{Name: flagname.Width, Control: true, Type: schema.Integer,
 			Usage: "wrap errors and warnings on stderr at this many columns; 0 never wraps (default: the terminal's width when a person watches stderr, else 0)"},
 	}
 }
@@ -29,12 +26,12 @@ func widthGlobalFlags() []schema.Flag {
 // checkWidth adds a --width that is not a number of columns to phase 1's
 // problems (one that is not a number at all is the flag type's).
 func (inv *invocation) checkWidth() {
-	v, ok := inv.call.opt(FlagWidth)
+	v, ok := inv.call.opt(flagname.Width)
 	if !ok {
 		return
 	}
 	if n, err := strconv.Atoi(v); err == nil && n < 0 {
-		inv.call.problem("INVALID_FLAG_VALUE", FlagWidth, "--%s %s is not a number of columns: it must be 0 (never wrap) or more", FlagWidth, v)
+		inv.call.problem("INVALID_FLAG_VALUE", flagname.Width, "--%s %s is not a number of columns: it must be 0 (never wrap) or more", flagname.Width, v)
 	}
 }
 
@@ -42,7 +39,7 @@ func (inv *invocation) checkWidth() {
 // given; the terminal's width when a person watches stderr; else none, for
 // a pipe or a log file reads lines whole.
 func (inv *invocation) widthSettings(s *envelope.Settings) {
-	if v, ok := inv.call.opt(FlagWidth); ok {
+	if v, ok := inv.call.opt(flagname.Width); ok {
 		s.Width, _ = strconv.Atoi(v)
 		return
 	}

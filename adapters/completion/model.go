@@ -2,10 +2,10 @@ package completion
 
 import (
 	"cmp"
+	"github.com/duet-cli/duet/internal/flagname"
 	"slices"
 	"strings"
 
-	"github.com/duet-cli/duet/adapters"
 	"github.com/duet-cli/duet/schema"
 )
 
@@ -202,7 +202,7 @@ func valueOf(t, items schema.Type, format string, enum []string, name bool) valu
 // too, and take what the app's flags take.)
 func duetName(f *schema.Flag) bool {
 	switch f.Name {
-	case adapters.FlagProfile, adapters.FlagEtag, adapters.FlagCursor, adapters.FlagFields:
+	case flagname.Profile, flagname.Etag, flagname.Cursor, flagname.Fields:
 		return f.Builtin
 	}
 	return false

@@ -20,9 +20,9 @@ import (
 	"github.com/duet-cli/duet/runenv"
 )
 
-// FlagHTTP is the serve command's flag that serves over streamable HTTP
+// flagHTTP is the serve command's flag that serves over streamable HTTP
 // instead of stdin and stdout.
-const FlagHTTP = "http"
+const flagHTTP = "http"
 
 // httpPath is where the server answers.
 const httpPath = "/mcp"
@@ -46,7 +46,7 @@ func serveHTTP(ctx context.Context, h *adapters.Host, addr string, opts []Option
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return fail(envelope.Validationf("INVALID_FLAG_VALUE", "--%s %s: %v", FlagHTTP, addr, err).WithField(FlagHTTP))
+		return fail(envelope.Validationf("INVALID_FLAG_VALUE", "--%s %s: %v", flagHTTP, addr, err).WithField(flagHTTP))
 	}
 	var handler http.Handler = sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s },
 		&sdk.StreamableHTTPOptions{Stateless: true})

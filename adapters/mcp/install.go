@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/duet-cli/duet/internal/flagname"
 	"os"
 	"path/filepath"
 	"slices"
@@ -121,7 +122,7 @@ func newRegistrar(h *adapters.Host, serve string) (*registrar, error) {
 		}
 		r.server.env[k] = v
 	}
-	v, _ := h.Flag(adapters.FlagDryRun)
+	v, _ := h.Flag(flagname.DryRun)
 	r.dryRun = v == "true"
 	return r, nil
 }

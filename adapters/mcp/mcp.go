@@ -30,6 +30,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/duet-cli/duet/internal/flagname"
 	"io"
 	"os"
 	"slices"
@@ -93,7 +94,7 @@ func newConfig(opts []Option) *config {
 // interrupted; each call runs this process's own executable, with its
 // environment, unless WithRunner says otherwise. With --http ADDR it
 // serves them over streamable HTTP at http://ADDR/mcp instead, stateless,
-// until interrupted (see [FlagHTTP]).
+// until interrupted.
 //
 // Beside it, the group `mcp` (see [WithClientsCommand]) registers the
 // server with the MCP clients people use — Claude Code, Codex, Gemini CLI,
@@ -113,7 +114,7 @@ func Command(name string, opts ...Option) adapters.Option {
 		Command: schema.Command{
 			Name:  name,
 			Usage: cfg.usage,
-			Flags: []schema.Flag{{Name: FlagHTTP, Type: schema.String,
+			Flags: []schema.Flag{{Name: flagHTTP, Type: schema.String,
 				Usage: "serve over streamable HTTP at this address (127.0.0.1:8080; port 0 picks one) instead of stdin and stdout: loopback needs no token; any other address wants $<TOOL>_MCP_TOKEN"}},
 			Meta: schema.Meta{
 				Danger:      schema.Safe,
@@ -143,7 +144,7 @@ func Command(name string, opts ...Option) adapters.Option {
 
 func serveHost(ctx context.Context, h *adapters.Host, opts []Option) int {
 	opts = append([]Option{WithVersion(h.Version), func(c *config) { c.env = h.Environ() }}, opts...)
-	if addr, ok := h.Flag(FlagHTTP); ok {
+	if addr, ok := h.Flag(flagHTTP); ok {
 		return serveHTTP(ctx, h, addr, opts)
 	}
 	d := newDrain(ctx)
@@ -240,7 +241,7 @@ func handler(cfg *config, t *describe.Tool) sdk.ToolHandler {
 		}
 		answered, asked := confirmation(req)
 		if answered {
-			args = slices.Insert(args, len(c.Path)+1, "--"+adapters.FlagYes)
+			args = slices.Insert(args, len(c.Path)+1, "--"+flagname.Yes)
 		}
 		stdout, exit, err := cfg.runner.Run(ctx, args)
 		if err == nil && !asked && exit == int(exitcode.ArgError) && c.NeedsConfirmation() {
@@ -259,7 +260,7 @@ func handler(cfg *config, t *describe.Tool) sdk.ToolHandler {
 func callLimit(c *schema.Command, args []string) time.Duration {
 	limit := c.Timeout()
 	for _, a := range args {
-		if v, ok := strings.CutPrefix(a, "--"+adapters.FlagTimeout+"="); ok {
+		if v, ok := strings.CutPrefix(a, "--"+flagname.Timeout+"="); ok {
 			limit, _ = time.ParseDuration(v)
 		}
 		if a == "--" {
