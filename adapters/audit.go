@@ -30,10 +30,10 @@ import (
 // is rotated and pruned to stay bounded (auditrotate.go). `<tool> audit-log`
 // reads it, rotated files included.
 
-// AuditLogCommand is the name of the built-in command that reads the audit
+// auditLogCommand is the name of the built-in command that reads the audit
 // log, and flagname.Since, flagname.CommandName and flagname.TraceID its filters.
 const (
-	AuditLogCommand = "audit-log"
+	auditLogCommand = "audit-log"
 )
 
 // AuditEntry is one line of the audit log.
@@ -233,7 +233,7 @@ func operator(tool string, getenv func(string) string) string {
 // auditLogNode is the audit-log command.
 func auditLogNode() *schema.Command {
 	return &schema.Command{
-		Name:     AuditLogCommand,
+		Name:     auditLogCommand,
 		Usage:    "Query the audit log of this tool's invocations, newest first",
 		Runnable: true,
 		Builtin:  true,

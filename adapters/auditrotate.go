@@ -28,9 +28,9 @@ type AuditLogLimits struct {
 
 // Default audit log limits.
 const (
-	DefaultAuditLogMaxBytes = 10 << 20
-	DefaultAuditLogKeep     = 5
-	DefaultAuditLogMaxAge   = 30 * 24 * time.Hour
+	defaultAuditLogMaxBytes = 10 << 20
+	defaultAuditLogKeep     = 5
+	defaultAuditLogMaxAge   = 30 * 24 * time.Hour
 )
 
 // WithAuditLogLimits sets how large the audit log grows, how many rotated
@@ -41,13 +41,13 @@ func WithAuditLogLimits(l AuditLogLimits) Option {
 
 func (l AuditLogLimits) withDefaults() AuditLogLimits {
 	if l.MaxBytes <= 0 {
-		l.MaxBytes = DefaultAuditLogMaxBytes
+		l.MaxBytes = defaultAuditLogMaxBytes
 	}
 	if l.Keep <= 0 {
-		l.Keep = DefaultAuditLogKeep
+		l.Keep = defaultAuditLogKeep
 	}
 	if l.MaxAge <= 0 {
-		l.MaxAge = DefaultAuditLogMaxAge
+		l.MaxAge = defaultAuditLogMaxAge
 	}
 	return l
 }

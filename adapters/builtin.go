@@ -14,16 +14,16 @@ import (
 	"github.com/duet-cli/duet/schema"
 )
 
-// DescribeCommand is the name of the built-in command that prints the tree,
+// describeCommand is the name of the built-in command that prints the tree,
 // and the flags after it its own: by default it answers with the compact
 // manifest, --full with every command's whole document, --index with one
 // line per command.
 const (
-	DescribeCommand = "describe"
+	describeCommand = "describe"
 )
 
-// DefaultLimit is the page size of a list command without --limit.
-const DefaultLimit = 20
+// defaultLimit is the page size of a list command without --limit.
+const defaultLimit = 20
 
 // isBuiltinFlag reports whether name is the name of one of Duet's built-in
 // flags, on any command.
@@ -82,7 +82,7 @@ func commandFlags(flags []schema.Flag, c *schema.Command) []schema.Flag {
 	}
 	if c.Meta.List {
 		flags = append(flags,
-			schema.Flag{Name: flagname.Limit, Type: schema.Integer, Default: DefaultLimit, Usage: "return at most this many items; 0 means all"},
+			schema.Flag{Name: flagname.Limit, Type: schema.Integer, Default: defaultLimit, Usage: "return at most this many items; 0 means all"},
 			schema.Flag{Name: flagname.Cursor, Type: schema.String, Usage: "continue from meta.pagination.next_cursor of a previous response"})
 	}
 	flags = inputFlags(flags, c) // input: --input-file, --raw-payload, --no-follow-symlinks, --max-depth
@@ -106,7 +106,7 @@ func Prepare(root *schema.Command, opts ...Option) error {
 	}
 	root.Flags = appendMissing(root.Flags, allGlobalFlags(&cfg), true)
 	root.Flags = appendMissing(root.Flags, []schema.Flag{versionFlag(root)}, false)
-	if root.Sub(DescribeCommand) == nil {
+	if root.Sub(describeCommand) == nil {
 		root.Commands = append(root.Commands, describeNode())
 	}
 	discoveryNodes(root)
@@ -139,7 +139,7 @@ func Prepare(root *schema.Command, opts ...Option) error {
 		}
 	}
 	walk(root, nil)
-	if saved := profileable(root); len(saved) > 0 && root.Sub(ProfileCommand) == nil {
+	if saved := profileable(root); len(saved) > 0 && root.Sub(profileCommand) == nil {
 		root.Flags = appendMissing(root.Flags, []schema.Flag{profileFlag()}, true)
 		p := profileNode(saved)
 		root.Commands = append(root.Commands, p)
@@ -288,7 +288,7 @@ func appendMissing(own, builtins []schema.Flag, persistent bool) []schema.Flag {
 
 func describeNode() *schema.Command {
 	return &schema.Command{
-		Name:     DescribeCommand,
+		Name:     describeCommand,
 		Usage:    "Describe every command of this tool as JSON (or AGENTS.md)",
 		Runnable: true,
 		Builtin:  true,

@@ -18,10 +18,10 @@ import (
 	"github.com/duet-cli/duet/schema"
 )
 
-// CleanupCommand is the name of the built-in command that removes the files
+// cleanupCommand is the name of the built-in command that removes the files
 // Duet keeps for a tool, and flagname.Scope and flagname.MinAge its flags.
 const (
-	CleanupCommand = "cleanup"
+	cleanupCommand = "cleanup"
 )
 
 // The scopes of cleanup: temp is what invocations left in the tool's temp
@@ -32,7 +32,7 @@ var cleanupScopes = []string{"all", "temp", "cache", "logs", "jobs"}
 
 func cleanupNode() *schema.Command {
 	return &schema.Command{
-		Name:     CleanupCommand,
+		Name:     cleanupCommand,
 		Usage:    "Remove the files this tool keeps: temp directories of ended runs, idempotency records, ended jobs",
 		Runnable: true,
 		Builtin:  true,

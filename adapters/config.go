@@ -57,7 +57,7 @@ func WithConfig(c Config) Option { return func(cfg *config) { cfg.configFiles = 
 // files or saved profiles: --no-config and --config, and --context, which
 // selects a saved profile as --profile does.
 func configFlags(root *schema.Command, cfg *config) []schema.Flag {
-	profiles := root.Sub(ProfileCommand) != nil && root.Sub(ProfileCommand).Builtin
+	profiles := root.Sub(profileCommand) != nil && root.Sub(profileCommand).Builtin
 	if cfg.configFiles == nil && !profiles {
 		return nil
 	}

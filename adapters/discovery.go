@@ -15,13 +15,13 @@ import (
 // app has a command of that name already: an app's own doctor or status is
 // the app's.
 const (
-	ManifestCommand    = "manifest"        // the spec's ManifestResponse, exactly
-	ChangelogCommand   = "changelog"       // the tool's interface changes by version (WithChangelog)
-	DoctorCommand      = "doctor"          // Duet's checks, the app's (WithCheck) and its dependencies (WithDependency)
-	StatusCommand      = "status"          // the tool's state files and side effects (WithStateFile, WithSideEffect)
-	ExecCommand        = "exec"            // a JSONL batch of commands, dispatched by the lifecycle
-	SkillsCommand      = "generate-skills" // skill files for agents, from the declarations
-	MCPValidateCommand = "mcp-validate"    // an MCP tool list's drift from the commands
+	manifestCommand    = "manifest"        // the spec's ManifestResponse, exactly
+	changelogCommand   = "changelog"       // the tool's interface changes by version (WithChangelog)
+	doctorCommand      = "doctor"          // Duet's checks, the app's (WithCheck) and its dependencies (WithDependency)
+	statusCommand      = "status"          // the tool's state files and side effects (WithStateFile, WithSideEffect)
+	execCommand        = "exec"            // a JSONL batch of commands, dispatched by the lifecycle
+	skillsCommand      = "generate-skills" // skill files for agents, from the declarations
+	mcpValidateCommand = "mcp-validate"    // an MCP tool list's drift from the commands
 )
 
 // versionShort is the short name of Duet's --version, the spec's -V.
@@ -31,7 +31,7 @@ const versionShort = "V"
 // plain fast path: a command line with one is read.
 func isDiscoveryCommand(arg string) bool {
 	switch arg {
-	case ManifestCommand, ChangelogCommand, DoctorCommand, StatusCommand, ExecCommand, SkillsCommand, MCPValidateCommand:
+	case manifestCommand, changelogCommand, doctorCommand, statusCommand, execCommand, skillsCommand, mcpValidateCommand:
 		return true
 	}
 	return false
@@ -118,24 +118,24 @@ func builtinCommand(name, usage string, danger schema.Danger, flags []schema.Fla
 }
 
 func manifestNode() *schema.Command {
-	return builtinCommand(ManifestCommand, "Print every command of this tool as the CLI Agent Spec's manifest", schema.Safe,
+	return builtinCommand(manifestCommand, "Print every command of this tool as the CLI Agent Spec's manifest", schema.Safe,
 		[]schema.Flag{{Name: flagname.Etag, Type: schema.String, Usage: "the etag of a manifest you hold: answer not_modified when it is current"}},
 		schema.Example{Description: "the whole command tree, once", Command: "manifest"})
 }
 
 func changelogNode() *schema.Command {
-	return builtinCommand(ChangelogCommand, "List the changes to this tool's commands and output, newest first", schema.Safe,
+	return builtinCommand(changelogCommand, "List the changes to this tool's commands and output, newest first", schema.Safe,
 		[]schema.Flag{{Name: flagname.Since, Type: schema.String, Usage: "only the versions after this one, such as 1.0.0"}},
 		schema.Example{Description: "what changed since 1.0.0", Command: "changelog --since 1.0.0"})
 }
 
 func doctorNode() *schema.Command {
-	return builtinCommand(DoctorCommand, "Check what this tool needs to work, and say how to fix what is missing", schema.Safe, nil,
+	return builtinCommand(doctorCommand, "Check what this tool needs to work, and say how to fix what is missing", schema.Safe, nil,
 		schema.Example{Description: "every check, with a fix for each that fails", Command: "doctor"})
 }
 
 func statusNode() *schema.Command {
-	return builtinCommand(StatusCommand, "Show the files this tool keeps state in and writes to", schema.Safe,
+	return builtinCommand(statusCommand, "Show the files this tool keeps state in and writes to", schema.Safe,
 		[]schema.Flag{
 			{Name: flagname.ShowSideEffects, Type: schema.Boolean, Default: false, Usage: "list the paths the tool writes to, with their sizes"},
 			{Name: flagname.ShowStateFiles, Type: schema.Boolean, Default: false, Usage: "list the files that hold the tool's state, with a summary of each"},
@@ -144,7 +144,7 @@ func statusNode() *schema.Command {
 }
 
 func execNode() *schema.Command {
-	n := builtinCommand(ExecCommand, "Run a JSONL batch of commands from stdin, one answer per line", schema.Safe,
+	n := builtinCommand(execCommand, "Run a JSONL batch of commands from stdin, one answer per line", schema.Safe,
 		[]schema.Flag{
 			{Name: flagname.IgnoreErrors, Type: schema.Boolean, Default: false, Usage: "go on after a line fails (by default the batch stops at the first failure)"},
 			{Name: flagname.DryRun, Type: schema.Boolean, Default: false, Usage: "pass --dry-run to every line whose command implements it"},
@@ -156,7 +156,7 @@ func execNode() *schema.Command {
 }
 
 func skillsNode() *schema.Command {
-	n := builtinCommand(SkillsCommand, "Write agent skill files for every command: CONTEXT.md and one SKILL-<command>.md each", schema.Mutating,
+	n := builtinCommand(skillsCommand, "Write agent skill files for every command: CONTEXT.md and one SKILL-<command>.md each", schema.Mutating,
 		[]schema.Flag{
 			{Name: flagname.OutputDir, Type: schema.String, Default: "skills", Usage: "the directory to write the files to"},
 			{Name: flagname.Format, Type: schema.String, Enum: []string{"markdown", "json"}, Default: "markdown", Usage: "the files' format"},
@@ -167,7 +167,7 @@ func skillsNode() *schema.Command {
 }
 
 func mcpValidateNode() *schema.Command {
-	n := builtinCommand(MCPValidateCommand, "Compare an MCP tool list with this tool's commands, and report the drift", schema.Safe,
+	n := builtinCommand(mcpValidateCommand, "Compare an MCP tool list with this tool's commands, and report the drift", schema.Safe,
 		[]schema.Flag{
 			{Name: flagname.MCPSchemaFile, Type: schema.String, Usage: "a file holding the MCP tools: a tools/list result, or describe --mcp's answer"},
 			{Name: flagname.MCPServerURL, Type: schema.String, Usage: "an MCP server's streamable HTTP endpoint to ask for its tools"},
@@ -185,19 +185,19 @@ func (inv *invocation) discoveryAction(node *schema.Command) func(context.Contex
 		return nil
 	}
 	switch node.Name {
-	case ManifestCommand:
+	case manifestCommand:
 		return inv.manifest
-	case ChangelogCommand:
+	case changelogCommand:
 		return inv.changelog
-	case DoctorCommand:
+	case doctorCommand:
 		return inv.doctor
-	case StatusCommand:
+	case statusCommand:
 		return inv.status
-	case ExecCommand:
+	case execCommand:
 		return inv.exec
-	case SkillsCommand:
+	case skillsCommand:
 		return inv.generateSkills
-	case MCPValidateCommand:
+	case mcpValidateCommand:
 		return inv.mcpValidate
 	}
 	return nil

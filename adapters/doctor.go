@@ -144,7 +144,7 @@ func dependencyError(d dependencyReport) string {
 // file's directory can be written, and that the file, when there is one,
 // can be read.
 func (inv *invocation) profileChecks() []checkReport {
-	if p := inv.root.Sub(ProfileCommand); p == nil || !p.Builtin {
+	if p := inv.root.Sub(profileCommand); p == nil || !p.Builtin {
 		return nil
 	}
 	path, err := profile.Path(inv.root.Name, inv.cfg.getenv)

@@ -130,7 +130,7 @@ func (inv *invocation) dispatchLine(ctx context.Context, line []byte, n int, dry
 		return inv.refusedLine(cmd, n, envelope.Invalid([]envelope.FieldError{{Code: "UNKNOWN_COMMAND", Field: "_cmd",
 			Message: fmt.Sprintf("no command %q", cmd), Suggestion: fmt.Sprintf("run '%s manifest' for the commands", inv.root.Name)}})), 2, true
 	}
-	if !node.Runnable || node.Passthrough || node.Meta.Protocol != "" || node.Builtin && node.Name == ExecCommand || inv.extensionNamed(node) {
+	if !node.Runnable || node.Passthrough || node.Meta.Protocol != "" || node.Builtin && node.Name == execCommand || inv.extensionNamed(node) {
 		return inv.refusedLine(cmd, n, envelope.Validationf("NOT_DISPATCHABLE", "%q cannot run in a batch: it answers with no single envelope", cmd).
 			WithField("_cmd")), 2, true
 	}

@@ -133,5 +133,5 @@ func builtinAbove(c *schema.Command) bool {
 
 // isDuetCommand reports whether name is one of Duet's built-in commands.
 func isDuetCommand(name string) bool {
-	return name == DescribeCommand || name == ProfileCommand || isDiscoveryCommand(name)
+	return name == describeCommand || name == profileCommand || isDiscoveryCommand(name)
 }

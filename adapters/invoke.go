@@ -91,19 +91,19 @@ func (inv *invocation) presets(node *schema.Command) []preset {
 // builtin returns the action of one of Duet's own commands.
 func (inv *invocation) builtin() func(context.Context) error {
 	switch node := inv.call.node; {
-	case node.Builtin && node.Name == DescribeCommand:
+	case node.Builtin && node.Name == describeCommand:
 		return inv.describe
-	case node.Builtin && node.Parent != nil && node.Parent.Name == ProfileCommand && inv.profiles != nil:
+	case node.Builtin && node.Parent != nil && node.Parent.Name == profileCommand && inv.profiles != nil:
 		return inv.profileAction
-	case node.Builtin && node.Parent == inv.root && node.Name == CleanupCommand:
+	case node.Builtin && node.Parent == inv.root && node.Name == cleanupCommand:
 		return inv.cleanupAction
-	case node.Builtin && node.Parent != nil && node.Parent.Parent == inv.root && node.Parent.Name == JobCommand:
+	case node.Builtin && node.Parent != nil && node.Parent.Parent == inv.root && node.Parent.Name == jobCommand:
 		return inv.jobAction
-	case node.Builtin && node.Name == AuditLogCommand && node.Parent == inv.root:
+	case node.Builtin && node.Name == auditLogCommand && node.Parent == inv.root:
 		return inv.auditLog
 	case inv.discoveryAction(node) != nil:
 		return inv.discoveryAction(node)
-	case node.Builtin && node.Name == CheckPermissionsCommand && inv.cfg.permissions != nil:
+	case node.Builtin && node.Name == checkPermissionsCommand && inv.cfg.permissions != nil:
 		return inv.checkPermissions
 	default:
 		return func(context.Context) error {

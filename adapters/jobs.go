@@ -26,10 +26,10 @@ import (
 // starts until it exits, so a job recorded as running whose lock is free
 // has lost its process.
 
-// JobCommand is the name of the built-in command group that follows jobs,
+// jobCommand is the name of the built-in command group that follows jobs,
 // and flagname.Wait its status command's flag.
 const (
-	JobCommand = "job"
+	jobCommand = "job"
 )
 
 func jobNode() *schema.Command {
@@ -51,7 +51,7 @@ func jobNode() *schema.Command {
 	list := &schema.Command{Name: "list", Usage: "List the tool's jobs, the newest first", Runnable: true, Builtin: true, NoArgs: true,
 		Meta: schema.Meta{Danger: schema.Safe, List: true, NoArgs: true}}
 	return &schema.Command{
-		Name:     JobCommand,
+		Name:     jobCommand,
 		Usage:    "Follow and cancel the jobs of async commands",
 		Builtin:  true,
 		Meta:     schema.Meta{Danger: schema.Safe},
@@ -96,8 +96,8 @@ func (inv *invocation) descriptor(j jobstore.Job) JobDescriptor {
 		JobID:          j.ID,
 		Status:         string(j.Status),
 		Terminal:       j.Status.Terminal(),
-		StatusCommand:  inv.root.Name + " " + JobCommand + " status " + j.ID,
-		CancelCommand:  inv.root.Name + " " + JobCommand + " cancel " + j.ID,
+		StatusCommand:  inv.root.Name + " " + jobCommand + " status " + j.ID,
+		CancelCommand:  inv.root.Name + " " + jobCommand + " cancel " + j.ID,
 		PollIntervalMS: j.PollMS,
 		TimeoutMS:      j.TimeoutMS,
 	}
@@ -268,7 +268,7 @@ func (inv *invocation) jobAction(ctx context.Context) error {
 	j, err := store.Current(id, time.Now())
 	if errors.Is(err, jobstore.ErrNotFound) {
 		return envelope.Errorf(exitcode.NotFound, "JOB_NOT_FOUND", "no job %q", id).
-			WithFix("", inv.root.Name+" "+JobCommand+" list")
+			WithFix("", inv.root.Name+" "+jobCommand+" list")
 	}
 	if err != nil {
 		return err

@@ -26,9 +26,9 @@ import (
 // (cleanup hooks, the session's temp directory), repeated calls
 // (--idempotency-key) and work that outlives the invocation (async jobs).
 
-// DefaultHeartbeat is how often a long-running command sends an agent a
+// defaultHeartbeat is how often a long-running command sends an agent a
 // heartbeat when --heartbeat-ms is not given.
-const DefaultHeartbeat = 10 * time.Second
+const defaultHeartbeat = 10 * time.Second
 
 // rollbackWait bounds a rollback; cleanup hooks get the grace period.
 const rollbackWait = 30 * time.Second
@@ -47,7 +47,7 @@ type workState struct {
 func workFlags(flags []schema.Flag, c *schema.Command) []schema.Flag {
 	if c.Meta.LongRunning && c.Meta.Protocol == "" { // a server's stdout is its protocol's
 		flags = append(flags,
-			schema.Flag{Name: flagname.HeartbeatMS, Control: true, Type: schema.Integer, Default: int(DefaultHeartbeat / time.Millisecond),
+			schema.Flag{Name: flagname.HeartbeatMS, Control: true, Type: schema.Integer, Default: int(defaultHeartbeat / time.Millisecond),
 				Usage: "for an agent, a JSON heartbeat this often, in ms: a line of the jsonl stream on stdout, else on stderr; 0 for none"},
 			schema.Flag{Name: flagname.HeartbeatInterval, Control: true, Type: schema.Number, Default: 0,
 				Usage: "write '[<elapsed>s] <status>' on stderr this often, in seconds; 0 for never"})
@@ -125,10 +125,10 @@ func workNodes(root *schema.Command, cleanup bool) []*schema.Command {
 	async := false
 	root.Walk(func(c *schema.Command) { async = async || c.Meta.Async })
 	var nodes []*schema.Command
-	if cleanup && root.Sub(CleanupCommand) == nil {
+	if cleanup && root.Sub(cleanupCommand) == nil {
 		nodes = append(nodes, cleanupNode())
 	}
-	if async && root.Sub(JobCommand) == nil {
+	if async && root.Sub(jobCommand) == nil {
 		nodes = append(nodes, jobNode())
 	}
 	return nodes
@@ -219,7 +219,7 @@ func (inv *invocation) heartbeats() (stop func()) {
 		ms, _ := strconv.Atoi(v)
 		every = time.Duration(ms) * time.Millisecond
 	} else if inv.mode.Agent {
-		every = DefaultHeartbeat
+		every = defaultHeartbeat
 	}
 	if v, ok := c.opt(flagname.HeartbeatInterval); ok {
 		s, _ := strconv.ParseFloat(v, 64)

@@ -94,7 +94,7 @@ func observeTree(root *schema.Command, cfg *config) int {
 	root.Flags = appendMissing(root.Flags, configFlags(root, cfg), true)
 	declared := false
 	root.Walk(func(c *schema.Command) { declared = declared || c.Declared })
-	if declared && root.Sub(AuditLogCommand) == nil {
+	if declared && root.Sub(auditLogCommand) == nil {
 		root.Commands = append(root.Commands, auditLogNode())
 		return 1
 	}

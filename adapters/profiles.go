@@ -19,7 +19,7 @@ import (
 // Names of the profile built-ins. An app gets them when one of its flags is
 // declared profileable (schema.FlagMeta.Profile); flagname.ShowConfig every app gets.
 const (
-	ProfileCommand = "profile"
+	profileCommand = "profile"
 )
 
 // profileable returns the flags of the tree declared profileable, one per
@@ -59,7 +59,7 @@ func profileNode(saved []schema.Flag) *schema.Command {
 	del := leaf("delete", "Delete a profile", schema.Destructive, name)
 	del.Meta.DryRun = true
 	return &schema.Command{
-		Name:    ProfileCommand,
+		Name:    profileCommand,
 		Usage:   "Save, choose and inspect named sets of flag values",
 		Builtin: true,
 		Meta:    schema.Meta{Danger: schema.Safe},
@@ -89,7 +89,7 @@ type profiles struct {
 // looked for. Apps without profileable flags read nothing.
 func (inv *invocation) applyProfile() *envelope.Error {
 	c, cfg := inv.call, inv.cfg
-	if c.help || c.version || inv.root.Sub(ProfileCommand) == nil || !inv.root.Sub(ProfileCommand).Builtin || inv.skipProfiles() {
+	if c.help || c.version || inv.root.Sub(profileCommand) == nil || !inv.root.Sub(profileCommand).Builtin || inv.skipProfiles() {
 		return nil // help and --version take no flag values; --no-config reads no profile
 	}
 	path, err := profile.Path(inv.root.Name, cfg.getenv)
@@ -107,7 +107,7 @@ func (inv *invocation) applyProfile() *envelope.Error {
 	if name == "" {
 		name, from = cfg.getenv(profile.EnvName(inv.root.Name)), profile.EnvName(inv.root.Name)
 	}
-	profileCmd := c.node.Builtin && (c.node.Name == ProfileCommand || c.node.Parent != nil && c.node.Parent.Name == ProfileCommand)
+	profileCmd := c.node.Builtin && (c.node.Name == profileCommand || c.node.Parent != nil && c.node.Parent.Name == profileCommand)
 	f, err := inv.profiles.store.Load()
 	if err != nil {
 		if name == "" && !profileCmd {

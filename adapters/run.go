@@ -213,7 +213,7 @@ func (inv *invocation) answer(ctx context.Context, args []string, read readLine)
 		c.problems = append(c.problems, envelope.FieldError{Code: "INVALID_ENUM_VALUE", Field: flagname.Output, ValidValues: valid,
 			Message: fmt.Sprintf("%s (the default of --output) must be one of %s, not %q", envelope.EnvName(inv.root.Name, "OUTPUT"), strings.Join(valid, ", "), v)})
 	}
-	if c.node.Name == DescribeCommand && c.node.Builtin && c.on(flagname.AgentsMD) && output == "" {
+	if c.node.Name == describeCommand && c.node.Builtin && c.on(flagname.AgentsMD) && output == "" {
 		mode.Format = envelope.Text // a document asked for by name, ready for `> AGENTS.md`
 		inv.mode = mode
 	}
@@ -324,7 +324,7 @@ func (inv *invocation) duetWord(arg string) bool {
 	if name, _, _ := strings.Cut(strings.TrimLeft(arg, "-"), "="); strings.HasPrefix(arg, "-") {
 		return isBuiltinFlag(name) || arg == "-"+versionShort
 	}
-	if arg == DescribeCommand || arg == ProfileCommand || isDiscoveryCommand(arg) || arg == CheckPermissionsCommand && inv.cfg.permissions != nil {
+	if arg == describeCommand || arg == profileCommand || isDiscoveryCommand(arg) || arg == checkPermissionsCommand && inv.cfg.permissions != nil {
 		return true
 	}
 	for _, e := range inv.cfg.extensions {
@@ -517,7 +517,7 @@ func (inv *invocation) settings(s *envelope.Settings, stdout io.Writer) {
 		}
 	}
 	if c.node.Meta.List && !c.on(flagname.ShowConfig) {
-		w := &envelope.Window{Limit: DefaultLimit}
+		w := &envelope.Window{Limit: defaultLimit}
 		if v, ok := c.opt(flagname.Limit); ok {
 			w.Limit, _ = strconv.Atoi(v)
 		}

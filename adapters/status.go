@@ -44,7 +44,7 @@ func (inv *invocation) status(context.Context) error {
 	cfg := inv.cfg.discovery
 	files, effects := slicesClone(cfg.stateFiles), slicesClone(cfg.sideEffects)
 	effects = append(effects, inv.declaredSideEffects()...)
-	if p := inv.root.Sub(ProfileCommand); p != nil && p.Builtin {
+	if p := inv.root.Sub(profileCommand); p != nil && p.Builtin {
 		if path, err := profile.Path(inv.root.Name, inv.cfg.getenv); err == nil {
 			files = append([]StateFile{{Path: path, Purpose: "saved flag profiles, and the default one", Summary: profileSummary}}, files...)
 			effects = append([]SideEffect{

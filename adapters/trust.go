@@ -29,18 +29,18 @@ import (
 // them from its declarations (schema.Meta); --instance-id and
 // --no-update-check every command gets.
 const (
-	// SecretFromEnv and SecretFromFile end the names of the flags that
+	// secretFromEnv and secretFromFile end the names of the flags that
 	// read a sensitive flag's value from an environment variable or a file:
 	// --token-from-env VAR, --token-from-file PATH.
-	SecretFromEnv  = "-from-env"
-	SecretFromFile = "-from-file"
+	secretFromEnv  = "-from-env"
+	secretFromFile = "-from-file"
 )
 
-// CheckPermissionsCommand is the built-in command that compares the active
+// checkPermissionsCommand is the built-in command that compares the active
 // credential's scopes with those each command needs (see WithPermissions),
 // and flagname.For its flag naming one command.
 const (
-	CheckPermissionsCommand = "check-permissions"
+	checkPermissionsCommand = "check-permissions"
 )
 
 // WithPermissions gives Duet the scopes the active credential holds: granted
@@ -136,8 +136,8 @@ func prepareTrust(c *schema.Command, cfg *config) error {
 				continue
 			}
 			c.Flags = appendMissing(c.Flags, []schema.Flag{
-				{Name: f.Name + SecretFromEnv, Type: schema.String, Usage: "the environment variable that holds --" + f.Name},
-				{Name: f.Name + SecretFromFile, Type: schema.String, Usage: "the file that holds --" + f.Name},
+				{Name: f.Name + secretFromEnv, Type: schema.String, Usage: "the environment variable that holds --" + f.Name},
+				{Name: f.Name + secretFromFile, Type: schema.String, Usage: "the file that holds --" + f.Name},
 			}, f.Persistent)
 		}
 	}
@@ -213,7 +213,7 @@ func strictSecrets(c *schema.Command) []error {
 	var errs []error
 	for _, f := range c.Flags {
 		if !f.Builtin && !f.Sensitive && f.TakesValue() && secretWord(f.Name) {
-			errs = append(errs, fmt.Errorf("flag --%s looks as if it takes a secret: declare it Sensitive (Meta.Flags), so that it is read with --%s%s or --%s%s, never from the command line", f.Name, f.Name, SecretFromEnv, f.Name, SecretFromFile))
+			errs = append(errs, fmt.Errorf("flag --%s looks as if it takes a secret: declare it Sensitive (Meta.Flags), so that it is read with --%s%s or --%s%s, never from the command line", f.Name, f.Name, secretFromEnv, f.Name, secretFromFile))
 		}
 	}
 	for _, a := range c.Args {
@@ -262,19 +262,19 @@ func validEnvName(s string) bool {
 // trustNodes adds check-permissions to an app that gives Duet its
 // credential's scopes.
 func trustNodes(root *schema.Command, cfg *config) {
-	if cfg.permissions == nil || root.Sub(CheckPermissionsCommand) != nil {
+	if cfg.permissions == nil || root.Sub(checkPermissionsCommand) != nil {
 		return
 	}
 	root.Commands = append(root.Commands, &schema.Command{
-		Name:     CheckPermissionsCommand,
+		Name:     checkPermissionsCommand,
 		Usage:    "Compare the active credential's scopes with those each command needs",
 		Runnable: true,
 		Builtin:  true,
 		Flags: []schema.Flag{{Name: flagname.For, Type: schema.String, Builtin: true,
 			Usage: "the one command to check, such as 'space list' or space.list"}},
 		Meta: schema.Meta{Danger: schema.Safe, NoArgs: true, Examples: []schema.Example{
-			{Description: "every command's scopes, and whether the credential covers them", Command: CheckPermissionsCommand},
-			{Description: "before running one command", Command: CheckPermissionsCommand + " --for describe"},
+			{Description: "every command's scopes, and whether the credential covers them", Command: checkPermissionsCommand},
+			{Description: "before running one command", Command: checkPermissionsCommand + " --for describe"},
 		}},
 	})
 }
@@ -394,31 +394,31 @@ func (inv *invocation) checkSecrets() {
 		if !f.Sensitive || !f.TakesValue() {
 			continue
 		}
-		if g := c.node.Flag(f.Name + SecretFromEnv); g == nil || !g.Builtin {
+		if g := c.node.Flag(f.Name + secretFromEnv); g == nil || !g.Builtin {
 			continue // the app's own flag of that name
 		}
-		envVar, byEnv := c.opt(f.Name + SecretFromEnv)
-		path, byFile := c.opt(f.Name + SecretFromFile)
+		envVar, byEnv := c.opt(f.Name + secretFromEnv)
+		path, byFile := c.opt(f.Name + secretFromFile)
 		direct := c.has(f.Name)
 		if given := btoi(direct) + btoi(byEnv) + btoi(byFile); given > 1 {
-			c.problem("MUTUALLY_EXCLUSIVE_FLAGS", f.Name, "give --%s one way only: --%s%s, --%s%s or (not for agents) --%s", f.Name, f.Name, SecretFromEnv, f.Name, SecretFromFile, f.Name)
+			c.problem("MUTUALLY_EXCLUSIVE_FLAGS", f.Name, "give --%s one way only: --%s%s, --%s%s or (not for agents) --%s", f.Name, f.Name, secretFromEnv, f.Name, secretFromFile, f.Name)
 			continue
 		}
 		switch {
 		case direct && (inv.mode.Agent || inv.cfg.strict):
 			c.problems = append(c.problems, envelope.FieldError{Code: "SECRET_ON_COMMAND_LINE", Field: f.Name,
 				Message:    fmt.Sprintf("--%s takes a secret, which must not be given on the command line", f.Name),
-				Suggestion: fmt.Sprintf("put it in an environment variable and pass --%s%s VAR, or in a file and pass --%s%s PATH", f.Name, SecretFromEnv, f.Name, SecretFromFile)})
+				Suggestion: fmt.Sprintf("put it in an environment variable and pass --%s%s VAR, or in a file and pass --%s%s PATH", f.Name, secretFromEnv, f.Name, secretFromFile)})
 		case direct:
 			inv.warn("SECRET_ON_COMMAND_LINE", fmt.Sprintf("--%s takes a secret, which other users can read on the command line", f.Name),
-				fmt.Sprintf("pass --%s%s VAR or --%s%s PATH instead", f.Name, SecretFromEnv, f.Name, SecretFromFile))
+				fmt.Sprintf("pass --%s%s VAR or --%s%s PATH instead", f.Name, secretFromEnv, f.Name, secretFromFile))
 		case byEnv:
 			v, ok := inv.cfg.lookupEnv(envVar)
 			switch {
 			case !validEnvName(envVar):
-				c.problem("INVALID_FLAG_VALUE", f.Name+SecretFromEnv, "--%s%s %q is not an environment variable's name", f.Name, SecretFromEnv, envVar)
+				c.problem("INVALID_FLAG_VALUE", f.Name+secretFromEnv, "--%s%s %q is not an environment variable's name", f.Name, secretFromEnv, envVar)
 			case !ok || v == "":
-				c.problem("SECRET_NOT_SET", f.Name+SecretFromEnv, "environment variable %s is not set", envVar)
+				c.problem("SECRET_NOT_SET", f.Name+secretFromEnv, "environment variable %s is not set", envVar)
 			default:
 				inv.secret(f.Name, v, envVar)
 			}
@@ -426,9 +426,9 @@ func (inv *invocation) checkSecrets() {
 			v, err := readSecret(path)
 			switch {
 			case err != nil:
-				c.problem("SECRET_FILE_UNREADABLE", f.Name+SecretFromFile, "--%s%s: %v", f.Name, SecretFromFile, err)
+				c.problem("SECRET_FILE_UNREADABLE", f.Name+secretFromFile, "--%s%s: %v", f.Name, secretFromFile, err)
 			case v == "":
-				c.problem("SECRET_NOT_SET", f.Name+SecretFromFile, "--%s%s: %s is empty", f.Name, SecretFromFile, path)
+				c.problem("SECRET_NOT_SET", f.Name+secretFromFile, "--%s%s: %s is empty", f.Name, secretFromFile, path)
 			default:
 				inv.secret(f.Name, v, path)
 			}
@@ -575,7 +575,7 @@ func (inv *invocation) scopeGuard(ctx context.Context) *envelope.Error {
 		e.Message = fmt.Sprintf("the active credential lacks %s, which %q needs", strings.Join(missing, ", "), n.DotPath())
 		e.RequiredScopes, e.ActiveScopes, e.MissingScopes = n.Meta.Scopes, granted, missing
 		return e.WithPhase(envelope.Validation).
-			WithFix("use a credential granted "+strings.Join(missing, ", "), inv.root.Name+" "+CheckPermissionsCommand+" --for "+n.DotPath())
+			WithFix("use a credential granted "+strings.Join(missing, ", "), inv.root.Name+" "+checkPermissionsCommand+" --for "+n.DotPath())
 	}
 	if overPrivileged(n.Meta.Scopes, granted) {
 		inv.out.Warn("OVER_PRIVILEGED", overWarning(n.DotPath(), n.Meta.Scopes), "")
