@@ -59,8 +59,10 @@ type Parsed struct {
 	Node   *schema.Command // the command the framework runs (the one help is for, when Help)
 	Values []Value         // the flags the command line sets, in order
 	Args   []string        // the positional arguments the command receives
-	// Help is set when the framework shows help instead of running Node:
-	// --help, -h, its help command, or a group that cannot run.
+	// Help is set when the command line asks for help instead of running
+	// Node: --help, -h, or the framework's help command. A group that
+	// cannot run is a Node that is not Runnable: the lifecycle shows its
+	// help.
 	Help bool
 	// Version is set when the framework prints the tool's version.
 	Version bool

@@ -7,6 +7,13 @@
 //	res := adaptertest.Run(t, app, []string{"list", "--status", "all"})
 //	res.AssertOK(t)
 //	res.AssertOutputSchema(t)
+//
+// TestFramework is to adapters what slogtest is to slog handlers: the one
+// suite every adapter passes. An adapter's test builds the suite's app in
+// its framework, and the suite checks parsing, each audience's answer,
+// errors, help, describe and signals:
+//
+//	func TestFramework(t *testing.T) { adaptertest.TestFramework(t, build) }
 package adaptertest
 
 import (
