@@ -3,6 +3,7 @@ package adapters_test
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/duet-cli/duet/adapters"
 	"os"
 	"path/filepath"
 	"slices"
@@ -21,7 +22,7 @@ func TestAuditLogRotation(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "audit.jsonl")
 	const maxBytes, keep = 1000, 2
-	opts := []urfave.Option{urfave.WithAuditLog(path), urfave.WithAuditLogLimits(urfave.AuditLogLimits{MaxBytes: maxBytes, Keep: keep, MaxAge: time.Hour})}
+	opts := []urfave.Option{adapters.WithAuditLog(path), adapters.WithAuditLogLimits(adapters.AuditLogLimits{MaxBytes: maxBytes, Keep: keep, MaxAge: time.Hour})}
 	run := func(args ...string) result { return obsRun{opts: opts}.do(t, &observed{}, args...) }
 
 	// Lines differ in length (a duration, a time), so the rotation is

@@ -122,7 +122,7 @@ func TestCacheFlags(t *testing.T) {
 // --min-age, reporting each with the bytes freed (C-011, O-027).
 func TestDeclaredSideEffects(t *testing.T) {
 	home := t.TempDir()
-	opts := []urfave.Option{urfave.WithCleanupCommand()}
+	opts := []urfave.Option{adapters.WithCleanupCommand()}
 	run := func(args ...string) wire {
 		t.Helper()
 		return wantOK(t, runAgentIn(t, home, cacheApp(new(int)), opts, args...))

@@ -18,12 +18,12 @@ import (
 // check command (a real subprocess) and held to its minimum version; the
 // exit is 0 exactly when everything passes.
 func TestDoctor(t *testing.T) {
-	pass := urfave.WithCheck("store", func(context.Context) adapters.CheckResult { return adapters.CheckResult{OK: true} })
-	fail := urfave.WithCheck("login", func(context.Context) adapters.CheckResult {
+	pass := adapters.WithCheck("store", func(context.Context) adapters.CheckResult { return adapters.CheckResult{OK: true} })
+	fail := adapters.WithCheck("login", func(context.Context) adapters.CheckResult {
 		return adapters.CheckResult{Error: "not logged in", Fix: "app login --token-file t"}
 	})
 	dep := func(min string) urfave.Option {
-		return urfave.WithDependency(adapters.Dependency{Name: "tool", CheckCommand: "echo tool v1.4.2", VersionRegex: `v(\d+\.\d+\.\d+)`,
+		return adapters.WithDependency(adapters.Dependency{Name: "tool", CheckCommand: "echo tool v1.4.2", VersionRegex: `v(\d+\.\d+\.\d+)`,
 			MinVersion: min, FixCommand: "install tool"})
 	}
 	type check struct {
@@ -80,7 +80,7 @@ func TestDoctor(t *testing.T) {
 // lists, not null); --since keeps the versions after it; a --since that is
 // not a version is invalid input.
 func TestChangelog(t *testing.T) {
-	opt := urfave.WithChangelog(
+	opt := adapters.WithChangelog(
 		adapters.ChangelogEntry{Version: "1.0.0", Date: "2026-01-01", Added: []string{"command show"}},
 		adapters.ChangelogEntry{Version: "2.0.0", Date: "2026-06-01", Breaking: true, Removed: []string{"flag --count"}},
 		adapters.ChangelogEntry{Version: "1.10.0", Date: "2026-03-01", Changed: []string{"data.name"}},
@@ -132,9 +132,9 @@ func TestStatus(t *testing.T) {
 		t.Fatal(err)
 	}
 	opts := []urfave.Option{
-		urfave.WithStateFile(adapters.StateFile{Path: "~/ctx.json", Purpose: "the current context",
+		adapters.WithStateFile(adapters.StateFile{Path: "~/ctx.json", Purpose: "the current context",
 			Summary: func(string) (any, error) { return "prod", nil }}),
-		urfave.WithSideEffect(adapters.SideEffect{Path: "$HOME/cache", Kind: "directory", Purpose: "a cache"}),
+		adapters.WithSideEffect(adapters.SideEffect{Path: "$HOME/cache", Kind: "directory", Purpose: "a cache"}),
 	}
 	type file struct {
 		Path    string `json:"path"`

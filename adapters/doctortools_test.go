@@ -40,9 +40,9 @@ func TestDoctorChecksTools(t *testing.T) {
 	doctor := func(tools map[string]string, deps ...adapters.Dependency) (result, map[string]any) {
 		t.Helper()
 		home := t.TempDir()
-		opts := []urfave.Option{urfave.WithEnv([]string{"CLAUDECODE=1", "HOME=" + home, "PATH=" + bin})}
+		opts := []urfave.Option{adapters.WithEnv([]string{"CLAUDECODE=1", "HOME=" + home, "PATH=" + bin})}
 		for _, d := range deps {
-			opts = append(opts, urfave.WithDependency(d))
+			opts = append(opts, adapters.WithDependency(d))
 		}
 		r := runAgentIn(t, home, newApp(tools), opts, "doctor")
 		var env struct {

@@ -1,6 +1,7 @@
 package adapters_test
 
 import (
+	"github.com/duet-cli/duet/adapters"
 	"strings"
 	"testing"
 
@@ -15,8 +16,8 @@ import (
 func TestWithEnvVar(t *testing.T) {
 	h := &harness{}
 	declared := run{opts: []urfave.Option{
-		urfave.WithEnvVar("APP_TOKEN", "string", "the API token the app calls its service with"),
-		urfave.WithEnvVar("APP_RETRIES", "integer", "how often a failed request is retried"),
+		adapters.WithEnvVar("APP_TOKEN", "string", "the API token the app calls its service with"),
+		adapters.WithEnvVar("APP_RETRIES", "integer", "how often a failed request is retried"),
 	}}
 	md := declared.do(t, h, "describe", "--agents-md", "--output", "text").stdout
 	_, env, _ := strings.Cut(md, "## Environment Variables\n")
@@ -42,7 +43,7 @@ func TestWithEnvVar(t *testing.T) {
 
 	for _, bad := range [][3]string{{"app_token", "string", "lower case"}, {"APP_TOKEN", "", "no type"}, {"APP-TOKEN", "string", "a hyphen"}} {
 		if _, err := urfave.Wrap(newApp(h),
-			urfave.WithEnvVar(bad[0], bad[1], bad[2])); err == nil || !strings.Contains(err.Error(), "WithEnvVar") {
+			adapters.WithEnvVar(bad[0], bad[1], bad[2])); err == nil || !strings.Contains(err.Error(), "WithEnvVar") {
 			t.Errorf("WithEnvVar(%q, %q, %q): Wrap error %v, want one naming WithEnvVar", bad[0], bad[1], bad[2], err)
 		}
 	}

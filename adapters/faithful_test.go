@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/duet-cli/duet/adapters"
 	"strings"
 	"testing"
 
@@ -56,12 +57,12 @@ func runPlain(t *testing.T, tty, strict bool, env []string, args ...string) resu
 	t.Helper()
 	var stdout, stderr bytes.Buffer
 	opts := []urfave.Option{
-		urfave.WithStdio(strings.NewReader(""), &stdout, &stderr),
-		urfave.WithEnv(env), urfave.WithTerminal(tty, tty, tty),
-		urfave.WithRequestID(func() string { return "req-test" }),
+		adapters.WithStdio(strings.NewReader(""), &stdout, &stderr),
+		adapters.WithEnv(env), adapters.WithTerminal(tty, tty, tty),
+		adapters.WithRequestID(func() string { return "req-test" }),
 	}
 	if strict {
-		opts = append(opts, urfave.WithSpecStrict())
+		opts = append(opts, adapters.WithSpecStrict())
 	}
 	code := urfave.Run(context.Background(), plainApp(), args, opts...)
 	return result{code: code, stdout: stdout.String(), stderr: stderr.String()}
@@ -184,8 +185,8 @@ func TestStrayOutput(t *testing.T) {
 					return envelope.From(ctx).Result(map[string]int{"n": 1})
 				}}, schema.Meta{Danger: schema.Safe})}}
 			var stdout, stderr bytes.Buffer
-			code := urfave.Run(context.Background(), app, append([]string{"x"}, tt.args...), urfave.WithStdio(strings.NewReader(""), &stdout, &stderr),
-				urfave.WithEnv([]string{"APP_OUTPUT=json"}), urfave.WithTerminal(false, false, false))
+			code := urfave.Run(context.Background(), app, append([]string{"x"}, tt.args...), adapters.WithStdio(strings.NewReader(""), &stdout, &stderr),
+				adapters.WithEnv([]string{"APP_OUTPUT=json"}), adapters.WithTerminal(false, false, false))
 			w := wantOK(t, result{code: code, stdout: stdout.String(), stderr: stderr.String()})
 			if string(w.Data) != `{"n":1}` {
 				t.Errorf("data %s, want the result alone", w.Data)
@@ -241,8 +242,8 @@ func TestPlainRun(t *testing.T) {
 	}
 	for _, args := range [][]string{{"group", "leaf"}, {"group", "leaf", "--who", "flag"}} {
 		var stdout bytes.Buffer
-		code := urfave.Run(context.Background(), newApp(), args, urfave.WithStdio(strings.NewReader(""), &stdout, &bytes.Buffer{}),
-			urfave.WithEnv([]string{"APP_WHO=env"}), urfave.WithTerminal(false, false, false))
+		code := urfave.Run(context.Background(), newApp(), args, adapters.WithStdio(strings.NewReader(""), &stdout, &bytes.Buffer{}),
+			adapters.WithEnv([]string{"APP_WHO=env"}), adapters.WithTerminal(false, false, false))
 		want := "who: env\n"
 		if len(args) > 2 {
 			want = "who: flag\n"

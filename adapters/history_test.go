@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/duet-cli/duet/adapters"
 	"strings"
 	"testing"
 
@@ -37,7 +38,7 @@ func historyApp(extra ...*cli.Command) *cli.Command {
 func describeOf(t *testing.T, app *cli.Command, version string) []byte {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
-	opts := append(run{}.options(&stdout, &stderr), urfave.WithVersion(version))
+	opts := append(run{}.options(&stdout, &stderr), adapters.WithVersion(version))
 	if code := urfave.Run(context.Background(), app, []string{"describe", "--full"}, opts...); code != 0 {
 		t.Fatalf("describe: exit %d\n%s%s", code, stdout.String(), stderr.String())
 	}
@@ -66,16 +67,16 @@ func TestSubcommandStability(t *testing.T) {
 	}
 	v1 := describeOf(t, historyApp(gone(), retired()), "1.0.0")
 
-	_, err := urfave.Wrap(historyApp(retired()), urfave.WithVersion("2.0.0"), urfave.WithHistory(v1))
+	_, err := urfave.Wrap(historyApp(retired()), adapters.WithVersion("2.0.0"), adapters.WithHistory(v1))
 	if err == nil || !strings.Contains(err.Error(), "gone") || strings.Contains(err.Error(), "retired") {
 		t.Errorf("Wrap without the undeprecated command: %v, want an error naming gone and not retired", err)
 	}
 	noFlag := historyApp(gone())
 	noFlag.Commands[0].Flags = nil
-	if _, err := urfave.Wrap(noFlag, urfave.WithVersion("2.0.0"), urfave.WithHistory(v1)); err == nil || !strings.Contains(err.Error(), "--target") {
+	if _, err := urfave.Wrap(noFlag, adapters.WithVersion("2.0.0"), adapters.WithHistory(v1)); err == nil || !strings.Contains(err.Error(), "--target") {
 		t.Errorf("Wrap without deploy's --target: %v, want an error naming it", err)
 	}
-	if _, err := urfave.Wrap(historyApp(gone()), urfave.WithVersion("2.0.0"), urfave.WithHistory(v1)); err != nil {
+	if _, err := urfave.Wrap(historyApp(gone()), adapters.WithVersion("2.0.0"), adapters.WithHistory(v1)); err != nil {
 		t.Errorf("Wrap with every command kept or deprecated: %v", err)
 	}
 	// The compact describe leaves out what commands share: refused, saying
@@ -84,13 +85,13 @@ func TestSubcommandStability(t *testing.T) {
 	if code := urfave.Run(context.Background(), historyApp(gone()), []string{"describe"}, run{}.options(&compact, &bytes.Buffer{})...); code != 0 {
 		t.Fatalf("describe: exit %d", code)
 	}
-	if _, err := urfave.Wrap(historyApp(gone()), urfave.WithHistory(compact.Bytes())); err == nil || !strings.Contains(err.Error(), "describe --full") {
+	if _, err := urfave.Wrap(historyApp(gone()), adapters.WithHistory(compact.Bytes())); err == nil || !strings.Contains(err.Error(), "describe --full") {
 		t.Errorf("Wrap with a compact describe as history: %v, want an error naming describe --full", err)
 	}
 
 	// A deprecated command runs, and says so on stderr.
 	var stdout, stderr bytes.Buffer
-	opts := append(run{}.options(&stdout, &stderr), urfave.WithVersion("2.0.0"), urfave.WithHistory(v1))
+	opts := append(run{}.options(&stdout, &stderr), adapters.WithVersion("2.0.0"), adapters.WithHistory(v1))
 	code := urfave.Run(context.Background(), historyApp(gone()), []string{"old-deploy"}, opts...)
 	w := wantOK(t, result{code: code, stdout: stdout.String(), stderr: stderr.String()})
 	if string(w.Data) != `{"deployed":true}` {

@@ -2,6 +2,7 @@ package adapters_test
 
 import (
 	"context"
+	"github.com/duet-cli/duet/adapters"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -55,7 +56,7 @@ func TestDebugTracesHTTP(t *testing.T) {
 		return &cli.Command{Name: "app", Commands: []*cli.Command{deploy}}
 	}
 	home := t.TempDir()
-	env := []urfave.Option{urfave.WithEnv([]string{"CLAUDECODE=1", "HOME=" + home, "DEPLOY_KEY=" + token})}
+	env := []urfave.Option{adapters.WithEnv([]string{"CLAUDECODE=1", "HOME=" + home, "DEPLOY_KEY=" + token})}
 	r := runAgentIn(t, home, newApp(), env, "deploy", "--api-key-from-env", "DEPLOY_KEY", "--debug")
 	w := wantOK(t, r)
 	if !strings.Contains(string(w.Data), "deployed") {

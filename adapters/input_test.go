@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/duet-cli/duet/adapters"
 	"io"
 	"os"
 	"path/filepath"
@@ -243,12 +244,12 @@ func (i in) do(t *testing.T, framework string, args ...string) (result, ran) {
 		}
 		r := ran{}
 		opts := append([]urfave.Option{
-			urfave.WithSpecStrict(),
-			urfave.WithStdio(stdin, &stdout, &stderr),
-			urfave.WithEnv(i.env),
-			urfave.WithTerminal(i.stdinT, false, false),
-			urfave.WithRequestID(func() string { return "req-test" }),
-			urfave.WithClock(func() time.Time { return time.Date(2026, 3, 17, 14, 0, 0, 0, time.UTC) }),
+			adapters.WithSpecStrict(),
+			adapters.WithStdio(stdin, &stdout, &stderr),
+			adapters.WithEnv(i.env),
+			adapters.WithTerminal(i.stdinT, false, false),
+			adapters.WithRequestID(func() string { return "req-test" }),
+			adapters.WithClock(func() time.Time { return time.Date(2026, 3, 17, 14, 0, 0, 0, time.UTC) }),
 		}, i.opts...)
 		code := fw.run(args, r, opts...)
 		return result{code: code, stdout: stdout.String(), stderr: stderr.String()}, r
@@ -392,7 +393,7 @@ func TestStdinNeverHangs(t *testing.T) {
 
 		sigs := make(chan os.Signal, 1)
 		sigs <- syscall.SIGTERM
-		r, _ = in{stdin: open, opts: []urfave.Option{urfave.WithSignals(sigs)}}.do(t, fw, "import")
+		r, _ = in{stdin: open, opts: []urfave.Option{adapters.WithSignals(sigs)}}.do(t, fw, "import")
 		wantError(t, r, 143, "CANCELLED")
 
 		r, _ = in{stdin: open, stdinT: true}.do(t, fw, "import")
@@ -803,7 +804,7 @@ func mapKeysOf(m map[string]any) func(func(string) bool) {
 func TestStdinAtATerminal(t *testing.T) {
 	onBoth(t, func(t *testing.T, fw string) {
 		r, ran := in{stdin: strings.NewReader("typed\n"), stdinT: true,
-			opts: []urfave.Option{urfave.WithTerminal(true, true, true)}}.do(t, fw, "import")
+			opts: []urfave.Option{adapters.WithTerminal(true, true, true)}}.do(t, fw, "import")
 		if r.code != 0 || ran["import"] != 1 {
 			t.Fatalf("exit %d, ran %v\nstdout %s\nstderr %s", r.code, ran, r.stdout, r.stderr)
 		}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/duet-cli/duet/adapters"
 	"io"
 	"io/fs"
 	"os"
@@ -189,13 +190,13 @@ type result struct {
 // options are the run's settings with stdout and stderr going to the given writers.
 func (r run) options(stdout, stderr io.Writer) []urfave.Option {
 	return append([]urfave.Option{
-		urfave.WithSpecStrict(), // these tests hold the agent contract; faithful_test.go the rest
-		urfave.WithStdio(strings.NewReader(r.stdin), stdout, stderr),
-		urfave.WithEnv(r.env),
-		urfave.WithTerminal(r.tty[0], r.tty[1], r.tty[2]),
-		urfave.WithRequestID(func() string { return "req-test" }),
-		urfave.WithClock(func() time.Time { return time.Date(2026, 3, 17, 14, 0, 0, 0, time.UTC) }),
-		urfave.WithWorkDir("/work/dir"),
+		adapters.WithSpecStrict(), // these tests hold the agent contract; faithful_test.go the rest
+		adapters.WithStdio(strings.NewReader(r.stdin), stdout, stderr),
+		adapters.WithEnv(r.env),
+		adapters.WithTerminal(r.tty[0], r.tty[1], r.tty[2]),
+		adapters.WithRequestID(func() string { return "req-test" }),
+		adapters.WithClock(func() time.Time { return time.Date(2026, 3, 17, 14, 0, 0, 0, time.UTC) }),
+		adapters.WithWorkDir("/work/dir"),
 	}, r.opts...)
 }
 
@@ -408,7 +409,7 @@ func TestHumanErrorOnStderr(t *testing.T) {
 func TestTimeout(t *testing.T) {
 	h := newHarness(t)
 	start := time.Now()
-	wait := run{opts: []urfave.Option{urfave.WithGrace(50 * time.Millisecond)}}.async(t, h, "stubborn", "--timeout", "50ms")
+	wait := run{opts: []urfave.Option{adapters.WithGrace(50 * time.Millisecond)}}.async(t, h, "stubborn", "--timeout", "50ms")
 	r := wait()
 	w := wantError(t, r, 10, "TIMEOUT")
 	if got := w.Meta["timeout_ms"]; got != float64(50) {
@@ -430,7 +431,7 @@ func TestTimeout(t *testing.T) {
 // still a timeout, not a usage error.
 func TestTimeoutBeforeTheAction(t *testing.T) {
 	h := newHarness(t)
-	wait := run{opts: []urfave.Option{urfave.WithGrace(50 * time.Millisecond)}}.async(t, h, "slowstart", "--timeout", "50ms")
+	wait := run{opts: []urfave.Option{adapters.WithGrace(50 * time.Millisecond)}}.async(t, h, "slowstart", "--timeout", "50ms")
 	r := wait()
 	w := wantError(t, r, 10, "TIMEOUT")
 	if w.Error.Phase == envelope.Validation {
@@ -443,7 +444,7 @@ func TestTimeoutBeforeTheAction(t *testing.T) {
 
 func TestTimeoutHonoured(t *testing.T) {
 	h := newHarness(t)
-	wait := run{opts: []urfave.Option{urfave.WithGrace(time.Minute)}}.async(t, h, "wait", "--timeout", "50ms")
+	wait := run{opts: []urfave.Option{adapters.WithGrace(time.Minute)}}.async(t, h, "wait", "--timeout", "50ms")
 	w := wantError(t, wait(), 10, "TIMEOUT")
 	if w.Error.Suggestion == "" {
 		t.Error("a timeout without a suggestion")
@@ -474,7 +475,7 @@ func TestSignals(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			h := newHarness(t)
 			ch := make(chan os.Signal)
-			wait := run{opts: []urfave.Option{urfave.WithSignals(ch), urfave.WithGrace(time.Minute)}}.async(t, h, "wait")
+			wait := run{opts: []urfave.Option{adapters.WithSignals(ch), adapters.WithGrace(time.Minute)}}.async(t, h, "wait")
 			<-h.started
 			ch <- tt.sig
 			r := wait()
@@ -489,7 +490,7 @@ func TestSignals(t *testing.T) {
 func TestSecondSignalAnswersAtOnce(t *testing.T) {
 	h := newHarness(t)
 	ch := make(chan os.Signal)
-	wait := run{opts: []urfave.Option{urfave.WithSignals(ch), urfave.WithGrace(time.Hour)}}.async(t, h, "stubborn")
+	wait := run{opts: []urfave.Option{adapters.WithSignals(ch), adapters.WithGrace(time.Hour)}}.async(t, h, "stubborn")
 	<-h.started
 	ch <- os.Interrupt
 	ch <- os.Interrupt // the handler ignores the first; a person presses ^C again
@@ -746,7 +747,7 @@ func TestUnknownCommand(t *testing.T) {
 }
 
 func TestAgentDetector(t *testing.T) {
-	detector := urfave.WithAgentDetector(func(getenv func(string) string) bool { return getenv("APP_RUNNER") != "" })
+	detector := adapters.WithAgentDetector(func(getenv func(string) string) bool { return getenv("APP_RUNNER") != "" })
 	tty := [3]bool{true, true, true}
 	t.Run("detected", func(t *testing.T) {
 		r := run{tty: tty, env: []string{"APP_RUNNER=1"}, opts: []urfave.Option{detector}}.do(t, newHarness(t), "show")
@@ -827,8 +828,8 @@ func TestPromptInterrupted(t *testing.T) {
 	sigs <- os.Interrupt
 	var stdout, stderr bytes.Buffer
 	code := urfave.Run(context.Background(), newApp(h), []string{"purge"},
-		urfave.WithStdio(stdin, &stdout, &stderr), urfave.WithEnv([]string{"TERM=dumb"}),
-		urfave.WithTerminal(true, true, true), urfave.WithSignals(sigs))
+		adapters.WithStdio(stdin, &stdout, &stderr), adapters.WithEnv([]string{"TERM=dumb"}),
+		adapters.WithTerminal(true, true, true), adapters.WithSignals(sigs))
 	if code != 130 {
 		t.Errorf("exit = %d, want 130\nstderr: %s", code, stderr.String())
 	}
@@ -966,7 +967,7 @@ func keysOf(m map[string]json.RawMessage) []string {
 }
 
 func TestOneEnvelopeAndMeta(t *testing.T) {
-	w := wantOK(t, run{env: []string{}, opts: []urfave.Option{urfave.WithVersion("9.9.9")}}.do(t, newHarness(t), "show"))
+	w := wantOK(t, run{env: []string{}, opts: []urfave.Option{adapters.WithVersion("9.9.9")}}.do(t, newHarness(t), "show"))
 	for k, want := range map[string]any{"schema_version": "1.0", "tool_version": "9.9.9", "command": "show", "request_id": "req-test"} {
 		if w.Meta[k] != want {
 			t.Errorf("meta.%s = %v, want %v", k, w.Meta[k], want)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/duet-cli/duet/adapters"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -200,11 +201,11 @@ func workRun(t *testing.T, h *workHarness, dir string, extra []urfave.Option, ar
 		stderr.match = "s] halfway"
 	}
 	opts := append([]urfave.Option{
-		urfave.WithSpecStrict(),
-		urfave.WithStdio(strings.NewReader(""), &stdout, stderr),
-		urfave.WithEnv([]string{"TMPDIR=" + filepath.Join(dir, "tmp"), "WORK_STATE_DIR=" + filepath.Join(dir, "state")}),
-		urfave.WithTerminal(false, false, false),
-		urfave.WithRequestID(func() string { return "req-work" }),
+		adapters.WithSpecStrict(),
+		adapters.WithStdio(strings.NewReader(""), &stdout, stderr),
+		adapters.WithEnv([]string{"TMPDIR=" + filepath.Join(dir, "tmp"), "WORK_STATE_DIR=" + filepath.Join(dir, "state")}),
+		adapters.WithTerminal(false, false, false),
+		adapters.WithRequestID(func() string { return "req-work" }),
 	}, extra...)
 	code := urfave.Run(context.Background(), workApp(h), args, opts...)
 	return result{code: code, stdout: stdout.String(), stderr: stderr.String()}
@@ -347,9 +348,9 @@ func TestStepsOnTimeoutAndSignal(t *testing.T) {
 			sigs := make(chan os.Signal, 1)
 			done := make(chan int, 1)
 			go func() {
-				done <- urfave.Run(context.Background(), app, tt.args, urfave.WithSpecStrict(),
-					urfave.WithStdio(strings.NewReader(""), &stdout, &stderr), urfave.WithEnv(nil),
-					urfave.WithTerminal(false, false, false), urfave.WithSignals(sigs), urfave.WithGrace(time.Minute))
+				done <- urfave.Run(context.Background(), app, tt.args, adapters.WithSpecStrict(),
+					adapters.WithStdio(strings.NewReader(""), &stdout, &stderr), adapters.WithEnv(nil),
+					adapters.WithTerminal(false, false, false), adapters.WithSignals(sigs), adapters.WithGrace(time.Minute))
 			}()
 			if tt.sig {
 				<-h.started
@@ -453,7 +454,7 @@ func TestCleanupOnEveryEnd(t *testing.T) {
 			lockPath := filepath.Join(dir, "the.lock")
 			args := []string{"hold", "--lock", lockPath}
 			sigs := make(chan os.Signal, 1)
-			extra := []urfave.Option{urfave.WithSignals(sigs), urfave.WithGrace(time.Minute)}
+			extra := []urfave.Option{adapters.WithSignals(sigs), adapters.WithGrace(time.Minute)}
 			switch end {
 			case "timeout":
 				args = append(args, "--block", "--timeout", "30ms")

@@ -3,6 +3,7 @@
 package adapters_test
 
 import (
+	"github.com/duet-cli/duet/adapters"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -28,7 +29,7 @@ func TestSessionTempDirs(t *testing.T) {
 		release[i] = make(chan os.Signal, 1)
 		done[i] = make(chan result, 1)
 		go func() {
-			done[i] <- workRun(t, hs[i], dir, []urfave.Option{urfave.WithSignals(release[i]), urfave.WithGrace(time.Minute)},
+			done[i] <- workRun(t, hs[i], dir, []urfave.Option{adapters.WithSignals(release[i]), adapters.WithGrace(time.Minute)},
 				"hold", "--block", "--lock", filepath.Join(dir, "lock"+string(rune('a'+i))))
 		}()
 		<-hs[i].started

@@ -184,11 +184,11 @@ func (r obsRun) do(t *testing.T, o *observed, args ...string) result {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
 	opts := append([]urfave.Option{
-		urfave.WithSpecStrict(),
-		urfave.WithStdio(strings.NewReader(r.stdin), &stdout, &stderr),
-		urfave.WithEnv(r.env),
-		urfave.WithTerminal(r.tty[0], r.tty[1], r.tty[2]),
-		urfave.WithClock(func() time.Time { return time.Date(2026, 3, 17, 14, 0, 0, 0, time.UTC) }),
+		adapters.WithSpecStrict(),
+		adapters.WithStdio(strings.NewReader(r.stdin), &stdout, &stderr),
+		adapters.WithEnv(r.env),
+		adapters.WithTerminal(r.tty[0], r.tty[1], r.tty[2]),
+		adapters.WithClock(func() time.Time { return time.Date(2026, 3, 17, 14, 0, 0, 0, time.UTC) }),
 	}, r.opts...)
 	code := urfave.Run(context.Background(), observeApp(o), args, opts...)
 	return result{code: code, stdout: stdout.String(), stderr: stderr.String()}
@@ -216,7 +216,7 @@ func TestMetaSaysWhatHappened(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			w := wantOK(t, obsRun{env: tt.env, tty: tt.tty, opts: []urfave.Option{urfave.WithWorkDir(dir)}}.do(t, &observed{}, "where"))
+			w := wantOK(t, obsRun{env: tt.env, tty: tt.tty, opts: []urfave.Option{adapters.WithWorkDir(dir)}}.do(t, &observed{}, "where"))
 			want := map[string]any{"command": "where", "timestamp": "2026-03-17T14:00:00.000Z", "cwd": dir}
 			for k, v := range tt.want {
 				want[k] = v
@@ -245,7 +245,7 @@ func TestCwdFlag(t *testing.T) {
 	dir, other := t.TempDir(), t.TempDir()
 	before, _ := os.Getwd()
 	o := &observed{}
-	w := wantOK(t, obsRun{opts: []urfave.Option{urfave.WithWorkDir(dir)}}.do(t, o, "where", "--cwd", other))
+	w := wantOK(t, obsRun{opts: []urfave.Option{adapters.WithWorkDir(dir)}}.do(t, o, "where", "--cwd", other))
 	if w.Meta["cwd"] != other || w.Meta["project_root"] != other {
 		t.Errorf("meta.cwd %v, project_root %v, want %s", w.Meta["cwd"], w.Meta["project_root"], other)
 	}
@@ -265,7 +265,7 @@ func TestCwdFlag(t *testing.T) {
 	if after, _ := os.Getwd(); after != before {
 		t.Errorf("the working directory changed from %s to %s", before, after)
 	}
-	rel := wantOK(t, obsRun{opts: []urfave.Option{urfave.WithWorkDir(filepath.Dir(other))}}.do(t, &observed{}, "where", "--cwd", filepath.Base(other)))
+	rel := wantOK(t, obsRun{opts: []urfave.Option{adapters.WithWorkDir(filepath.Dir(other))}}.do(t, &observed{}, "where", "--cwd", filepath.Base(other)))
 	if rel.Meta["cwd"] != other {
 		t.Errorf("a relative --cwd: meta.cwd %v, want %s", rel.Meta["cwd"], other)
 	}
@@ -450,7 +450,7 @@ func TestMasking(t *testing.T) {
 // filtered by time, command and trace.
 func TestAuditLog(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "logs", "audit.jsonl")
-	log := urfave.WithAuditLog(path)
+	log := adapters.WithAuditLog(path)
 	run := func(env []string, args ...string) result {
 		return obsRun{env: env, opts: []urfave.Option{log}}.do(t, &observed{}, args...)
 	}
@@ -560,7 +560,7 @@ func TestConfigSources(t *testing.T) {
 	dir := t.TempDir()
 	project, user := filepath.Join(dir, ".app.json"), filepath.Join(dir, "user.json")
 	os.WriteFile(project, []byte(`{"region":"eu"}`), 0o644)
-	cfg := urfave.WithConfig(adapters.Config{
+	cfg := adapters.WithConfig(adapters.Config{
 		Files: func(q adapters.ConfigQuery) []string {
 			return []string{filepath.Join(q.Dir, ".app.json"), user, filepath.Join(q.Dir, "absent.json")}
 		},
@@ -574,7 +574,7 @@ func TestConfigSources(t *testing.T) {
 	})
 	do := func(o *observed, args ...string) wire {
 		t.Helper()
-		return wantOK(t, obsRun{opts: []urfave.Option{cfg, urfave.WithWorkDir(dir)}}.do(t, o, args...))
+		return wantOK(t, obsRun{opts: []urfave.Option{cfg, adapters.WithWorkDir(dir)}}.do(t, o, args...))
 	}
 	o := &observed{}
 	w := do(o, "where")
@@ -603,7 +603,7 @@ func TestConfigSources(t *testing.T) {
 	if diff := cmp.Diff([]any{user}, w.Meta["config_sources"]); diff != "" || !slices.Equal(o.config.Files, []string{user}) {
 		t.Errorf("--config: sources %v, told %+v", w.Meta["config_sources"], o.config)
 	}
-	wantError(t, obsRun{opts: []urfave.Option{cfg, urfave.WithWorkDir(dir)}}.do(t, &observed{}, "where", "--config", "nope.json"), 2, "CONFIG_NOT_FOUND")
+	wantError(t, obsRun{opts: []urfave.Option{cfg, adapters.WithWorkDir(dir)}}.do(t, &observed{}, "where", "--config", "nope.json"), 2, "CONFIG_NOT_FOUND")
 	wantError(t, obsRun{opts: []urfave.Option{cfg}}.do(t, &observed{}, "where", "--config", user, "--no-config"), 2, "MUTUALLY_EXCLUSIVE_FLAGS")
 
 	w = do(&observed{}, "login", "--region", "ap", "--show-config")
@@ -619,13 +619,13 @@ func TestConfigSources(t *testing.T) {
 	if want := []string{"cli-flags", "env-vars", "file:" + project, "file:" + user, "defaults"}; !slices.Equal(shown.Precedence, want) {
 		t.Errorf("precedence_order %v, want %v", shown.Precedence, want)
 	}
-	w = wantOK(t, obsRun{env: []string{"APP_REGION=sa"}, opts: []urfave.Option{cfg, urfave.WithWorkDir(dir)}}.do(t, &observed{}, "login", "--show-config"))
+	w = wantOK(t, obsRun{env: []string{"APP_REGION=sa"}, opts: []urfave.Option{cfg, adapters.WithWorkDir(dir)}}.do(t, &observed{}, "login", "--show-config"))
 	json.Unmarshal(w.Data, &shown)
 	if shown.Effective["region"] != "sa" || shown.Sources["region"] != "env:APP_REGION" {
 		t.Errorf("a flag from the environment: %+v", shown)
 	}
 	shown.Effective, shown.Sources = nil, nil
-	w = wantOK(t, obsRun{env: []string{"APP_REGION=sa"}, opts: []urfave.Option{cfg, urfave.WithWorkDir(dir)}}.do(t, &observed{}, "login", "--no-config", "--show-config"))
+	w = wantOK(t, obsRun{env: []string{"APP_REGION=sa"}, opts: []urfave.Option{cfg, adapters.WithWorkDir(dir)}}.do(t, &observed{}, "login", "--no-config", "--show-config"))
 	json.Unmarshal(w.Data, &shown)
 	if shown.Effective["region"] != "sa" || shown.Sources["region"] != "env:APP_REGION" || slices.Contains(shown.Precedence, "file:"+project) {
 		t.Errorf("--no-config keeps the environment and drops the files: %+v", shown)
@@ -755,7 +755,7 @@ func TestDeclarationsOfNobodyToAsk(t *testing.T) {
 func TestOpen(t *testing.T) {
 	var opened []string
 	var mu sync.Mutex
-	opener := urfave.WithOpener(func(target string) error {
+	opener := adapters.WithOpener(func(target string) error {
 		mu.Lock()
 		defer mu.Unlock()
 		opened = append(opened, target)
@@ -789,7 +789,7 @@ func TestOpen(t *testing.T) {
 func TestSignalExits(t *testing.T) {
 	h := newHarness(t)
 	sigs := make(chan os.Signal, 1)
-	wait := run{opts: []urfave.Option{urfave.WithSignals(sigs)}}.async(t, h, "wait")
+	wait := run{opts: []urfave.Option{adapters.WithSignals(sigs)}}.async(t, h, "wait")
 	<-h.started
 	sigs <- os.Interrupt
 	w := wantError(t, wait(), 130, "CANCELLED")

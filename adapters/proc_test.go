@@ -244,7 +244,7 @@ func TestVerboseLogsArgv(t *testing.T) {
 func TestLeftoverChildrenStopped(t *testing.T) {
 	a := newProcApp(t)
 	tmp := t.TempDir()
-	r := run{env: []string{"TMPDIR=" + tmp}, opts: []urfave.Option{urfave.WithGrace(200 * time.Millisecond)}}
+	r := run{env: []string{"TMPDIR=" + tmp}, opts: []urfave.Option{adapters.WithGrace(200 * time.Millisecond)}}
 	w := wantOK(t, a.do(t, r, "leave"))
 	pids := <-a.started
 	for _, pid := range pids {
@@ -284,7 +284,7 @@ func TestSignalsPassedOn(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			a := newProcApp(t)
 			sigs := make(chan os.Signal, 1)
-			r := run{env: []string{"TMPDIR=" + t.TempDir()}, opts: []urfave.Option{urfave.WithSignals(sigs), urfave.WithGrace(500 * time.Millisecond)}}
+			r := run{env: []string{"TMPDIR=" + t.TempDir()}, opts: []urfave.Option{adapters.WithSignals(sigs), adapters.WithGrace(500 * time.Millisecond)}}
 			args := []string{"hold"}
 			if tt.ignore {
 				args = append(args, "--ignore-term")

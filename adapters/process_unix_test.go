@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/duet-cli/duet/adapters"
 	"os"
 	"os/exec"
 	"strings"
@@ -30,7 +31,7 @@ func inProcess() bool {
 	args, ok := os.LookupEnv(processArgsEnv)
 	if ok {
 		os.Args = append([]string{"app"}, strings.Fields(args)...)
-		urfave.Main(processApp(), urfave.WithSpecStrict())
+		urfave.Main(processApp(), adapters.WithSpecStrict())
 	}
 	return ok
 }

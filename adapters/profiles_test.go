@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/duet-cli/duet/adapters"
 	"os"
 	"path/filepath"
 	"strings"
@@ -38,7 +39,7 @@ func TestSensitiveFlagsAndProfiles(t *testing.T) {
 	runApp := func(args ...string) (int, string) {
 		var stdout, stderr bytes.Buffer
 		code := urfave.Run(context.Background(), secretApp(), args,
-			urfave.WithStdio(strings.NewReader(""), &stdout, &stderr), urfave.WithEnv(env), urfave.WithTerminal(false, false, false), urfave.WithSpecStrict())
+			adapters.WithStdio(strings.NewReader(""), &stdout, &stderr), adapters.WithEnv(env), adapters.WithTerminal(false, false, false), adapters.WithSpecStrict())
 		return code, stdout.String() + stderr.String()
 	}
 

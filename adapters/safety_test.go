@@ -32,9 +32,9 @@ func runAgentIn(t *testing.T, home string, root *cli.Command, opts []urfave.Opti
 	t.Helper()
 	var stdout, stderr bytes.Buffer
 	opts = append([]urfave.Option{
-		urfave.WithStdio(strings.NewReader(""), &stdout, &stderr),
-		urfave.WithEnv([]string{"CLAUDECODE=1", "HOME=" + home}), urfave.WithTerminal(false, false, false),
-		urfave.WithRequestID(func() string { return "req-test" })}, opts...)
+		adapters.WithStdio(strings.NewReader(""), &stdout, &stderr),
+		adapters.WithEnv([]string{"CLAUDECODE=1", "HOME=" + home}), adapters.WithTerminal(false, false, false),
+		adapters.WithRequestID(func() string { return "req-test" })}, opts...)
 	code := urfave.Run(context.Background(), root, args, opts...)
 	return result{code: code, stdout: stdout.String(), stderr: stderr.String()}
 }
@@ -137,7 +137,7 @@ func TestEffectReported(t *testing.T) {
 // its warnings; a run without it records neither (O-023).
 func TestNoInjectionProtectionAudited(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "audit.jsonl")
-	log := []urfave.Option{urfave.WithAuditLog(path)}
+	log := []urfave.Option{adapters.WithAuditLog(path)}
 	r, _ := trustRun(t, nil, log, "read", "--no-injection-protection")
 	wantOK(t, r)
 	r, _ = trustRun(t, nil, log, "read")
@@ -178,7 +178,7 @@ func TestAuditLogRedactsData(t *testing.T) {
 				"items":   []any{map[string]any{"secret": "s-1", "name": "n"}},
 			})
 		}}, schema.Meta{Danger: schema.Mutating})
-	r := runAgentIn(t, t.TempDir(), &cli.Command{Name: "app", Commands: []*cli.Command{login}}, []urfave.Option{urfave.WithAuditLog(path)},
+	r := runAgentIn(t, t.TempDir(), &cli.Command{Name: "app", Commands: []*cli.Command{login}}, []urfave.Option{adapters.WithAuditLog(path)},
 		"login", "--api-token", "abc123", "--user", "alice")
 	w := wantOK(t, r)
 	if seen != "abc123" || !strings.Contains(string(w.Data), `"Password":"hunter2"`) || !strings.Contains(string(w.Data), "abc123") {
@@ -238,7 +238,7 @@ func TestAuditLogDataAsIs(t *testing.T) {
 					}{"alice", note})
 				}}, schema.Meta{Danger: schema.Safe})
 			wantOK(t, runAgentIn(t, t.TempDir(), &cli.Command{Name: "app", Commands: []*cli.Command{login}},
-				[]urfave.Option{urfave.WithAuditLog(path)}, "login", "--api-token", tc.token))
+				[]urfave.Option{adapters.WithAuditLog(path)}, "login", "--api-token", tc.token))
 			raw, err := os.ReadFile(path)
 			if err != nil {
 				t.Fatal(err)
@@ -300,8 +300,8 @@ func TestContextFlag(t *testing.T) {
 		go func() {
 			var stdout, stderr bytes.Buffer
 			urfave.Run(context.Background(), newApp(), []string{"call", "--config", f, "--context", "staging"},
-				urfave.WithStdio(strings.NewReader(""), &stdout, &stderr),
-				urfave.WithEnv([]string{"CLAUDECODE=1", "HOME=" + home}), urfave.WithTerminal(false, false, false))
+				adapters.WithStdio(strings.NewReader(""), &stdout, &stderr),
+				adapters.WithEnv([]string{"CLAUDECODE=1", "HOME=" + home}), adapters.WithTerminal(false, false, false))
 			var env struct {
 				Data map[string]string `json:"data"`
 			}
@@ -337,8 +337,8 @@ func TestSharedNamespaceWritesLocked(t *testing.T) {
 		go func() {
 			var stdout, stderr bytes.Buffer
 			codes <- urfave.Run(context.Background(), newApp(), []string{"profile", "save", fmt.Sprintf("p%d", i), "--region", fmt.Sprintf("r%d", i)},
-				urfave.WithStdio(strings.NewReader(""), &stdout, &stderr),
-				urfave.WithEnv([]string{"CLAUDECODE=1", "HOME=" + home}), urfave.WithTerminal(false, false, false))
+				adapters.WithStdio(strings.NewReader(""), &stdout, &stderr),
+				adapters.WithEnv([]string{"CLAUDECODE=1", "HOME=" + home}), adapters.WithTerminal(false, false, false))
 		}()
 	}
 	for range n {
@@ -377,7 +377,7 @@ func TestConfigFileScope(t *testing.T) {
 		{[]string{"config-set", "--global", "--instance-id", "agent-2"}, filepath.Join(home, ".config", "app", "instances", "agent-2", "config.json"), true},
 	}
 	for _, tt := range tests {
-		r, h := trustRun(t, []string{"HOME=" + home}, []urfave.Option{urfave.WithWorkDir(project)}, tt.args...)
+		r, h := trustRun(t, []string{"HOME=" + home}, []urfave.Option{adapters.WithWorkDir(project)}, tt.args...)
 		w := wantOK(t, r)
 		warned := strings.Contains(strings.Join(w.Warnings, "\n"), "GLOBAL_CONFIG_MODIFIED")
 		if h.env.ConfigFile != tt.want || warned != tt.global {
@@ -398,7 +398,7 @@ func TestEnvNamespace(t *testing.T) {
 	run := func(env ...string) result {
 		t.Helper()
 		home := t.TempDir()
-		return runAgentIn(t, home, newApp(), []urfave.Option{urfave.WithEnv(append([]string{"CLAUDECODE=1", "HOME=" + home}, env...))}, "show")
+		return runAgentIn(t, home, newApp(), []urfave.Option{adapters.WithEnv(append([]string{"CLAUDECODE=1", "HOME=" + home}, env...))}, "show")
 	}
 	if r := run("DEBUG=1"); r.stderr != "" {
 		t.Errorf("DEBUG=1 changed the tool's stderr:\n%s", r.stderr)

@@ -60,7 +60,7 @@ func TestTakeSignals(t *testing.T) {
 			}, schema.Meta{Danger: schema.Safe})}}
 			var stdout, stderr bytes.Buffer
 			code := urfave.Run(context.Background(), app, []string{"child"},
-				urfave.WithStdio(bytes.NewReader(nil), &stdout, &stderr), urfave.WithSignals(sigs))
+				adapters.WithStdio(bytes.NewReader(nil), &stdout, &stderr), adapters.WithSignals(sigs))
 			if code != tt.exit {
 				t.Errorf("exit = %d, want %d\nstdout: %s\nstderr: %s", code, tt.exit, stdout.String(), stderr.String())
 			}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/duet-cli/duet/adapters"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -76,7 +77,7 @@ func TestStableArrays(t *testing.T) {
 	differ := func() []urfave.Option {
 		calls++
 		n := calls
-		return []urfave.Option{urfave.WithRequestID(func() string { return "req-" + string(rune('0'+n)) })}
+		return []urfave.Option{adapters.WithRequestID(func() string { return "req-" + string(rune('0'+n)) })}
 	}
 	t.Run("users twice: the same but for volatile meta", func(t *testing.T) {
 		a, b := runApp(differ(), "users"), runApp(differ(), "users")

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/duet-cli/duet/adapters"
 	"os"
 	"path/filepath"
 	"slices"
@@ -60,9 +61,9 @@ func TestDurationMeasured(t *testing.T) {
 					go func() { time.Sleep(time.Second); sigs <- os.Interrupt }()
 				}
 				var stdout, stderr bytes.Buffer
-				code := urfave.Run(context.Background(), root, tt.args, urfave.WithSpecStrict(),
-					urfave.WithStdio(strings.NewReader(""), &stdout, &stderr), urfave.WithEnv(nil),
-					urfave.WithTerminal(false, false, false), urfave.WithSignals(sigs))
+				code := urfave.Run(context.Background(), root, tt.args, adapters.WithSpecStrict(),
+					adapters.WithStdio(strings.NewReader(""), &stdout, &stderr), adapters.WithEnv(nil),
+					adapters.WithTerminal(false, false, false), adapters.WithSignals(sigs))
 				var env struct {
 					Meta map[string]any `json:"meta"`
 				}
@@ -133,8 +134,8 @@ func TestValidateHook(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			ran = 0
 			var stdout, stderr bytes.Buffer
-			code := urfave.Run(context.Background(), newMove(), tt.args, urfave.WithSpecStrict(),
-				urfave.WithStdio(strings.NewReader(""), &stdout, &stderr), urfave.WithEnv(tt.env))
+			code := urfave.Run(context.Background(), newMove(), tt.args, adapters.WithSpecStrict(),
+				adapters.WithStdio(strings.NewReader(""), &stdout, &stderr), adapters.WithEnv(tt.env))
 			var env struct {
 				Error *struct {
 					Code   string `json:"code"`
@@ -215,8 +216,8 @@ func TestExitCodesHeldToTheTable(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.cmd, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
-			code := urfave.Run(context.Background(), root(), []string{tt.cmd}, urfave.WithSpecStrict(),
-				urfave.WithStdio(strings.NewReader(""), &stdout, &stderr), urfave.WithEnv(nil))
+			code := urfave.Run(context.Background(), root(), []string{tt.cmd}, adapters.WithSpecStrict(),
+				adapters.WithStdio(strings.NewReader(""), &stdout, &stderr), adapters.WithEnv(nil))
 			var env struct {
 				Error struct {
 					Code  string `json:"code"`
@@ -288,8 +289,8 @@ func TestFixCommand(t *testing.T) {
 	run := func(t *testing.T, args ...string) (int, answer) {
 		t.Helper()
 		var stdout, stderr bytes.Buffer
-		code := urfave.Run(context.Background(), root(), args, urfave.WithSpecStrict(),
-			urfave.WithStdio(strings.NewReader(""), &stdout, &stderr), urfave.WithEnv(nil))
+		code := urfave.Run(context.Background(), root(), args, adapters.WithSpecStrict(),
+			adapters.WithStdio(strings.NewReader(""), &stdout, &stderr), adapters.WithEnv(nil))
 		var a answer
 		if err := json.Unmarshal(stdout.Bytes(), &a); err != nil {
 			t.Fatalf("not one envelope: %v\n%s", err, stdout.String())
@@ -346,8 +347,8 @@ func TestWorkdirKept(t *testing.T) {
 		}}, schema.Meta{Danger: schema.Safe}),
 	}}
 	var stdout, stderr bytes.Buffer
-	code := urfave.Run(context.Background(), root, []string{"wander"}, urfave.WithSpecStrict(),
-		urfave.WithStdio(strings.NewReader(""), &stdout, &stderr), urfave.WithEnv(nil))
+	code := urfave.Run(context.Background(), root, []string{"wander"}, adapters.WithSpecStrict(),
+		adapters.WithStdio(strings.NewReader(""), &stdout, &stderr), adapters.WithEnv(nil))
 	now, err := os.Getwd()
 	if err != nil {
 		t.Fatal(err)

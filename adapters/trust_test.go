@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/duet-cli/duet/adapters"
 	"net"
 	"net/url"
 	"os"
@@ -160,11 +161,11 @@ func trustRun(t *testing.T, env []string, opts []urfave.Option, args ...string) 
 	h := &trustHarness{calls: map[string]int{}, seen: map[string]string{}}
 	var stdout, stderr bytes.Buffer
 	all := append([]urfave.Option{
-		urfave.WithSpecStrict(),
-		urfave.WithStdio(strings.NewReader(""), &stdout, &stderr),
-		urfave.WithEnv(append([]string{"PATH=" + t.TempDir()}, env...)),
-		urfave.WithTerminal(false, false, false),
-		urfave.WithRequestID(func() string { return "req-test" }),
+		adapters.WithSpecStrict(),
+		adapters.WithStdio(strings.NewReader(""), &stdout, &stderr),
+		adapters.WithEnv(append([]string{"PATH=" + t.TempDir()}, env...)),
+		adapters.WithTerminal(false, false, false),
+		adapters.WithRequestID(func() string { return "req-test" }),
 	}, opts...)
 	code := urfave.Run(context.Background(), trustApp(h), args, all...)
 	return result{code: code, stdout: stdout.String(), stderr: stderr.String()}, h
@@ -183,7 +184,7 @@ func schemaDoc(t *testing.T, args ...string) map[string]any {
 }
 
 func granted(scopes ...string) urfave.Option {
-	return urfave.WithPermissions(func(context.Context) ([]string, error) { return scopes, nil })
+	return adapters.WithPermissions(func(context.Context) ([]string, error) { return scopes, nil })
 }
 
 // TestSafeDefault holds REQ-O-048: a safe-default command previews without
@@ -307,7 +308,7 @@ func TestSecretFromEnvAndFile(t *testing.T) {
 		bad := &cli.Command{Name: "app", Commands: []*cli.Command{urfave.Annotate(&cli.Command{Name: "x",
 			Flags:  []cli.Flag{&cli.StringFlag{Name: name}},
 			Action: func(context.Context, *cli.Command) error { return nil }}, schema.Meta{Danger: schema.Safe})}}
-		if _, err := urfave.Wrap(bad, urfave.WithSpecStrict()); err == nil || !strings.Contains(err.Error(), "--"+name) {
+		if _, err := urfave.Wrap(bad, adapters.WithSpecStrict()); err == nil || !strings.Contains(err.Error(), "--"+name) {
 			t.Errorf("Wrap of a command with --%s: %v, want a registration error naming it", name, err)
 		}
 	}
@@ -700,7 +701,7 @@ func TestUpdateCheck(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r, h := trustRun(t, tt.env, []urfave.Option{urfave.WithTerminal(tt.tty, tt.tty, tt.tty)}, tt.args...)
+			r, h := trustRun(t, tt.env, []urfave.Option{adapters.WithTerminal(tt.tty, tt.tty, tt.tty)}, tt.args...)
 			if h.calls["repos"] != 1 || h.env.UpdateCheck != tt.want {
 				t.Errorf("ran %d, UpdateCheck = %v, want %v", h.calls["repos"], h.env.UpdateCheck, tt.want)
 			}
@@ -710,7 +711,7 @@ func TestUpdateCheck(t *testing.T) {
 		})
 	}
 	for _, cmd := range []string{"repos", "trade", "call"} {
-		r, _ := trustRun(t, nil, []urfave.Option{urfave.WithTerminal(true, true, true)}, cmd, "--help")
+		r, _ := trustRun(t, nil, []urfave.Option{adapters.WithTerminal(true, true, true)}, cmd, "--help")
 		if help := r.stdout + r.stderr; !strings.Contains(help, "--no-update-check") || !strings.Contains(help, "--instance-id") {
 			t.Errorf("%s --help lacks --no-update-check or --instance-id:\n%s", cmd, help)
 		}

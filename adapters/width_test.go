@@ -3,6 +3,7 @@ package adapters_test
 import (
 	"bytes"
 	"context"
+	"github.com/duet-cli/duet/adapters"
 	"strings"
 	"testing"
 
@@ -33,9 +34,9 @@ func runWidth(t *testing.T, env []string, tty [3]bool, args ...string) result {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
 	code := urfave.Run(context.Background(), widthApp(), append([]string{"deploy"}, args...),
-		urfave.WithStdio(strings.NewReader(""), &stdout, &stderr),
-		urfave.WithEnv(append([]string{"NO_COLOR=1"}, env...)),
-		urfave.WithTerminal(tty[0], tty[1], tty[2]))
+		adapters.WithStdio(strings.NewReader(""), &stdout, &stderr),
+		adapters.WithEnv(append([]string{"NO_COLOR=1"}, env...)),
+		adapters.WithTerminal(tty[0], tty[1], tty[2]))
 	return result{code: code, stdout: stdout.String(), stderr: stderr.String()}
 }
 

@@ -19,7 +19,8 @@ import (
 var yq once
 
 // yqBuilds are yq v4.54.2 as published, and wrapped with Duet in one line:
-// its main's `cmd.Execute()` becomes `duetcobra.Main(cmd, ...)`.
+// its main's `cmd.Execute()` becomes `duetcobra.Main(cmd, ...)` (and the
+// imports name Duet's packages).
 func yqBuilds(t *testing.T) builds {
 	t.Helper()
 	return yq.get(t, func() (builds, error) {
@@ -29,9 +30,9 @@ func yqBuilds(t *testing.T) builds {
 		}
 		return a.adoptAndBuild(".", "yq",
 			[3]string{"yq.go", "\tif err := cmd.Execute(); err != nil {\n\t\tos.Exit(1)\n\t}\n",
-				"\tduetcobra.Main(cmd, duetcobra.WithVersion(\"v4.54.2\"))\n"},
+				"\tduetcobra.Main(cmd, adapters.WithVersion(\"v4.54.2\"))\n"},
 			[3]string{"yq.go", "\tcommand \"github.com/mikefarah/yq/v4/cmd\"",
-				"\tduetcobra \"github.com/duet-cli/duet/adapters/cobra\"\n\tcommand \"github.com/mikefarah/yq/v4/cmd\""})
+				"\t\"github.com/duet-cli/duet/adapters\"\n\tduetcobra \"github.com/duet-cli/duet/adapters/cobra\"\n\tcommand \"github.com/mikefarah/yq/v4/cmd\""})
 	})
 }
 

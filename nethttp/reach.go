@@ -16,7 +16,7 @@ import (
 // without sending a request: the check `tool doctor` makes of an endpoint
 // the tool talks to. Give it to the adapter as a check:
 //
-//	urfave.WithCheck("api reachable", func(ctx context.Context) adapters.CheckResult {
+//	adapters.WithCheck("api reachable", func(ctx context.Context) adapters.CheckResult {
 //		if err := nethttp.Reach(ctx, "https://api.example.com"); err != nil {
 //			return adapters.CheckResult{Error: err.Error(), Fix: "curl -sSI https://api.example.com"}
 //		}

@@ -3,7 +3,7 @@
 // does for urfave/cli: the lifecycle in package adapters is shared, so both
 // adapters answer byte for byte alike.
 //
-//	duetcobra.Main(root, duetcobra.WithVersion(version)) // instead of root.Execute()
+//	duetcobra.Main(root, adapters.WithVersion(version)) // instead of root.Execute()
 //
 // Wrapped, the app runs as before for a person and a script, and cobra
 // parses every command line as it always did (SetArgs included); an agent
@@ -59,21 +59,7 @@ type Option = adapters.Option
 
 // Re-exported options, so an app imports one adapter package.
 var (
-	WithVersion          = adapters.WithVersion
-	WithStdio            = adapters.WithStdio
-	WithEnv              = adapters.WithEnv
-	WithTerminal         = adapters.WithTerminal
-	WithAgentDetector    = adapters.WithAgentDetector
-	WithSpecStrict       = adapters.WithSpecStrict
-	WithWarningsOnStderr = adapters.WithWarningsOnStderr
-	WithLeanAgentHelp    = adapters.WithLeanAgentHelp
-	WithGrace            = adapters.WithGrace
-	WithSignals          = adapters.WithSignals
-	WithRequestID        = adapters.WithRequestID
-	WithTokenizer        = adapters.WithTokenizer
-	// long work
-	WithCleanupCommand = adapters.WithCleanupCommand
-	WithPermissions    = adapters.WithPermissions // auth, trust and safety (issue 16)
+// long work
 )
 
 // Annotate attaches Duet declarations to a command and returns it. Call it

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/duet-cli/duet/adapters"
 	"strings"
 	"testing"
 	"time"
@@ -36,8 +37,8 @@ func run(t *testing.T, root *cobra.Command, env []string, args ...string) answer
 	t.Helper()
 	var stdout, stderr bytes.Buffer
 	a := answer{code: duetcobra.Run(context.Background(), root, args,
-		duetcobra.WithStdio(strings.NewReader(""), &stdout, &stderr),
-		duetcobra.WithEnv(env), duetcobra.WithTerminal(false, false, false), duetcobra.WithSpecStrict())}
+		adapters.WithStdio(strings.NewReader(""), &stdout, &stderr),
+		adapters.WithEnv(env), adapters.WithTerminal(false, false, false), adapters.WithSpecStrict())}
 	a.stdout, a.stderr = stdout.String(), stderr.String()
 	if strings.HasPrefix(a.stdout, "{") {
 		if err := json.Unmarshal(jsontest.One(t, stdout.Bytes()), &a.env); err != nil {

@@ -3,6 +3,7 @@ package cobra_test
 import (
 	"bytes"
 	"context"
+	"github.com/duet-cli/duet/adapters"
 	"slices"
 	"strings"
 	"testing"
@@ -125,9 +126,9 @@ func duetReads(t testing.TB, args []string) reading {
 func wrappedRuns(agent bool, args []string) reading {
 	var r reading
 	var out bytes.Buffer
-	opts := []duetcobra.Option{duetcobra.WithStdio(strings.NewReader(""), &out, &out), duetcobra.WithEnv(nil), duetcobra.WithTerminal(false, false, false)}
+	opts := []duetcobra.Option{adapters.WithStdio(strings.NewReader(""), &out, &out), adapters.WithEnv(nil), adapters.WithTerminal(false, false, false)}
 	if agent {
-		opts = append(opts, duetcobra.WithSpecStrict())
+		opts = append(opts, adapters.WithSpecStrict())
 	}
 	duetcobra.Run(context.Background(), parseApp(&r), args, opts...)
 	return r

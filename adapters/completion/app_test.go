@@ -63,7 +63,7 @@ var leftOut = []string{"secret", "debug-token", "sync", "__complete"}
 
 func wrap(t testing.TB) adapters.Framework {
 	t.Helper()
-	app, err := urfave.Wrap(newApp(), urfave.WithVersion("1.0.0"), completion.Command("completion"))
+	app, err := urfave.Wrap(newApp(), adapters.WithVersion("1.0.0"), completion.Command("completion"))
 	if err != nil {
 		t.Fatal(err)
 	}

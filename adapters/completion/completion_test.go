@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/duet-cli/duet/adapters"
 	"slices"
 	"strings"
 	"testing"
@@ -150,8 +151,8 @@ func TestCobra(t *testing.T) {
 	run := func(args ...string) (string, int) {
 		var out bytes.Buffer
 		code := duetcobra.Run(context.Background(), newRoot(), args,
-			duetcobra.WithStdio(strings.NewReader(""), &out, &bytes.Buffer{}),
-			duetcobra.WithTerminal(false, false, false), duetcobra.WithSpecStrict(),
+			adapters.WithStdio(strings.NewReader(""), &out, &bytes.Buffer{}),
+			adapters.WithTerminal(false, false, false), adapters.WithSpecStrict(),
 			completion.Command("completion"))
 		return out.String(), code
 	}

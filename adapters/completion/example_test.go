@@ -3,6 +3,7 @@ package completion_test
 import (
 	"context"
 	"fmt"
+	"github.com/duet-cli/duet/adapters"
 	"io"
 	"strings"
 
@@ -22,7 +23,7 @@ func Example() {
 	}}
 	var script strings.Builder
 	urfave.Run(context.Background(), app, []string{"completion", "bash"},
-		urfave.WithStdio(strings.NewReader(""), &script, io.Discard),
+		adapters.WithStdio(strings.NewReader(""), &script, io.Discard),
 		completion.Command("completion"))
 	first, _, _ := strings.Cut(script.String(), "\n")
 	fmt.Println(first)

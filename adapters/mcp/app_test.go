@@ -25,9 +25,9 @@ const appEnv = "DUET_MCP_TEST_APP"
 func TestMain(m *testing.M) {
 	switch os.Getenv(appEnv) {
 	case "1":
-		urfave.Main(testApp(), urfave.WithVersion("1.2.3"), mcp.Command("serve"))
+		urfave.Main(testApp(), adapters.WithVersion("1.2.3"), mcp.Command("serve"))
 	case "generated":
-		urfave.Main(generatedApp(), urfave.WithVersion("1.2.3"), mcp.Command("serve"))
+		urfave.Main(generatedApp(), adapters.WithVersion("1.2.3"), mcp.Command("serve"))
 	}
 	os.Exit(m.Run())
 }
@@ -57,7 +57,7 @@ var blocked = make(chan string, 2)
 func newApp() (adapters.Framework, error) { return urfaveWrap(mcp.Command("serve")) }
 
 func urfaveWrap(opts ...urfave.Option) (adapters.Framework, error) {
-	return urfave.Wrap(testApp(), append([]urfave.Option{urfave.WithVersion("1.2.3")}, opts...)...)
+	return urfave.Wrap(testApp(), append([]urfave.Option{adapters.WithVersion("1.2.3")}, opts...)...)
 }
 
 type note struct {

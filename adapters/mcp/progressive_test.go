@@ -65,7 +65,7 @@ func generatedApp() *cli.Command {
 // tools/list would have; call_tool runs the command (a real child process)
 // and answers as the tool itself does when published directly.
 func TestProgressive(t *testing.T) {
-	app, err := urfave.Wrap(generatedApp(), urfave.WithVersion("1.2.3"), mcp.Command("serve"))
+	app, err := urfave.Wrap(generatedApp(), adapters.WithVersion("1.2.3"), mcp.Command("serve"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -196,7 +196,7 @@ func callInto(t *testing.T, cs *sdk.ClientSession, tool string, args map[string]
 // own server, progressive, over streamable HTTP: it reads the 200 tools
 // through search_tools and describe_tool, and finds no drift.
 func TestValidateProgressive(t *testing.T) {
-	app, err := urfave.Wrap(generatedApp(), urfave.WithVersion("1.2.3"), mcp.Command("serve"))
+	app, err := urfave.Wrap(generatedApp(), adapters.WithVersion("1.2.3"), mcp.Command("serve"))
 	if err != nil {
 		t.Fatal(err)
 	}

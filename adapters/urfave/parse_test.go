@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/duet-cli/duet/adapters"
 	"slices"
 	"strconv"
 	"strings"
@@ -153,9 +154,9 @@ func duetReads(t testing.TB, short bool, args []string) (reading, bool) {
 func wrappedRuns(short, agent bool, args []string) reading {
 	var r reading
 	var out bytes.Buffer
-	opts := []urfave.Option{urfave.WithStdio(strings.NewReader(""), &out, &out), urfave.WithEnv(nil), urfave.WithTerminal(false, false, false)}
+	opts := []urfave.Option{adapters.WithStdio(strings.NewReader(""), &out, &out), adapters.WithEnv(nil), adapters.WithTerminal(false, false, false)}
 	if agent {
-		opts = append(opts, urfave.WithSpecStrict())
+		opts = append(opts, adapters.WithSpecStrict())
 	}
 	urfave.Run(context.Background(), parseApp(short, &r), args, opts...)
 	return r

@@ -1,7 +1,7 @@
 // Package urfave wraps a urfave/cli v3 app so that one binary serves a person
 // at a terminal, a script and an agent.
 //
-//	urfave.Main(root, urfave.WithVersion(version)) // instead of root.Run(ctx, os.Args)
+//	urfave.Main(root, adapters.WithVersion(version)) // instead of root.Run(ctx, os.Args)
 //
 // Wrapped, the app runs as before for a person and a script, and urfave
 // parses every command line as it always did; an agent gets one envelope.
@@ -47,21 +47,7 @@ type Option = adapters.Option
 
 // Re-exported options, so an app imports one adapter package.
 var (
-	WithVersion          = adapters.WithVersion
-	WithStdio            = adapters.WithStdio
-	WithEnv              = adapters.WithEnv
-	WithTerminal         = adapters.WithTerminal
-	WithAgentDetector    = adapters.WithAgentDetector
-	WithSpecStrict       = adapters.WithSpecStrict
-	WithWarningsOnStderr = adapters.WithWarningsOnStderr
-	WithLeanAgentHelp    = adapters.WithLeanAgentHelp
-	WithGrace            = adapters.WithGrace
-	WithSignals          = adapters.WithSignals
-	WithRequestID        = adapters.WithRequestID
-	WithTokenizer        = adapters.WithTokenizer
-	// long work
-	WithCleanupCommand = adapters.WithCleanupCommand
-	WithPermissions    = adapters.WithPermissions // auth, trust and safety (issue 16)
+// long work
 )
 
 // Annotate attaches Duet declarations to a command and returns it.
@@ -542,8 +528,8 @@ func defaultOf(f cli.Flag, sf schema.Flag) any {
 
 // detachEnv leaves the environment variables of flag f to the lifecycle,
 // which hands their values to urfave (Preset) from the environment it was
-// given — the process's, or WithEnv's — before urfave checks required flags.
-// urfave would read the process's itself, behind a WithEnv. Each of f's
+// given — the process's, or adapters.WithEnv's — before urfave checks required flags.
+// urfave would read the process's itself, behind a adapters.WithEnv. Each of f's
 // environment sources becomes a lifecycleEnv, which keeps the variable's name
 // for help; other sources (files, maps) stay as they are.
 func detachEnv(f cli.Flag) {

@@ -144,8 +144,8 @@ func TestRunEndToEnd(t *testing.T) {
 	root := &cli.Command{Name: "app", Commands: []*cli.Command{{Name: "go", Action: func(context.Context, *cli.Command) error { ran = true; return nil }}}}
 	var stdout, stderr bytes.Buffer
 	code := urfave.Run(context.Background(), root, []string{"go"},
-		urfave.WithStdio(strings.NewReader(""), &stdout, &stderr),
-		urfave.WithEnv(nil), urfave.WithTerminal(false, false, false), urfave.WithSpecStrict())
+		adapters.WithStdio(strings.NewReader(""), &stdout, &stderr),
+		adapters.WithEnv(nil), adapters.WithTerminal(false, false, false), adapters.WithSpecStrict())
 	if code != 0 || !ran {
 		t.Fatalf("exit %d ran %v; stderr %s", code, ran, stderr.String())
 	}
@@ -159,8 +159,8 @@ func TestHelpInAgentMode(t *testing.T) {
 	root := &cli.Command{Name: "app", Usage: "the app", Commands: []*cli.Command{{Name: "go", Usage: "go somewhere", Action: noop}}}
 	var stdout, stderr bytes.Buffer
 	code := urfave.Run(context.Background(), root, []string{"--help"},
-		urfave.WithStdio(strings.NewReader(""), &stdout, &stderr),
-		urfave.WithEnv(nil), urfave.WithTerminal(false, false, false), urfave.WithSpecStrict())
+		adapters.WithStdio(strings.NewReader(""), &stdout, &stderr),
+		adapters.WithEnv(nil), adapters.WithTerminal(false, false, false), adapters.WithSpecStrict())
 	if code != 0 {
 		t.Errorf("exit = %d", code)
 	}
@@ -211,7 +211,7 @@ func TestExtensionGroup(t *testing.T) {
 		var stdout, stderr bytes.Buffer
 		app := &cli.Command{Name: "app", Commands: []*cli.Command{{Name: "x", Action: noop}}}
 		exit := urfave.Run(context.Background(), app, tt.args, ext,
-			urfave.WithStdio(strings.NewReader(""), &stdout, &stderr), urfave.WithTerminal(true, true, true), urfave.WithEnv([]string{"HOME=/nonexistent"}))
+			adapters.WithStdio(strings.NewReader(""), &stdout, &stderr), adapters.WithTerminal(true, true, true), adapters.WithEnv([]string{"HOME=/nonexistent"}))
 		if exit != tt.exit || !cmp.Equal(tt.ran, ran) || !strings.Contains(stdout.String()+stderr.String(), tt.out) {
 			t.Errorf("%v: exit %d, ran %q; want %d, %q\nstdout %s\nstderr %s", tt.args, exit, ran, tt.exit, tt.ran, &stdout, &stderr)
 		}

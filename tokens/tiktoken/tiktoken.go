@@ -3,7 +3,7 @@
 // vocabularies add about 9 MB to a program; register them only in an app
 // whose agents need exact counts:
 //
-//	urfave.Wrap(app, urfave.WithTokenizer(tiktoken.Cl100kBase, tiktoken.Cl100k()))
+//	urfave.Wrap(app, adapters.WithTokenizer(tiktoken.Cl100kBase, tiktoken.Cl100k()))
 package tiktoken
 
 import (

@@ -48,7 +48,7 @@ func main() {
 	if code, done := conformance.Isolate(own...); done {
 		os.Exit(code)
 	}
-	urfave.Main(newApp(), urfave.WithVersion(version), urfave.WithSpecStrict())
+	urfave.Main(newApp(), adapters.WithVersion(version), adapters.WithSpecStrict())
 }
 
 func newApp() *cli.Command {

@@ -10,6 +10,7 @@ package main
 import (
 	"context"
 	"errors"
+	"github.com/duet-cli/duet/adapters"
 	"os"
 	"time"
 
@@ -41,5 +42,5 @@ func main() {
 			}
 			return envelope.From(ctx).Result(map[string]any{"background_pid": cmd.Process.Pid, "cleanup_command": "kill " + "-TERM"})
 		}}, schema.Meta{Danger: schema.Mutating, Background: &schema.Background{CleanupCommand: "kill -TERM <background_pid>", MaxLifetime: time.Minute}})
-	urfave.Main(&cli.Command{Name: "app", Usage: "proc's test app", Commands: []*cli.Command{hold, watch}}, urfave.WithGrace(time.Second))
+	urfave.Main(&cli.Command{Name: "app", Usage: "proc's test app", Commands: []*cli.Command{hold, watch}}, adapters.WithGrace(time.Second))
 }

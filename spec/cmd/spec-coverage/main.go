@@ -12,6 +12,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/duet-cli/duet/adapters"
 	"io"
 	"os"
 	"os/exec"
@@ -66,7 +67,7 @@ type Requirement struct {
 }
 
 func main() {
-	urfave.Main(newApp(), urfave.WithSpecStrict())
+	urfave.Main(newApp(), adapters.WithSpecStrict())
 }
 
 func newApp() *cli.Command {

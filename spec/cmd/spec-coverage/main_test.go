@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/duet-cli/duet/adapters"
 	"strings"
 	"testing"
 
@@ -23,7 +24,7 @@ func TestRegistryScore(t *testing.T) {
 	want := spec.Coverage(reqs, modes, verdicts).Percent()
 
 	var stdout, stderr bytes.Buffer
-	code := urfave.Run(context.Background(), newApp(), []string{"--output", "json"}, urfave.WithStdio(strings.NewReader(""), &stdout, &stderr), urfave.WithEnv(nil))
+	code := urfave.Run(context.Background(), newApp(), []string{"--output", "json"}, adapters.WithStdio(strings.NewReader(""), &stdout, &stderr), adapters.WithEnv(nil))
 	var env struct {
 		Data Coverage `json:"data"`
 	}
@@ -35,7 +36,7 @@ func TestRegistryScore(t *testing.T) {
 	}
 
 	stdout.Reset()
-	code = urfave.Run(context.Background(), newApp(), []string{"--output", "text"}, urfave.WithStdio(strings.NewReader(""), &stdout, &stderr), urfave.WithEnv(nil))
+	code = urfave.Run(context.Background(), newApp(), []string{"--output", "text"}, adapters.WithStdio(strings.NewReader(""), &stdout, &stderr), adapters.WithEnv(nil))
 	if line := "registry "; code != 0 || !strings.Contains(stdout.String(), line) {
 		t.Errorf("exit %d, text lacks %q:\n%s", code, line, stdout.String())
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/duet-cli/duet/adapters"
 	"os"
 	"path/filepath"
 	"testing"
@@ -48,7 +49,7 @@ func BenchmarkStart(b *testing.B) {
 		for b.Loop() {
 			root := app.New()
 			root.Writer = null
-			if err := urfave.Exec(context.Background(), root, args, urfave.WithStdio(os.Stdin, null, null), urfave.WithTerminal(false, false, false)); err != nil {
+			if err := urfave.Exec(context.Background(), root, args, adapters.WithStdio(os.Stdin, null, null), adapters.WithTerminal(false, false, false)); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -58,25 +58,25 @@ func AgentMode(getenv func(string) string) bool { return getenv(space.EnvID) != 
 // Options are the Duet options every meridian invocation runs with.
 func Options(version string) []urfave.Option {
 	// Built for agents first: a pipe or CI is an agent (the CLI Agent Spec's F-003).
-	return []urfave.Option{urfave.WithVersion(version), urfave.WithSpecStrict(), urfave.WithAgentDetector(AgentMode), completion.Command("completion"),
+	return []urfave.Option{adapters.WithVersion(version), adapters.WithSpecStrict(), adapters.WithAgentDetector(AgentMode), completion.Command("completion"),
 		// Token budgets counted as OpenAI's o200k_base counts them, with its
 		// vocabulary in the binary (7 MB; 2 % on the start of a command,
 		// side by side with bench/cmd/procbench): meridian's answers are
 		// read by models, and an estimate's few percent off are tokens an
 		// agent budgeted for.
-		urfave.WithTokenizer(tiktoken.O200kBase, tiktoken.O200k()),
+		adapters.WithTokenizer(tiktoken.O200kBase, tiktoken.O200k()),
 		// The seed: warnings and diagnostics on stderr, for an agent too.
-		urfave.WithWarningsOnStderr(),
-		urfave.WithLeanAgentHelp(), // the seed's agent help: its commands alone
-		urfave.WithConfig(Config()),
+		adapters.WithWarningsOnStderr(),
+		adapters.WithLeanAgentHelp(), // the seed's agent help: its commands alone
+		adapters.WithConfig(Config()),
 		// artifacts: the variables meridian reads itself, for AGENTS.md (O-043)
-		urfave.WithEnvVar("MERIDIAN_REPO_ROOT", "path", "the repository whose .meridian directory holds the state (default: the enclosing git repository of the working directory)"),
-		urfave.WithEnvVar(run.EnvChat, "string", "the chat a run spawned from inside a chat belongs to; set by meridian for the agents it starts"),
-		urfave.WithEnvVar("HOME", "path", "the home directory: the user's config, and where harnesses keep their sessions"),
-		urfave.WithEnvVar("PATH", "string", "where the harness CLIs (claude, codex, opencode) are looked up"),
-		urfave.WithEnvVar("CLAUDE_CONFIG_DIR", "path", "where Claude Code keeps its sessions (default: ~/.claude)"),
-		urfave.WithEnvVar("CODEX_HOME", "path", "where Codex keeps its sessions (default: ~/.codex)"),
-		urfave.WithEnvVar("XDG_DATA_HOME", "path", "where OpenCode keeps its logs (default: ~/.local/share)")}
+		adapters.WithEnvVar("MERIDIAN_REPO_ROOT", "path", "the repository whose .meridian directory holds the state (default: the enclosing git repository of the working directory)"),
+		adapters.WithEnvVar(run.EnvChat, "string", "the chat a run spawned from inside a chat belongs to; set by meridian for the agents it starts"),
+		adapters.WithEnvVar("HOME", "path", "the home directory: the user's config, and where harnesses keep their sessions"),
+		adapters.WithEnvVar("PATH", "string", "where the harness CLIs (claude, codex, opencode) are looked up"),
+		adapters.WithEnvVar("CLAUDE_CONFIG_DIR", "path", "where Claude Code keeps its sessions (default: ~/.claude)"),
+		adapters.WithEnvVar("CODEX_HOME", "path", "where Codex keeps its sessions (default: ~/.codex)"),
+		adapters.WithEnvVar("XDG_DATA_HOME", "path", "where OpenCode keeps its logs (default: ~/.local/share)")}
 }
 
 // Config tells Duet which files Meridian reads its settings from, highest

@@ -1,6 +1,7 @@
 package commands_test
 
 import (
+	"github.com/duet-cli/duet/adapters"
 	"os"
 	"path/filepath"
 	"strings"
@@ -39,7 +40,7 @@ func app(t *testing.T, dir string, env map[string]string) *urfave.App {
 		Exe:     os.Args[0],
 		Now:     time.Now,
 	}
-	a, err := urfave.Wrap(commands.New(e), append(commands.Options("test"), urfave.WithEnv(list))...)
+	a, err := urfave.Wrap(commands.New(e), append(commands.Options("test"), adapters.WithEnv(list))...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@
 package main
 
 import (
+	"github.com/duet-cli/duet/adapters"
 	"github.com/spf13/cobra"
 
 	duetcobra "github.com/duet-cli/duet/adapters/cobra"
@@ -11,5 +12,5 @@ import (
 
 // run is the one line that adopts Duet: it was root.Execute().
 func run(root *cobra.Command) {
-	duetcobra.Main(root, duetcobra.WithVersion(app.Version))
+	duetcobra.Main(root, adapters.WithVersion(app.Version))
 }

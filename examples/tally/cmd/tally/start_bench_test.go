@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"github.com/duet-cli/duet/adapters"
 	"io"
 	"os"
 	"path/filepath"
@@ -45,8 +46,8 @@ func BenchmarkStart(b *testing.B) {
 			for b.Loop() {
 				root := app.New()
 				root.SetOut(io.Discard)
-				if code := duetcobra.Run(context.Background(), root, args, duetcobra.WithStdio(strings.NewReader(""), null, io.Discard),
-					duetcobra.WithTerminal(false, false, false)); code != 0 {
+				if code := duetcobra.Run(context.Background(), root, args, adapters.WithStdio(strings.NewReader(""), null, io.Discard),
+					adapters.WithTerminal(false, false, false)); code != 0 {
 					b.Fatalf("exit %d", code)
 				}
 			}

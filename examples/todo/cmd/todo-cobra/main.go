@@ -4,6 +4,7 @@
 package main
 
 import (
+	"github.com/duet-cli/duet/adapters"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -17,8 +18,8 @@ import (
 var version = "0.1.0"
 
 func main() {
-	duetcobra.Main(newApp(), append(serveMCP(), duetcobra.WithVersion(version), duetcobra.WithSpecStrict(), duetcobra.WithCleanupCommand(),
-		duetcobra.WithEnvVar(commands.DataHomeEnv, "path", commands.DataHomeEnvUsage), completion.Command("completion"))...)
+	duetcobra.Main(newApp(), append(serveMCP(), adapters.WithVersion(version), adapters.WithSpecStrict(), adapters.WithCleanupCommand(),
+		adapters.WithEnvVar(commands.DataHomeEnv, "path", commands.DataHomeEnvUsage), completion.Command("completion"))...)
 }
 
 func newApp() *cobra.Command {

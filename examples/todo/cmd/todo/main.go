@@ -12,6 +12,7 @@ package main
 
 import (
 	"context"
+	"github.com/duet-cli/duet/adapters"
 	"time"
 
 	"github.com/urfave/cli/v3"
@@ -28,8 +29,8 @@ func main() { urfave.Main(newApp(), options()...) }
 
 // options are the options todo is wrapped with.
 func options() []urfave.Option {
-	return append(serveMCP(), urfave.WithVersion(version), urfave.WithSpecStrict(), urfave.WithCleanupCommand(),
-		urfave.WithEnvVar(commands.DataHomeEnv, "path", commands.DataHomeEnvUsage), completion.Command("completion"))
+	return append(serveMCP(), adapters.WithVersion(version), adapters.WithSpecStrict(), adapters.WithCleanupCommand(),
+		adapters.WithEnvVar(commands.DataHomeEnv, "path", commands.DataHomeEnvUsage), completion.Command("completion"))
 }
 
 func store(cmd *cli.Command) *todo.Store { return commands.Store(cmd.String("file")) }

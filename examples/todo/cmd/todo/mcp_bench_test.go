@@ -28,7 +28,7 @@ func BenchmarkToolCall(b *testing.B) {
 	env := []string{"TODO_FILE=" + filepath.Join(dir, "todo.json"), "TODO_CONFIG_DIR=" + filepath.Join(dir, "config"), "HOME=" + dir, "PATH=" + os.Getenv("PATH")}
 	for range 100 {
 		if code := urfave.Run(context.Background(), newApp(), []string{"add", "benchmark item"},
-			urfave.WithEnv(env), urfave.WithStdio(strings.NewReader(""), io.Discard, io.Discard)); code != 0 {
+			adapters.WithEnv(env), adapters.WithStdio(strings.NewReader(""), io.Discard, io.Discard)); code != 0 {
 			b.Fatalf("todo add: exit %d", code)
 		}
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"github.com/duet-cli/duet/adapters"
 	"io"
 	"os"
 	"path/filepath"
@@ -24,7 +25,7 @@ func BenchmarkStartList(b *testing.B) {
 	env := []string{"TODO_FILE=" + filepath.Join(dir, "todo.json"), "TODO_CONFIG_DIR=" + filepath.Join(dir, "config")}
 	run := func(b *testing.B, args ...string) {
 		if code := urfave.Run(context.Background(), newApp(), args,
-			urfave.WithEnv(env), urfave.WithStdio(strings.NewReader(""), io.Discard, io.Discard)); code != 0 {
+			adapters.WithEnv(env), adapters.WithStdio(strings.NewReader(""), io.Discard, io.Discard)); code != 0 {
 			b.Fatalf("todo %s: exit %d", strings.Join(args, " "), code)
 		}
 	}
