@@ -100,7 +100,7 @@ func (inv *invocation) doctor(ctx context.Context) error {
 	e := envelope.Errorf(exitcode.GeneralError, "CHECKS_FAILED", "%d of %d checks failed: %s", len(failed), len(checks)+len(deps), strings.Join(failed, ", ")).
 		WithPhase(envelope.Execution)
 	if fix != "" {
-		e = e.WithFix("fix what failed: each failed check has its fix", "").WithSuggestion("run '%s', then '%s doctor' again", fix, inv.root.Name)
+		e = e.WithFix("fix what failed: each failed check has its fix", "").WithSuggestion(fmt.Sprintf("run '%s', then '%s doctor' again", fix, inv.root.Name))
 	}
 	return e.WithResult()
 }

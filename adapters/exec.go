@@ -94,7 +94,7 @@ func (inv *invocation) exec(ctx context.Context) error {
 	}
 	if err := sc.Err(); err != nil {
 		return envelope.Validationf("DISPATCH_PARSE_ERROR", "stdin could not be read as JSONL: %v", err).
-			WithSuggestion("send one JSON object per line, each under %d bytes", maxDispatchLine).WithResult()
+			WithSuggestion(fmt.Sprintf("send one JSON object per line, each under %d bytes", maxDispatchLine)).WithResult()
 	}
 	switch {
 	case lines > 0 && read == 0:

@@ -39,7 +39,7 @@ func (inv *invocation) needsPerson() *envelope.Error {
 			if !c.VisibleTo(true) {
 				return envelope.Errorf(exitcode.PermissionDenied, "HUMAN_ONLY_COMMAND", "%q is for people: it is not run for an agent", n.DotPath()).
 					WithPhase(envelope.Validation).
-					WithSuggestion("ask a person to run it at a terminal: %s", commandLine(append([]string{inv.root.Name}, inv.args...)))
+					WithSuggestion(fmt.Sprintf("ask a person to run it at a terminal: %s", commandLine(append([]string{inv.root.Name}, inv.args...))))
 			}
 		}
 	}
@@ -49,7 +49,7 @@ func (inv *invocation) needsPerson() *envelope.Error {
 	if n.Meta.Interactive {
 		return envelope.Errorf(exitcode.Precondition, "REPL_MODE_PROHIBITED", "%q is interactive: it needs a person at a terminal, and stdin is not one (or --non-interactive was given)", n.DotPath()).
 			WithPhase(envelope.Validation).
-			WithSuggestion("run it in a terminal; a program uses %s", nonInteractiveCommands(inv.root, n))
+			WithSuggestion(fmt.Sprintf("run it in a terminal; a program uses %s", nonInteractiveCommands(inv.root, n)))
 	}
 	if n.Meta.Editor && len(n.Meta.Alternatives) > 0 {
 		for _, a := range n.Meta.Alternatives {
@@ -63,7 +63,7 @@ func (inv *invocation) needsPerson() *envelope.Error {
 		}
 		e := envelope.Errorf(exitcode.Precondition, proc.CodeEditor, "%q opens an editor, and nobody is at a terminal to use it", n.DotPath()).
 			WithPhase(envelope.Validation).
-			WithSuggestion("use %s instead", strings.Join(alts, " or ")).
+			WithSuggestion(fmt.Sprintf("use %s instead", strings.Join(alts, " or "))).
 			WithField(n.Meta.Alternatives[0], n.Meta.Alternatives...)
 		e.FixRequired = "give " + strings.Join(alts, " or ")
 		e.Alternatives = editorAlternatives(n)
@@ -104,7 +104,7 @@ func Prompt(ctx context.Context, question, flag string) (string, error) {
 		e := envelope.Errorf(exitcode.Precondition, "INPUT_REQUIRED", "%s: an answer is needed, and nobody can be asked (stdin is not a terminal)", strings.TrimRight(question, " ?:")+"?").
 			WithPhase(envelope.Validation)
 		if flag != "" {
-			e = e.WithSuggestion("pass --%s to answer without a prompt", flag).WithField(flag)
+			e = e.WithSuggestion(fmt.Sprintf("pass --%s to answer without a prompt", flag)).WithField(flag)
 		} else {
 			e = e.WithSuggestion("run it in a terminal, where it can ask")
 		}

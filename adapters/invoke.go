@@ -149,7 +149,7 @@ func (inv *invocation) describe(ctx context.Context) error {
 	}
 	if err != nil {
 		return envelope.Validationf("UNKNOWN_COMMAND", "%v", err).
-			WithField("command").WithSuggestion("%s describe --index lists the commands by key", inv.root.Name)
+			WithField("command").WithSuggestion(fmt.Sprintf("%s describe --index lists the commands by key", inv.root.Name))
 	}
 	out.RenderText(indentedJSON(answer))
 	return out.Result(answer)

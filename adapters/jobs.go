@@ -218,7 +218,7 @@ func (inv *invocation) claimJob() *envelope.Error {
 		return envelope.Errorf(exitcode.Precondition, "JOB_INVALID", "%s names job %q: %v", inv.jobEnv(), id, err)
 	case j.Status != jobstore.Running || j.Command != inv.call.node.DotPath() || j.PID != os.Getpid():
 		return envelope.Errorf(exitcode.Precondition, "JOB_INVALID", "%s names job %q, which is not this process's to run", inv.jobEnv(), id).
-			WithSuggestion("unset %s", inv.jobEnv())
+			WithSuggestion(fmt.Sprintf("unset %s", inv.jobEnv()))
 	}
 	keepJobLock()
 	inv.work.job, inv.work.jobs = &j, store
@@ -318,7 +318,7 @@ func (inv *invocation) cancelJob(ctx context.Context, store *jobstore.Store, j j
 	j2, err := inv.waitJob(ctx, store, j.ID, inv.cfg.grace+10*time.Second)
 	if err == nil && !j2.Status.Terminal() {
 		return j2, envelope.Errorf(exitcode.Unavailable, "JOB_STILL_RUNNING", "job %s was sent SIGTERM and has not ended yet", j.ID).
-			WithRetry(true, j.PollMS, envelope.RetryLinear).
+			WithRetry(time.Duration(j.PollMS)*time.Millisecond, envelope.RetryLinear).
 			WithFix("", inv.descriptor(j).StatusCommand)
 	}
 	return j2, err
@@ -334,8 +334,8 @@ func (inv *invocation) answerJob(store *jobstore.Store, j jobstore.Job) error {
 		return nil
 	case jobstore.Running:
 		return envelope.Errorf(exitcode.PartialFailure, "JOB_RUNNING", "job %s is still running", j.ID).
-			WithRetry(true, j.PollMS, envelope.RetryLinear).
-			WithSuggestion("ask again after retry_after_ms, or wait with '%s --wait'", v.StatusCommand).
+			WithRetry(time.Duration(j.PollMS)*time.Millisecond, envelope.RetryLinear).
+			WithSuggestion(fmt.Sprintf("ask again after retry_after_ms, or wait with '%s --wait'", v.StatusCommand)).
 			WithResult()
 	case jobstore.Cancelled:
 		return envelope.Errorf(exitcode.Precondition, "JOB_CANCELLED", "job %s was cancelled", j.ID).WithResult()

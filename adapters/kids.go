@@ -1,6 +1,7 @@
 package adapters
 
 import (
+	"fmt"
 	"github.com/duet-cli/duet/internal/flagname"
 	"io"
 	"os"
@@ -155,7 +156,7 @@ type nobodyTyping struct{ command, line string }
 func (r nobodyTyping) Read([]byte) (int, error) {
 	return 0, envelope.Errorf(exitcode.Precondition, "INPUT_REQUIRED", "%q read stdin for an answer, and nobody is typing at the terminal", r.command).
 		WithPhase(envelope.Validation).
-		WithSuggestion("pass what it asks for as flags or arguments (see '%s --schema'), or run it where a person can answer", r.line)
+		WithSuggestion(fmt.Sprintf("pass what it asks for as flags or arguments (see '%s --schema'), or run it where a person can answer", r.line))
 }
 
 var _ io.Reader = nobodyTyping{}

@@ -59,7 +59,7 @@ func (inv *invocation) mcpValidate(ctx context.Context) error {
 		if err != nil {
 			return envelope.Errorf(exitcode.NotFound, "MCP_SCHEMA_UNREADABLE", "%v", err).
 				WithPhase(envelope.Validation).WithField(flagname.MCPSchemaFile).
-				WithSuggestion("write the list with '%s describe --mcp > %s'", inv.root.Name, source)
+				WithSuggestion(fmt.Sprintf("write the list with '%s describe --mcp > %s'", inv.root.Name, source))
 		}
 		raw = b
 	case c.has(flagname.MCPServerURL):
@@ -82,7 +82,7 @@ func (inv *invocation) mcpValidate(ctx context.Context) error {
 	theirs, err := mcpTools(raw)
 	if err != nil {
 		return envelope.Validationf("MCP_SCHEMA_INVALID", "%s holds no MCP tool list: %v", source, err).
-			WithSuggestion("pass a tools/list result, or what '%s describe --mcp' prints", inv.root.Name)
+			WithSuggestion(fmt.Sprintf("pass a tools/list result, or what '%s describe --mcp' prints", inv.root.Name))
 	}
 	ours, err := describe.Tools(inv.root, inv.cfg.version)
 	if err != nil {
@@ -96,7 +96,7 @@ func (inv *invocation) mcpValidate(ctx context.Context) error {
 	}
 	return envelope.Errorf(exitcode.GeneralError, "SCHEMA_DRIFT", "the MCP tools in %s differ from the commands of %s", source, inv.root.Name).
 		WithPhase(envelope.Execution).
-		WithSuggestion("regenerate the list with '%s describe --mcp'", inv.root.Name).WithResult()
+		WithSuggestion(fmt.Sprintf("regenerate the list with '%s describe --mcp'", inv.root.Name)).WithResult()
 }
 
 // mcpTool is what mcp-validate reads of a tool.

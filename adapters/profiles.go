@@ -289,12 +289,12 @@ func (inv *invocation) saveProfile(ctx context.Context, name string) error {
 	}
 	if len(sensitive) > 0 {
 		e := envelope.Validationf("SENSITIVE_FLAG", "--%s is sensitive and is never saved in plain text", sensitive[0]).WithField(sensitive[0])
-		return e.WithSuggestion("bind the flag to an environment variable, or read the secret from a file (a --%s-from-file flag), instead of saving it", sensitive[0])
+		return e.WithSuggestion(fmt.Sprintf("bind the flag to an environment variable, or read the secret from a file (a --%s-from-file flag), instead of saving it", sensitive[0]))
 	}
 	if len(values) == 0 {
 		e := envelope.Validationf("NOTHING_TO_SAVE", "give the flags to save, such as %s", saveable[0])
 		e.ValidValues = saveable
-		return e.WithSuggestion("run '%s profile save %s %s <value>'", inv.root.Name, name, saveable[0])
+		return e.WithSuggestion(fmt.Sprintf("run '%s profile save %s %s <value>'", inv.root.Name, name, saveable[0]))
 	}
 	var saved profile.Profile
 	created := false

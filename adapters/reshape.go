@@ -229,7 +229,7 @@ func (inv *invocation) reshape(fail *envelope.Error) *envelope.Error {
 		if err != nil {
 			return envelope.Errorf(exitcode.GeneralError, "SCHEMA_COMPAT_FAILED", "%s could not answer in schema version %d: %v", n.DotPath(), want, err).
 				WithPhase(envelope.Execution).
-				WithSuggestion("pass --schema-version %d, the current one", n.DataVersion())
+				WithSuggestion(fmt.Sprintf("pass --schema-version %d, the current one", n.DataVersion()))
 		}
 		result = older
 		inv.out.Result(result)

@@ -665,10 +665,10 @@ func (inv *invocation) unconfirmed(args []string) *envelope.Error {
 	line := inv.root.Name + " " + commandLine(args)
 	e := envelope.Validationf("CONFIRMATION_REQUIRED", "%q is %s and needs confirmation, and nobody can be asked", c.node.DotPath(), c.node.Danger())
 	if c.node.Flag(flagname.DryRun) == nil {
-		return e.WithFix("confirm with --yes", "").WithSuggestion("run '%s --yes' to proceed", line)
+		return e.WithFix("confirm with --yes", "").WithSuggestion(fmt.Sprintf("run '%s --yes' to proceed", line))
 	}
 	return e.WithFix("confirm with --yes; data and meta.would_affect are what it would change", "").
-		WithSuggestion("check what it would change (here, or with '%s --dry-run'), then run '%s --yes'", line, line)
+		WithSuggestion(fmt.Sprintf("check what it would change (here, or with '%s --dry-run'), then run '%s --yes'", line, line))
 }
 
 // confirm guards a command that needs confirmation: refused where nobody can

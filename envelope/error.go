@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"strings"
+	"time"
 
 	"github.com/duet-cli/duet/exitcode"
 )
@@ -40,7 +41,7 @@ type Error struct {
 	Code          string        `json:"code"`
 	Message       string        `json:"message"`
 	Detail        string        `json:"detail,omitempty"`
-	Retryable     bool          `json:"retryable"`
+	Retryable     bool          `json:"retryable"` // left false, Settle fills it from the exit code's entry; WithoutRetry makes it stay false
 	RetryAfterMS  int64         `json:"retry_after_ms,omitempty"`
 	RetryStrategy RetryStrategy `json:"retry_strategy,omitempty"`
 	FixRequired   string        `json:"fix_required,omitempty"`
@@ -118,8 +119,8 @@ func (e *Error) Error() string { return e.Code + ": " + e.Message }
 func (e *Error) Unwrap() error { return e.cause }
 
 // WithSuggestion sets the next step an agent or a person should take.
-func (e *Error) WithSuggestion(format string, args ...any) *Error {
-	e.Suggestion = fmt.Sprintf(format, args...)
+func (e *Error) WithSuggestion(step string) *Error {
+	e.Suggestion = step
 	return e
 }
 
@@ -130,10 +131,18 @@ func (e *Error) WithFix(required, command string) *Error {
 	return e
 }
 
-// WithRetry marks the error retryable (or not) regardless of its exit code's
-// entry, with a back-off hint.
-func (e *Error) WithRetry(retryable bool, after int64, strategy RetryStrategy) *Error {
-	e.Retryable, e.RetryAfterMS, e.RetryStrategy, e.retrySet = retryable, after, strategy, true
+// WithRetry marks the error retryable, whatever its exit code's entry says,
+// with a back-off hint: wait after (whole milliseconds; 0 for no hint),
+// then retry as strategy says.
+func (e *Error) WithRetry(after time.Duration, strategy RetryStrategy) *Error {
+	e.Retryable, e.RetryAfterMS, e.RetryStrategy, e.retrySet = true, after.Milliseconds(), strategy, true
+	return e
+}
+
+// WithoutRetry marks the error terminal, whatever its exit code's entry
+// says: the same call will fail the same way.
+func (e *Error) WithoutRetry() *Error {
+	e.Retryable, e.RetryAfterMS, e.RetryStrategy, e.retrySet = false, 0, "", true
 	return e
 }
 
@@ -165,7 +174,7 @@ func (e *Error) WithRedirect(r Redirect) *Error {
 // unless the error set it, and the execution phase by default. A retryable
 // error keeps no fix; a terminal one keeps no back-off.
 func (e *Error) Settle(t exitcode.Table) {
-	if !e.retrySet {
+	if !e.retrySet && !e.Retryable { // set true by hand, it stays
 		e.Retryable = t[e.Exit].Retryable
 	}
 	if e.Phase == "" {

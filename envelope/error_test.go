@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -69,7 +70,7 @@ func TestAs(t *testing.T) {
 func TestErrorf(t *testing.T) {
 	cause := fs.ErrNotExist
 	e := envelope.Errorf(exitcode.NotFound, "SPACE_NOT_FOUND", "space %s: %w", "s1", cause).
-		WithSuggestion("run '%s'", "tool space list")
+		WithSuggestion(fmt.Sprintf("run '%s'", "tool space list"))
 	if got, want := e.Error(), "SPACE_NOT_FOUND: space s1: file does not exist"; got != want {
 		t.Errorf("Error() = %q, want %q", got, want)
 	}
@@ -92,8 +93,18 @@ func TestSettle(t *testing.T) {
 	}{
 		{"rate limited is retryable", envelope.Errorf(exitcode.RateLimited, "SLOW_DOWN", "x"), true, envelope.Execution, 0},
 		{"not found is not", envelope.Errorf(exitcode.NotFound, "GONE", "x"), false, envelope.Execution, 0},
-		{"explicit retry wins", envelope.Errorf(exitcode.NotFound, "GONE", "x").WithRetry(true, 500, envelope.RetryLinear), true, envelope.Execution, 500},
-		{"terminal error keeps no back-off", envelope.Errorf(exitcode.RateLimited, "X", "x").WithRetry(false, 500, envelope.RetryLinear), false, envelope.Execution, 0},
+		{"explicit retry wins", envelope.Errorf(exitcode.NotFound, "GONE", "x").WithRetry(500*time.Millisecond, envelope.RetryLinear), true, envelope.Execution, 500},
+		{"explicitly terminal wins", envelope.Errorf(exitcode.RateLimited, "X", "x").WithoutRetry(), false, envelope.Execution, 0},
+		{"set by hand, retryable stays", func() *envelope.Error {
+			e := envelope.Errorf(exitcode.NotFound, "GONE", "x")
+			e.Retryable = true
+			return e
+		}(), true, envelope.Execution, 0},
+		{"a terminal error keeps no back-off", func() *envelope.Error {
+			e := envelope.Errorf(exitcode.NotFound, "GONE", "x")
+			e.RetryAfterMS = 500
+			return e
+		}(), false, envelope.Execution, 0},
 		{"validation phase is kept", envelope.Validationf("BAD", "x"), false, envelope.Validation, 0},
 	}
 	for _, tt := range tests {

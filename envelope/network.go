@@ -136,12 +136,12 @@ func network(e *Error, err error) *Error {
 		e.Code, e.Exit = "TIMEOUT", exitcode.Timeout
 	case strings.Contains(msg, "x509: ") || strings.Contains(msg, "tls: "):
 		e.Code, e.Exit = "TLS_FAILED", exitcode.Unavailable
-		e.WithRetry(false, 0, "")
+		e.WithoutRetry()
 		e.FixRequired = "the server's certificate was not accepted: check the CA bundle (SSL_CERT_FILE, REQUESTS_CA_BUNDLE) and the proxy"
 	case dns:
 		e.Code, e.Exit = "DNS_LOOKUP_FAILED", exitcode.Unavailable
 		if notFound {
-			e.WithRetry(false, 0, "")
+			e.WithoutRetry()
 			e.FixRequired = "the host name does not resolve: check it, and the DNS and proxy settings"
 		}
 	default:

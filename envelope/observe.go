@@ -108,7 +108,7 @@ func (o *Output) Retry(ctx context.Context, fn func(context.Context) error) erro
 			}
 			e := As(err)
 			e.Message = fmt.Sprintf("%s (after %d attempts)", e.Message, attempt+1)
-			return e.WithRetry(false, 0, "")
+			return e.WithoutRetry()
 		}
 		t := time.NewTimer(b.Delay)
 		select {
@@ -188,7 +188,7 @@ func (o *Output) observeLocked(meta *Meta, fail *Error) *Error {
 	}
 	if fail == nil && o.s.WarningsAsErrors && len(o.warnings) > 0 {
 		fail = Errorf(exitcode.GeneralError, "WARNINGS_AS_ERRORS", "the command produced %d warning(s), treated as errors (--warnings-as-errors)", len(o.warnings)).
-			WithPhase(Execution).WithRetry(false, 0, "").
+			WithPhase(Execution).WithoutRetry().
 			WithSuggestion("resolve the warnings listed in warnings, or run without --warnings-as-errors")
 	}
 	return fail

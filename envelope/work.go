@@ -419,7 +419,7 @@ func (o *Output) BeatText(elapsed time.Duration) {
 func (o *Output) AlreadyExists(id string, existing any, format string, args ...any) *Error {
 	o.Result(existing)
 	e := Errorf(exitcode.Conflict, "ALREADY_EXISTS", format, args...).
-		WithRetry(false, 0, "").
+		WithoutRetry().
 		WithSuggestion("data holds the existing resource: use it, or create under another id").
 		WithResult()
 	e.ConflictID = id

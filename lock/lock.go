@@ -161,7 +161,7 @@ func heldError(path string, waited time.Duration) *envelope.Error {
 	after := min(max(waited/2, 100*time.Millisecond), 5*time.Second)
 	detail := fmt.Sprintf("lock_file=%s holder_pid=%d holder_age_ms=%d", path, h.PID, h.Age.Milliseconds())
 	return envelope.Errorf(exitcode.Precondition, Code, "lock held by %s — acquisition timed out after %s", who, waited.Round(time.Millisecond)).
-		WithRetry(true, after.Milliseconds(), envelope.RetryLinear).
+		WithRetry(after, envelope.RetryLinear).
 		WithDetail(detail).
 		WithSuggestion("retry after retry_after_ms, when the holder has finished; nothing was changed")
 }

@@ -53,7 +53,7 @@ func CheckArg(field, value string) error {
 	}
 	return envelope.Validationf(CodeMetacharacter, "%s", MetacharacterMessage(field, value)).
 		WithField(field).
-		WithSuggestion("pass the value without shell metacharacters (%s): it is given to a program", quoted())
+		WithSuggestion(fmt.Sprintf("pass the value without shell metacharacters (%s): it is given to a program", quoted()))
 }
 
 // MetacharacterMessage says which metacharacter of value, given for field,

@@ -114,7 +114,7 @@ func newRegistrar(h *adapters.Host, serve string) (*registrar, error) {
 			var set bool
 			if v, set = h.LookupEnv(k); !set {
 				return r, envelope.Validationf("ENV_NOT_SET", "--env %s: %s is not set here, and no value was given", e, k).
-					WithSuggestion("give it as --env %s=VALUE", k)
+					WithSuggestion(fmt.Sprintf("give it as --env %s=VALUE", k))
 			}
 		}
 		if k == "" {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"os"
 
@@ -41,7 +42,7 @@ func agentsMD() *cli.Command {
 			out.Result(report)
 			if !report.OK() {
 				return envelope.Errorf(stale, "AGENTS_MD_STALE", "%s does not match %s: %d mismatches", args[0], args[1], len(report.Mismatches)).
-					WithSuggestion("regenerate it with '%s describe --agents-md > %s'", args[1], args[0]).WithResult()
+					WithSuggestion(fmt.Sprintf("regenerate it with '%s describe --agents-md > %s'", args[1], args[0])).WithResult()
 			}
 			return nil
 		},

@@ -123,7 +123,7 @@ func (s *Starter) Start(ctx context.Context, req Request) (Result, error) {
 func (s *Starter) plan(ctx context.Context, req Request) (*plan, error) {
 	if req.Target != "" && !req.Continue {
 		return nil, envelope.Validationf("CHAT_WITHOUT_CONTINUE", "%q names a chat to continue, but --continue is not set", req.Target).
-			WithSuggestion("run 'meridian start --continue %s'", req.Target)
+			WithSuggestion(fmt.Sprintf("run 'meridian start --continue %s'", req.Target))
 	}
 	if req.Continue {
 		return s.planContinue(ctx, req)
@@ -170,11 +170,11 @@ func (s *Starter) planContinue(ctx context.Context, req Request) (*plan, error) 
 	switch {
 	case f.chat.Alive:
 		return nil, envelope.Errorf(exitcode.Conflict, "CHAT_RUNNING", "Chat %s of space %s is running in another terminal", f.chat.ID, f.space.ID).
-			WithSuggestion("switch to that terminal, or start a new chat with 'meridian start --space %s'", f.space.ID)
+			WithSuggestion(fmt.Sprintf("switch to that terminal, or start a new chat with 'meridian start --space %s'", f.space.ID))
 	case f.chat.HarnessSessionID == "":
 		return nil, envelope.Errorf(exitcode.Precondition, "NO_HARNESS_SESSION", "Chat %s of space %s has no %s session to continue: none was recorded", f.chat.ID, f.space.ID, h.Display()).
 			WithPhase(envelope.Validation).
-			WithSuggestion("start a new chat with 'meridian start --space %s'", f.space.ID)
+			WithSuggestion(fmt.Sprintf("start a new chat with 'meridian start --space %s'", f.space.ID))
 	}
 	model := cmp.Or(req.Model, f.chat.Model)
 	choice, err := r.Choose(ctx, model, cmp.Or(req.Agent, f.chat.Agent))
@@ -183,7 +183,7 @@ func (s *Starter) planContinue(ctx context.Context, req Request) (*plan, error) 
 	}
 	if choice.Harness.Name() != h.Name() {
 		return nil, envelope.Validationf("HARNESS_MISMATCH", "Session %s was started with %s. Cannot continue with a %s model (%s)", f.chat.ID, h.Display(), choice.Harness.Display(), choice.Model).
-			WithSuggestion("pick a model on %s or omit -m", h.Display()).
+			WithSuggestion(fmt.Sprintf("pick a model on %s or omit -m", h.Display())).
 			WithField("model")
 	}
 	return &plan{space: &f.space, chat: f.chat.ID, choice: choice,
@@ -283,7 +283,7 @@ func (s *Starter) launch(ctx context.Context, p *plan) (Result, error) {
 			return res, err
 		}
 		return res, envelope.Errorf(exitcode.Terminated, "CANCELLED", "stopped by SIGTERM: the harness was stopped and the chat's end recorded").
-			WithSuggestion("continue the chat with '%s'", res.Continue).WithResult()
+			WithSuggestion(fmt.Sprintf("continue the chat with '%s'", res.Continue)).WithResult()
 	}
 	return res, nil
 }

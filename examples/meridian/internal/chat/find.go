@@ -76,11 +76,11 @@ func find(p project.Project, spaceID, target string) (found, error) {
 			where = append(where, m.space.ID)
 		}
 		return found{}, envelope.Validationf("AMBIGUOUS_SESSION", "Chat %s exists in multiple spaces (%s)", target, strings.Join(where, ", ")).
-			WithSuggestion("use --space to disambiguate: 'meridian start --space %s --continue %s'", where[0], target).
+			WithSuggestion(fmt.Sprintf("use --space to disambiguate: 'meridian start --space %s --continue %s'", where[0], target)).
 			WithField("continue")
 	case target == "":
 		return found{}, envelope.Errorf(exitcode.NotFound, "NO_CHAT", "Space %s has no chat to continue", scope[0].ID).
-			WithSuggestion("start one with 'meridian start --space %s'", scope[0].ID)
+			WithSuggestion(fmt.Sprintf("start one with 'meridian start --space %s'", scope[0].ID))
 	}
 	in := "any space"
 	if spaceID != "" {

@@ -48,7 +48,7 @@ func (r *Runner) Cancel(ctx context.Context, spaceID, id string) (Detail, error)
 	raw, err := os.ReadFile(filepath.Join(runs.ArtifactDir(id), pidFile))
 	if err != nil {
 		return Detail{}, envelope.Errorf(exitcode.Precondition, "RUN_NOT_CANCELLABLE", "run %s's supervisor is unknown: %w", id, err).
-			WithSuggestion("wait for the run ('meridian run wait %s'), or let its time limit end it", id)
+			WithSuggestion(fmt.Sprintf("wait for the run ('meridian run wait %s'), or let its time limit end it", id))
 	}
 	pid, err := strconv.Atoi(strings.TrimSpace(string(raw)))
 	if err != nil || pid <= 1 {

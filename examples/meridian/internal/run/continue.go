@@ -41,8 +41,8 @@ func (r *Runner) planContinue(ctx context.Context, req ContinueRequest) (*plan, 
 	switch {
 	case src.Status == state.Running:
 		return nil, envelope.Errorf(exitcode.Conflict, "RUN_STILL_RUNNING", "Run %s is still running; its conversation cannot take a second turn yet", src.ID).
-			WithSuggestion("run 'meridian run wait %s', then continue it", src.ID).
-			WithRetry(true, 0, envelope.RetryLinear)
+			WithSuggestion(fmt.Sprintf("run 'meridian run wait %s', then continue it", src.ID)).
+			WithRetry(0, envelope.RetryLinear)
 	case src.HarnessSessionID == "":
 		return nil, envelope.Errorf(exitcode.Precondition, "NO_HARNESS_SESSION", "Run %s has no harness session to continue: %s never reported one", src.ID, h.Display()).
 			WithSuggestion("start a new conversation with 'meridian run spawn'").
@@ -56,7 +56,7 @@ func (r *Runner) planContinue(ctx context.Context, req ContinueRequest) (*plan, 
 		}
 		if mh.Name() != h.Name() {
 			return nil, envelope.Validationf("HARNESS_MISMATCH", "Run %s was started with %s. Cannot continue with a %s model (%s)", src.ID, h.Display(), mh.Display(), m).
-				WithSuggestion("pick a model on %s or omit -m", h.Display()).
+				WithSuggestion(fmt.Sprintf("pick a model on %s or omit -m", h.Display())).
 				WithField("model")
 		}
 		model = m

@@ -394,7 +394,7 @@ func awaitAll(ctx context.Context, runs state.Runs, targets []state.Run) error {
 		}
 		return envelope.Errorf(exitcode.Timeout, "WAIT_TIMEOUT", "Gave up waiting for %s: %w", strings.Join(pending, ", "), ctx.Err()).
 			WithSuggestion("the runs go on; wait again with a longer --timeout").
-			WithRetry(true, 0, envelope.RetryImmediate)
+			WithRetry(0, envelope.RetryImmediate)
 	}
 	return first
 }

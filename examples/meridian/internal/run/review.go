@@ -124,7 +124,7 @@ func stageError(rv Reviewed, code, msg string, cause error) error {
 		msg += ": " + envelope.As(cause).Message
 	}
 	return envelope.Errorf(exitcode.GeneralError, code, "stage %s: %s", rv.Stage, msg).
-		WithSuggestion("the answer holds the runs so far; meridian run show <id> --space %s gives each", rv.Space).
+		WithSuggestion(fmt.Sprintf("the answer holds the runs so far; meridian run show <id> --space %s gives each", rv.Space)).
 		WithResult()
 }
 

@@ -300,7 +300,7 @@ func (r *Runner) executable(h *harness.Harness) (string, error) {
 		return exe, nil
 	}
 	return "", envelope.Errorf(exitcode.Precondition, "HARNESS_NOT_INSTALLED", "%s is not installed: %q is not an executable on PATH", h.Display(), name).
-		WithSuggestion("install it with '%s', or set the command in .meridian/config.toml: [harness] %s = \"/path/to/%s\"", h.Install(), h.Name(), h.Name()).
+		WithSuggestion(fmt.Sprintf("install it with '%s', or set the command in .meridian/config.toml: [harness] %s = \"/path/to/%s\"", h.Install(), h.Name(), h.Name())).
 		WithFix("install "+h.Display(), "")
 }
 
@@ -377,7 +377,7 @@ func ended(spaceID string, d Detail) error {
 		msg += ": " + d.Error
 	}
 	return envelope.Errorf(exitcode.GeneralError, code, "%s", msg).
-		WithSuggestion("read its report and stderr: meridian run show %s --space %s", d.ID, spaceID).
+		WithSuggestion(fmt.Sprintf("read its report and stderr: meridian run show %s --space %s", d.ID, spaceID)).
 		WithResult()
 }
 

@@ -57,7 +57,7 @@ func explain(id string, err error) error {
 			WithFix("name an existing space", "")
 	case errors.As(err, &corrupt):
 		return envelope.Errorf(exitcode.Precondition, "SPACE_CORRUPT", "Space %s cannot be read: %w", id, err).
-			WithSuggestion("inspect %s; 'meridian doctor' reports every space in this state (it never rewrites one)", corrupt.Path).
+			WithSuggestion(fmt.Sprintf("inspect %s; 'meridian doctor' reports every space in this state (it never rewrites one)", corrupt.Path)).
 			WithFix("repair or remove the space's space.json", "")
 	}
 	return fmt.Errorf("space %s: %w", id, err)
