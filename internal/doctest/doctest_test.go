@@ -168,7 +168,7 @@ func checkFragments(t *testing.T, frags []block) {
 	names := map[string]string{
 		"urfave": "adapters/urfave", "duetcobra": "adapters/cobra", "mcp": "adapters/mcp",
 		"completion": "adapters/completion", "adapters": "adapters", "adaptertest": "adapters/adaptertest", "envelope": "envelope",
-		"exitcode": "exitcode", "schema": "schema", "proc": "proc", "describe": "describe",
+		"envelopetest": "envelope/envelopetest", "exitcode": "exitcode", "schema": "schema", "proc": "proc", "describe": "describe",
 		"conformance": "conformance", "profile": "profile", "lock": "lock", "input": "input",
 		"runenv": "runenv", "walk": "walk", "nethttp": "nethttp",
 	}
