@@ -71,12 +71,12 @@ func (r AgentsMDReport) WriteDiff(w io.Writer) error {
 func CheckAgentsMD(ctx context.Context, t Target, agentsMD []byte) (AgentsMDReport, error) {
 	r := AgentsMDReport{Mismatches: []Mismatch{}}
 	miss := func(kind, name, detail string) { r.Mismatches = append(r.Mismatches, Mismatch{kind, name, detail}) }
-	run := func(args ...string) (Outcome, error) {
-		inv := Invocation{Path: t.Path, Args: append(slices.Clone(t.Args), args...)}
+	run := func(args ...string) (runOutcome, error) {
+		inv := invocationSpec{Path: t.Path, Args: append(slices.Clone(t.Args), args...)}
 		if len(t.Env) > 0 {
 			inv.Env = append(os.Environ(), t.Env...)
 		}
-		out := Run(ctx, inv)
+		out := runInvocation(ctx, inv)
 		return out, out.Err
 	}
 	text := string(agentsMD)

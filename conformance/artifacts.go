@@ -173,12 +173,12 @@ func frontMatter(text, key string) string {
 // [CheckArtifact], in that order. An artifact the tool does not make is a
 // mismatch of kind "artifact"; a target that cannot be run is an error.
 func CheckArtifacts(ctx context.Context, t Target) ([]ArtifactReport, error) {
-	run := func(args ...string) Outcome {
-		inv := Invocation{Path: t.Path, Args: append(slices.Clone(t.Args), args...)}
+	run := func(args ...string) runOutcome {
+		inv := invocationSpec{Path: t.Path, Args: append(slices.Clone(t.Args), args...)}
 		if len(t.Env) > 0 {
 			inv.Env = append(os.Environ(), t.Env...)
 		}
-		return Run(ctx, inv)
+		return runInvocation(ctx, inv)
 	}
 	var reports []ArtifactReport
 	check := func(name string, content []byte) error {
@@ -186,7 +186,7 @@ func CheckArtifacts(ctx context.Context, t Target) ([]ArtifactReport, error) {
 		reports = append(reports, r)
 		return err
 	}
-	missing := func(name string, out Outcome) {
+	missing := func(name string, out runOutcome) {
 		reports = append(reports, ArtifactReport{Artifact: name, Mismatches: []Mismatch{{"artifact", name,
 			fmt.Sprintf("the tool did not make it: exit %d: %s", out.Exit, strings.TrimSpace(string(out.Stderr)))}}})
 	}

@@ -107,7 +107,7 @@ type Finding struct {
 type checker struct {
 	target  Target
 	opts    Options
-	sandbox *Sandbox
+	sandbox *probeSandbox
 	iso     isolation
 	base    []string // the environment every run starts from
 
@@ -121,8 +121,8 @@ type checker struct {
 	// what the target does when it works (a pager, a browser, the
 	// network) has not been seen, and is not judged.
 	worked   bool
-	rootHelp Outcome  // the root's piped --help, which discovery reads
-	pristine Snapshot // the sandbox before the first run
+	rootHelp runOutcome // the root's piped --help, which discovery reads
+	pristine fsSnapshot // the sandbox before the first run
 	// documented: the undocumented words discovery may try, describe and
 	// manifest, that the target showed it has (see discover).
 	documented map[string]bool
@@ -172,7 +172,7 @@ func Check(ctx context.Context, target Target, opts Options) (*Report, error) {
 			target.Path = abs
 		}
 	}
-	sb, err := NewSandbox()
+	sb, err := makeSandbox()
 	if err != nil {
 		return nil, fmt.Errorf("conformance: %w", err)
 	}
@@ -194,8 +194,8 @@ func Check(ctx context.Context, target Target, opts Options) (*Report, error) {
 }
 
 // invoke is a run of the target with args after its fixed ones, on pipes.
-func (c *checker) invoke(args ...string) Invocation {
-	return Invocation{
+func (c *checker) invoke(args ...string) invocationSpec {
+	return invocationSpec{
 		Path:    c.target.Path,
 		Args:    append(slices.Clone(c.target.Args), args...),
 		Env:     c.base,
@@ -205,13 +205,13 @@ func (c *checker) invoke(args ...string) Invocation {
 }
 
 // with returns inv with extra environment, which wins over the base.
-func with(inv Invocation, env ...string) Invocation {
+func with(inv invocationSpec, env ...string) invocationSpec {
 	inv.Env = append(slices.Clone(inv.Env), env...)
 	return inv
 }
 
 // run runs inv and notes what the checks over every run look for.
-func (c *checker) run(ctx context.Context, inv Invocation) Outcome {
+func (c *checker) run(ctx context.Context, inv invocationSpec) runOutcome {
 	// A run gets what is left of the budget at most; one cut short by it
 	// is not a hang of the target's.
 	left, capped := time.Until(c.deadline), false
@@ -222,14 +222,14 @@ func (c *checker) run(ctx context.Context, inv Invocation) Outcome {
 		c.mu.Lock()
 		c.unrun++
 		c.mu.Unlock()
-		return Outcome{Exit: -1, Err: errOverBudget}
+		return runOutcome{Exit: -1, Err: errOverBudget}
 	}
-	out := Run(ctx, inv)
+	out := runInvocation(ctx, inv)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if capped && out.TimedOut {
 		c.unrun++
-		return Outcome{Exit: -1, Err: errOverBudget}
+		return runOutcome{Exit: -1, Err: errOverBudget}
 	}
 	c.worked = c.worked || out.Err == nil && !out.TimedOut && out.Exit == 0
 	if inv.PTY {
@@ -245,7 +245,7 @@ func (c *checker) run(ctx context.Context, inv Invocation) Outcome {
 }
 
 // record notes a finding for each requirement id.
-func (c *checker) record(probe string, inv *Invocation, out *Outcome, status Status, evidence string, ids ...string) {
+func (c *checker) record(probe string, inv *invocationSpec, out *runOutcome, status Status, evidence string, ids ...string) {
 	if out != nil && errors.Is(out.Err, errOverBudget) {
 		status, evidence = NotJudged, fmt.Sprintf("not run: the check's time budget (%v) was spent", c.opts.Budget)
 	}

@@ -184,7 +184,7 @@ func (c *checker) discover(ctx context.Context) *tree {
 
 // documented reports which of describe and manifest the root's piped
 // --help shows the target has.
-func documented(help Outcome) map[string]bool {
+func documented(help runOutcome) map[string]bool {
 	if _, f, _ := parseEnvelope(help.Stdout); f == noFault {
 		return map[string]bool{"describe": true, "manifest": true}
 	}
@@ -207,7 +207,7 @@ func (t *tree) fromManifest() bool { return t.source == "describe" || t.source =
 // helpText is what a --help run printed for a person to read: stdout and
 // stderr, or stderr alone beside an envelope on stdout, as a Duet-like
 // target answers piped help.
-func helpText(out Outcome) []byte {
+func helpText(out runOutcome) []byte {
 	if _, f, _ := parseEnvelope(out.Stdout); f == noFault {
 		return out.Stderr
 	}
@@ -229,7 +229,7 @@ func (t *tree) sort() {
 // crawl builds the tree from --help: the commands listed under a heading
 // such as "Commands:" or "Available Commands:", two levels deep. root is
 // what the root's --help printed.
-func (c *checker) crawl(ctx context.Context, root Outcome) *tree {
+func (c *checker) crawl(ctx context.Context, root runOutcome) *tree {
 	t := &tree{source: "help"}
 	helps := map[string][]byte{} // what each crawled command's help printed
 	// Half the budget at most: the probes need the rest.
@@ -240,13 +240,13 @@ func (c *checker) crawl(ctx context.Context, root Outcome) *tree {
 		if room := c.opts.MaxCommands - len(t.commands); len(level) > room {
 			level = level[:room]
 		}
-		outs := make([]Outcome, len(level))
+		outs := make([]runOutcome, len(level))
 		parallel(len(level), func(i int) {
 			switch {
 			case level[i] == nil:
 				outs[i] = root
 			case c.opts.Budget > 0 && time.Now().After(stop):
-				outs[i] = Outcome{Exit: -1, Err: errOverBudget}
+				outs[i] = runOutcome{Exit: -1, Err: errOverBudget}
 			default:
 				outs[i] = c.run(ctx, c.invoke(append(slices.Clone(level[i]), "--help")...))
 			}

@@ -16,7 +16,7 @@ const dnsAddr = "127.0.0.1:53"
 // first, and the question is recorded beside the proxy's requests as
 // "DNS <name>". Outside a private network namespace, or when another check
 // in the same process holds the port, it does nothing.
-func (s *Sandbox) startDNS() {
+func (s *probeSandbox) startDNS() {
 	if !currentIsolation().Network {
 		return
 	}
@@ -31,7 +31,7 @@ func (s *Sandbox) startDNS() {
 
 // serveDNS records the question of every query that arrives on pc and
 // refuses it, until pc is closed.
-func (s *Sandbox) serveDNS(pc net.PacketConn) {
+func (s *probeSandbox) serveDNS(pc net.PacketConn) {
 	defer close(s.dnsDone)
 	buf := make([]byte, 1500)
 	for {

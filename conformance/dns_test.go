@@ -14,7 +14,7 @@ import (
 // DNS recorder: the question is recorded, and the answer is a refusal that
 // comes at once rather than a timeout.
 func TestDNSRecorder(t *testing.T) {
-	s, err := NewSandbox()
+	s, err := makeSandbox()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -28,11 +28,11 @@ func (h *helpIndex) of(path []string) string {
 	if s, ok := h.help[key]; ok {
 		return s
 	}
-	inv := Invocation{Path: h.t.Path, Args: append(append(slices.Clone(h.t.Args), path...), "--help")}
+	inv := invocationSpec{Path: h.t.Path, Args: append(append(slices.Clone(h.t.Args), path...), "--help")}
 	if len(h.t.Env) > 0 {
 		inv.Env = append(os.Environ(), h.t.Env...)
 	}
-	out := Run(h.ctx, inv)
+	out := runInvocation(h.ctx, inv)
 	if out.Err != nil && h.err == nil {
 		h.err = fmt.Errorf("conformance: run %s --help: %w", h.t.Path, out.Err)
 	}

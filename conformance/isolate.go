@@ -7,7 +7,7 @@ import (
 )
 
 // isolationEnv carries the isolation from the program Isolate ran again to
-// the copy inside, and from there to Check and Run.
+// the copy inside, and from there to Check and runInvocation.
 const isolationEnv = "DUET_CHECK_ISOLATION"
 
 // isolation is what keeps the runs of a check from the world beyond the

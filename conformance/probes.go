@@ -90,7 +90,7 @@ func (c *checker) longRunning(cmd *Command) bool {
 
 // expectEnvelope checks that a run answered with one envelope and that its
 // exit code agrees with it, recording the envelope requirements.
-func (c *checker) expectEnvelope(probe string, inv Invocation, out Outcome) (envelope, bool) {
+func (c *checker) expectEnvelope(probe string, inv invocationSpec, out runOutcome) (envelope, bool) {
 	env, f := c.answer(probe, inv, out, "")
 	return env, f == noFault
 }
@@ -102,7 +102,7 @@ func (c *checker) expectEnvelope(probe string, inv Invocation, out Outcome) (env
 // fault breaks, or blame when the probe is about that requirement (a
 // signal probe's two envelopes break the signal requirement). Checks that
 // read the envelope then skip, rather than fail again for the same cause.
-func (c *checker) answer(probe string, inv Invocation, out Outcome, blame string) (envelope, fault) {
+func (c *checker) answer(probe string, inv invocationSpec, out runOutcome, blame string) (envelope, fault) {
 	var (
 		env envelope
 		f   fault
@@ -162,7 +162,7 @@ func (c *checker) answer(probe string, inv Invocation, out Outcome, blame string
 
 // skip records that ids could not be judged on a run that left nothing to
 // judge them by; the run's own failure is recorded already.
-func (c *checker) skip(probe string, inv Invocation, out Outcome, f fault, ids ...string) {
+func (c *checker) skip(probe string, inv invocationSpec, out runOutcome, f fault, ids ...string) {
 	why := map[fault]string{notRun: "the target did not run", hung: "the run hung"}[f]
 	if why == "" {
 		why = "no envelope to read"
@@ -185,7 +185,7 @@ func hasStackTrace(b []byte) bool {
 // code reserved for validation (F-002); ids, the requirements the probe is
 // about, pass when the run was refused with an envelope whose error is in
 // the validation phase. It returns that envelope and whether it has one.
-func (c *checker) expectRefused(probe string, inv Invocation, out Outcome, ids ...string) (envelope, bool) {
+func (c *checker) expectRefused(probe string, inv invocationSpec, out runOutcome, ids ...string) (envelope, bool) {
 	env, f := c.answer(probe, inv, out, "")
 	switch {
 	case f == hung:
@@ -221,7 +221,7 @@ func (c *checker) helpAndVersion(ctx context.Context, t *tree) {
 	// The bare invocation, what a person types first: usage or the
 	// default command, exit 0, with nothing to read.
 	inv := c.invoke()
-	inv.Stdin = StdinEOF
+	inv.Stdin = stdinEOF
 	out := c.run(ctx, inv)
 	switch {
 	case out.Err != nil || out.TimedOut:
@@ -365,7 +365,7 @@ func (c *checker) askMadeUp(ctx context.Context, t *tree) {
 	}
 	type ask struct {
 		key, word string
-		inv       Invocation
+		inv       invocationSpec
 	}
 	var asks []ask
 	for _, cmd := range t.commands {
@@ -377,7 +377,7 @@ func (c *checker) askMadeUp(ctx context.Context, t *tree) {
 			asks = append(asks, ask{cmd.DotPath() + " " + w, w, c.madeUpHelp(cmd, w)})
 		}
 	}
-	outs := make([]Outcome, len(asks))
+	outs := make([]runOutcome, len(asks))
 	parallel(len(asks), func(i int) { outs[i] = c.run(ctx, asks[i].inv) })
 	for i, a := range asks {
 		c.refusal(a.key, a.word, a.inv, outs[i])
@@ -385,13 +385,13 @@ func (c *checker) askMadeUp(ctx context.Context, t *tree) {
 }
 
 // madeUpHelp is `<cmd> <word> --help`.
-func (c *checker) madeUpHelp(cmd *Command, word string) Invocation {
+func (c *checker) madeUpHelp(cmd *Command, word string) invocationSpec {
 	return c.invoke(append(slices.Clone(cmd.Path), word, "--help")...)
 }
 
 // refusal judges what `<cmd> <word> --help` did (out) and remembers it
 // under key.
-func (c *checker) refusal(key, word string, inv Invocation, out Outcome) bool {
+func (c *checker) refusal(key, word string, inv invocationSpec, out runOutcome) bool {
 	refused := out.Err == nil && !out.TimedOut && out.Exit != 0
 	c.refused[key] = refused
 	if refused {
@@ -620,7 +620,7 @@ func (c *checker) destructive(ctx context.Context, cmd *Command) {
 // the command answered, for the variations.
 func (c *checker) safeRun(ctx context.Context, cmd *Command) bool {
 	inv := c.invoke(cmd.Path...)
-	inv.Stdin = StdinEOF
+	inv.Stdin = stdinEOF
 	out, diff := c.watched(ctx, inv)
 	c.sideEffects(cmd, inv, out, diff)
 	_, f := c.answer("safe-run", inv, out, "")
@@ -637,8 +637,8 @@ func (c *checker) safeRun(ctx context.Context, cmd *Command) bool {
 }
 
 // watched runs inv alone and returns, with its outcome, what it changed in
-// the sandbox (Snapshot.Diff).
-func (c *checker) watched(ctx context.Context, inv Invocation) (Outcome, []string) {
+// the sandbox (fsSnapshot.Diff).
+func (c *checker) watched(ctx context.Context, inv invocationSpec) (runOutcome, []string) {
 	before, _ := c.sandbox.Snapshot()
 	out := c.run(ctx, inv)
 	after, _ := c.sandbox.Snapshot()
@@ -650,7 +650,7 @@ func (c *checker) watched(ctx context.Context, inv Invocation) (Outcome, []strin
 // a log, a config it sets up must be declared, so that an agent knows
 // what it leaves behind and how to clear it. What it removed is another
 // matter (a destructive command's, judged elsewhere).
-func (c *checker) sideEffects(cmd *Command, inv Invocation, out Outcome, diff []string) {
+func (c *checker) sideEffects(cmd *Command, inv invocationSpec, out runOutcome, diff []string) {
 	if out.Err != nil || out.TimedOut {
 		return
 	}
@@ -667,10 +667,10 @@ func (c *checker) sideEffects(cmd *Command, inv Invocation, out Outcome, diff []
 	c.record("side-effects", &inv, &out, Pass, "", "C-011")
 }
 
-// declared reports whether rel, a path in the sandbox as Snapshot names
+// declared reports whether rel, a path in the sandbox as fsSnapshot names
 // it, is one of effects, under one (a file in a declared directory), or a
 // directory made to hold one.
-func (s *Sandbox) declared(rel string, effects []SideEffect) bool {
+func (s *probeSandbox) declared(rel string, effects []SideEffect) bool {
 	for _, e := range effects {
 		pattern, ok := s.pattern(e.Path)
 		if !ok {
@@ -690,12 +690,12 @@ func (s *Sandbox) declared(rel string, effects []SideEffect) bool {
 	return false
 }
 
-// pattern is a declared path as Snapshot would name what it matches: ~,
+// pattern is a declared path as fsSnapshot would name what it matches: ~,
 // $HOME, the XDG variables and $TMPDIR are the sandbox's directories of
 // those names, a relative path is under its working directory, and
 // placeholders ({name}) match any one name. An absolute path, which is
 // outside the sandbox, does not map.
-func (s *Sandbox) pattern(declared string) (string, bool) {
+func (s *probeSandbox) pattern(declared string) (string, bool) {
 	rel := func(dir string) string {
 		r, _ := filepath.Rel(s.Dir, dir)
 		return filepath.ToSlash(r)
@@ -731,7 +731,7 @@ var placeholders = regexp.MustCompile(`\{[^{}/]*\}`)
 func (c *checker) readOnly(ctx context.Context, line []string) bool {
 	ok := c.safeRun(ctx, &Command{Path: line, Runnable: true})
 	inv := c.invoke(line...)
-	inv.PTY, inv.Stdin = true, StdinEOF
+	inv.PTY, inv.Stdin = true, stdinEOF
 	out := c.run(ctx, inv)
 	switch {
 	case out.Err != nil:
@@ -800,7 +800,7 @@ func (c *checker) signals(ctx context.Context, cmd *Command) {
 		id   string
 	}{{syscall.SIGINT, 130, "F-069"}, {syscall.SIGTERM, 143, "F-013"}} {
 		inv := c.invoke(cmd.Path...)
-		inv.Signals = []TimedSignal{{After: 700 * time.Millisecond, Idle: 150 * time.Millisecond, Signal: s.sig}}
+		inv.Signals = []timedSignal{{After: 700 * time.Millisecond, Idle: 150 * time.Millisecond, Signal: s.sig}}
 		out := c.run(ctx, inv)
 		probe := "signal-" + strings.ToLower(s.sig.String())
 		env, f := c.answer(probe, inv, out, s.id)
@@ -848,7 +848,7 @@ func (c *checker) variations(ctx context.Context, safe []*Command) {
 		}
 		for _, env := range []string{"NO_COLOR=1", "CI=1", "TERM=dumb"} {
 			inv := with(c.invoke(cmd.Path...), env)
-			inv.PTY, inv.Stdin = true, StdinEOF // nothing typed: a command that reads its input ends
+			inv.PTY, inv.Stdin = true, stdinEOF // nothing typed: a command that reads its input ends
 			out := c.run(ctx, inv)
 			if bytes.IndexByte(out.Stdout, 0x1b) >= 0 {
 				c.record("colour", &inv, &out, Fail, env+" at a terminal, yet escape codes: "+excerpt(out.Stdout), "F-008")
@@ -858,7 +858,7 @@ func (c *checker) variations(ctx context.Context, safe []*Command) {
 		}
 		if _, ok := cmd.Flags["output"]; ok {
 			inv := with(c.invoke(append(slices.Clone(cmd.Path), "--output", "json")...), "FORCE_COLOR=1", "CLICOLOR_FORCE=1")
-			inv.PTY, inv.Stdin = true, StdinEOF
+			inv.PTY, inv.Stdin = true, stdinEOF
 			out := c.run(ctx, inv)
 			if bytes.IndexByte(out.Stdout, 0x1b) >= 0 {
 				c.record("json-at-terminal", &inv, &out, Fail, "escape codes in JSON: "+excerpt(out.Stdout), "F-007")

@@ -2,7 +2,7 @@ package conformance
 
 import "testing"
 
-// TestDeclared holds the match of what a run wrote (as Snapshot names it)
+// TestDeclared holds the match of what a run wrote (as fsSnapshot names it)
 // against the paths a command declares in filesystem_side_effects.
 func TestDeclared(t *testing.T) {
 	effects := []SideEffect{

@@ -15,7 +15,7 @@ import (
 	"github.com/creack/pty"
 )
 
-// Defaults for the zero values of Invocation's fields.
+// Defaults for the zero values of invocationSpec's fields.
 const (
 	defaultTimeout   = 10 * time.Second
 	defaultMaxOutput = 1 << 20
@@ -23,13 +23,13 @@ const (
 	ptyRows          = 40
 )
 
-// drainWait bounds how long Run keeps reading output after the target's
+// drainWait bounds how long runInvocation keeps reading output after the target's
 // process group is gone: a descendant that left the group (setsid, a daemon)
-// may hold a pipe open forever, and must not hold Run with it.
+// may hold a pipe open forever, and must not hold runInvocation with it.
 const drainWait = time.Second
 
-// Invocation is one run of the target.
-type Invocation struct {
+// invocationSpec is one run of the target.
+type invocationSpec struct {
 	// Path is the program; without a slash it is looked up in this
 	// process's PATH (not Env's), as exec.Command does.
 	Path string
@@ -39,8 +39,8 @@ type Invocation struct {
 	Dir string
 
 	// Stdin is what the target reads. Under PTY stdin is the terminal,
-	// which nobody types into; StdinEOF there types its end of input (^D).
-	Stdin StdinMode
+	// which nobody types into; stdinEOF there types its end of input (^D).
+	Stdin stdinMode
 
 	// PTY puts stdin, stdout and stderr on one pseudo-terminal, which is
 	// also the target's controlling terminal. Stdout then holds everything
@@ -54,15 +54,15 @@ type Invocation struct {
 
 	Timeout   time.Duration // kill after this long; 10s when zero
 	MaxOutput int           // bytes kept per stream; 1 MiB when zero
-	Signals   []TimedSignal // sent to the process, not its group
+	Signals   []timedSignal // sent to the process, not its group
 	Cols      int           // terminal width under PTY; 80 when zero
 }
 
-// TimedSignal is a signal sent to the target After its start, or sooner
+// timedSignal is a signal sent to the target After its start, or sooner
 // once it has been Idle that long: a command that has started and waits
 // for something has set up its handlers, and waiting longer only costs the
 // check time.
-type TimedSignal struct {
+type timedSignal struct {
 	After  time.Duration
 	Signal syscall.Signal
 	// Idle, when set, sends the signal once the target has used no CPU
@@ -73,7 +73,7 @@ type TimedSignal struct {
 
 // send sends the signal to p After its start, or once it has been Idle,
 // unless done is closed first.
-func (s TimedSignal) send(p *os.Process, done <-chan struct{}) {
+func (s timedSignal) send(p *os.Process, done <-chan struct{}) {
 	deadline := time.NewTimer(s.After)
 	defer deadline.Stop()
 	var tick <-chan time.Time
@@ -106,30 +106,30 @@ func (s TimedSignal) send(p *os.Process, done <-chan struct{}) {
 	}
 }
 
-// idlePoll is how often a TimedSignal with Idle looks at the target's CPU
+// idlePoll is how often a timedSignal with Idle looks at the target's CPU
 // time.
 const idlePoll = 10 * time.Millisecond
 
-// StdinMode is what the target finds on its stdin.
-type StdinMode int
+// stdinMode is what the target finds on its stdin.
+type stdinMode int
 
 const (
-	// StdinNull is /dev/null.
-	StdinNull StdinMode = iota
-	// StdinEOF is an empty pipe whose writer is already closed.
-	StdinEOF
-	// StdinOpen is a pipe held open and never written: a target that
+	// stdinNull is /dev/null.
+	stdinNull stdinMode = iota
+	// stdinEOF is an empty pipe whose writer is already closed.
+	stdinEOF
+	// stdinOpen is a pipe held open and never written: a target that
 	// reads it waits until it is killed.
-	StdinOpen
+	stdinOpen
 )
 
-// Outcome is what one run of the target did.
-type Outcome struct {
+// runOutcome is what one run of the target did.
+type runOutcome struct {
 	Stdout, Stderr           []byte // at most MaxOutput each
 	StdoutBytes, StderrBytes int64  // total written, including what was dropped
 	Exit                     int    // exit code; -1 when killed by a signal
 	Signal                   string // the signal that killed it ("killed", "broken pipe"), or ""
-	TimedOut                 bool   // killed by Run at Timeout
+	TimedOut                 bool   // killed by runInvocation at Timeout
 	Duration                 time.Duration
 	// Err says the target could not be started at all (not found, not
 	// executable, ctx already done); the other fields are then zero but
@@ -138,14 +138,14 @@ type Outcome struct {
 	Err error
 }
 
-// Run runs inv to its end and reports what it did. The target leads a
+// runInvocation runs inv to its end and reports what it did. The target leads a
 // process group of its own (a session, under PTY), which is killed with
 // SIGKILL on Timeout, when ctx is done, and once the target has exited, so
 // that nothing it started outlives the run.
-func Run(ctx context.Context, inv Invocation) Outcome {
+func runInvocation(ctx context.Context, inv invocationSpec) runOutcome {
 	inv = inv.withDefaults()
 	if err := ctx.Err(); err != nil {
-		return Outcome{Exit: -1, Err: fmt.Errorf("run %s: %w", inv.Path, err)}
+		return runOutcome{Exit: -1, Err: fmt.Errorf("run %s: %w", inv.Path, err)}
 	}
 	//duetvet:allow rawexec -- the black-box checker must not import Duet's packages
 	cmd := exec.Command(inv.Path, inv.Args...)
@@ -154,7 +154,7 @@ func Run(ctx context.Context, inv Invocation) Outcome {
 
 	p, err := inv.plumb(cmd)
 	if err != nil {
-		return Outcome{Exit: -1, Err: fmt.Errorf("run %s: %w", inv.Path, err)}
+		return runOutcome{Exit: -1, Err: fmt.Errorf("run %s: %w", inv.Path, err)}
 	}
 	defer p.closeAll()
 
@@ -164,7 +164,7 @@ func Run(ctx context.Context, inv Invocation) Outcome {
 	// never see EOF (and, under PTY, the terminal never hang up).
 	p.closeChildEnds()
 	if err != nil {
-		return Outcome{Exit: -1, Err: fmt.Errorf("run %s: %w", inv.Path, err)}
+		return runOutcome{Exit: -1, Err: fmt.Errorf("run %s: %w", inv.Path, err)}
 	}
 	pgid := cmd.Process.Pid // Setpgid or Setsid: the target leads its group
 	for _, r := range p.readers {
@@ -183,7 +183,7 @@ func Run(ctx context.Context, inv Invocation) Outcome {
 
 	// Wait's error says no more than ProcessState does: stdio is all files,
 	// so there is no copying that could fail.
-	var o Outcome
+	var o runOutcome
 	select {
 	case <-exited:
 	case <-timer.C:
@@ -205,7 +205,7 @@ func Run(ctx context.Context, inv Invocation) Outcome {
 	return o
 }
 
-func (inv Invocation) withDefaults() Invocation {
+func (inv invocationSpec) withDefaults() invocationSpec {
 	if inv.Timeout <= 0 {
 		inv.Timeout = defaultTimeout
 	}
@@ -228,11 +228,11 @@ type plumbing struct {
 	stdout, stderr *capture
 	readers        []*reader
 	childEnds      []*os.File // the child's ends, closed once it started
-	ourEnds        []*os.File // closed when Run returns
+	ourEnds        []*os.File // closed when runInvocation returns
 }
 
 // plumb sets up cmd's stdio and process attributes as inv asks.
-func (inv Invocation) plumb(cmd *exec.Cmd) (_ *plumbing, err error) {
+func (inv invocationSpec) plumb(cmd *exec.Cmd) (_ *plumbing, err error) {
 	p := &plumbing{stdout: &capture{max: inv.MaxOutput}, stderr: &capture{max: inv.MaxOutput}}
 	defer func() {
 		if err != nil {
@@ -265,7 +265,7 @@ func (inv Invocation) plumb(cmd *exec.Cmd) (_ *plumbing, err error) {
 		if cmd.Stdout == nil {
 			cmd.Stdout = tty
 		}
-		if inv.Stdin == StdinEOF {
+		if inv.Stdin == stdinEOF {
 			// Typed before the target starts: the terminal's end of
 			// input (^D), as from a person who has nothing to type.
 			if _, err := master.Write([]byte{4}); err != nil {
@@ -283,16 +283,16 @@ func (inv Invocation) plumb(cmd *exec.Cmd) (_ *plumbing, err error) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	nest(cmd.SysProcAttr)
 	switch inv.Stdin {
-	case StdinEOF, StdinOpen:
+	case stdinEOF, stdinOpen:
 		r, w, err := os.Pipe()
 		if err != nil {
 			return nil, fmt.Errorf("stdin pipe: %w", err)
 		}
 		p.childEnds = append(p.childEnds, r)
-		if inv.Stdin == StdinEOF {
+		if inv.Stdin == stdinEOF {
 			w.Close()
 		} else {
-			p.ourEnds = append(p.ourEnds, w) // held open until Run returns
+			p.ourEnds = append(p.ourEnds, w) // held open until runInvocation returns
 		}
 		cmd.Stdin = r
 	}
@@ -405,7 +405,7 @@ func exitStatus(ps *os.ProcessState) (int, string) {
 
 // CommandLine renders the invocation as a shell would take it, for
 // evidence.
-func (inv Invocation) CommandLine() string {
+func (inv invocationSpec) CommandLine() string {
 	words := make([]string, 0, 1+len(inv.Args))
 	for _, w := range append([]string{inv.Path}, inv.Args...) {
 		words = append(words, shellQuote(w))

@@ -14,13 +14,13 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// sh is an Invocation of /bin/sh -c script, with a deadline generous enough
+// sh is an invocationSpec of /bin/sh -c script, with a deadline generous enough
 // that only a hang reaches it.
-func sh(script string) Invocation {
-	return Invocation{Path: "/bin/sh", Args: []string{"-c", script}, Timeout: 30 * time.Second}
+func sh(script string) invocationSpec {
+	return invocationSpec{Path: "/bin/sh", Args: []string{"-c", script}, Timeout: 30 * time.Second}
 }
 
-// result is the part of an Outcome a test compares.
+// result is the part of a runOutcome a test compares.
 type result struct {
 	Stdout, Stderr string
 	Exit           int
@@ -28,78 +28,78 @@ type result struct {
 	TimedOut       bool
 }
 
-func resultOf(o Outcome) result {
+func resultOf(o runOutcome) result {
 	return result{Stdout: string(o.Stdout), Stderr: string(o.Stderr), Exit: o.Exit, Signal: o.Signal, TimedOut: o.TimedOut}
 }
 
 func TestRun(t *testing.T) {
 	tests := []struct {
 		name string
-		inv  Invocation
+		inv  invocationSpec
 		want result
 	}{
 		{"exit 0", sh("true"), result{}},
 		{"exit code", sh("exit 3"), result{Exit: 3}},
 		{"streams apart", sh("echo out; echo err >&2; exit 1"), result{Stdout: "out\n", Stderr: "err\n", Exit: 1}},
 		{"killed by a signal", sh("kill -KILL $$"), result{Exit: -1, Signal: "killed"}},
-		{"args and env", func() Invocation {
+		{"args and env", func() invocationSpec {
 			inv := sh(`printf '%s|' "$0" "$1" "$X"`)
 			inv.Args = append(inv.Args, "zero", "one two")
 			inv.Env = []string{"X=x"}
 			return inv
 		}(), result{Stdout: "zero|one two|x|"}},
 		{"stdin null", sh("cat; echo done"), result{Stdout: "done\n"}},
-		{"stdin eof", func() Invocation {
+		{"stdin eof", func() invocationSpec {
 			inv := sh("cat; echo done")
-			inv.Stdin = StdinEOF
+			inv.Stdin = stdinEOF
 			return inv
 		}(), result{Stdout: "done\n"}},
-		{"stdin open", func() Invocation {
+		{"stdin open", func() invocationSpec {
 			inv := sh("cat; echo done")
-			inv.Stdin, inv.Timeout = StdinOpen, 300*time.Millisecond
+			inv.Stdin, inv.Timeout = stdinOpen, 300*time.Millisecond
 			return inv
 		}(), result{Exit: -1, Signal: "killed", TimedOut: true}},
 		{"not a terminal", sh("test -t 0 || test -t 1 || test -t 2 || echo pipes"), result{Stdout: "pipes\n"}},
-		{"terminal", func() Invocation {
+		{"terminal", func() invocationSpec {
 			inv := sh("test -t 0 && test -t 1 && test -t 2 && echo tty; echo err >&2")
 			inv.PTY = true
 			return inv
 		}(), result{Stdout: "tty\r\nerr\r\n"}},
-		{"terminal, nothing typed", func() Invocation {
+		{"terminal, nothing typed", func() invocationSpec {
 			inv := sh("cat; echo done")
 			inv.PTY, inv.Timeout = true, 300*time.Millisecond
 			return inv
 		}(), result{Exit: -1, Signal: "killed", TimedOut: true}},
-		{"terminal, end of input typed", func() Invocation {
+		{"terminal, end of input typed", func() invocationSpec {
 			inv := sh("cat; echo done")
-			inv.PTY, inv.Stdin = true, StdinEOF
+			inv.PTY, inv.Stdin = true, stdinEOF
 			return inv
 		}(), result{Stdout: "done\r\n"}},
-		{"terminal width", func() Invocation {
+		{"terminal width", func() invocationSpec {
 			inv := sh("stty size")
 			inv.PTY, inv.Cols = true, 132
 			return inv
 		}(), result{Stdout: "40 132\r\n"}},
-		{"default terminal width", func() Invocation {
+		{"default terminal width", func() invocationSpec {
 			inv := sh("stty size")
 			inv.PTY = true
 			return inv
 		}(), result{Stdout: "40 80\r\n"}},
-		{"controlling terminal", func() Invocation {
+		{"controlling terminal", func() invocationSpec {
 			inv := sh("echo hi >/dev/tty")
 			inv.PTY = true
 			return inv
 		}(), result{Stdout: "hi\r\n"}},
-		{"signal handled", func() Invocation {
+		{"signal handled", func() invocationSpec {
 			// sleep in the background so that the shell, in wait, runs
 			// the trap at once.
 			inv := sh(`trap "echo got; exit 7" TERM; sleep 100 & wait`)
-			inv.Signals = []TimedSignal{{After: 500 * time.Millisecond, Signal: syscall.SIGTERM}}
+			inv.Signals = []timedSignal{{After: 500 * time.Millisecond, Signal: syscall.SIGTERM}}
 			return inv
 		}(), result{Stdout: "got\n", Exit: 7}},
-		{"signal not handled", func() Invocation {
+		{"signal not handled", func() invocationSpec {
 			inv := sh(`sleep 100 & wait`)
-			inv.Signals = []TimedSignal{{After: 100 * time.Millisecond, Signal: syscall.SIGTERM}}
+			inv.Signals = []timedSignal{{After: 100 * time.Millisecond, Signal: syscall.SIGTERM}}
 			return inv
 		}(), result{Exit: -1, Signal: "terminated"}},
 		{"exit leaves a child holding stdout", sh("sleep 100 & echo done"), result{Stdout: "done\n"}},
@@ -107,7 +107,7 @@ func TestRun(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			o := Run(t.Context(), tt.inv)
+			o := runInvocation(t.Context(), tt.inv)
 			if o.Err != nil {
 				t.Fatal(o.Err)
 			}
@@ -139,7 +139,7 @@ func TestRunMaxOutput(t *testing.T) {
 			t.Parallel()
 			inv := sh("yes | head -c 10000000; yes 2>/dev/null | head -c 10000000 >&2")
 			inv.MaxOutput = tt.maxOutput
-			o := Run(t.Context(), inv)
+			o := runInvocation(t.Context(), inv)
 			if o.Err != nil || o.Exit != 0 || o.TimedOut {
 				t.Fatalf("Run = exit %d, timed out %v, err %v", o.Exit, o.TimedOut, o.Err)
 			}
@@ -167,7 +167,7 @@ func TestRunTimeoutKillsTheGroup(t *testing.T) {
 			inv := sh(`sleep 100 & echo $! > "$0"; wait`)
 			inv.Args = append(inv.Args, pidfile)
 			inv.PTY, inv.Timeout = tt.pty, 500*time.Millisecond
-			o := Run(t.Context(), inv)
+			o := runInvocation(t.Context(), inv)
 			if diff := cmp.Diff(result{Exit: -1, Signal: "killed", TimedOut: true}, resultOf(o)); diff != "" {
 				t.Errorf("Run (-want +got):\n%s", diff)
 			}
@@ -197,13 +197,13 @@ func TestRunCancel(t *testing.T) {
 			}
 		}
 	}()
-	o := Run(ctx, inv)
+	o := runInvocation(ctx, inv)
 	if diff := cmp.Diff(result{Exit: -1, Signal: "killed"}, resultOf(o)); diff != "" {
 		t.Errorf("Run (-want +got):\n%s", diff)
 	}
 	waitGone(t, readPid(t, pidfile))
 
-	if o := Run(ctx, sh("true")); o.Err == nil {
+	if o := runInvocation(ctx, sh("true")); o.Err == nil {
 		t.Errorf("Run with a done context: Err = nil, want an error")
 	}
 }
@@ -212,7 +212,7 @@ func TestRunExitKillsTheGroup(t *testing.T) {
 	pidfile := filepath.Join(t.TempDir(), "pid")
 	inv := sh(`sleep 100 >/dev/null 2>&1 & echo $! > "$0"`)
 	inv.Args = append(inv.Args, pidfile)
-	if o := Run(t.Context(), inv); o.Exit != 0 || o.TimedOut {
+	if o := runInvocation(t.Context(), inv); o.Exit != 0 || o.TimedOut {
 		t.Fatalf("Run = %+v", resultOf(o))
 	}
 	waitGone(t, readPid(t, pidfile))
@@ -226,8 +226,8 @@ func TestRunCloseStdout(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			inv := Invocation{Path: "yes", CloseStdout: true, PTY: tt.pty, Timeout: 30 * time.Second}
-			o := Run(t.Context(), inv)
+			inv := invocationSpec{Path: "yes", CloseStdout: true, PTY: tt.pty, Timeout: 30 * time.Second}
+			o := runInvocation(t.Context(), inv)
 			if o.Err != nil {
 				t.Fatal(o.Err)
 			}
@@ -252,17 +252,17 @@ func TestRunCannotStart(t *testing.T) {
 	}
 	tests := []struct {
 		name string
-		inv  Invocation
+		inv  invocationSpec
 	}{
-		{"missing", Invocation{Path: filepath.Join(t.TempDir(), "missing")}},
-		{"not in PATH", Invocation{Path: "duet-no-such-program"}},
-		{"not executable", Invocation{Path: notExec}},
-		{"missing under pty", Invocation{Path: "/nonexistent/x", PTY: true}},
-		{"missing directory", Invocation{Path: "/bin/sh", Dir: "/nonexistent"}},
+		{"missing", invocationSpec{Path: filepath.Join(t.TempDir(), "missing")}},
+		{"not in PATH", invocationSpec{Path: "duet-no-such-program"}},
+		{"not executable", invocationSpec{Path: notExec}},
+		{"missing under pty", invocationSpec{Path: "/nonexistent/x", PTY: true}},
+		{"missing directory", invocationSpec{Path: "/bin/sh", Dir: "/nonexistent"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			o := Run(t.Context(), tt.inv)
+			o := runInvocation(t.Context(), tt.inv)
 			if o.Err == nil {
 				t.Fatalf("Run = %+v, want an error", resultOf(o))
 			}
@@ -285,7 +285,7 @@ func TestProcCommandLine(t *testing.T) {
 		{"/my tools/t", []string{"it's", "$HOME", "a\nb"}, `'/my tools/t' 'it'\''s' '$HOME' 'a` + "\n" + `b'`},
 	}
 	for _, tt := range tests {
-		inv := Invocation{Path: tt.path, Args: tt.args}
+		inv := invocationSpec{Path: tt.path, Args: tt.args}
 		if got := inv.CommandLine(); got != tt.want {
 			t.Errorf("CommandLine(%q, %q) = %q, want %q", tt.path, tt.args, got, tt.want)
 		}

@@ -22,7 +22,7 @@ import (
 	"time"
 )
 
-// maxHashed is the largest regular file a Snapshot hashes; a bigger one is
+// maxHashed is the largest regular file a fsSnapshot hashes; a bigger one is
 // compared by size and time alone.
 const maxHashed = 1 << 20
 
@@ -31,7 +31,7 @@ const maxHashed = 1 << 20
 const proxyTimeout = 5 * time.Second
 
 // sentinels are the programs a target may be pointed at through its
-// environment, by the name SentinelCall reports.
+// environment, by the name sentinelCall reports.
 var sentinels = []string{"pager", "editor", "visual", "browser"}
 
 // installers and openers are programs a target may run by name: to
@@ -44,8 +44,8 @@ var (
 	openers = []string{"xdg-open", "open", "sensible-browser", "x-www-browser", "www-browser", "gnome-open", "kde-open", "gio", "wslview"}
 )
 
-// Sandbox is the private world one check run happens in.
-type Sandbox struct {
+// probeSandbox is the private world one check run happens in.
+type probeSandbox struct {
 	Dir             string // root temp dir; everything below is removed by Close
 	Home, Work, Tmp string // HOME; the working directory; TMPDIR
 	// XDG base directories, under Dir but not under Home, so that a target
@@ -69,28 +69,28 @@ type Sandbox struct {
 	requests []string
 }
 
-// SentinelCall is one run of a sentinel program.
-type SentinelCall struct {
+// sentinelCall is one run of a sentinel program.
+type sentinelCall struct {
 	Name string // "pager", "editor", "visual", "browser", or the installer or opener run ("npm", "xdg-open" ...)
 	Args []string
 }
 
-// Snapshot is the state of a sandbox's files, by path relative to its Dir
+// fsSnapshot is the state of a sandbox's files, by path relative to its Dir
 // in slash form.
-type Snapshot map[string]FileState
+type fsSnapshot map[string]fileStat
 
-// FileState is one file's state. Hash is the SHA-256 (hex) of a regular
+// fileStat is one file's state. Hash is the SHA-256 (hex) of a regular
 // file of at most 1 MiB, the target of a symbolic link, "" otherwise.
-type FileState struct {
+type fileStat struct {
 	Mode    fs.FileMode
 	Size    int64
 	ModTime time.Time
 	Hash    string
 }
 
-// NewSandbox creates a sandbox under the system's temporary directory,
+// makeSandbox creates a sandbox under the system's temporary directory,
 // with its sentinel programs written and its network sentinel listening.
-func NewSandbox() (_ *Sandbox, err error) {
+func makeSandbox() (_ *probeSandbox, err error) {
 	dir, err := os.MkdirTemp("", "duet-check-")
 	if err != nil {
 		return nil, fmt.Errorf("create the sandbox: %w", err)
@@ -101,7 +101,7 @@ func NewSandbox() (_ *Sandbox, err error) {
 	if d, err := filepath.EvalSymlinks(dir); err == nil {
 		dir = d
 	}
-	s := &Sandbox{
+	s := &probeSandbox{
 		Dir:        dir,
 		Home:       filepath.Join(dir, "home"),
 		Work:       filepath.Join(dir, "work"),
@@ -146,7 +146,7 @@ func NewSandbox() (_ *Sandbox, err error) {
 
 // roots are the directories a target may legitimately touch, which
 // Snapshot looks at.
-func (s *Sandbox) roots() []string {
+func (s *probeSandbox) roots() []string {
 	return []string{s.Home, s.Work, s.Tmp, s.ConfigHome, s.DataHome, s.CacheHome, s.StateHome, s.RuntimeDir}
 }
 
@@ -155,7 +155,7 @@ func (s *Sandbox) roots() []string {
 // interleave: its name and each argument prefixed with "+", every field
 // ended by a NUL (which no argument can hold), and an empty field to end
 // the record.
-func (s *Sandbox) writeSentinels() error {
+func (s *probeSandbox) writeSentinels() error {
 	// A pager reads what it is given, or a target writing to it would
 	// block once the pipe is full; but not from a terminal, which nobody
 	// types into. cat is far quicker than a read loop, where there is one.
@@ -191,7 +191,7 @@ func (s *Sandbox) writeSentinels() error {
 
 // startProxy starts the network sentinel: an HTTP proxy that records every
 // request and forwards none.
-func (s *Sandbox) startProxy() error {
+func (s *probeSandbox) startProxy() error {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return fmt.Errorf("start the network sentinel: %w", err)
@@ -217,7 +217,7 @@ func (s *Sandbox) startProxy() error {
 // serveProxy records r and refuses it. RequestURI is the request line's
 // target as sent: "host:443" for CONNECT, an absolute URL for a proxied
 // request.
-func (s *Sandbox) serveProxy(w http.ResponseWriter, r *http.Request) {
+func (s *probeSandbox) serveProxy(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	s.requests = append(s.requests, r.Method+" "+r.RequestURI)
 	s.mu.Unlock()
@@ -228,7 +228,7 @@ func (s *Sandbox) serveProxy(w http.ResponseWriter, r *http.Request) {
 // Env returns base with the sandbox's directories, sentinels and proxy set
 // in it, and NO_PROXY taken out so that the proxy sees every request. Each
 // key appears once, where it first appeared in base, with its last value.
-func (s *Sandbox) Env(base []string) []string {
+func (s *probeSandbox) Env(base []string) []string {
 	pager := filepath.Join(s.bin, "pager")
 	proxy := s.proxyURL
 	set := []string{
@@ -285,13 +285,13 @@ func envKey(kv string) string {
 
 // Calls returns the sentinel programs run so far, in order. A record still
 // being written is left out.
-func (s *Sandbox) Calls() []SentinelCall {
+func (s *probeSandbox) Calls() []sentinelCall {
 	data, err := os.ReadFile(s.callsLog)
 	if err != nil {
 		return nil // no sentinel has run (or the target removed the log)
 	}
-	var calls []SentinelCall
-	var cur *SentinelCall
+	var calls []sentinelCall
+	var cur *sentinelCall
 	for {
 		field, rest, ok := bytes.Cut(data, []byte{0})
 		if !ok {
@@ -300,7 +300,7 @@ func (s *Sandbox) Calls() []SentinelCall {
 		data = rest
 		switch {
 		case cur == nil:
-			cur = &SentinelCall{Name: string(field)}
+			cur = &sentinelCall{Name: string(field)}
 		case len(field) == 0:
 			calls = append(calls, *cur)
 			cur = nil
@@ -313,7 +313,7 @@ func (s *Sandbox) Calls() []SentinelCall {
 // ProxyRequests returns the requests the network sentinel saw, in order:
 // "CONNECT host:443", "GET http://host/path", and where the check is
 // isolated the DNS questions asked, "DNS host.".
-func (s *Sandbox) ProxyRequests() []string {
+func (s *probeSandbox) ProxyRequests() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return slices.Clone(s.requests)
@@ -325,8 +325,8 @@ func (s *Sandbox) ProxyRequests() []string {
 // inside a directory the target made unreadable; a regular file it made
 // unreadable has no Hash. Whatever a target does to its sandbox is
 // evidence, not a reason for the check to fail.
-func (s *Sandbox) Snapshot() (Snapshot, error) {
-	snap := Snapshot{}
+func (s *probeSandbox) Snapshot() (fsSnapshot, error) {
+	snap := fsSnapshot{}
 	var logDirs []string // directories that held an audit log, relative
 	for _, root := range s.roots() {
 		err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
@@ -377,7 +377,7 @@ func (s *Sandbox) Snapshot() (Snapshot, error) {
 }
 
 // onlyItself reports whether nothing in snap is under dir.
-func onlyItself(snap Snapshot, dir string) bool {
+func onlyItself(snap fsSnapshot, dir string) bool {
 	for p := range snap {
 		if strings.HasPrefix(p, dir+"/") {
 			return false
@@ -390,7 +390,7 @@ func onlyItself(snap Snapshot, dir string) bool {
 // Spec keeps it (REQ-F-026: <data home>/<tool>/audit.jsonl): one line
 // appended for every invocation, help and refusals included, it is the
 // record of what ran, not a side effect of running it.
-func (s *Sandbox) auditLog(path string) bool {
+func (s *probeSandbox) auditLog(path string) bool {
 	if filepath.Base(path) != "audit.jsonl" {
 		return false
 	}
@@ -398,12 +398,12 @@ func (s *Sandbox) auditLog(path string) bool {
 	return tools == s.DataHome || tools == filepath.Join(s.Home, ".local", "share")
 }
 
-func fileState(path string, d fs.DirEntry) (FileState, error) {
+func fileState(path string, d fs.DirEntry) (fileStat, error) {
 	info, err := d.Info()
 	if err != nil {
-		return FileState{}, err
+		return fileStat{}, err
 	}
-	st := FileState{Mode: info.Mode(), Size: info.Size(), ModTime: info.ModTime()}
+	st := fileStat{Mode: info.Mode(), Size: info.Size(), ModTime: info.ModTime()}
 	switch {
 	case info.Mode()&fs.ModeSymlink != 0:
 		st.Hash, err = os.Readlink(path)
@@ -443,7 +443,7 @@ func hashFile(path string) (string, error) {
 // created, "- path" for one removed, "~ path" for one changed. A directory
 // is changed only in its mode: its size and time change with its entries,
 // which have lines of their own.
-func (a Snapshot) Diff(b Snapshot) []string {
+func (a fsSnapshot) Diff(b fsSnapshot) []string {
 	var lines []string
 	for p, was := range a {
 		is, ok := b[p]
@@ -463,7 +463,7 @@ func (a Snapshot) Diff(b Snapshot) []string {
 	return lines
 }
 
-func changed(was, is FileState) bool {
+func changed(was, is fileStat) bool {
 	if was.Mode != is.Mode {
 		return true
 	}
@@ -475,7 +475,7 @@ func changed(was, is FileState) bool {
 
 // Close stops the network sentinel and removes the sandbox, even where the
 // target took away its own permission to write.
-func (s *Sandbox) Close() error {
+func (s *probeSandbox) Close() error {
 	var errs []error
 	if s.srv != nil {
 		errs = append(errs, s.srv.Close())

@@ -15,9 +15,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-func newSandbox(t *testing.T) *Sandbox {
+func newSandbox(t *testing.T) *probeSandbox {
 	t.Helper()
-	s, err := NewSandbox()
+	s, err := makeSandbox()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,17 +117,17 @@ func TestSandboxSentinels(t *testing.T) {
 		name   string
 		script string
 		stdin  string
-		want   []SentinelCall
+		want   []sentinelCall
 	}{
 		{"none", "true", "", nil},
-		{"pager", `$PAGER a b`, "", []SentinelCall{{Name: "pager", Args: []string{"a", "b"}}}},
-		{"pager without args", `$GIT_PAGER`, "", []SentinelCall{{Name: "pager"}}},
-		{"pager reads its input", `yes | head -c 1000000 | $MANPAGER`, "", []SentinelCall{{Name: "pager"}}},
+		{"pager", `$PAGER a b`, "", []sentinelCall{{Name: "pager", Args: []string{"a", "b"}}}},
+		{"pager without args", `$GIT_PAGER`, "", []sentinelCall{{Name: "pager"}}},
+		{"pager reads its input", `yes | head -c 1000000 | $MANPAGER`, "", []sentinelCall{{Name: "pager"}}},
 		{"awkward args", `$EDITOR "a b" "" "x
-y" "-n" '%s\' "$(printf 'tab\there')"`, "", []SentinelCall{
+y" "-n" '%s\' "$(printf 'tab\there')"`, "", []sentinelCall{
 			{Name: "editor", Args: []string{"a b", "", "x\ny", "-n", `%s\`, "tab\there"}},
 		}},
-		{"in order", `$EDITOR f; $VISUAL g; $BROWSER https://example.com/; $PAGER`, "", []SentinelCall{
+		{"in order", `$EDITOR f; $VISUAL g; $BROWSER https://example.com/; $PAGER`, "", []sentinelCall{
 			{Name: "editor", Args: []string{"f"}},
 			{Name: "visual", Args: []string{"g"}},
 			{Name: "browser", Args: []string{"https://example.com/"}},
@@ -209,8 +209,8 @@ func TestSandboxProxy(t *testing.T) {
 }
 
 func TestSnapshotDiff(t *testing.T) {
-	write := func(path, content string) func(*testing.T, *Sandbox) {
-		return func(t *testing.T, s *Sandbox) {
+	write := func(path, content string) func(*testing.T, *probeSandbox) {
+		return func(t *testing.T, s *probeSandbox) {
 			t.Helper()
 			p := filepath.Join(s.Dir, path)
 			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -221,43 +221,43 @@ func TestSnapshotDiff(t *testing.T) {
 			}
 		}
 	}
-	do := func(f func(s *Sandbox) error) func(*testing.T, *Sandbox) {
-		return func(t *testing.T, s *Sandbox) {
+	do := func(f func(s *probeSandbox) error) func(*testing.T, *probeSandbox) {
+		return func(t *testing.T, s *probeSandbox) {
 			t.Helper()
 			if err := f(s); err != nil {
 				t.Fatal(err)
 			}
 		}
 	}
-	nothing := func(*testing.T, *Sandbox) {}
+	nothing := func(*testing.T, *probeSandbox) {}
 	tests := []struct {
 		name          string
-		before, after func(*testing.T, *Sandbox)
+		before, after func(*testing.T, *probeSandbox)
 		want          []string
 	}{
 		{"untouched", nothing, nothing, nil},
 		{"untouched with files", write("work/a", "a"), nothing, nil},
 		{"created under home", nothing, write("home/.config/x", "x"), []string{"+ home/.config", "+ home/.config/x"}},
 		{"created under XDG_CONFIG_HOME", nothing, write("xdg/config/tool/c.toml", "c"), []string{"+ xdg/config/tool", "+ xdg/config/tool/c.toml"}},
-		{"removed", write("tmp/t", "t"), do(func(s *Sandbox) error { return os.Remove(filepath.Join(s.Tmp, "t")) }), []string{"- tmp/t"}},
+		{"removed", write("tmp/t", "t"), do(func(s *probeSandbox) error { return os.Remove(filepath.Join(s.Tmp, "t")) }), []string{"- tmp/t"}},
 		{"content changed", write("work/a", "a"), write("work/a", "b"), []string{"~ work/a"}},
-		{"mode changed", write("work/a", "a"), do(func(s *Sandbox) error { return os.Chmod(filepath.Join(s.Work, "a"), 0o600) }), []string{"~ work/a"}},
-		{"touched", write("work/a", "a"), do(func(s *Sandbox) error {
+		{"mode changed", write("work/a", "a"), do(func(s *probeSandbox) error { return os.Chmod(filepath.Join(s.Work, "a"), 0o600) }), []string{"~ work/a"}},
+		{"touched", write("work/a", "a"), do(func(s *probeSandbox) error {
 			return os.Chtimes(filepath.Join(s.Work, "a"), time.Time{}, time.Unix(1, 0))
 		}), []string{"~ work/a"}},
-		{"symlink retargeted", do(func(s *Sandbox) error { return os.Symlink("one", filepath.Join(s.Home, "l")) }), do(func(s *Sandbox) error {
+		{"symlink retargeted", do(func(s *probeSandbox) error { return os.Symlink("one", filepath.Join(s.Home, "l")) }), do(func(s *probeSandbox) error {
 			if err := os.Remove(filepath.Join(s.Home, "l")); err != nil {
 				return err
 			}
 			return os.Symlink("two", filepath.Join(s.Home, "l"))
 		}), []string{"~ home/l"}},
-		{"home removed", write("home/h", "h"), do(func(s *Sandbox) error { return os.RemoveAll(s.Home) }), []string{"- home", "- home/h"}},
-		{"sentinel calls ignored", nothing, do(func(s *Sandbox) error {
+		{"home removed", write("home/h", "h"), do(func(s *probeSandbox) error { return os.RemoveAll(s.Home) }), []string{"- home", "- home/h"}},
+		{"sentinel calls ignored", nothing, do(func(s *probeSandbox) error {
 			return exec.Command(filepath.Join(s.bin, "editor"), "x").Run()
 		}), nil},
 		{"an audit log and its directories", nothing, write("home/.local/share/tool/audit.jsonl", "{}\n"), nil},
 		{"an audit log under XDG_DATA_HOME", nothing, write("xdg/data/tool/audit.jsonl", "{}\n"), nil},
-		{"beside an audit log", nothing, func(t *testing.T, s *Sandbox) {
+		{"beside an audit log", nothing, func(t *testing.T, s *probeSandbox) {
 			write("xdg/data/tool/audit.jsonl", "{}\n")(t, s)
 			write("xdg/data/tool/state", "s")(t, s)
 		}, []string{"+ xdg/data/tool", "+ xdg/data/tool/state"}},
@@ -357,7 +357,7 @@ func TestSnapshotUnreadable(t *testing.T) {
 }
 
 func TestSandboxClose(t *testing.T) {
-	s, err := NewSandbox()
+	s, err := makeSandbox()
 	if err != nil {
 		t.Fatal(err)
 	}

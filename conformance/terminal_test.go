@@ -55,7 +55,7 @@ func TestTerminalAnswers(t *testing.T) {
 func TestRunAnswersTerminalQueries(t *testing.T) {
 	inv := sh(`stty raw -echo; printf '\033[6n'; dd bs=1 count=6 2>/dev/null | od -An -c; stty sane`)
 	inv.PTY, inv.Timeout = true, 5*time.Second
-	o := Run(t.Context(), inv)
+	o := runInvocation(t.Context(), inv)
 	if o.Err != nil || o.TimedOut || o.Exit != 0 {
 		t.Fatalf("Run: %v, timed out %v, exit %d: %q", o.Err, o.TimedOut, o.Exit, o.Stdout)
 	}
