@@ -24,14 +24,14 @@ type Budget struct {
 	Count     bool // answer with the count alone: data null, meta.token_count
 }
 
-// TruncatedMarker ends data that a token budget cut: the last item of a
+// truncatedMarker ends data that a token budget cut: the last item of a
 // list, a member "_truncated" of an object, or the end of a string.
-const TruncatedMarker = "[TRUNCATED]"
+const truncatedMarker = "[TRUNCATED]"
 
 // budgetLocked applies the token budget to the encoded data. A window holds
 // whole items of a list and whole members of an object, never part of
 // one, except a string that alone does not fit, which is cut at a token
-// boundary; data that was cut ends with TruncatedMarker and sets
+// boundary; data that was cut ends with truncatedMarker and sets
 // meta.truncated.
 func (o *Output) budgetLocked(p payload, meta *Meta) payload {
 	b := o.s.Budget
@@ -54,7 +54,7 @@ func (o *Output) budgetLocked(p payload, meta *Meta) payload {
 	}
 	switch {
 	case p.list:
-		items, from, whole, cut := b.window(p.items, '[', ']', json.RawMessage(`"`+TruncatedMarker+`"`))
+		items, from, whole, cut := b.window(p.items, '[', ']', json.RawMessage(`"`+truncatedMarker+`"`))
 		meta.Truncated = meta.Truncated || cut
 		if cut && o.s.Window != nil && meta.Pagination != nil {
 			// The page holds fewer items than it was to: the next call
@@ -67,7 +67,7 @@ func (o *Output) budgetLocked(p payload, meta *Meta) payload {
 		if err != nil {
 			return p
 		}
-		kept, _, _, cut := b.window(members, '{', '}', json.RawMessage(`"_truncated":"`+TruncatedMarker+`"`))
+		kept, _, _, cut := b.window(members, '{', '}', json.RawMessage(`"_truncated":"`+truncatedMarker+`"`))
 		meta.Truncated = meta.Truncated || cut
 		return payload{one: join(kept, '{', '}')}
 	}
@@ -130,11 +130,11 @@ func (b *Budget) cutString(part json.RawMessage, room int) (json.RawMessage, boo
 	if json.Unmarshal(value, &s) != nil {
 		return nil, false
 	}
-	room -= b.Tokenizer.Count(string(key)) + b.Tokenizer.Count(TruncatedMarker) + 2
+	room -= b.Tokenizer.Count(string(key)) + b.Tokenizer.Count(truncatedMarker) + 2
 	if room <= 0 {
 		return nil, false
 	}
-	cut, err := marshal(b.Tokenizer.Cut(s, room) + TruncatedMarker)
+	cut, err := marshal(b.Tokenizer.Cut(s, room) + truncatedMarker)
 	if err != nil {
 		return nil, false
 	}

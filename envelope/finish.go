@@ -257,11 +257,11 @@ func (o *Output) writeRendered(p payload) error {
 	return o.writeText(func(w io.Writer) error {
 		switch o.s.Mode.Format {
 		case TSV:
-			return RenderTSV(w, v, true)
+			return renderTSV(w, v, true)
 		case ID:
-			return RenderIDs(w, v)
+			return renderIDs(w, v)
 		default:
-			return RenderText(w, v, Style{Color: o.s.Mode.Color})
+			return renderText(w, v, Style{Color: o.s.Mode.Color})
 		}
 	})
 }

@@ -29,11 +29,11 @@ func FormatNames() []string {
 	for i, f := range Formats {
 		names[i] = string(f)
 	}
-	return append(names, PlainName)
+	return append(names, plainName)
 }
 
-// PlainName is the CLI Agent Spec's name for the [Text] format.
-const PlainName = "plain"
+// plainName is the CLI Agent Spec's name for the [Text] format.
+const plainName = "plain"
 
 // ParseFormat returns the format named s, or an ARG_ERROR listing the valid ones.
 func ParseFormat(s string) (Format, error) {
@@ -41,7 +41,7 @@ func ParseFormat(s string) (Format, error) {
 	if slices.Contains(Formats, f) {
 		return f, nil
 	}
-	if s == PlainName {
+	if s == plainName {
 		return Text, nil
 	}
 	valid := FormatNames()
@@ -106,10 +106,10 @@ func EnvName(tool, setting string) string {
 
 // Detect decides the audience. An agent is reading when --output names a
 // machine format, <TOOL>_OUTPUT does, the app's detector says so, or a
-// coding agent's CLI runs the tool (see [AgentMarker]); and, with
-// s.Strict, when stdout is not a terminal, a CI runner is named (CI,
-// GITHUB_ACTIONS, JENKINS_URL) or NO_COLOR is set, as the CLI Agent Spec's
-// F-003 wants. Otherwise a person is at the terminal, or a script reads the
+// coding agent's CLI runs the tool (it sets a variable of its own, such as
+// CLAUDECODE); and, with s.Strict, when stdout is not a terminal, a CI
+// runner is named (CI, GITHUB_ACTIONS, JENKINS_URL) or NO_COLOR is set, as
+// the CLI Agent Spec's F-003 wants. Otherwise a person is at the terminal, or a script reads the
 // pipe. Colour is off for an agent, and wherever [ColorOff] says.
 func Detect(s Signals) (Mode, error) {
 	lookup := s.LookupEnv
@@ -130,11 +130,11 @@ func Detect(s Signals) (Mode, error) {
 	switch {
 	case m.Format.Machine():
 		m.Agent, m.Reason = true, source+" "+choice
-		m.Named = s.Detector != nil && s.Detector(getenv) || AgentMarker(getenv) != ""
+		m.Named = s.Detector != nil && s.Detector(getenv) || agentMarker(getenv) != ""
 	case s.Detector != nil && s.Detector(getenv):
 		m.Agent, m.Named, m.Reason = true, true, "the app's detector"
-	case AgentMarker(getenv) != "":
-		m.Agent, m.Named, m.Reason = true, true, AgentMarker(getenv)+" is set"
+	case agentMarker(getenv) != "":
+		m.Agent, m.Named, m.Reason = true, true, agentMarker(getenv)+" is set"
 	case s.Strict && !s.StdoutTTY:
 		m.Agent, m.Reason = true, "stdout is not a terminal"
 	case s.Strict && ciName(getenv) != "":
@@ -165,12 +165,12 @@ func Detect(s Signals) (Mode, error) {
 // trust alone).
 var agentMarkers = [...]string{"CLAUDECODE", "CODEX_CI", "CODEX_THREAD_ID", "GEMINI_CLI", "OPENCODE", "AI_AGENT"}
 
-// AgentMarker returns the first of the variables that a coding agent's CLI
+// agentMarker returns the first of the variables that a coding agent's CLI
 // sets for the commands it runs — Claude Code, Codex, Gemini CLI, OpenCode —
 // that getenv finds set, or "". A value of 0 or false counts as unset, so a
 // person can opt out (CLAUDECODE=0). OpenCode marks the terminals a person
 // opens inside it with OPENCODE_TERMINAL: its marker does not count there.
-func AgentMarker(getenv func(string) string) string {
+func agentMarker(getenv func(string) string) string {
 	for _, name := range agentMarkers {
 		v := getenv(name)
 		if v == "" || v == "0" || strings.EqualFold(v, "false") {

@@ -345,9 +345,9 @@ func (o *Output) Item(v any) error {
 		case TSV:
 			header := !o.tsvCols
 			o.tsvCols = true
-			return RenderTSV(w, []any{v2}, header)
+			return renderTSV(w, []any{v2}, header)
 		case ID:
-			return RenderIDs(w, []any{v2})
+			return renderIDs(w, []any{v2})
 		default:
 			return renderLine(w, v2, Style{Color: o.s.Mode.Color})
 		}

@@ -28,9 +28,9 @@ func (st Style) paint(sgr, s string) string {
 	return sgr + s + sgrReset
 }
 
-// RenderText writes a decoded value for a person: a table for a list of
+// renderText writes a decoded value for a person: a table for a list of
 // records, "key: value" lines for an object, one line per scalar otherwise.
-func RenderText(w io.Writer, v any, st Style) error {
+func renderText(w io.Writer, v any, st Style) error {
 	var s string
 	switch v := v.(type) {
 	case nil:
@@ -221,9 +221,9 @@ func sanitizeCell(s string) string {
 	}, s)
 }
 
-// RenderTSV writes records as tab-separated values with a header row. Tabs,
+// renderTSV writes records as tab-separated values with a header row. Tabs,
 // newlines and backslashes inside values are escaped as \t, \n and \\.
-func RenderTSV(w io.Writer, v any, header bool) error {
+func renderTSV(w io.Writer, v any, header bool) error {
 	items, ok := v.([]any)
 	if !ok {
 		if v == nil {
@@ -297,9 +297,9 @@ func tsvField(v any) string {
 	}
 }
 
-// RenderIDs writes the "id" field of every record, one per line. It fails when
+// renderIDs writes the "id" field of every record, one per line. It fails when
 // a record has none, because an empty line would be taken for an id.
-func RenderIDs(w io.Writer, v any) error {
+func renderIDs(w io.Writer, v any) error {
 	items, ok := v.([]any)
 	if !ok {
 		if v == nil {

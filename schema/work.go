@@ -4,9 +4,9 @@ import (
 	"github.com/duet-cli/duet/internal/jsonw"
 )
 
-// JobStatuses are the states of an async command's job, in the job
+// jobStatuses are the states of an async command's job, in the job
 // descriptor's status.
-var JobStatuses = []string{"running", "complete", "failed", "cancelled"}
+var jobStatuses = []string{"running", "complete", "failed", "cancelled"}
 
 // JobDescriptor returns the JSON Schema of the job descriptor an async
 // command answers with (see [Meta.Async]): the CLI Agent Spec's, which
@@ -24,7 +24,7 @@ func buildJobDescriptor() Schema {
 		"required": []string{"job_id", "status", "terminal", "status_command", "cancel_command", "poll_interval_ms", "timeout_ms"},
 		"properties": map[string]any{
 			"job_id":           str,
-			"status":           map[string]any{"type": "string", "enum": JobStatuses},
+			"status":           map[string]any{"type": "string", "enum": jobStatuses},
 			"terminal":         map[string]any{"type": "boolean"},
 			"status_command":   str,
 			"cancel_command":   str,
