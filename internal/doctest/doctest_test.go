@@ -39,6 +39,28 @@ var fence = regexp.MustCompile("(?m)^```go\n((?:.*\n)*?)```\n")
 func goBlocks(t *testing.T) []block {
 	t.Helper()
 	var blocks []block
+	eachFile(t, func(path, rel string) error {
+		if !strings.HasSuffix(path, ".md") {
+			return nil
+		}
+		raw, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for _, m := range fence.FindAllSubmatchIndex(raw, -1) {
+			line := 1 + strings.Count(string(raw[:m[2]]), "\n")
+			blocks = append(blocks, block{rel, line, string(raw[m[2]:m[3]])})
+		}
+		return nil
+	})
+	return blocks
+}
+
+// eachFile calls fn with each file of the module, but for what is not its
+// own (testdata, node_modules, hidden directories), by its path and its
+// path relative to the module's root, with slashes.
+func eachFile(t *testing.T, fn func(path, rel string) error) {
+	t.Helper()
 	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -46,24 +68,15 @@ func goBlocks(t *testing.T) []block {
 		if d.IsDir() && (d.Name() == "testdata" || d.Name() == "node_modules" || strings.HasPrefix(d.Name(), ".") && path != root) {
 			return filepath.SkipDir
 		}
-		if d.IsDir() || !strings.HasSuffix(path, ".md") {
+		if d.IsDir() {
 			return nil
 		}
-		raw, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
 		rel, _ := filepath.Rel(root, path)
-		for _, m := range fence.FindAllSubmatchIndex(raw, -1) {
-			line := 1 + strings.Count(string(raw[:m[2]]), "\n")
-			blocks = append(blocks, block{filepath.ToSlash(rel), line, string(raw[m[2]:m[3]])})
-		}
-		return nil
+		return fn(path, filepath.ToSlash(rel))
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return blocks
 }
 
 // TestMarkdownGo: every Go block in the module's Markdown compiles, as a
@@ -89,14 +102,8 @@ func TestMarkdownGo(t *testing.T) {
 // one that does not read as Go (a shell command line) is left alone.
 func TestDocCommentGo(t *testing.T) {
 	var frags []block
-	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() && (d.Name() == "testdata" || d.Name() == "node_modules" || strings.HasPrefix(d.Name(), ".") && path != root) {
-			return filepath.SkipDir
-		}
-		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+	eachFile(t, func(path, rel string) error {
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
 			return nil
 		}
 		fset := token.NewFileSet()
@@ -104,7 +111,6 @@ func TestDocCommentGo(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		rel, _ := filepath.Rel(root, path)
 		for _, g := range f.Comments {
 			var p comment.Parser
 			for _, c := range p.Parse(g.Text()).Content {
@@ -115,14 +121,11 @@ func TestDocCommentGo(t *testing.T) {
 				first, _, _ := strings.Cut(code.Text, "\n")
 				text := g.Text() // a line of it for each line of the comment
 				line := fset.Position(g.Pos()).Line + strings.Count(text[:max(strings.Index(text, first), 0)], "\n")
-				frags = append(frags, block{filepath.ToSlash(rel), line, code.Text})
+				frags = append(frags, block{rel, line, code.Text})
 			}
 		}
 		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	if len(frags) == 0 {
 		t.Fatal("no Go in doc comments found: the walk missed the code")
 	}
