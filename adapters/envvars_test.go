@@ -8,6 +8,21 @@ import (
 	"github.com/duet-cli/duet/adapters/urfave"
 )
 
+// TestWithInstall: AGENTS.md says how to install the tool with the
+// command WithInstall gives; a test binary, whose build names no main
+// package, says nothing of installing without it.
+func TestWithInstall(t *testing.T) {
+	h := &harness{}
+	const install = "go install example.com/app@v1.2.3"
+	md := run{opts: []urfave.Option{adapters.WithInstall(install)}}.do(t, h, "describe", "--agents-md", "--output", "text").stdout
+	if !strings.Contains(md, install) {
+		t.Errorf("AGENTS.md does not give %q:\n%s", install, md)
+	}
+	if md := (run{}).do(t, h, "describe", "--agents-md", "--output", "text").stdout; strings.Contains(md, "go install") {
+		t.Errorf("AGENTS.md of a test binary gives an install command:\n%s", md)
+	}
+}
+
 // TestWithEnvVar holds O-043's Environment Variables section to what the app
 // declares it reads itself: AGENTS.md lists each declared variable with its
 // type and description, the root's --help names it (which duet-check
