@@ -35,9 +35,10 @@ func TestLiveness(t *testing.T) {
 	if err := state.AwaitRelease(ctx, path); !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("AwaitRelease(held) = %v, want the deadline", err)
 	}
+	// Held, AwaitRelease waits (above); whether it is waiting yet or not
+	// when the hold ends, it returns once it has.
 	released := make(chan error, 1)
 	go func() { released <- state.AwaitRelease(context.Background(), path) }()
-	time.Sleep(20 * time.Millisecond)
 	hold.Release()
 	select {
 	case err := <-released:
