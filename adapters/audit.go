@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"github.com/duet-cli/duet/internal/flagname"
 	"io/fs"
 	"maps"
 	"os"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/duet-cli/duet/envelope"
 	"github.com/duet-cli/duet/exitcode"
+	"github.com/duet-cli/duet/internal/flagname"
 	"github.com/duet-cli/duet/schema"
 )
 

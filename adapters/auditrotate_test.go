@@ -3,13 +3,13 @@ package adapters_test
 import (
 	"bytes"
 	"encoding/json"
-	"github.com/duet-cli/duet/adapters"
 	"os"
 	"path/filepath"
 	"slices"
 	"testing"
 	"time"
 
+	"github.com/duet-cli/duet/adapters"
 	"github.com/duet-cli/duet/adapters/urfave"
 )
 

@@ -1,7 +1,6 @@
 package adapters
 
 import (
-	"github.com/duet-cli/duet/internal/flagname"
 	"os"
 	"path/filepath"
 	"slices"
@@ -10,6 +9,7 @@ import (
 	"time"
 
 	"github.com/duet-cli/duet/envelope"
+	"github.com/duet-cli/duet/internal/flagname"
 	"github.com/duet-cli/duet/runenv"
 	"github.com/duet-cli/duet/schema"
 )

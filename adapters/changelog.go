@@ -3,13 +3,13 @@ package adapters
 import (
 	"context"
 	"fmt"
-	"github.com/duet-cli/duet/internal/flagname"
 	"io"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/duet-cli/duet/envelope"
+	"github.com/duet-cli/duet/internal/flagname"
 )
 
 // changelog answers `tool changelog [--since V]`: the entries of

@@ -3,7 +3,6 @@ package adapters
 import (
 	"context"
 	"fmt"
-	"github.com/duet-cli/duet/internal/flagname"
 	"io"
 	"os"
 	"path/filepath"
@@ -13,6 +12,7 @@ import (
 	"time"
 
 	"github.com/duet-cli/duet/envelope"
+	"github.com/duet-cli/duet/internal/flagname"
 	"github.com/duet-cli/duet/internal/jobstore"
 	"github.com/duet-cli/duet/internal/sessiondir"
 	"github.com/duet-cli/duet/schema"

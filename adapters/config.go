@@ -3,7 +3,6 @@ package adapters
 import (
 	"context"
 	"encoding/hex"
-	"github.com/duet-cli/duet/internal/flagname"
 	"hash/fnv"
 	"maps"
 	"os"
@@ -11,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/duet-cli/duet/internal/flagname"
 	"github.com/duet-cli/duet/schema"
 )
 

@@ -3,10 +3,10 @@ package adapters
 import (
 	"context"
 	"fmt"
-	"github.com/duet-cli/duet/internal/flagname"
 	"io"
 	"slices"
 
+	"github.com/duet-cli/duet/internal/flagname"
 	"github.com/duet-cli/duet/schema"
 )
 

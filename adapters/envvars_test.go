@@ -1,10 +1,10 @@
 package adapters_test
 
 import (
-	"github.com/duet-cli/duet/adapters"
 	"strings"
 	"testing"
 
+	"github.com/duet-cli/duet/adapters"
 	"github.com/duet-cli/duet/adapters/urfave"
 )
 

@@ -2,12 +2,12 @@ package adapters
 
 import (
 	"fmt"
-	"github.com/duet-cli/duet/internal/flagname"
 	"slices"
 	"strings"
 
 	"github.com/duet-cli/duet/envelope"
 	"github.com/duet-cli/duet/exitcode"
+	"github.com/duet-cli/duet/internal/flagname"
 	"github.com/duet-cli/duet/schema"
 )
 

@@ -2,7 +2,6 @@ package adapters_test
 
 import (
 	"context"
-	"github.com/duet-cli/duet/adapters"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/duet-cli/duet/adapters"
 	"github.com/duet-cli/duet/adapters/urfave"
 	"github.com/duet-cli/duet/envelope"
 	"github.com/duet-cli/duet/nethttp"

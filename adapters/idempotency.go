@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/hex"
 	"encoding/json"
-	"github.com/duet-cli/duet/internal/flagname"
 	"hash/fnv"
 	"path/filepath"
 	"slices"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/duet-cli/duet/envelope"
 	"github.com/duet-cli/duet/exitcode"
+	"github.com/duet-cli/duet/internal/flagname"
 	"github.com/duet-cli/duet/internal/idempotency"
 	"github.com/duet-cli/duet/lock"
 )

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"github.com/duet-cli/duet/adapters"
 	"io"
 	"os"
 	"path/filepath"
@@ -20,6 +19,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/urfave/cli/v3"
 
+	"github.com/duet-cli/duet/adapters"
 	duetcobra "github.com/duet-cli/duet/adapters/cobra"
 	"github.com/duet-cli/duet/adapters/urfave"
 	"github.com/duet-cli/duet/envelope"

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"fmt"
-	"github.com/duet-cli/duet/internal/flagname"
 	"os/exec"
 	"runtime"
 	"strings"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/duet-cli/duet/envelope"
 	"github.com/duet-cli/duet/exitcode"
+	"github.com/duet-cli/duet/internal/flagname"
 	"github.com/duet-cli/duet/proc"
 	"github.com/duet-cli/duet/schema"
 )

@@ -3,11 +3,11 @@ package adapters
 import (
 	"context"
 	"fmt"
-	"github.com/duet-cli/duet/internal/flagname"
 	"io"
 
 	"github.com/duet-cli/duet/describe"
 	"github.com/duet-cli/duet/envelope"
+	"github.com/duet-cli/duet/internal/flagname"
 	"github.com/duet-cli/duet/schema"
 )
 

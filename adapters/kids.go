@@ -2,13 +2,13 @@ package adapters
 
 import (
 	"fmt"
-	"github.com/duet-cli/duet/internal/flagname"
 	"io"
 	"os"
 	"strings"
 
 	"github.com/duet-cli/duet/envelope"
 	"github.com/duet-cli/duet/exitcode"
+	"github.com/duet-cli/duet/internal/flagname"
 	"github.com/duet-cli/duet/proc"
 	"github.com/duet-cli/duet/schema"
 )

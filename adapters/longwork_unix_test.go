@@ -3,13 +3,13 @@
 package adapters_test
 
 import (
-	"github.com/duet-cli/duet/adapters"
 	"os"
 	"path/filepath"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/duet-cli/duet/adapters"
 	"github.com/duet-cli/duet/adapters/urfave"
 )
 

@@ -3,9 +3,9 @@ package adapters
 import (
 	"context"
 	"encoding/json"
-	"github.com/duet-cli/duet/internal/flagname"
 
 	"github.com/duet-cli/duet/describe"
+	"github.com/duet-cli/duet/internal/flagname"
 )
 
 // manifest answers `tool manifest`: the spec's ManifestResponse, the same

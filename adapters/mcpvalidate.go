@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/duet-cli/duet/internal/flagname"
 	"io"
 	"maps"
 	"os"
@@ -14,6 +13,7 @@ import (
 	"github.com/duet-cli/duet/describe"
 	"github.com/duet-cli/duet/envelope"
 	"github.com/duet-cli/duet/exitcode"
+	"github.com/duet-cli/duet/internal/flagname"
 )
 
 // driftField is a field one side has and the other has not.

@@ -2,7 +2,6 @@ package adapters
 
 import (
 	"fmt"
-	"github.com/duet-cli/duet/internal/flagname"
 	"regexp"
 	"slices"
 	"strconv"
@@ -10,6 +9,7 @@ import (
 	"time"
 
 	"github.com/duet-cli/duet/envelope"
+	"github.com/duet-cli/duet/internal/flagname"
 	"github.com/duet-cli/duet/internal/suggest"
 	"github.com/duet-cli/duet/schema"
 )

@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/duet-cli/duet/internal/flagname"
 	"io"
 	"os"
 
 	"github.com/duet-cli/duet/envelope"
+	"github.com/duet-cli/duet/internal/flagname"
 	"github.com/duet-cli/duet/proc"
 	"github.com/duet-cli/duet/schema"
 )

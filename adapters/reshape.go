@@ -3,13 +3,13 @@ package adapters
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/duet-cli/duet/internal/flagname"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/duet-cli/duet/envelope"
 	"github.com/duet-cli/duet/exitcode"
+	"github.com/duet-cli/duet/internal/flagname"
 	"github.com/duet-cli/duet/schema"
 )
 

@@ -9,7 +9,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/duet-cli/duet/internal/flagname"
 	"io"
 	"maps"
 	"math/rand/v2"
@@ -27,6 +26,7 @@ import (
 	"github.com/duet-cli/duet/envelope"
 	"github.com/duet-cli/duet/exitcode"
 	"github.com/duet-cli/duet/input"
+	"github.com/duet-cli/duet/internal/flagname"
 	"github.com/duet-cli/duet/proc"
 	"github.com/duet-cli/duet/schema"
 )

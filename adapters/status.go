@@ -3,13 +3,13 @@ package adapters
 import (
 	"context"
 	"fmt"
-	"github.com/duet-cli/duet/internal/flagname"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/duet-cli/duet/internal/flagname"
 	"github.com/duet-cli/duet/profile"
 )
 

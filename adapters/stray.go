@@ -4,10 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/duet-cli/duet/internal/flagname"
 	"io"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/duet-cli/duet/internal/flagname"
 )
 
 // maxStrayWarning is how much of what a command printed beside its result

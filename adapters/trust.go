@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/duet-cli/duet/internal/flagname"
 	"io"
 	"net/url"
 	"os"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/duet-cli/duet/envelope"
 	"github.com/duet-cli/duet/exitcode"
+	"github.com/duet-cli/duet/internal/flagname"
 	"github.com/duet-cli/duet/runenv"
 	"github.com/duet-cli/duet/schema"
 )

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"github.com/duet-cli/duet/adapters"
 	"net"
 	"net/url"
 	"os"
@@ -18,6 +17,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/urfave/cli/v3"
 
+	"github.com/duet-cli/duet/adapters"
 	"github.com/duet-cli/duet/adapters/urfave"
 	"github.com/duet-cli/duet/envelope"
 	"github.com/duet-cli/duet/exitcode"

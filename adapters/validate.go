@@ -3,10 +3,10 @@ package adapters
 import (
 	"context"
 	"fmt"
-	"github.com/duet-cli/duet/internal/flagname"
 
 	"github.com/duet-cli/duet/envelope"
 	"github.com/duet-cli/duet/exitcode"
+	"github.com/duet-cli/duet/internal/flagname"
 	"github.com/duet-cli/duet/schema"
 )
 

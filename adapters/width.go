@@ -1,11 +1,11 @@
 package adapters
 
 import (
-	"github.com/duet-cli/duet/internal/flagname"
 	"io"
 	"strconv"
 
 	"github.com/duet-cli/duet/envelope"
+	"github.com/duet-cli/duet/internal/flagname"
 	"github.com/duet-cli/duet/schema"
 )
 

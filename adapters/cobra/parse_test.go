@@ -3,7 +3,6 @@ package cobra_test
 import (
 	"bytes"
 	"context"
-	"github.com/duet-cli/duet/adapters"
 	"slices"
 	"strings"
 	"testing"
@@ -12,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/duet-cli/duet/adapters"
 	duetcobra "github.com/duet-cli/duet/adapters/cobra"
 )
 

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"github.com/duet-cli/duet/adapters"
 	"slices"
 	"strings"
 	"testing"
@@ -12,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/spf13/cobra"
 
+	"github.com/duet-cli/duet/adapters"
 	duetcobra "github.com/duet-cli/duet/adapters/cobra"
 	"github.com/duet-cli/duet/adapters/completion"
 	"github.com/duet-cli/duet/describe"

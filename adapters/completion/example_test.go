@@ -3,12 +3,12 @@ package completion_test
 import (
 	"context"
 	"fmt"
-	"github.com/duet-cli/duet/adapters"
 	"io"
 	"strings"
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/duet-cli/duet/adapters"
 	"github.com/duet-cli/duet/adapters/completion"
 	"github.com/duet-cli/duet/adapters/urfave"
 	"github.com/duet-cli/duet/schema"

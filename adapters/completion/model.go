@@ -2,10 +2,10 @@ package completion
 
 import (
 	"cmp"
-	"github.com/duet-cli/duet/internal/flagname"
 	"slices"
 	"strings"
 
+	"github.com/duet-cli/duet/internal/flagname"
 	"github.com/duet-cli/duet/schema"
 )
 

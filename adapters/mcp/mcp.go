@@ -30,7 +30,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/duet-cli/duet/internal/flagname"
 	"io"
 	"os"
 	"slices"
@@ -43,6 +42,7 @@ import (
 	"github.com/duet-cli/duet/describe"
 	"github.com/duet-cli/duet/envelope"
 	"github.com/duet-cli/duet/exitcode"
+	"github.com/duet-cli/duet/internal/flagname"
 	"github.com/duet-cli/duet/schema"
 )
 

@@ -10,12 +10,12 @@ package main
 import (
 	"context"
 	"errors"
-	"github.com/duet-cli/duet/adapters"
 	"os"
 	"time"
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/duet-cli/duet/adapters"
 	"github.com/duet-cli/duet/adapters/urfave"
 	"github.com/duet-cli/duet/envelope"
 	"github.com/duet-cli/duet/proc"

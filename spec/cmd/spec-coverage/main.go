@@ -12,7 +12,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"github.com/duet-cli/duet/adapters"
 	"io"
 	"os"
 	"os/exec"
@@ -21,6 +20,7 @@ import (
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/duet-cli/duet/adapters"
 	"github.com/duet-cli/duet/adapters/urfave"
 	"github.com/duet-cli/duet/conformance"
 	"github.com/duet-cli/duet/envelope"

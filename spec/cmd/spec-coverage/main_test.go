@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"github.com/duet-cli/duet/adapters"
 	"strings"
 	"testing"
 
+	"github.com/duet-cli/duet/adapters"
 	"github.com/duet-cli/duet/adapters/urfave"
 	"github.com/duet-cli/duet/spec"
 )

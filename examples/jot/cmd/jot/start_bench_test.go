@@ -3,11 +3,11 @@ package main
 import (
 	"context"
 	"fmt"
-	"github.com/duet-cli/duet/adapters"
 	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/duet-cli/duet/adapters"
 	"github.com/duet-cli/duet/adapters/urfave"
 	"github.com/duet-cli/duet/examples/jot/internal/app"
 )

@@ -1,13 +1,13 @@
 package commands_test
 
 import (
-	"github.com/duet-cli/duet/adapters"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/duet-cli/duet/adapters"
 	"github.com/duet-cli/duet/adapters/adaptertest"
 	"github.com/duet-cli/duet/adapters/urfave"
 	"github.com/duet-cli/duet/examples/meridian/internal/commands"

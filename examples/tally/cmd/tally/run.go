@@ -3,9 +3,9 @@
 package main
 
 import (
-	"github.com/duet-cli/duet/adapters"
 	"github.com/spf13/cobra"
 
+	"github.com/duet-cli/duet/adapters"
 	duetcobra "github.com/duet-cli/duet/adapters/cobra"
 	"github.com/duet-cli/duet/examples/tally/internal/app"
 )

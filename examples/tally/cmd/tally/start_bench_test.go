@@ -2,13 +2,13 @@ package main
 
 import (
 	"context"
-	"github.com/duet-cli/duet/adapters"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/duet-cli/duet/adapters"
 	duetcobra "github.com/duet-cli/duet/adapters/cobra"
 	"github.com/duet-cli/duet/examples/tally/internal/app"
 )

@@ -4,11 +4,11 @@
 package main
 
 import (
-	"github.com/duet-cli/duet/adapters"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/duet-cli/duet/adapters"
 	duetcobra "github.com/duet-cli/duet/adapters/cobra"
 	"github.com/duet-cli/duet/adapters/completion"
 	"github.com/duet-cli/duet/examples/todo/internal/commands"

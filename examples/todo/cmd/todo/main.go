@@ -12,11 +12,11 @@ package main
 
 import (
 	"context"
-	"github.com/duet-cli/duet/adapters"
 	"time"
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/duet-cli/duet/adapters"
 	"github.com/duet-cli/duet/adapters/completion"
 	"github.com/duet-cli/duet/adapters/urfave"
 	"github.com/duet-cli/duet/examples/todo/internal/commands"
