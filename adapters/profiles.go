@@ -17,7 +17,8 @@ import (
 )
 
 // Names of the profile built-ins. An app gets them when one of its flags is
-// declared profileable (schema.FlagMeta.Profile); flagname.ShowConfig every app gets.
+// declared profileable (schema.FlagMeta.Profile); --show-config every app
+// gets.
 const (
 	profileCommand = "profile"
 )

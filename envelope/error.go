@@ -38,10 +38,12 @@ const (
 // Build one with [Errorf] and the With methods; return it from a command like any
 // other error.
 type Error struct {
-	Code          string        `json:"code"`
-	Message       string        `json:"message"`
-	Detail        string        `json:"detail,omitempty"`
-	Retryable     bool          `json:"retryable"` // left false, Settle fills it from the exit code's entry; WithoutRetry makes it stay false
+	Code    string `json:"code"`
+	Message string `json:"message"`
+	Detail  string `json:"detail,omitempty"`
+	// Retryable left false is filled by Settle from the exit code's entry;
+	// WithoutRetry makes it stay false.
+	Retryable     bool          `json:"retryable"`
 	RetryAfterMS  int64         `json:"retry_after_ms,omitempty"`
 	RetryStrategy RetryStrategy `json:"retry_strategy,omitempty"`
 	FixRequired   string        `json:"fix_required,omitempty"`

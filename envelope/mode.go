@@ -109,8 +109,9 @@ func EnvName(tool, setting string) string {
 // coding agent's CLI runs the tool (it sets a variable of its own, such as
 // CLAUDECODE); and, with s.Strict, when stdout is not a terminal, a CI
 // runner is named (CI, GITHUB_ACTIONS, JENKINS_URL) or NO_COLOR is set, as
-// the CLI Agent Spec's F-003 wants. Otherwise a person is at the terminal, or a script reads the
-// pipe. Colour is off for an agent, and wherever [ColorOff] says.
+// the CLI Agent Spec's F-003 wants. Otherwise a person is at the
+// terminal, or a script reads the pipe. Colour is off for an agent, and
+// wherever [ColorOff] says.
 func Detect(s Signals) (Mode, error) {
 	lookup := s.LookupEnv
 	getenv := func(k string) string { v, _ := lookup(k); return v }

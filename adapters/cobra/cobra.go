@@ -57,11 +57,6 @@ type declaredKey struct{}
 // Option configures the adapter; see package adapters for each.
 type Option = adapters.Option
 
-// Re-exported options, so an app imports one adapter package.
-var (
-// long work
-)
-
 // Annotate attaches Duet declarations to a command and returns it. Call it
 // before Wrap; a second call replaces the first.
 func Annotate(cmd *cobra.Command, meta schema.Meta) *cobra.Command {

@@ -45,11 +45,6 @@ const metaKey = "duet.meta"
 // Option configures the adapter; see package adapters for each.
 type Option = adapters.Option
 
-// Re-exported options, so an app imports one adapter package.
-var (
-// long work
-)
-
 // Annotate attaches Duet declarations to a command and returns it.
 func Annotate(cmd *cli.Command, meta schema.Meta) *cli.Command {
 	if cmd.Metadata == nil {
@@ -528,10 +523,11 @@ func defaultOf(f cli.Flag, sf schema.Flag) any {
 
 // detachEnv leaves the environment variables of flag f to the lifecycle,
 // which hands their values to urfave (Preset) from the environment it was
-// given — the process's, or adapters.WithEnv's — before urfave checks required flags.
-// urfave would read the process's itself, behind a adapters.WithEnv. Each of f's
-// environment sources becomes a lifecycleEnv, which keeps the variable's name
-// for help; other sources (files, maps) stay as they are.
+// given — the process's, or adapters.WithEnv's — before urfave checks
+// required flags. urfave would read the process's itself, behind
+// adapters.WithEnv. Each of f's environment sources becomes a lifecycleEnv,
+// which keeps the variable's name for help; other sources (files, maps)
+// stay as they are.
 func detachEnv(f cli.Flag) {
 	rv := reflect.ValueOf(f)
 	if rv.Kind() != reflect.Pointer || rv.Elem().Kind() != reflect.Struct {

@@ -5,8 +5,8 @@
 //
 // An identifier is an exported package-level const, var, type or func, or
 // an exported method of a type, an interface's included (fields are the
-// type's, and not counted), in a package a user can import: not internal, not a command
-// (package main), not a test, not under examples.
+// type's, and not counted), in a package a user can import: not internal,
+// not a command (package main), not a test, not under examples.
 package apisurface
 
 import (
