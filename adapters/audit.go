@@ -31,7 +31,7 @@ import (
 // reads it, rotated files included.
 
 // auditLogCommand is the name of the built-in command that reads the audit
-// log, and flagname.Since, flagname.CommandName and flagname.TraceID its filters.
+// log (its filters: --since, --command, --trace-id).
 const (
 	auditLogCommand = "audit-log"
 )

@@ -19,7 +19,7 @@ import (
 )
 
 // cleanupCommand is the name of the built-in command that removes the files
-// Duet keeps for a tool, and flagname.Scope and flagname.MinAge its flags.
+// Duet keeps for a tool (its flags: --scope, --min-age).
 const (
 	cleanupCommand = "cleanup"
 )

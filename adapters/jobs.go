@@ -26,8 +26,8 @@ import (
 // starts until it exits, so a job recorded as running whose lock is free
 // has lost its process.
 
-// jobCommand is the name of the built-in command group that follows jobs,
-// and flagname.Wait its status command's flag.
+// jobCommand is the name of the built-in command group that follows jobs
+// (its status command takes --wait).
 const (
 	jobCommand = "job"
 )

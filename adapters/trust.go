@@ -37,8 +37,8 @@ const (
 )
 
 // checkPermissionsCommand is the built-in command that compares the active
-// credential's scopes with those each command needs (see WithPermissions),
-// and flagname.For its flag naming one command.
+// credential's scopes with those each command needs (see WithPermissions);
+// --for names one command.
 const (
 	checkPermissionsCommand = "check-permissions"
 )
