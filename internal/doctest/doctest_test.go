@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"go/ast"
+	"go/doc"
 	"go/doc/comment"
 	"go/parser"
 	"go/token"
@@ -16,6 +17,8 @@ import (
 	"testing"
 
 	"golang.org/x/tools/go/packages"
+
+	"github.com/duet-cli/duet/internal/apisurface"
 )
 
 const module = "github.com/duet-cli/duet"
@@ -217,5 +220,40 @@ func checkFragments(t *testing.T, frags []block) {
 			}
 			return true
 		})
+	}
+}
+
+// TestEveryPackageHasExample: every package a user can import that exports
+// something (as internal/apisurface counts them) has a runnable Example
+// whose output go test checks.
+func TestEveryPackageHasExample(t *testing.T) {
+	pkgs, err := apisurface.Count(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range pkgs {
+		dir := filepath.Join(root, filepath.FromSlash(p.Dir))
+		tests, err := filepath.Glob(filepath.Join(dir, "*_test.go"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		fset := token.NewFileSet()
+		var files []*ast.File
+		for _, path := range tests {
+			f, err := parser.ParseFile(fset, path, nil, parser.ParseComments|parser.SkipObjectResolution)
+			if err != nil {
+				t.Fatal(err)
+			}
+			files = append(files, f)
+		}
+		checked := 0
+		for _, ex := range doc.Examples(files...) {
+			if ex.Output != "" || ex.EmptyOutput {
+				checked++
+			}
+		}
+		if checked == 0 {
+			t.Errorf("%s has no Example whose output is checked", p.Dir)
+		}
 	}
 }
