@@ -31,13 +31,13 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/duet-cli/duet/adapters"
+	"github.com/duet-cli/duet/adapters/internal/wrapped"
 	"github.com/duet-cli/duet/envelope"
 	"github.com/duet-cli/duet/schema"
 )
@@ -99,8 +99,7 @@ type App struct {
 	opts  []Option
 
 	declared bool // the app declares something to Duet: prepared by Wrap
-	once     sync.Once
-	err      error // what prepare found
+	prepared wrapped.Tree
 
 	// The app's own settings, which a person and a script get.
 	silenceErrors, silenceUsage bool
@@ -125,29 +124,19 @@ func Wrap(root *cobra.Command, opts ...Option) (*App, error) {
 
 // annotated reports whether cmd or a command below it was given to Annotate.
 func annotated(cmd *cobra.Command) bool {
-	if declarations(cmd) != nil {
-		return true
-	}
-	for _, sub := range cmd.Commands() {
-		if annotated(sub) {
-			return true
-		}
-	}
-	return false
+	return wrapped.Declared(cmd,
+		func(c *cobra.Command) bool { return declarations(c) != nil },
+		(*cobra.Command).Commands)
 }
 
-// prepare builds the tree, checks it and wraps the app's commands, once. An
-// app that declares something is prepared by Wrap, which reports what does
-// not hold; one that declares nothing, when the tree is first needed — what
-// Prepare checks comes from declarations, so it holds.
+// prepare builds the tree, checks it and wraps the app's commands, once
+// (see wrapped.Tree).
 func (a *App) prepare() error {
-	a.once.Do(func() {
+	return a.prepared.Prepare(func() *schema.Command {
 		a.tree = a.build(a.root, nil)
 		a.addCobraCommands()
-		a.err = adapters.Prepare(a.tree, a.opts...)
-		a.install(a.root, a.tree)
-	})
-	return a.err
+		return a.tree
+	}, a.opts, func(tree *schema.Command) { a.install(a.root, tree) })
 }
 
 // Run wraps root and runs one invocation with args (without the program name),

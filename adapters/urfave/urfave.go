@@ -29,11 +29,11 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/urfave/cli/v3"
 
 	"github.com/duet-cli/duet/adapters"
+	"github.com/duet-cli/duet/adapters/internal/wrapped"
 	"github.com/duet-cli/duet/envelope"
 	"github.com/duet-cli/duet/schema"
 )
@@ -63,8 +63,7 @@ type App struct {
 	opts  []Option
 
 	declared bool // the app declares something to Duet: prepared by Wrap
-	once     sync.Once
-	err      error // what prepare found
+	prepared wrapped.Tree
 
 	// The app's own hooks, which a person and a script get.
 	hooks   map[*cli.Command]hooks
@@ -98,29 +97,19 @@ func Wrap(root *cli.Command, opts ...Option) (*App, error) {
 
 // annotated reports whether cmd or a command below it was given to Annotate.
 func annotated(cmd *cli.Command) bool {
-	if _, ok := cmd.Metadata[metaKey]; ok {
-		return true
-	}
-	for _, sub := range cmd.Commands {
-		if annotated(sub) {
-			return true
-		}
-	}
-	return false
+	return wrapped.Declared(cmd,
+		func(c *cli.Command) bool { _, ok := c.Metadata[metaKey]; return ok },
+		func(c *cli.Command) []*cli.Command { return c.Commands })
 }
 
-// prepare builds the tree, checks it and wraps the app's commands, once. An
-// app that declares something is prepared by Wrap, which reports what does
-// not hold; one that declares nothing, when the tree is first needed — what
-// Prepare checks comes from declarations, so it holds.
+// prepare builds the tree, checks it and wraps the app's commands, once
+// (see wrapped.Tree).
 func (a *App) prepare() error {
-	a.once.Do(func() {
+	return a.prepared.Prepare(func() *schema.Command {
 		a.tree = a.build(a.root, nil)
 		a.addUrfaveCommands()
-		a.err = adapters.Prepare(a.tree, a.opts...)
-		a.install(a.root, a.tree)
-	})
-	return a.err
+		return a.tree
+	}, a.opts, func(tree *schema.Command) { a.install(a.root, tree) })
 }
 
 // Run wraps root and runs one invocation with args (without the program name),
