@@ -48,3 +48,16 @@ func BenchmarkStartList(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkWrap is what wrapping todo costs: reading its tree, adding
+// Duet's built-ins and checking every declaration — what every start pays
+// before the command line is read, and what an in-process MCP call pays
+// for its fresh app.
+func BenchmarkWrap(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := urfave.Wrap(newApp(), options()...); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
