@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/pelletier/go-toml/v2"
+
+	"github.com/duet-cli/duet/internal/tomlstr"
 )
 
 // A TOML table is edited as lines: [<table>] and the lines up to the next
@@ -152,7 +154,7 @@ func key(k string) string {
 	if bare {
 		return k
 	}
-	return quote(k)
+	return tomlstr.Quote(k)
 }
 
 func tableName(path []string) string {
@@ -183,34 +185,15 @@ func (t Table) encode(path []string) string {
 }
 
 func (kv KV) encode() string {
-	v := quote(kv.String)
+	v := tomlstr.Quote(kv.String)
 	if kv.List != nil {
 		q := make([]string, len(kv.List))
 		for i, s := range kv.List {
-			q[i] = quote(s)
+			q[i] = tomlstr.Quote(s)
 		}
 		v = "[" + strings.Join(q, ", ") + "]"
 	}
 	return key(kv.Key) + " = " + v + "\n"
-}
-
-// quote writes s as a TOML basic string.
-func quote(s string) string {
-	var b strings.Builder
-	b.WriteByte('"')
-	for _, r := range s {
-		switch {
-		case r == '"' || r == '\\':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case r < 0x20 || r == 0x7f:
-			fmt.Fprintf(&b, "\\u%04X", r)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
 }
 
 func sameTOML(a, b string) bool {

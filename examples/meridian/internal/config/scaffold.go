@@ -7,9 +7,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/duet-cli/duet/internal/atomicfile"
+	"github.com/duet-cli/duet/internal/tomlstr"
 )
 
 // Scaffold returns the config.toml that `meridian init` writes: every key
@@ -54,29 +54,9 @@ func tomlValue(v any) string {
 	case bool:
 		return fmt.Sprint(v)
 	case string:
-		return tomlString(v)
+		return tomlstr.Quote(v)
 	}
 	panic(fmt.Sprintf("config: no TOML form for %T", v))
-}
-
-// tomlString quotes s as a TOML basic string. strconv.Quote would not do:
-// Go's \x escapes are not TOML.
-func tomlString(s string) string {
-	var b strings.Builder
-	b.WriteByte('"')
-	for _, r := range s {
-		switch {
-		case r == '"' || r == '\\':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case r < 0x20 || r == 0x7f:
-			fmt.Fprintf(&b, `\u%04X`, r)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
 }
 
 // Init creates the .meridian directory dir if need be and writes the
