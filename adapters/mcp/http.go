@@ -36,17 +36,13 @@ const httpPath = "/mcp"
 // bearer token: $<TOOL>_MCP_TOKEN, else one made now and printed.
 func serveHTTP(ctx context.Context, h *adapters.Host, addr string, opts []Option) int {
 	tool := h.App.Tree().Name
-	fail := func(e *envelope.Error) int {
-		fmt.Fprintf(h.Stderr, "%s: ERROR %s\n", tool, envelope.Human(e))
-		return int(e.Exit)
-	}
 	s, err := NewServer(h.App, opts...)
 	if err != nil {
-		return fail(envelope.As(err))
+		return fail(h, err)
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return fail(envelope.Validationf("INVALID_FLAG_VALUE", "--%s %s: %v", flagHTTP, addr, err).WithField(flagHTTP))
+		return fail(h, envelope.Validationf("INVALID_FLAG_VALUE", "--%s %s: %v", flagHTTP, addr, err).WithField(flagHTTP))
 	}
 	var handler http.Handler = sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s },
 		&sdk.StreamableHTTPOptions{Stateless: true})
@@ -80,7 +76,7 @@ func serveHTTP(ctx context.Context, h *adapters.Host, addr string, opts []Option
 		err = nil
 	}
 	if err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return fail(envelope.Errorf(exitcode.GeneralError, "SERVE_FAILED", "%v", err))
+		return fail(h, envelope.Errorf(exitcode.GeneralError, "SERVE_FAILED", "%v", err))
 	}
 	return int(exitcode.Success)
 }
@@ -100,4 +96,13 @@ func newToken() string {
 	b := make([]byte, 32)
 	rand.Read(b)
 	return hex.EncodeToString(b)
+}
+
+// fail reports err on stderr as a person reads an error, and returns its
+// exit code: the serve and clients commands are a person's, or a client's
+// that shows their stderr to one.
+func fail(h *adapters.Host, err error) int {
+	e := envelope.As(err)
+	fmt.Fprintf(h.Stderr, "%s: ERROR %s\n", h.App.Tree().Name, envelope.Human(e))
+	return int(e.Exit)
 }

@@ -71,9 +71,7 @@ func clientsCommand(name, serve string) adapters.Option {
 				}
 			}
 			if err != nil {
-				e := envelope.As(err)
-				fmt.Fprintf(h.Stderr, "%s: ERROR %s\n", r.tool, envelope.Human(e))
-				return int(e.Exit)
+				return fail(h, err)
 			}
 			return int(exitcode.Success)
 		},
@@ -83,7 +81,6 @@ func clientsCommand(name, serve string) adapters.Option {
 // registrar registers one tool's server, as one invocation asked.
 type registrar struct {
 	h      *adapters.Host
-	tool   string
 	cwd    string
 	getenv func(string) string
 	server server
@@ -91,7 +88,7 @@ type registrar struct {
 }
 
 func newRegistrar(h *adapters.Host, serve string) (*registrar, error) {
-	r := &registrar{h: h, tool: h.App.Tree().Name}
+	r := &registrar{h: h}
 	r.getenv = func(k string) string { v, _ := h.LookupEnv(k); return v }
 	exe, err := os.Executable()
 	if err == nil {
@@ -103,7 +100,7 @@ func newRegistrar(h *adapters.Host, serve string) (*registrar, error) {
 	if r.cwd, err = os.Getwd(); err != nil {
 		return r, envelope.Errorf(exitcode.GeneralError, "NO_WORKING_DIRECTORY", "%v", err)
 	}
-	name := r.tool
+	name := h.App.Tree().Name
 	if v, ok := h.Flag("name"); ok && v != "" {
 		name = v
 	}
@@ -203,13 +200,13 @@ func (r *registrar) uninstall() error {
 	case r.dryRun:
 		fmt.Fprintf(out, "Would remove %s from %s:\n%s", r.server.name, c.title, configedit.Diff(path, old, updated))
 	default:
-		if updated == nil { // the file held nothing else: it goes, as it came
-			err = os.Remove(path)
-		} else {
+		if updated != nil {
 			err = writeConfig(path, updated)
+		} else if err = os.Remove(path); err != nil { // the file held nothing else: it goes, as it came
+			err = envelope.Errorf(exitcode.GeneralError, "CONFIG_UNWRITABLE", "%s: %v", path, err)
 		}
 		if err != nil {
-			return envelope.Errorf(exitcode.GeneralError, "CONFIG_UNWRITABLE", "%s: %v", path, err)
+			return err
 		}
 		fmt.Fprintf(out, "Removed %s from %s in %s.\n", r.server.name, c.title, path)
 	}
