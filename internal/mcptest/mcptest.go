@@ -53,10 +53,29 @@ func ServeHTTP(t testing.TB, cmd *exec.Cmd, stop os.Signal, exit int) (url strin
 	return "", nil
 }
 
-// BenchToolCall times tools/call of tool with args, app's server running
-// its commands with runner, and reports the median call (median-ms)
-// beside the mean.
-func BenchToolCall(b *testing.B, app adapters.Framework, runner mcp.Runner, tool string, args map[string]any) {
+// BenchToolCall times tools/call of tool with args, with each runner as a
+// sub-benchmark: "in-process", the commands run on an app newApp makes
+// for the call (mcp.InProcess with opts), and "exec", run by child. Each
+// reports the median call (median-ms) beside the mean; bench/mcp.sh reads
+// both by these names.
+func BenchToolCall(b *testing.B, newApp func() (adapters.Framework, error), opts []adapters.Option, child mcp.Runner, tool string, args map[string]any) {
+	for _, r := range []struct {
+		name   string
+		runner mcp.Runner
+	}{{"in-process", mcp.InProcess(newApp, opts...)}, {"exec", child}} {
+		b.Run(r.name, func(b *testing.B) {
+			app, err := newApp()
+			if err != nil {
+				b.Fatal(err)
+			}
+			benchCall(b, app, r.runner, tool, args)
+		})
+	}
+}
+
+// benchCall times tools/call of tool with args, app's server running its
+// commands with runner.
+func benchCall(b *testing.B, app adapters.Framework, runner mcp.Runner, tool string, args map[string]any) {
 	b.Helper()
 	s, err := mcp.NewServer(app, mcp.WithRunner(runner))
 	if err != nil {

@@ -92,21 +92,7 @@ func BenchmarkToolCall(b *testing.B) {
 	newApp := func() (adapters.Framework, error) {
 		return urfave.Wrap(commands.New(env), commands.Options("0.1.0")...)
 	}
-	exec := mcp.Exec(bin)
-	exec.Env = vars
-	for _, tc := range []struct {
-		name   string
-		runner mcp.Runner
-	}{
-		{"in-process", mcp.InProcess(newApp, adapters.WithEnv(vars), adapters.WithWorkDir(dir))},
-		{"exec", exec},
-	} {
-		b.Run(tc.name, func(b *testing.B) {
-			app, err := newApp()
-			if err != nil {
-				b.Fatal(err)
-			}
-			mcptest.BenchToolCall(b, app, tc.runner, "models_list", map[string]any{})
-		})
-	}
+	child := mcp.Exec(bin)
+	child.Env = vars
+	mcptest.BenchToolCall(b, newApp, []adapters.Option{adapters.WithEnv(vars), adapters.WithWorkDir(dir)}, child, "models_list", map[string]any{})
 }

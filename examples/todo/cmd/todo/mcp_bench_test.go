@@ -40,19 +40,5 @@ func BenchmarkToolCall(b *testing.B) {
 	newTodo := func() (adapters.Framework, error) { return urfave.Wrap(newApp(), options()...) }
 	child := mcp.Exec(bin)
 	child.Env = env
-	for _, tc := range []struct {
-		name   string
-		runner mcp.Runner
-	}{
-		{"in-process", mcp.InProcess(newTodo, adapters.WithEnv(env))},
-		{"exec", child},
-	} {
-		b.Run(tc.name, func(b *testing.B) {
-			app, err := newTodo()
-			if err != nil {
-				b.Fatal(err)
-			}
-			mcptest.BenchToolCall(b, app, tc.runner, "list", map[string]any{})
-		})
-	}
+	mcptest.BenchToolCall(b, newTodo, []adapters.Option{adapters.WithEnv(env)}, child, "list", map[string]any{})
 }
