@@ -6,9 +6,15 @@ package secret
 
 import "strings"
 
-// Words are the words a secret name contains, in lower case. A name holds
-// one of them as a substring, but for "key", which must be a word of it.
-var Words = [...]string{"token", "secret", "password", "passwd", "credential", "auth", "apikey", "key"}
+// inside are the words a secret name holds anywhere, in lower case;
+// keyWord it must hold as a word of its own.
+var inside = []string{"token", "secret", "password", "passwd", "credential", "auth", "apikey"}
+
+const keyWord = "key"
+
+// Words are every word a secret name contains, in lower case: a text that
+// holds none of them holds no secret name.
+var Words = append(inside[:len(inside):len(inside)], keyWord)
 
 // Name reports whether name looks like it holds a secret: it contains
 // token, secret, password, passwd, credential, auth or apikey, in any case,
@@ -17,13 +23,13 @@ var Words = [...]string{"token", "secret", "password", "passwd", "credential", "
 // per flag at every start.
 func Name(name string) bool {
 	lower := strings.ToLower(name)
-	for _, w := range Words[:len(Words)-1] {
+	for _, w := range inside {
 		if strings.Contains(lower, w) {
 			return true
 		}
 	}
 	for _, word := range strings.FieldsFunc(lower, func(r rune) bool { return r == '_' || r == '-' || r == '.' }) {
-		if word == "key" {
+		if word == keyWord {
 			return true
 		}
 	}
