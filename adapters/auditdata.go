@@ -91,7 +91,7 @@ func mayNeedRedacting(raw []byte, secrets []string) bool {
 		}
 	}
 	lower := bytes.ToLower(raw)
-	for _, w := range secret.Words {
+	for w := range secret.Words {
 		if bytes.Contains(lower, []byte(w)) {
 			return true
 		}

@@ -8,13 +8,20 @@ import "strings"
 
 // inside are the words a secret name holds anywhere, in lower case;
 // keyWord it must hold as a word of its own.
-var inside = []string{"token", "secret", "password", "passwd", "credential", "auth", "apikey"}
+var inside = [...]string{"token", "secret", "password", "passwd", "credential", "auth", "apikey"}
 
 const keyWord = "key"
 
-// Words are every word a secret name contains, in lower case: a text that
-// holds none of them holds no secret name.
-var Words = append(inside[:len(inside):len(inside)], keyWord)
+// Words yields every word a secret name contains, in lower case: a text
+// that holds none of them holds no secret name.
+func Words(yield func(string) bool) {
+	for _, w := range inside {
+		if !yield(w) {
+			return
+		}
+	}
+	yield(keyWord)
+}
 
 // Name reports whether name looks like it holds a secret: it contains
 // token, secret, password, passwd, credential, auth or apikey, in any case,

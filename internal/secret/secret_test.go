@@ -28,7 +28,7 @@ func TestWordsCover(t *testing.T) {
 		}
 		lower := strings.ToLower(name)
 		found := false
-		for _, w := range secret.Words {
+		for w := range secret.Words {
 			found = found || strings.Contains(lower, w)
 		}
 		if !found {
