@@ -50,21 +50,14 @@ func SetJSON(doc []byte, parent, name string, value any) ([]byte, error) {
 		out, _ := json.MarshalIndent(map[string]map[string]json.RawMessage{parent: {name: raw}}, "", "  ")
 		return append(out, '\n'), nil
 	}
-	top, err := members(doc, 0)
+	inner, _, ok, err := parentObject(doc, parent)
 	if err != nil {
 		return nil, err
 	}
-	p, ok := top.find(parent)
 	if !ok {
+		top, _ := members(doc, 0) // parentObject has read it whole
 		entry := fmt.Sprintf("%s: {\n    %s: %s\n  }", strconv.Quote(parent), strconv.Quote(name), raw)
 		return top.insert(doc, entry, "  "), nil
-	}
-	if doc[p.start] != '{' {
-		return nil, fmt.Errorf("%q is not an object", parent)
-	}
-	inner, err := members(doc[:p.end], p.start)
-	if err != nil {
-		return nil, err
 	}
 	if m, ok := inner.find(name); ok {
 		if sameJSON(doc[m.start:m.end], raw) {
