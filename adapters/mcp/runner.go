@@ -104,7 +104,8 @@ func (r *ExecRunner) Run(ctx context.Context, args []string) ([]byte, int, error
 // Making an app — reading its tree, checking its declarations — is a good
 // part of a call, so the app for the next call is made when a call has
 // answered, while the client reads the answer: newApp may run some time
-// before the call its app serves, and always on a goroutine of its own.
+// before the call its app serves, on a goroutine of its own (or, for the
+// first call and calls at once, on the call's).
 func InProcess(newApp func() (adapters.Framework, error), opts ...adapters.Option) Runner {
 	return &inProcess{newApp: newApp, opts: opts}
 }
