@@ -21,18 +21,16 @@ package urfave
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"reflect"
 	"slices"
-	"strconv"
-	"strings"
 
 	"github.com/urfave/cli/v3"
 
 	"github.com/duet-cli/duet/adapters"
+	"github.com/duet-cli/duet/adapters/internal/urfavecli"
 	"github.com/duet-cli/duet/adapters/internal/wrapped"
 	"github.com/duet-cli/duet/envelope"
 	"github.com/duet-cli/duet/schema"
@@ -200,84 +198,20 @@ func (a *App) Execute(ctx context.Context, args []string, s adapters.Streams) er
 	case a.exitErr != nil || s.AppMain:
 		root.ExitErrHandler = a.exitErr // the app's own, or urfave's
 	default:
-		root.ExitErrHandler = func(_ context.Context, _ *cli.Command, err error) { reportExit(errOut, err) }
+		root.ExitErrHandler = func(_ context.Context, _ *cli.Command, err error) { urfavecli.ReportExit(errOut, err) }
 	}
 	err := root.Run(ctx, append([]string{root.Name}, args...))
 	switch {
 	case s.Answer && err == nil && a.notFound != "":
 		return fmt.Errorf("unknown command %q", a.notFound)
-	case !s.Answer && !s.AppMain && err != nil && !reported(err):
+	case !s.Answer && !s.AppMain && err != nil && !urfavecli.Reported(err):
 		fmt.Fprintln(errOut, err) // as an app's main does with what Run returns
 	}
 	return err
 }
 
-// reportExit is urfave's HandleExitCoder without its os.Exit: an ExitCoder's
-// message, or each of a MultiError's, on stderr.
-func reportExit(w io.Writer, err error) {
-	var multi cli.MultiError
-	switch {
-	case errors.As(err, &multi):
-		for _, e := range multi.Errors() {
-			if e != nil {
-				reportExit(w, e)
-			}
-		}
-	case isExitCoder(err) && err.Error() != "":
-		if _, ok := err.(cli.ErrorFormatter); ok {
-			fmt.Fprintf(w, "%+v\n", err)
-		} else {
-			fmt.Fprintln(w, err)
-		}
-	}
-}
-
-func isExitCoder(err error) bool { _, ok := err.(cli.ExitCoder); return ok }
-
-// reported reports whether err was written already, by urfave's exit
-// handling, or is the lifecycle's to write (a typed error).
-func reported(err error) bool {
-	var typed *envelope.Error
-	var multi cli.MultiError
-	return isExitCoder(err) || errors.As(err, &multi) || errors.As(err, &typed)
-}
-
-// Classify turns urfave's own errors into ARG_ERRORs. urfave's parse errors
-// are plain strings, so anything that reaches here before an action ran is a
-// usage error.
-func (a *App) Classify(err error) *envelope.Error {
-	if err == nil {
-		return nil
-	}
-	msg := err.Error()
-	p := envelope.FieldError{Code: "USAGE_ERROR", Message: msg}
-	after := func(prefix string) string { return strings.TrimPrefix(msg[strings.Index(msg, prefix):], prefix) }
-	switch {
-	case strings.Contains(msg, "flag provided but not defined: -"):
-		p.Code, p.Field = "UNKNOWN_FLAG", after("flag provided but not defined: -")
-	case strings.Contains(msg, "flag needs an argument: "):
-		p.Code, p.Field = "MISSING_FLAG_VALUE", strings.TrimLeft(after("flag needs an argument: "), "-")
-	case strings.HasPrefix(msg, "invalid value ") && strings.Contains(msg, " for argument "):
-		p.Code = "INVALID_ARGUMENT"
-		_, rest, _ := strings.Cut(msg, " for argument ")
-		p.Field, _, _ = strings.Cut(rest, ":")
-	case strings.HasPrefix(msg, "invalid value "):
-		p.Code = "INVALID_FLAG_VALUE"
-		if _, rest, ok := strings.Cut(msg, " for flag -"); ok {
-			p.Field, _, _ = strings.Cut(rest, ":")
-		}
-	case strings.Contains(msg, "Required flag"):
-		p.Code = "MISSING_REQUIRED_FLAG"
-	case strings.HasPrefix(msg, "No help topic for '"):
-		p.Code, p.Field = "UNKNOWN_COMMAND", strings.TrimSuffix(after("No help topic for '"), "'")
-	case strings.HasPrefix(msg, "unknown command "):
-		p.Code = "UNKNOWN_COMMAND"
-		p.Field, _ = strconv.Unquote(strings.TrimPrefix(msg, "unknown command "))
-	case strings.Contains(msg, "argument"):
-		p.Code = "WRONG_ARGUMENT_COUNT"
-	}
-	return envelope.Invalid([]envelope.FieldError{p})
-}
+// Classify turns urfave's own errors into ARG_ERRORs.
+func (a *App) Classify(err error) *envelope.Error { return urfavecli.Classify(err) }
 
 // build translates one urfave command, and its subcommands, into the tree.
 func (a *App) build(cmd *cli.Command, parent *schema.Command) *schema.Command {
