@@ -43,11 +43,17 @@ import (
 	"github.com/duet-cli/duet/schema/validator"
 )
 
+type binary struct{ framework, pkg, path string }
+
 // binaries are the builds under test, by framework, built once by TestMain.
-var binaries = []struct{ framework, pkg, path string }{
+var binaries = []binary{
 	{framework: "urfave", pkg: "github.com/duet-cli/duet/examples/todo/cmd/todo"},
 	{framework: "cobra", pkg: "github.com/duet-cli/duet/examples/todo/cmd/todo-cobra"},
 }
+
+// v2 is todo on urfave/cli v2, which TestParity holds to the others. The
+// other tests give flags after arguments, which v2 reads as arguments.
+var v2 = binary{framework: "urfave-v2", pkg: "github.com/duet-cli/duet/examples/todo/cmd/todo-v2"}
 
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "todo-e2e-")
@@ -55,8 +61,7 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, "e2e:", err)
 		os.Exit(1)
 	}
-	for i := range binaries {
-		b := &binaries[i]
+	for _, b := range []*binary{&binaries[0], &binaries[1], &v2} {
 		b.path = filepath.Join(dir, "todo-"+b.framework)
 		build := exec.Command("go", "build", "-o", b.path, b.pkg)
 		build.Stdout, build.Stderr = os.Stderr, os.Stderr

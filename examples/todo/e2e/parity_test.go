@@ -23,18 +23,21 @@ var (
 func normalize(s string) string {
 	// AGENTS.md's Installation section installs the build's own package.
 	s = strings.ReplaceAll(s, "/cmd/todo-cobra@", "/cmd/todo@")
+	s = strings.ReplaceAll(s, "/cmd/todo-v2@", "/cmd/todo@")
 	return timestamp.ReplaceAllString(volatile.ReplaceAllString(s, `"$1":"-"`), "YYYY-MM-DDTHH:MM:SSZ")
 }
 
-// TestParity drives the urfave and the cobra build through the same session,
-// step by step, each on a store of its own, and holds them to the same exit
-// codes, byte-identical stdout (volatile values blanked) and, outside help —
-// whose text is each framework's own — byte-identical stderr.
+// TestParity drives the urfave, the cobra and the urfave/cli v2 build
+// through the same session, step by step, each on a store of its own, and
+// holds the others to the urfave build's exit codes, byte-identical stdout
+// (volatile values blanked) and, outside help — whose text is each
+// framework's own — byte-identical stderr. Flags come before arguments,
+// the one order all three frameworks read alike.
 func TestParity(t *testing.T) {
 	t.Parallel()
 	steps := [][]string{
-		{"add", "write the docs", "--priority", "high", "--tag", "docs,writing"},
-		{"add", "ship it", "-p", "low"},
+		{"add", "--priority", "high", "--tag", "docs,writing", "write the docs"},
+		{"add", "-p", "low", "ship it"},
 		{"add", "third"},
 		{"list"},
 		{"list", "--status", "all", "--limit", "1"},
@@ -59,7 +62,7 @@ func TestParity(t *testing.T) {
 		{"nope"},
 		{"add"},
 		{"show"},
-		{"add", "x", "--validate-only"},
+		{"add", "--validate-only", "x"},
 		{"watch", "--count", "2", "--interval", "10ms"},
 		{"watch", "--timeout", "100ms", "--interval", "1h"}, // one tick, then the timeout
 		{"describe"},
@@ -86,25 +89,34 @@ func TestParity(t *testing.T) {
 		{"import", "--schema"},
 		{"show", "-"},
 	}
-	urfave, cobra := newSandbox(t, binaries[0].path), newSandbox(t, binaries[1].path)
+	urfave := newSandbox(t, binaries[0].path)
+	others := []struct {
+		name string
+		sb   *sandbox
+	}{{"cobra", newSandbox(t, binaries[1].path)}, {"urfave-v2", newSandbox(t, v2.path)}}
 	for _, args := range steps {
-		u, c := urfave.run(t, args...), cobra.run(t, args...)
+		u := urfave.run(t, args...)
 		name := strings.Join(args, " ")
-		if u.code != c.code {
-			t.Errorf("todo %s: exit %d on urfave, %d on cobra", name, u.code, c.code)
-		}
-		if diff := cmp.Diff(normalize(u.stdout), normalize(c.stdout)); diff != "" {
-			t.Errorf("todo %s: stdout (-urfave +cobra):\n%s", name, diff)
-		}
-		if !asksHelp(args) {
-			if diff := cmp.Diff(normalize(u.stderr), normalize(c.stderr)); diff != "" {
-				t.Errorf("todo %s: stderr (-urfave +cobra):\n%s", name, diff)
+		for _, o := range others {
+			c := o.sb.run(t, args...)
+			if u.code != c.code {
+				t.Errorf("todo %s: exit %d on urfave, %d on %s", name, u.code, c.code, o.name)
+			}
+			if diff := cmp.Diff(normalize(u.stdout), normalize(c.stdout)); diff != "" {
+				t.Errorf("todo %s: stdout (-urfave +%s):\n%s", name, o.name, diff)
+			}
+			if !asksHelp(args) {
+				if diff := cmp.Diff(normalize(u.stderr), normalize(c.stderr)); diff != "" {
+					t.Errorf("todo %s: stderr (-urfave +%s):\n%s", name, o.name, diff)
+				}
 			}
 		}
 	}
-	// Both stores went through the same changes.
-	if diff := cmp.Diff(normalize(string(urfave.storeBytes(t))), normalize(string(cobra.storeBytes(t)))); diff != "" {
-		t.Errorf("stores (-urfave +cobra):\n%s", diff)
+	// Every store went through the same changes.
+	for _, o := range others {
+		if diff := cmp.Diff(normalize(string(urfave.storeBytes(t))), normalize(string(o.sb.storeBytes(t)))); diff != "" {
+			t.Errorf("stores (-urfave +%s):\n%s", o.name, diff)
+		}
 	}
 }
 
