@@ -13,6 +13,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/duet-cli/duet/adapters"
+	"github.com/duet-cli/duet/adapters/internal/urfavecli"
 	"github.com/duet-cli/duet/schema"
 )
 
@@ -39,7 +40,7 @@ func (a *App) Parse(args []string) adapters.Parsed {
 		a.equip(cmd)
 		r := a.reader(cmd, lineage, &p)
 		pos, err := r.flags(rest)
-		p.Node, p.Args = a.nodes[cmd], pos
+		p.Node, p.Args = a.t.Nodes[cmd], pos
 		if r.help {
 			if err != nil {
 				p.Help = true // cmd's help, whatever else is wrong
@@ -74,11 +75,11 @@ func (a *App) Parse(args []string) adapters.Parsed {
 		if sub == helpCommand {
 			return a.help(p, cmd, lineage, r, pos[1:])
 		}
-		if sub != nil && a.nodes[sub] == nil && sub.Name == a.completionCommand() {
+		if sub != nil && a.t.Nodes[sub] == nil && sub.Name == a.completionCommand() {
 			p.Node = a.tree.Sub(sub.Name) // urfave's own completion command
 			return p
 		}
-		if sub == nil || a.nodes[sub] == nil {
+		if sub == nil || a.t.Nodes[sub] == nil {
 			break
 		}
 		lineage = append(lineage, cmd)
@@ -100,7 +101,7 @@ var helpCommand = &cli.Command{Name: "help", Aliases: []string{"h"}, HideHelp: t
 // be one of cmd's.
 func (a *App) help(p adapters.Parsed, cmd *cli.Command, lineage []*cli.Command, r *reader, args []string) adapters.Parsed {
 	pos, err := a.reader(helpCommand, append(lineage, cmd), &p).flags(args)
-	p.Node, p.Args = a.nodes[cmd], nil
+	p.Node, p.Args = a.t.Nodes[cmd], nil
 	if err != nil {
 		p.Err = err
 		return p
@@ -111,17 +112,11 @@ func (a *App) help(p adapters.Parsed, cmd *cli.Command, lineage []*cli.Command, 
 // helpFor is urfave's help for cmd, asked with the help command or flag:
 // for the subcommand the first argument names, when there is one.
 func (a *App) helpFor(p adapters.Parsed, cmd *cli.Command, r *reader, pos []string) adapters.Parsed {
-	p.Node, p.Args, p.Help = a.nodes[cmd], nil, true
-	if len(pos) == 0 || pos[0] == "" {
-		return p
-	}
-	switch target := r.command(pos[0]); {
-	case target == nil && cmd.CommandNotFound == nil:
-		p.Help, p.Err = false, fmt.Errorf("No help topic for '%v'", pos[0])
-	case target != nil && a.nodes[target] != nil:
-		p.Node = a.nodes[target]
-	}
-	return p
+	p.Node = a.t.Nodes[cmd]
+	return urfavecli.Help(p, pos, func(name string) (*schema.Command, bool) {
+		target := r.command(name)
+		return a.t.Nodes[target], target != nil
+	}, cmd.CommandNotFound != nil)
 }
 
 // reader reads one command's part of a command line.
@@ -262,7 +257,7 @@ func (r *reader) isBool(f cli.Flag) bool {
 
 // neutral is the tree's flag of that name for r's command.
 func (r *reader) neutral(name string) *schema.Flag {
-	if n := r.a.nodes[r.cmd]; n != nil {
+	if n := r.a.t.Nodes[r.cmd]; n != nil {
 		return n.Flag(name)
 	}
 	return nil

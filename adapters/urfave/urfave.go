@@ -23,6 +23,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"iter"
 	"os"
 	"reflect"
 	"slices"
@@ -54,11 +55,10 @@ func Annotate(cmd *cli.Command, meta schema.Meta) *cli.Command {
 
 // App is a wrapped urfave/cli app. Like a *cli.Command, it runs once.
 type App struct {
-	root  *cli.Command
-	tree  *schema.Command
-	nodes map[*cli.Command]*schema.Command
-	cmds  map[*schema.Command]*cli.Command
-	opts  []Option
+	root *cli.Command
+	tree *schema.Command
+	t    urfavecli.Tree[*cli.Command]
+	opts []Option
 
 	declared bool // the app declares something to Duet: prepared by Wrap
 	prepared wrapped.Tree
@@ -67,11 +67,9 @@ type App struct {
 	hooks   map[*cli.Command]hooks
 	exitErr cli.ExitErrHandlerFunc
 
-	builtins   []func(show bool)     // shows or hides each of Duet's built-ins in help
-	equipped   map[*cli.Command]bool // the commands given their built-ins (see equip)
-	envHelp    bool                  // the root's help names the variables the app reads
-	notFound   string                // set by CommandNotFound, which cannot return an error
-	completing *schema.Command       // a shell asking urfave for completion candidates
+	envHelp    bool            // the root's help names the variables the app reads
+	notFound   string          // set by CommandNotFound, which cannot return an error
+	completing *schema.Command // a shell asking urfave for completion candidates
 }
 
 type hooks struct {
@@ -83,8 +81,7 @@ type hooks struct {
 // declaration, adds the built-in flags and the describe command, and wraps
 // every action. It fails, naming the command, when a declaration is broken.
 func Wrap(root *cli.Command, opts ...Option) (*App, error) {
-	a := &App{root: root, nodes: map[*cli.Command]*schema.Command{}, cmds: map[*schema.Command]*cli.Command{},
-		opts: opts, hooks: map[*cli.Command]hooks{}, exitErr: root.ExitErrHandler, declared: annotated(root)}
+	a := &App{root: root, opts: opts, hooks: map[*cli.Command]hooks{}, exitErr: root.ExitErrHandler, declared: annotated(root)}
 	if a.declared {
 		if err := a.prepare(); err != nil {
 			return nil, fmt.Errorf("duet: %s: %w", root.Name, err)
@@ -159,26 +156,11 @@ func (a *App) Tree() *schema.Command {
 // Execute lets urfave parse and dispatch.
 func (a *App) Execute(ctx context.Context, args []string, s adapters.Streams) error {
 	root := a.root
-	if s.Stdin != nil {
-		root.Reader = s.Stdin
-	}
-	if out := cmp.Or(s.Help, s.Stdout); out != nil {
-		root.Writer = out
-	}
-	if s.Stderr != nil {
-		root.ErrWriter = s.Stderr
-	}
+	urfavecli.SetStreams(s, &root.Reader, &root.Writer, &root.ErrWriter)
 	if s.Builtins {
-		a.equipAlong(args)
+		a.t.Along(commands{}, root, args, a.equip)
 	}
-	for _, show := range a.builtins {
-		show(s.Builtins)
-	}
-	for cmd, node := range a.nodes {
-		if node.Parent != nil && s.Hide(node) {
-			cmd.Hidden = true
-		}
-	}
+	a.t.Show(commands{}, s.Builtins, s.Hide)
 	// When the lifecycle answers, it reports every error and nothing may
 	// exit behind its back; otherwise urfave reports them as the app set it
 	// to, and the lifecycle exits with the code an ExitCoder carries.
@@ -201,13 +183,11 @@ func (a *App) Execute(ctx context.Context, args []string, s adapters.Streams) er
 		root.ExitErrHandler = func(_ context.Context, _ *cli.Command, err error) { urfavecli.ReportExit(errOut, err) }
 	}
 	err := root.Run(ctx, append([]string{root.Name}, args...))
-	switch {
-	case s.Answer && err == nil && a.notFound != "":
-		return fmt.Errorf("unknown command %q", a.notFound)
-	case !s.Answer && !s.AppMain && err != nil && !urfavecli.Reported(err):
-		fmt.Fprintln(errOut, err) // as an app's main does with what Run returns
+	var missing error
+	if a.notFound != "" {
+		missing = fmt.Errorf("unknown command %q", a.notFound)
 	}
-	return err
+	return urfavecli.Ran(s, err, missing, errOut)
 }
 
 // Classify turns urfave's own errors into ARG_ERRORs.
@@ -265,7 +245,7 @@ func (a *App) build(cmd *cli.Command, parent *schema.Command) *schema.Command {
 			n.Meta.Groups = append(n.Meta.Groups, schema.Group{Kind: schema.OneRequired, Flags: names})
 		}
 	}
-	a.nodes[cmd], a.cmds[n] = n, cmd
+	a.t.Add(cmd, n)
 	for _, sub := range cmd.Commands {
 		n.Commands = append(n.Commands, a.build(sub, n))
 	}
@@ -304,14 +284,10 @@ func versionFlag(root *cli.Command) *schema.Flag {
 	return &f
 }
 
-// flagNamed returns the flag of flags one of whose names is name.
+// flagNamed returns the flag of flags one of whose names is name, or nil.
 func flagNamed(flags []cli.Flag, name string) cli.Flag {
-	for _, f := range flags {
-		if slices.Contains(f.Names(), name) {
-			return f
-		}
-	}
-	return nil
+	f, _ := urfavecli.FlagNamed(flags, name)
+	return f
 }
 
 func flagOf(f cli.Flag) schema.Flag {
@@ -523,7 +499,7 @@ func argOf(arg cli.Argument) schema.Arg {
 // keeps the app's own hooks for a person and a script.
 func (a *App) install(cmd *cli.Command, n *schema.Command) {
 	for _, sub := range cmd.Commands {
-		if node := a.nodes[sub]; !node.Builtin {
+		if node := a.t.Nodes[sub]; !node.Builtin {
 			a.install(sub, node)
 		}
 	}
@@ -560,67 +536,47 @@ func (a *App) equip(cmd *cli.Command) {
 		a.envHelp = true
 		a.addEnvHelp() // artifacts: the variables the app reads (O-043)
 	}
-	n := a.nodes[cmd]
-	if n == nil || a.equipped[cmd] {
-		return
-	}
-	if a.equipped == nil {
-		a.equipped = map[*cli.Command]bool{}
-	}
-	a.equipped[cmd] = true
-	taken := map[string]bool{} // Names allocates: asked once per flag
-	for _, f := range cmd.Flags {
-		for _, name := range f.Names() {
-			taken[name] = true
-		}
-	}
-	for _, f := range n.Flags {
-		if f.Builtin && !taken[f.Name] {
-			flag, hide := cliFlag(f)
-			cmd.Flags = append(cmd.Flags, flag)
-			a.builtins = append(a.builtins, func(show bool) { hide(f.Hidden || !show) })
-		}
-	}
-	for _, sub := range n.Commands {
-		if !sub.Builtin || a.cmds[sub] != nil {
-			continue
-		}
-		c := &cli.Command{Name: sub.Name, Usage: sub.Usage, Hidden: sub.Hidden, Aliases: sub.Aliases}
-		a.builtins = append(a.builtins, func(show bool) { c.Hidden = sub.Hidden || !show })
-		if sub.Runnable {
-			c.Action = func(context.Context, *cli.Command) error { return nil } // never called: the lifecycle runs it
-		}
-		cmd.Commands = append(cmd.Commands, c)
-		a.nodes[c], a.cmds[sub] = sub, c
+	if n := a.t.Nodes[cmd]; n != nil {
+		a.t.Equip(commands{}, cmd, func(yield func(*schema.Flag) bool) {
+			for i := range n.Flags { // its own: urfave's flags are persistent unless local
+				if !yield(&n.Flags[i]) {
+					return
+				}
+			}
+		})
 	}
 }
 
-// equipAlong equips the commands args may reach from the root: each word
-// that names a command of the one reached so far (a flag's value that
-// happens to name one equips one more, which costs nothing but time).
-func (a *App) equipAlong(args []string) {
-	cmd := a.root
-	a.equip(cmd)
-	for _, w := range args {
-		if w == "--" {
-			return
-		}
-		if sub := commandNamed(cmd, w); sub != nil {
-			cmd = sub
-			a.equip(cmd)
-		}
-	}
-}
+// commands is how urfavecli.Tree reaches urfave's commands.
+type commands struct{}
 
-// commandNamed is cmd's sub-command called name, or by an alias of it.
-func commandNamed(cmd *cli.Command, name string) *cli.Command {
+func (commands) Sub(cmd *cli.Command, name string) (*cli.Command, bool) {
 	for _, c := range cmd.Commands {
 		if c.Name == name || slices.Contains(c.Aliases, name) {
-			return c
+			return c, true
 		}
 	}
-	return nil
+	return nil, false
 }
+
+func (commands) FlagNames(cmd *cli.Command) iter.Seq[string] { return urfavecli.FlagNames(cmd.Flags) }
+
+func (commands) AddFlag(cmd *cli.Command, f *schema.Flag) func(hidden bool) {
+	flag, hide := cliFlag(*f)
+	cmd.Flags = append(cmd.Flags, flag)
+	return hide
+}
+
+func (commands) AddCommand(cmd *cli.Command, sub *schema.Command) (*cli.Command, func(hidden bool)) {
+	c := &cli.Command{Name: sub.Name, Usage: sub.Usage, Hidden: sub.Hidden, Aliases: sub.Aliases}
+	if sub.Runnable {
+		c.Action = func(context.Context, *cli.Command) error { return nil } // never called: the lifecycle runs it
+	}
+	cmd.Commands = append(cmd.Commands, c)
+	return c, func(h bool) { c.Hidden = h }
+}
+
+func (commands) Hide(cmd *cli.Command) { cmd.Hidden = true }
 
 func setter(c *cli.Command) adapters.Setter {
 	return func(name, value string) error {

@@ -11,6 +11,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/duet-cli/duet/adapters"
+	"github.com/duet-cli/duet/adapters/internal/urfavecli"
 	"github.com/duet-cli/duet/schema"
 )
 
@@ -35,7 +36,7 @@ func (a *App) Parse(args []string) adapters.Parsed {
 	cmd, rest := a.root, args
 	for {
 		a.equip(cmd)
-		p.Node = a.nodes[cmd]
+		p.Node = a.t.Nodes[cmd]
 		r := &reader{a: a, cmd: cmd, p: &p}
 		pos, err := r.read(rest)
 		p.Args = pos
@@ -61,7 +62,7 @@ func (a *App) Parse(args []string) adapters.Parsed {
 			sub = cmd.Command(a.app.DefaultCommand)
 			pos = []string{a.app.DefaultCommand}
 		}
-		if sub == nil || a.nodes[sub] == nil {
+		if sub == nil || a.t.Nodes[sub] == nil {
 			break
 		}
 		cmd, rest = sub, pos[1:]
@@ -82,17 +83,10 @@ func helpCommand(cmd *cli.Command, name string) bool {
 // helpFor is v2's help command on cmd: help for the subcommand the first
 // argument names, or for cmd.
 func (a *App) helpFor(p adapters.Parsed, cmd *cli.Command, pos []string) adapters.Parsed {
-	p.Args, p.Help = nil, true
-	if len(pos) == 0 {
-		return p
-	}
-	switch target := cmd.Command(pos[0]); {
-	case target == nil && a.app.CommandNotFound == nil:
-		p.Help, p.Err = false, fmt.Errorf("No help topic for '%v'", pos[0])
-	case target != nil && a.nodes[target] != nil:
-		p.Node = a.nodes[target]
-	}
-	return p
+	return urfavecli.Help(p, pos, func(name string) (*schema.Command, bool) {
+		target := cmd.Command(name)
+		return a.t.Nodes[target], target != nil
+	}, a.app.CommandNotFound != nil)
 }
 
 // reader reads one command's flags.
@@ -121,7 +115,7 @@ func (r *reader) read(args []string) ([]string, error) {
 		if len(f.Names()) == 0 {
 			continue // presetFlag
 		}
-		v := recorder{Value: valueOf(f), record: r.recording(f)}
+		v := recorder{Value: typeOf(f, new(schema.Flag)), record: r.recording(f)}
 		for _, name := range f.Names() {
 			if set.Lookup(name) == nil { // v2 would panic on a name given twice
 				set.Var(v, name, "")
@@ -154,7 +148,7 @@ func (r *reader) recording(f cli.Flag) func(string) {
 	case f == cli.VersionFlag:
 		return func(string) { r.version = true }
 	}
-	sf := r.a.nodes[r.cmd].Flag(f.Names()[0])
+	sf := r.a.t.Nodes[r.cmd].Flag(f.Names()[0])
 	return func(text string) {
 		if sf != nil {
 			r.p.Values = append(r.p.Values, adapters.Value{Flag: sf, Value: text})
@@ -179,32 +173,6 @@ func (r recorder) Set(s string) error {
 func (r recorder) IsBoolFlag() bool {
 	b, ok := r.Value.(interface{ IsBoolFlag() bool })
 	return ok && b.IsBoolFlag()
-}
-
-// valueOf is a value of Go's flag package that parses as f's does in v2.
-func valueOf(f cli.Flag) flag.Value {
-	s := flag.NewFlagSet("", flag.ContinueOnError)
-	switch f.(type) {
-	case *cli.IntFlag:
-		s.Int("v", 0, "")
-	case *cli.Int64Flag:
-		s.Int64("v", 0, "")
-	case *cli.UintFlag:
-		s.Uint("v", 0, "")
-	case *cli.Uint64Flag:
-		s.Uint64("v", 0, "")
-	case *cli.Float64Flag:
-		s.Float64("v", 0, "")
-	case *cli.DurationFlag:
-		s.Duration("v", 0, "")
-	default:
-		if kindOf(f) == schema.Boolean {
-			s.Bool("v", false, "")
-		} else {
-			s.String("v", "", "")
-		}
-	}
-	return s.Lookup("v").Value
 }
 
 // splitShort is v2's short option handling: the args again with the word

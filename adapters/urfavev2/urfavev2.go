@@ -22,6 +22,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"iter"
 	"os"
 	"slices"
 	"strings"
@@ -35,9 +36,9 @@ import (
 	"github.com/duet-cli/duet/schema"
 )
 
-// metaKey is where Annotate keeps the declarations, in the app's Metadata:
-// a map from each command (nil for the app itself) to its schema.Meta.
-const metaKey = "duet.meta"
+// declKey is the key of the app's Metadata under which Annotate keeps
+// the declarations: a map from each command (nil for the app) to its Meta.
+const declKey = "duet.meta"
 
 type declarations = map[*cli.Command]schema.Meta
 
@@ -47,10 +48,10 @@ func Annotate(app *cli.App, cmd *cli.Command, meta schema.Meta) *cli.Command {
 	if app.Metadata == nil {
 		app.Metadata = map[string]any{}
 	}
-	decl, _ := app.Metadata[metaKey].(declarations)
+	decl, _ := app.Metadata[declKey].(declarations)
 	if decl == nil {
 		decl = declarations{}
-		app.Metadata[metaKey] = decl
+		app.Metadata[declKey] = decl
 	}
 	decl[cmd] = meta
 	return cmd
@@ -62,8 +63,7 @@ type App struct {
 	decl     declarations
 	root     *cli.Command // stands for the app in nodes and cmds: v2 makes its own when it runs
 	tree     *schema.Command
-	nodes    map[*cli.Command]*schema.Command
-	cmds     map[*schema.Command]*cli.Command
+	t        urfavecli.Tree[*cli.Command]
 	opts     []adapters.Option
 	prepared wrapped.Tree
 
@@ -71,8 +71,6 @@ type App struct {
 	notFound cli.CommandNotFoundFunc
 	exitErr  cli.ExitErrHandlerFunc
 
-	builtins   []func(show bool) // shows or hides each of Duet's built-ins in help
-	equipped   map[*cli.Command]bool
 	ctx        context.Context // the invocation Execute runs, and its command line: for presetFlag
 	args       []string
 	missing    string          // the command a CommandNotFound was called for
@@ -83,8 +81,8 @@ type App struct {
 // declaration, adds the built-in flags and commands, and wraps every
 // action. It fails, naming the app, when a declaration is broken.
 func Wrap(app *cli.App, opts ...adapters.Option) (*App, error) {
-	decl, _ := app.Metadata[metaKey].(declarations)
-	a := &App{app: app, decl: decl, opts: opts, nodes: map[*cli.Command]*schema.Command{}, cmds: map[*schema.Command]*cli.Command{},
+	decl, _ := app.Metadata[declKey].(declarations)
+	a := &App{app: app, decl: decl, opts: opts,
 		usage: map[*cli.Command]cli.OnUsageErrorFunc{}, notFound: app.CommandNotFound, exitErr: app.ExitErrHandler,
 		root: &cli.Command{Name: app.Name, Usage: app.Usage, Description: app.Description, Subcommands: app.Commands, Flags: app.Flags,
 			Action: app.Action, HideHelp: app.HideHelp, HideHelpCommand: app.HideHelpCommand, UseShortOptionHandling: app.UseShortOptionHandling,
@@ -152,26 +150,11 @@ func (a *App) Classify(err error) *envelope.Error { return urfavecli.Classify(er
 func (a *App) Execute(ctx context.Context, args []string, s adapters.Streams) error {
 	app := a.app
 	a.ctx, a.args = ctx, args
-	if s.Stdin != nil {
-		app.Reader = s.Stdin
-	}
-	if out := cmp.Or(s.Help, s.Stdout); out != nil {
-		app.Writer = out
-	}
-	if s.Stderr != nil {
-		app.ErrWriter = s.Stderr
-	}
+	urfavecli.SetStreams(s, &app.Reader, &app.Writer, &app.ErrWriter)
 	if s.Builtins {
-		a.equipAlong(args)
+		a.t.Along(commands{}, a.root, args, a.equip)
 	}
-	for _, show := range a.builtins {
-		show(s.Builtins)
-	}
-	for cmd, node := range a.nodes {
-		if node.Parent != nil && s.Hide(node) {
-			cmd.Hidden = true
-		}
-	}
+	a.t.Show(commands{}, s.Builtins, s.Hide)
 	// When the lifecycle answers, it reports every error and nothing may
 	// exit behind its back: v2's HandleExitCoder calls os.Exit.
 	errOut := cmp.Or[io.Writer](s.Stderr, os.Stderr)
@@ -198,13 +181,11 @@ func (a *App) Execute(ctx context.Context, args []string, s adapters.Streams) er
 	}
 	app.Commands, app.Flags, app.Action = a.root.Subcommands, a.root.Flags, a.root.Action
 	err := app.RunContext(ctx, append([]string{app.Name}, args...))
-	switch {
-	case s.Answer && err == nil && a.missing != "":
-		return fmt.Errorf("No help topic for '%v'", a.missing)
-	case !s.Answer && !s.AppMain && err != nil && !urfavecli.Reported(err):
-		fmt.Fprintln(errOut, err) // as an app's main does with what Run returns
+	var missing error
+	if a.missing != "" {
+		missing = fmt.Errorf("No help topic for '%v'", a.missing)
 	}
-	return err
+	return urfavecli.Ran(s, err, missing, errOut)
 }
 
 // build translates one v2 command, and its subcommands, into the tree.
@@ -227,7 +208,7 @@ func (a *App) build(cmd *cli.Command, parent *schema.Command) *schema.Command {
 	if n.Meta.Args == nil && cmd.ArgsUsage != "" {
 		n.Args = []schema.Arg{{Name: "args", Type: schema.String, Variadic: true, Usage: cmd.ArgsUsage}}
 	}
-	a.nodes[cmd], a.cmds[n] = n, cmd
+	a.t.Add(cmd, n)
 	for _, sub := range cmd.Subcommands {
 		n.Commands = append(n.Commands, a.build(sub, n))
 	}
@@ -247,20 +228,17 @@ func (a *App) global(name string) bool {
 	return every(a.root.Subcommands)
 }
 
-// flagNamed returns the flag of flags one of whose names is name.
+// flagNamed returns the flag of flags one of whose names is name, or nil.
 func flagNamed(flags []cli.Flag, name string) cli.Flag {
-	for _, f := range flags {
-		if slices.Contains(f.Names(), name) {
-			return f
-		}
-	}
-	return nil
+	f, _ := urfavecli.FlagNamed(flags, name)
+	return f
 }
 
 // flagOf reads one v2 flag, through the interfaces v2's own flags have.
 func flagOf(f cli.Flag) schema.Flag {
 	names := f.Names()
-	sf := schema.Flag{Name: names[0], Type: kindOf(f)}
+	sf := schema.Flag{Name: names[0]}
+	typeOf(f, &sf)
 	for _, alias := range names[1:] {
 		if len(alias) == 1 && sf.Short == "" {
 			sf.Short = alias
@@ -268,17 +246,8 @@ func flagOf(f cli.Flag) schema.Flag {
 			sf.Aliases = append(sf.Aliases, alias)
 		}
 	}
-	if sf.Type == schema.Array {
-		sf.Items = schema.String
-	}
-	if _, ok := f.(*cli.DurationFlag); ok {
-		sf.Format = "duration"
-	}
 	if d, ok := f.(cli.DocGenerationFlag); ok {
 		sf.Usage, sf.Env = d.GetUsage(), d.GetEnvVars()
-		if v := d.GetValue(); v != "" && v != "[]" || sf.Type == schema.Boolean {
-			sf.Default = defaultOf(f, v)
-		}
 	}
 	if r, ok := f.(cli.RequiredFlag); ok {
 		sf.Required = r.IsRequired()
@@ -289,48 +258,57 @@ func flagOf(f cli.Flag) schema.Flag {
 	return sf
 }
 
-// kindOf is the type of a v2 flag's values.
-func kindOf(f cli.Flag) schema.Type {
-	switch f.(type) {
-	case *cli.BoolFlag:
-		return schema.Boolean
-	case *cli.IntFlag, *cli.Int64Flag, *cli.UintFlag, *cli.Uint64Flag:
-		return schema.Integer
-	case *cli.Float64Flag:
-		return schema.Number
-	case *cli.StringSliceFlag, *cli.IntSliceFlag, *cli.Int64SliceFlag, *cli.Float64SliceFlag, *cli.UintSliceFlag, *cli.Uint64SliceFlag:
-		return schema.Array
-	}
-	if d, ok := f.(cli.DocGenerationFlag); ok && !d.TakesValue() {
-		return schema.Boolean
-	}
-	return schema.String
-}
-
-// defaultOf is a flag's default as JSON carries it: a number for a number.
-func defaultOf(f cli.Flag, text string) any {
+// typeOf reads the type of f's values into sf, with f's default as JSON
+// carries it, and returns a value of Go's flag package that parses a
+// command line's text as f's own does (see Parse).
+func typeOf(f cli.Flag, sf *schema.Flag) flag.Value {
+	s := flag.NewFlagSet("", flag.ContinueOnError)
 	switch f := f.(type) {
 	case *cli.BoolFlag:
-		return f.Value
+		sf.Type, sf.Default = schema.Boolean, f.Value
+		s.Bool("v", false, "")
 	case *cli.IntFlag:
-		return f.Value
+		sf.Type, sf.Default = schema.Integer, f.Value
+		s.Int("v", 0, "")
 	case *cli.Int64Flag:
-		return f.Value
+		sf.Type, sf.Default = schema.Integer, f.Value
+		s.Int64("v", 0, "")
 	case *cli.UintFlag:
-		return f.Value
+		sf.Type, sf.Default = schema.Integer, f.Value
+		s.Uint("v", 0, "")
 	case *cli.Uint64Flag:
-		return f.Value
+		sf.Type, sf.Default = schema.Integer, f.Value
+		s.Uint64("v", 0, "")
 	case *cli.Float64Flag:
-		return f.Value
+		sf.Type, sf.Default = schema.Number, f.Value
+		s.Float64("v", 0, "")
+	case *cli.DurationFlag:
+		sf.Type, sf.Format, sf.Default = schema.String, "duration", f.Value.String()
+		s.Duration("v", 0, "")
+	case *cli.StringSliceFlag, *cli.IntSliceFlag, *cli.Int64SliceFlag, *cli.Float64SliceFlag, *cli.UintSliceFlag, *cli.Uint64SliceFlag:
+		sf.Type, sf.Items = schema.Array, schema.String // items are checked by the flag when v2 runs
+		s.String("v", "", "")
+	default:
+		d, ok := f.(cli.DocGenerationFlag)
+		if ok && !d.TakesValue() {
+			sf.Type, sf.Default = schema.Boolean, false
+			s.Bool("v", false, "")
+			break
+		}
+		sf.Type = schema.String
+		if ok && d.GetValue() != "" {
+			sf.Default = d.GetValue()
+		}
+		s.String("v", "", "")
 	}
-	return text
+	return s.Lookup("v").Value
 }
 
 // install wraps every action of the app with the lifecycle, gives every
 // command the flag that presets its values, and keeps the app's own usage
 // hooks for a person and a script.
 func (a *App) install() {
-	for cmd, node := range a.nodes {
+	for cmd, node := range a.t.Nodes {
 		if orig := cmd.Action; orig != nil {
 			cmd.Action = func(c *cli.Context) error {
 				return adapters.Invoke(c.Context, func(ctx context.Context) error { c.Context = ctx; return orig(c) })
@@ -390,79 +368,62 @@ func (p *presetFlag) Names() []string { return nil }
 func (p *presetFlag) IsSet() bool     { return false }
 func (p *presetFlag) String() string  { return "" }
 
-// equip gives cmd Duet's built-in flags and commands, once, so that v2
-// accepts and lists them (the lifecycle reads their values and runs the
-// commands itself). v2 has no inherited flags: each command gets them all.
+// equip gives cmd Duet's built-in flags and commands (urfavecli.Tree):
+// every built-in flag it accepts, as v2 has no inherited flags.
 func (a *App) equip(cmd *cli.Command) {
 	a.prepare()
-	n := a.nodes[cmd]
-	if n == nil || a.equipped[cmd] {
-		return
-	}
-	if a.equipped == nil {
-		a.equipped = map[*cli.Command]bool{}
-	}
-	a.equipped[cmd] = true
-	for f := range n.Accepted() {
-		if f.Builtin && flagNamed(cmd.Flags, f.Name) == nil {
-			flag, hide := cliFlag(*f)
-			cmd.Flags = append(cmd.Flags, flag)
-			a.builtins = append(a.builtins, func(show bool) { hide(f.Hidden || !show) })
-		}
-	}
-	for _, sub := range n.Commands {
-		if !sub.Builtin || a.cmds[sub] != nil {
-			continue
-		}
-		c := &cli.Command{Name: sub.Name, Usage: sub.Usage, Hidden: sub.Hidden, Aliases: sub.Aliases}
-		a.builtins = append(a.builtins, func(show bool) { c.Hidden = sub.Hidden || !show })
-		if sub.Runnable {
-			c.Action = func(*cli.Context) error { return nil } // never called: the lifecycle runs it
-		}
-		cmd.Subcommands = append(cmd.Subcommands, c)
-		a.nodes[c], a.cmds[sub] = sub, c
+	if n := a.t.Nodes[cmd]; n != nil {
+		a.t.Equip(commands{}, cmd, n.Accepted())
 	}
 }
 
-// cliFlag makes a v2 flag for one of Duet's built-ins, so that help lists
-// it, and a function that hides it in help or shows it.
-func cliFlag(f schema.Flag) (cli.Flag, func(hidden bool)) {
+// commands is how urfavecli.Tree reaches v2's commands.
+type commands struct{}
+
+func (commands) Sub(cmd *cli.Command, name string) (*cli.Command, bool) {
+	c := cmd.Command(name)
+	return c, c != nil
+}
+
+func (commands) FlagNames(cmd *cli.Command) iter.Seq[string] { return urfavecli.FlagNames(cmd.Flags) }
+
+func (commands) AddCommand(cmd *cli.Command, sub *schema.Command) (*cli.Command, func(hidden bool)) {
+	c := &cli.Command{Name: sub.Name, Usage: sub.Usage, Hidden: sub.Hidden, Aliases: sub.Aliases}
+	if sub.Runnable {
+		c.Action = func(*cli.Context) error { return nil } // never called: the lifecycle runs it
+	}
+	cmd.Subcommands = append(cmd.Subcommands, c)
+	return c, func(h bool) { c.Hidden = h }
+}
+
+func (commands) Hide(cmd *cli.Command) { cmd.Hidden = true }
+
+// AddFlag gives cmd a v2 flag for one of Duet's built-ins, so that help
+// lists it.
+func (commands) AddFlag(cmd *cli.Command, f *schema.Flag) (hide func(bool)) {
 	var short []string
 	if f.Short != "" {
 		short = []string{f.Short}
 	}
+	var flag cli.Flag
 	switch f.Type {
 	case schema.Boolean:
 		c := &cli.BoolFlag{Name: f.Name, Aliases: short, Usage: f.Usage, Hidden: f.Hidden}
-		return c, func(h bool) { c.Hidden = h }
+		flag, hide = c, func(h bool) { c.Hidden = h }
 	case schema.Integer:
 		v, _ := f.Default.(int)
 		c := &cli.IntFlag{Name: f.Name, Usage: f.Usage, Hidden: f.Hidden, Value: v}
-		return c, func(h bool) { c.Hidden = h }
+		flag, hide = c, func(h bool) { c.Hidden = h }
 	case schema.Array:
 		c := &cli.StringSliceFlag{Name: f.Name, Usage: f.Usage, Hidden: f.Hidden}
-		return c, func(h bool) { c.Hidden = h }
+		flag, hide = c, func(h bool) { c.Hidden = h }
 	default:
 		v, _ := f.Default.(string)
 		c := &cli.StringFlag{Name: f.Name, Usage: f.Usage, Hidden: f.Hidden, Value: v}
-		return c, func(h bool) { c.Hidden = h }
+		flag, hide = c, func(h bool) { c.Hidden = h }
 	}
+	cmd.Flags = append(cmd.Flags, flag)
+	return hide
 }
 
 var _ adapters.Framework = (*App)(nil)
-
-// equipAlong equips the commands args may reach from the root: each word
-// that names a command of the one reached so far.
-func (a *App) equipAlong(args []string) {
-	cmd := a.root
-	a.equip(cmd)
-	for _, w := range args {
-		if w == "--" {
-			return
-		}
-		if sub := cmd.Command(w); sub != nil {
-			cmd = sub
-			a.equip(cmd)
-		}
-	}
-}

@@ -4,12 +4,14 @@
 package urfavecli
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
 
+	"github.com/duet-cli/duet/adapters"
 	"github.com/duet-cli/duet/envelope"
 )
 
@@ -87,4 +89,18 @@ func Reported(err error) bool {
 	var typed *envelope.Error
 	var multi multiError
 	return isExitCoder(err) || errors.As(err, &multi) || errors.As(err, &typed)
+}
+
+// SetStreams puts the streams s gives in place of the framework's own: in
+// for stdin, out for help and output, errOut for errors.
+func SetStreams(s adapters.Streams, in *io.Reader, out, errOut *io.Writer) {
+	if s.Stdin != nil {
+		*in = s.Stdin
+	}
+	if w := cmp.Or(s.Help, s.Stdout); w != nil {
+		*out = w
+	}
+	if s.Stderr != nil {
+		*errOut = s.Stderr
+	}
 }
