@@ -15,6 +15,7 @@ import (
 
 	"github.com/duet-cli/duet/envelope"
 	"github.com/duet-cli/duet/exitcode"
+	"github.com/duet-cli/duet/internal/errcode"
 	"github.com/duet-cli/duet/internal/flagname"
 	"github.com/duet-cli/duet/schema"
 )
@@ -261,7 +262,7 @@ func (inv *invocation) auditLog(ctx context.Context) error {
 	if v := c.last(flagname.Since); v != "" {
 		t, err := parseSince(v, inv.startedAt())
 		if err != nil {
-			return envelope.Validationf("INVALID_FLAG_VALUE", "--since %q is neither a duration (1h, 30m) nor a time (2026-03-17T14:00:00Z, 2026-03-17)", v).WithField(flagname.Since)
+			return envelope.Validationf(errcode.InvalidFlagValue, "--since %q is neither a duration (1h, 30m) nor a time (2026-03-17T14:00:00Z, 2026-03-17)", v).WithField(flagname.Since)
 		}
 		since = t
 	}

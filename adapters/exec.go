@@ -18,6 +18,7 @@ import (
 
 	"github.com/duet-cli/duet/envelope"
 	"github.com/duet-cli/duet/exitcode"
+	"github.com/duet-cli/duet/internal/errcode"
 	"github.com/duet-cli/duet/internal/flagname"
 	"github.com/duet-cli/duet/schema"
 )
@@ -127,7 +128,7 @@ func (inv *invocation) dispatchLine(ctx context.Context, line []byte, n int, dry
 	}
 	node := inv.root.Find(cmd)
 	if node == nil || node == inv.root && cmd != inv.root.Name {
-		return inv.refusedLine(cmd, n, envelope.Invalid([]envelope.FieldError{{Code: "UNKNOWN_COMMAND", Field: "_cmd",
+		return inv.refusedLine(cmd, n, envelope.Invalid([]envelope.FieldError{{Code: errcode.UnknownCommand, Field: "_cmd",
 			Message: fmt.Sprintf("no command %q", cmd), Suggestion: fmt.Sprintf("run '%s manifest' for the commands", inv.root.Name)}})), 2, true
 	}
 	if !node.Runnable || node.Passthrough || node.Meta.Protocol != "" || node.Builtin && node.Name == execCommand || inv.extensionNamed(node) {
@@ -290,7 +291,7 @@ func dispatchArgs(node *schema.Command, fields map[string]json.RawMessage) ([]st
 		for _, name := range slices.Sorted(maps.Keys(opts)) {
 			vals, err := flagValues(opts[name])
 			if err != nil {
-				problems = append(problems, envelope.FieldError{Code: "INVALID_FLAG_VALUE", Field: name, Message: fmt.Sprintf("_opts.%s: %v", name, err)})
+				problems = append(problems, envelope.FieldError{Code: errcode.InvalidFlagValue, Field: name, Message: fmt.Sprintf("_opts.%s: %v", name, err)})
 				continue
 			}
 			args = append(args, flagArgs(node, name, vals)...)
@@ -303,7 +304,7 @@ func dispatchArgs(node *schema.Command, fields map[string]json.RawMessage) ([]st
 		}
 		vals, err := flagValues(fields[name])
 		if err != nil {
-			problems = append(problems, envelope.FieldError{Code: "INVALID_FLAG_VALUE", Field: name, Message: fmt.Sprintf("%s: %v", name, err)})
+			problems = append(problems, envelope.FieldError{Code: errcode.InvalidFlagValue, Field: name, Message: fmt.Sprintf("%s: %v", name, err)})
 			continue
 		}
 		if slices.ContainsFunc(node.Args, func(a schema.Arg) bool { return a.Name == name }) {

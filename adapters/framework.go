@@ -26,10 +26,25 @@ import (
 	"github.com/duet-cli/duet/schema"
 )
 
-// Framework is what an adapter gives the lifecycle.
+// Framework is the contract between the lifecycle and an adapter: what an
+// adapter's App gives the lifecycle. Besides these methods, an adapter
+//
+//   - wraps every action of the app with [Invoke], so that the lifecycle
+//     answers for a ported command and captures an unported one;
+//   - calls [Preset] with the command the framework chose, after the
+//     framework has read the command line and before it checks required
+//     flags, so that values from the environment and profiles count;
+//   - follows [Streams] in Execute: where the framework prints, and
+//     whether it may report errors and exit itself.
+//
+// adaptertest.TestFramework holds an adapter to the whole contract; the
+// urfave, urfavev2 and cobra adapters pass it.
 type Framework interface {
 	// Name returns the tool's name.
 	Name() string
+	// Options returns the options the app was wrapped with, which every
+	// run of it applies before the run's own.
+	Options() []Option
 	// Declared reports whether the app declares anything to Duet (the
 	// adapter's Annotate), without building the tree: an app that does
 	// not runs for a person or a script without its command line being

@@ -26,6 +26,7 @@ import (
 	"github.com/duet-cli/duet/envelope"
 	"github.com/duet-cli/duet/exitcode"
 	"github.com/duet-cli/duet/input"
+	"github.com/duet-cli/duet/internal/errcode"
 	"github.com/duet-cli/duet/internal/flagname"
 	"github.com/duet-cli/duet/schema"
 	"github.com/duet-cli/duet/walk"
@@ -154,7 +155,7 @@ func (c *call) checkInputFlags() []envelope.FieldError {
 	}
 	if v, ok := c.opt(flagname.MaxDepth); ok {
 		if n, err := strconv.Atoi(v); err == nil && n < 1 {
-			problems = append(problems, envelope.FieldError{Code: "INVALID_FLAG_VALUE", Field: flagname.MaxDepth,
+			problems = append(problems, envelope.FieldError{Code: errcode.InvalidFlagValue, Field: flagname.MaxDepth,
 				Message: fmt.Sprintf("--max-depth must be 1 or more, not %d", n)})
 		}
 	}
@@ -768,7 +769,7 @@ func (c *call) checkRequires(lookupEnv func(string) (string, bool), fromProfile 
 		}
 		for _, name := range r.ThenRequired {
 			if !c.given(name, lookupEnv, fromProfile) {
-				c.problem("MISSING_REQUIRED_FLAG", name, "%s requires --%s", cond, name)
+				c.problem(errcode.MissingRequiredFlag, name, "%s requires --%s", cond, name)
 			}
 		}
 		for _, name := range r.Prohibited {

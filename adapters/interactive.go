@@ -11,6 +11,7 @@ import (
 
 	"github.com/duet-cli/duet/envelope"
 	"github.com/duet-cli/duet/exitcode"
+	"github.com/duet-cli/duet/internal/errcode"
 	"github.com/duet-cli/duet/internal/flagname"
 	"github.com/duet-cli/duet/proc"
 	"github.com/duet-cli/duet/schema"
@@ -86,7 +87,7 @@ func (inv *invocation) inputRequired(refusal *envelope.Error) *envelope.Error {
 	if refusal == nil || inv.call.node.Danger() == schema.Destructive {
 		return refusal
 	}
-	refusal.Code, refusal.Exit = "INPUT_REQUIRED", exitcode.Precondition
+	refusal.Code, refusal.Exit = errcode.InputRequired, exitcode.Precondition
 	refusal.Message = fmt.Sprintf("%q asks for confirmation, and nobody can be asked", inv.call.node.DotPath())
 	return refusal
 }
@@ -101,7 +102,7 @@ func (inv *invocation) inputRequired(refusal *envelope.Error) *envelope.Error {
 func Prompt(ctx context.Context, question, flag string) (string, error) {
 	inv, ok := ctx.Value(invocationKey{}).(*invocation)
 	if !ok || !inv.mode.Interactive {
-		e := envelope.Errorf(exitcode.Precondition, "INPUT_REQUIRED", "%s: an answer is needed, and nobody can be asked (stdin is not a terminal)", strings.TrimRight(question, " ?:")+"?").
+		e := envelope.Errorf(exitcode.Precondition, errcode.InputRequired, "%s: an answer is needed, and nobody can be asked (stdin is not a terminal)", strings.TrimRight(question, " ?:")+"?").
 			WithPhase(envelope.Validation)
 		if flag != "" {
 			e = e.WithSuggestion(fmt.Sprintf("pass --%s to answer without a prompt", flag)).WithField(flag)

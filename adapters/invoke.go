@@ -7,6 +7,7 @@ import (
 
 	"github.com/duet-cli/duet/describe"
 	"github.com/duet-cli/duet/envelope"
+	"github.com/duet-cli/duet/internal/errcode"
 	"github.com/duet-cli/duet/internal/flagname"
 	"github.com/duet-cli/duet/schema"
 )
@@ -55,7 +56,7 @@ func Preset(ctx context.Context, node *schema.Command, set Setter) error {
 	}
 	for _, p := range inv.presets(node) {
 		if err := set(p.name, p.value); err != nil {
-			return envelope.Validationf("INVALID_FLAG_VALUE", "flag --%s from %s: %v", p.name, p.source, err).WithField(p.name)
+			return envelope.Validationf(errcode.InvalidFlagValue, "flag --%s from %s: %v", p.name, p.source, err).WithField(p.name)
 		}
 	}
 	return nil
@@ -148,7 +149,7 @@ func (inv *invocation) describe(ctx context.Context) error {
 		answer, err = onlyOf(m.Compact(), keys)
 	}
 	if err != nil {
-		return envelope.Validationf("UNKNOWN_COMMAND", "%v", err).
+		return envelope.Validationf(errcode.UnknownCommand, "%v", err).
 			WithField("command").WithSuggestion(fmt.Sprintf("%s describe --index lists the commands by key", inv.root.Name))
 	}
 	out.RenderText(indentedJSON(answer))

@@ -8,6 +8,7 @@ import (
 
 	"github.com/duet-cli/duet/envelope"
 	"github.com/duet-cli/duet/exitcode"
+	"github.com/duet-cli/duet/internal/errcode"
 	"github.com/duet-cli/duet/internal/flagname"
 	"github.com/duet-cli/duet/proc"
 	"github.com/duet-cli/duet/schema"
@@ -154,7 +155,7 @@ func readsStdin(n *schema.Command) bool {
 type nobodyTyping struct{ command, line string }
 
 func (r nobodyTyping) Read([]byte) (int, error) {
-	return 0, envelope.Errorf(exitcode.Precondition, "INPUT_REQUIRED", "%q read stdin for an answer, and nobody is typing at the terminal", r.command).
+	return 0, envelope.Errorf(exitcode.Precondition, errcode.InputRequired, "%q read stdin for an answer, and nobody is typing at the terminal", r.command).
 		WithPhase(envelope.Validation).
 		WithSuggestion(fmt.Sprintf("pass what it asks for as flags or arguments (see '%s --schema'), or run it where a person can answer", r.line))
 }

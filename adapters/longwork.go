@@ -14,6 +14,7 @@ import (
 
 	"github.com/duet-cli/duet/envelope"
 	"github.com/duet-cli/duet/exitcode"
+	"github.com/duet-cli/duet/internal/errcode"
 	"github.com/duet-cli/duet/internal/flagname"
 	"github.com/duet-cli/duet/internal/idempotency"
 	"github.com/duet-cli/duet/internal/jobstore"
@@ -98,17 +99,17 @@ func checkWork(c *schema.Command) error {
 func (c *call) checkWorkFlags() {
 	if v, ok := c.opt(flagname.HeartbeatMS); ok {
 		if n, err := strconv.Atoi(v); err == nil && n < 0 {
-			c.problem("INVALID_FLAG_VALUE", flagname.HeartbeatMS, "--heartbeat-ms must be 0 (none) or more, not %d", n)
+			c.problem(errcode.InvalidFlagValue, flagname.HeartbeatMS, "--heartbeat-ms must be 0 (none) or more, not %d", n)
 		}
 	}
 	if v, ok := c.opt(flagname.MinAge); ok {
 		if n, err := strconv.Atoi(v); err == nil && n < 0 {
-			c.problem("INVALID_FLAG_VALUE", flagname.MinAge, "--min-age must be 0 or more seconds, not %d", n)
+			c.problem(errcode.InvalidFlagValue, flagname.MinAge, "--min-age must be 0 or more seconds, not %d", n)
 		}
 	}
 	if v, ok := c.opt(flagname.HeartbeatInterval); ok {
 		if f, err := strconv.ParseFloat(v, 64); err == nil && (f < 0 || f > 1e6) {
-			c.problem("INVALID_FLAG_VALUE", flagname.HeartbeatInterval, "--heartbeat-interval must be 0 (never) or a number of seconds up to 1000000, not %s", v)
+			c.problem(errcode.InvalidFlagValue, flagname.HeartbeatInterval, "--heartbeat-interval must be 0 (never) or a number of seconds up to 1000000, not %s", v)
 		}
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/duet-cli/duet/describe"
 	"github.com/duet-cli/duet/envelope"
 	"github.com/duet-cli/duet/exitcode"
+	"github.com/duet-cli/duet/internal/errcode"
 	"github.com/duet-cli/duet/internal/flagname"
 )
 
@@ -76,7 +77,7 @@ func (inv *invocation) mcpValidate(ctx context.Context) error {
 		}
 		raw = b
 	default:
-		return envelope.Invalid([]envelope.FieldError{{Code: "MISSING_REQUIRED_FLAG", Field: flagname.MCPSchemaFile,
+		return envelope.Invalid([]envelope.FieldError{{Code: errcode.MissingRequiredFlag, Field: flagname.MCPSchemaFile,
 			Message: "pass --mcp-schema-file or --mcp-server-url", Suggestion: fmt.Sprintf("'%s describe --mcp > mcp.json' writes the current list", inv.root.Name)}})
 	}
 	theirs, err := mcpTools(raw)

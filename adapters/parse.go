@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/duet-cli/duet/envelope"
+	"github.com/duet-cli/duet/internal/errcode"
 	"github.com/duet-cli/duet/internal/flagname"
 	"github.com/duet-cli/duet/internal/suggest"
 	"github.com/duet-cli/duet/schema"
@@ -100,7 +101,7 @@ func (c *call) set(f *schema.Flag, value string) {
 	}
 	for _, v := range values {
 		if err := checkType(f, v); err != nil {
-			c.problem("INVALID_FLAG_VALUE", f.Name, "invalid value %q for flag --%s: %v", v, f.Name, err)
+			c.problem(errcode.InvalidFlagValue, f.Name, "invalid value %q for flag --%s: %v", v, f.Name, err)
 			return
 		}
 	}
@@ -175,7 +176,7 @@ func (c *call) check(classify func(error) *envelope.Error, lookupEnv func(string
 	if c.refused == nil && !c.node.Runnable && len(c.args) > 0 && !c.help {
 		// cobra shows a group's help for a word that names none of its
 		// commands, and exits 0: an agent would take that for success.
-		c.refusal(envelope.Invalid([]envelope.FieldError{{Code: "UNKNOWN_COMMAND", Field: c.args[0]}}))
+		c.refusal(envelope.Invalid([]envelope.FieldError{{Code: errcode.UnknownCommand, Field: c.args[0]}}))
 	}
 	for _, err := range c.refused {
 		c.refusal(classify(err))
@@ -199,7 +200,7 @@ func (c *call) check(classify func(error) *envelope.Error, lookupEnv func(string
 			}
 		}
 		if f.Required && len(given) == 0 && !fromEnv(f) && c.refused == nil {
-			c.problem("MISSING_REQUIRED_FLAG", f.Name, "required flag --%s is missing", f.Name)
+			c.problem(errcode.MissingRequiredFlag, f.Name, "required flag --%s is missing", f.Name)
 		}
 		for _, v := range given {
 			c.constrain(f.Name, what, v, f.Enum, f.Pattern, f.ID)
@@ -228,15 +229,15 @@ func (c *call) refusal(e *envelope.Error) {
 		// The same words whichever framework refused it: an agent's answer
 		// does not depend on the framework beneath.
 		switch name := dashed(p.Field); p.Code {
-		case "UNKNOWN_FLAG":
+		case errcode.UnknownFlag:
 			if p.Field != "" {
 				p.Message = fmt.Sprintf("unknown flag %s for %q", name, c.node.DotPath())
 			}
-		case "MISSING_FLAG_VALUE":
+		case errcode.MissingFlagValue:
 			if f := c.node.Flag(p.Field); f != nil {
 				p.Field, p.Message = f.Name, fmt.Sprintf("flag --%s needs a value", f.Name)
 			}
-		case "INVALID_FLAG_VALUE":
+		case errcode.InvalidFlagValue:
 			quoted, _ := strconv.QuotedPrefix(strings.TrimPrefix(p.Message, "invalid value "))
 			v, err := strconv.Unquote(quoted)
 			if f := c.node.Flag(p.Field); f != nil && err == nil {
@@ -246,7 +247,7 @@ func (c *call) refusal(e *envelope.Error) {
 			}
 		}
 		switch p.Code {
-		case "UNKNOWN_COMMAND":
+		case errcode.UnknownCommand:
 			if p.Field != "" { // the same words whichever framework refused it
 				p.Message = fmt.Sprintf("unknown command %q for %q", p.Field, c.node.DotPath())
 			}
@@ -260,7 +261,7 @@ func (c *call) refusal(e *envelope.Error) {
 			if s := suggest.Closest(p.Field, names); s != "" && p.Suggestion == "" {
 				p.Suggestion = "did you mean " + strings.TrimSpace(strings.Join(append(slices.Clone(c.node.Path), s), " ")) + "?"
 			}
-		case "UNKNOWN_FLAG":
+		case errcode.UnknownFlag:
 			if s := suggest.Closest(strings.TrimLeft(p.Field, "-"), flagNames(c.node)); s != "" && p.Suggestion == "" {
 				p.Suggestion = "did you mean --" + s + "?"
 			}
@@ -334,7 +335,7 @@ func (c *call) constrain(field, what, v string, enum []string, pattern string, i
 		return
 	}
 	if len(enum) > 0 && !slices.Contains(enum, v) {
-		c.problem("INVALID_ENUM_VALUE", field, "%s must be one of %s, not %q", what, strings.Join(enum, ", "), v)
+		c.problem(errcode.InvalidEnumValue, field, "%s must be one of %s, not %q", what, strings.Join(enum, ", "), v)
 		c.problems[len(c.problems)-1].ValidValues = enum
 	}
 	// A made-up id is one problem, named for what it is, not also a
@@ -405,12 +406,12 @@ func (c *call) checkGroups() {
 func (c *call) checkBuiltins() {
 	if v, ok := c.opt(flagname.Timeout); ok {
 		if d, err := time.ParseDuration(v); err == nil && d < 0 {
-			c.problem("INVALID_FLAG_VALUE", flagname.Timeout, "--timeout must not be negative")
+			c.problem(errcode.InvalidFlagValue, flagname.Timeout, "--timeout must not be negative")
 		}
 	}
 	if v, ok := c.opt(flagname.Limit); ok {
 		if n, err := strconv.Atoi(v); err == nil && n < 0 {
-			c.problem("INVALID_FLAG_VALUE", flagname.Limit, "--limit must be 0 (all) or more, not %d", n)
+			c.problem(errcode.InvalidFlagValue, flagname.Limit, "--limit must be 0 (all) or more, not %d", n)
 		}
 	}
 	if v, ok := c.opt(flagname.Cursor); ok {

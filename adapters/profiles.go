@@ -11,6 +11,7 @@ import (
 
 	"github.com/duet-cli/duet/envelope"
 	"github.com/duet-cli/duet/exitcode"
+	"github.com/duet-cli/duet/internal/errcode"
 	"github.com/duet-cli/duet/internal/flagname"
 	"github.com/duet-cli/duet/profile"
 	"github.com/duet-cli/duet/schema"
@@ -145,7 +146,7 @@ func (inv *invocation) applyProfile() *envelope.Error {
 		}
 		for _, v := range splitFor(target, value) {
 			if err := checkType(target, v); err != nil {
-				c.problem("INVALID_FLAG_VALUE", flag, "invalid value %q for flag --%s from profile %q: %v", v, flag, name, err)
+				c.problem(errcode.InvalidFlagValue, flag, "invalid value %q for flag --%s from profile %q: %v", v, flag, name, err)
 			}
 		}
 		inv.profiles.values[flag] = value

@@ -26,6 +26,7 @@ import (
 	"github.com/duet-cli/duet/envelope"
 	"github.com/duet-cli/duet/exitcode"
 	"github.com/duet-cli/duet/input"
+	"github.com/duet-cli/duet/internal/errcode"
 	"github.com/duet-cli/duet/internal/flagname"
 	"github.com/duet-cli/duet/proc"
 	"github.com/duet-cli/duet/schema"
@@ -86,9 +87,8 @@ type invocationKey struct{}
 // panics: an agent gets one answer on stdout whatever the command does, and
 // a person or a script what the app gives them.
 //
-// When fw remembers the options it was wrapped with (an Options method, as
-// the adapters' App has), they apply first and opts after them: an extension
-// given to Wrap runs whoever runs the app.
+// The options fw was wrapped with (its Options) apply first, and opts after
+// them: an extension given to Wrap runs whoever runs the app.
 func Run(ctx context.Context, fw Framework, args []string, opts ...Option) int {
 	inv := newInvocation(fw, opts)
 	defer inv.restoreCapture()
@@ -96,9 +96,7 @@ func Run(ctx context.Context, fw Framework, args []string, opts ...Option) int {
 }
 
 func newInvocation(fw Framework, opts []Option) *invocation {
-	if w, ok := fw.(interface{ Options() []Option }); ok {
-		opts = append(slices.Clip(w.Options()), opts...)
-	}
+	opts = append(slices.Clip(fw.Options()), opts...)
 	return &invocation{cfg: newConfig(opts), fw: fw, start: time.Now()}
 }
 
@@ -210,7 +208,7 @@ func (inv *invocation) answer(ctx context.Context, args []string, read readLine)
 	if modeErr != nil && output == "" { // a bad --output is refused as the flag's enum, and a bad <TOOL>_OUTPUT alike
 		valid := envelope.FormatNames()
 		v, _ := cfg.lookupEnv(envelope.EnvName(inv.root.Name, "OUTPUT"))
-		c.problems = append(c.problems, envelope.FieldError{Code: "INVALID_ENUM_VALUE", Field: flagname.Output, ValidValues: valid,
+		c.problems = append(c.problems, envelope.FieldError{Code: errcode.InvalidEnumValue, Field: flagname.Output, ValidValues: valid,
 			Message: fmt.Sprintf("%s (the default of --output) must be one of %s, not %q", envelope.EnvName(inv.root.Name, "OUTPUT"), strings.Join(valid, ", "), v)})
 	}
 	if c.node.Name == describeCommand && c.node.Builtin && c.on(flagname.AgentsMD) && output == "" {
@@ -363,7 +361,7 @@ const maxRereads = 16
 
 // strayFlag returns where in args the unknown flag e names is, or -1.
 func strayFlag(args []string, e *envelope.Error) int {
-	if e == nil || len(e.Errors) != 1 || e.Errors[0].Code != "UNKNOWN_FLAG" || e.Errors[0].Field == "" {
+	if e == nil || len(e.Errors) != 1 || e.Errors[0].Code != errcode.UnknownFlag || e.Errors[0].Field == "" {
 		return -1
 	}
 	name := strings.TrimLeft(e.Errors[0].Field, "-")
@@ -815,7 +813,7 @@ func (inv *invocation) outcome(err error, sig os.Signal) *envelope.Error {
 		return cancelled(sig)
 	case errors.Is(err, context.DeadlineExceeded):
 		e := envelope.As(err)
-		if e.Code == "TIMEOUT" {
+		if e.Code == errcode.Timeout {
 			e.Message = "timed out"
 			if t := inv.meta.TimeoutMS; t != nil {
 				e.Message = fmt.Sprintf("timed out after %s", time.Duration(*t)*time.Millisecond)
@@ -838,7 +836,7 @@ func (inv *invocation) classify(err error) *envelope.Error {
 	if e = inv.fw.Classify(err); e != nil {
 		return e
 	}
-	return envelope.Validationf("USAGE_ERROR", "%s", err.Error())
+	return envelope.Validationf(errcode.UsageError, "%s", err.Error())
 }
 
 func cancelled(sig os.Signal) *envelope.Error {
@@ -882,7 +880,7 @@ func (inv *invocation) passthrough(ctx context.Context, args []string) int {
 // they are used, as a declared output schema of a type encoding/json cannot
 // encode does under --schema and describe.
 func brokenDeclaration(err error) *envelope.Error {
-	return envelope.Errorf(exitcode.GeneralError, "INVALID_DECLARATION", "%v", err).
+	return envelope.Errorf(exitcode.GeneralError, errcode.InvalidDeclaration, "%v", err).
 		WithSuggestion("this is a bug in the tool's declarations; adaptertest.AssertDeclarations finds it in a test")
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/duet-cli/duet/describe"
 	"github.com/duet-cli/duet/envelope"
 	"github.com/duet-cli/duet/exitcode"
+	"github.com/duet-cli/duet/internal/errcode"
 	"github.com/duet-cli/duet/internal/flagname"
 )
 
@@ -42,7 +43,7 @@ func (inv *invocation) generateSkills(context.Context) error {
 	}
 	files, err := describe.Skills(inv.root, m, format)
 	if err != nil {
-		return envelope.Validationf("INVALID_FLAG_VALUE", "%v", err).WithField(flagname.Format, describe.SkillFormats...)
+		return envelope.Validationf(errcode.InvalidFlagValue, "%v", err).WithField(flagname.Format, describe.SkillFormats...)
 	}
 	out := inv.out
 	effect := envelope.Noop

@@ -15,6 +15,7 @@ import (
 
 	"github.com/duet-cli/duet/envelope"
 	"github.com/duet-cli/duet/exitcode"
+	"github.com/duet-cli/duet/internal/errcode"
 	"github.com/duet-cli/duet/internal/flagname"
 	"github.com/duet-cli/duet/runenv"
 	"github.com/duet-cli/duet/schema"
@@ -296,14 +297,14 @@ func (inv *invocation) checkTrust() {
 	}
 	inv.checkSecrets()
 	if v, ok := c.opt(flagname.TokenEnvVar); ok && !validEnvName(v) {
-		c.problem("INVALID_FLAG_VALUE", flagname.TokenEnvVar, "--%s %q is not an environment variable's name", flagname.TokenEnvVar, v)
+		c.problem(errcode.InvalidFlagValue, flagname.TokenEnvVar, "--%s %q is not an environment variable's name", flagname.TokenEnvVar, v)
 	}
 	if c.on(flagname.Live) && c.bool(flagname.DryRun) {
 		c.problem("MUTUALLY_EXCLUSIVE_FLAGS", flagname.Live, "flags --%s and --%s cannot be used together", flagname.Live, flagname.DryRun)
 	}
 	if v, ok := c.opt(flagname.Proxy); ok {
 		if _, err := runenv.ParseProxy(v); err != nil {
-			c.problem("INVALID_FLAG_VALUE", flagname.Proxy, "--%s: %v", flagname.Proxy, err)
+			c.problem(errcode.InvalidFlagValue, flagname.Proxy, "--%s: %v", flagname.Proxy, err)
 		}
 		if c.on(flagname.NoProxy) {
 			c.problem("MUTUALLY_EXCLUSIVE_FLAGS", flagname.Proxy, "flags --%s and --%s cannot be used together", flagname.Proxy, flagname.NoProxy)
@@ -416,7 +417,7 @@ func (inv *invocation) checkSecrets() {
 			v, ok := inv.cfg.lookupEnv(envVar)
 			switch {
 			case !validEnvName(envVar):
-				c.problem("INVALID_FLAG_VALUE", f.Name+secretFromEnv, "--%s%s %q is not an environment variable's name", f.Name, secretFromEnv, envVar)
+				c.problem(errcode.InvalidFlagValue, f.Name+secretFromEnv, "--%s%s %q is not an environment variable's name", f.Name, secretFromEnv, envVar)
 			case !ok || v == "":
 				c.problem("SECRET_NOT_SET", f.Name+secretFromEnv, "environment variable %s is not set", envVar)
 			default:
@@ -446,7 +447,7 @@ func (inv *invocation) secret(name, value, source string) {
 	t.secrets[name], t.sources[name] = value, source
 	c := inv.call
 	c.problems = slices.DeleteFunc(c.problems, func(p envelope.FieldError) bool {
-		return p.Code == "MISSING_REQUIRED_FLAG" && p.Field == name
+		return p.Code == errcode.MissingRequiredFlag && p.Field == name
 	})
 }
 
@@ -802,7 +803,7 @@ func (inv *invocation) checkOne(target string, granted []string) error {
 				valid = append(valid, c.DotPath())
 			}
 		})
-		return envelope.Validationf("UNKNOWN_COMMAND", "--for %q is not a command of %s", target, inv.root.Name).WithField(flagname.For, valid...)
+		return envelope.Validationf(errcode.UnknownCommand, "--for %q is not a command of %s", target, inv.root.Name).WithField(flagname.For, valid...)
 	}
 	req := c.RequiredScopes()
 	if missing := missingScopes(req, granted); len(missing) > 0 {

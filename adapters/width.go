@@ -1,6 +1,7 @@
 package adapters
 
 import (
+	"github.com/duet-cli/duet/internal/errcode"
 	"io"
 	"strconv"
 
@@ -31,7 +32,7 @@ func (inv *invocation) checkWidth() {
 		return
 	}
 	if n, err := strconv.Atoi(v); err == nil && n < 0 {
-		inv.call.problem("INVALID_FLAG_VALUE", flagname.Width, "--%s %s is not a number of columns: it must be 0 (never wrap) or more", flagname.Width, v)
+		inv.call.problem(errcode.InvalidFlagValue, flagname.Width, "--%s %s is not a number of columns: it must be 0 (never wrap) or more", flagname.Width, v)
 	}
 }
 

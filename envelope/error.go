@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/duet-cli/duet/exitcode"
+	"github.com/duet-cli/duet/internal/errcode"
 )
 
 // Phase is the step of an invocation in which an error happened. An error in
@@ -230,13 +231,13 @@ func fixFor(p FieldError) string {
 		flag = "-" + p.Field
 	}
 	switch p.Code {
-	case "MISSING_REQUIRED_FLAG":
+	case errcode.MissingRequiredFlag:
 		return "add " + flag
-	case "MISSING_FLAG_VALUE":
+	case errcode.MissingFlagValue:
 		return "give " + flag + " a value"
-	case "INVALID_FLAG_VALUE":
+	case errcode.InvalidFlagValue:
 		return "give " + flag + " a value of its type"
-	case "UNKNOWN_FLAG":
+	case errcode.UnknownFlag:
 		return "remove " + flag
 	case "MISSING_ARGUMENT":
 		return "give <" + p.Field + ">"
@@ -273,7 +274,7 @@ func As(err error) *Error {
 	var name string
 	switch {
 	case errors.Is(err, context.DeadlineExceeded):
-		code, name = exitcode.Timeout, "TIMEOUT"
+		code, name = exitcode.Timeout, errcode.Timeout
 	case errors.Is(err, context.Canceled):
 		code, name = exitcode.Interrupted, "CANCELLED"
 	case errors.Is(err, fs.ErrNotExist):

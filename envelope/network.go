@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/duet-cli/duet/exitcode"
+	"github.com/duet-cli/duet/internal/errcode"
 	"github.com/duet-cli/duet/internal/jsonw"
 )
 
@@ -133,7 +134,7 @@ func network(e *Error, err error) *Error {
 	var timeout interface{ Timeout() bool }
 	switch {
 	case errors.As(err, &timeout) && timeout.Timeout():
-		e.Code, e.Exit = "TIMEOUT", exitcode.Timeout
+		e.Code, e.Exit = errcode.Timeout, exitcode.Timeout
 	case strings.Contains(msg, "x509: ") || strings.Contains(msg, "tls: "):
 		e.Code, e.Exit = "TLS_FAILED", exitcode.Unavailable
 		e.WithoutRetry()

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/duet-cli/duet/exitcode"
+	"github.com/duet-cli/duet/internal/errcode"
 	"github.com/duet-cli/duet/internal/jsonw"
 )
 
@@ -146,7 +147,7 @@ func mayPass(err error) bool {
 func (o *Output) Open(target string) error {
 	d := o.s.Display
 	if d.Behavior == "" {
-		return Errorf(exitcode.GeneralError, "INVALID_DECLARATION", "the command opened %q but declares no operation on a display", target).
+		return Errorf(exitcode.GeneralError, errcode.InvalidDeclaration, "the command opened %q but declares no operation on a display", target).
 			WithSuggestion("this is a bug in the tool: declare schema.Meta.GUI and Headless")
 	}
 	if !d.Headless {

@@ -17,6 +17,7 @@ import (
 	"github.com/duet-cli/duet/adapters"
 	"github.com/duet-cli/duet/envelope"
 	"github.com/duet-cli/duet/exitcode"
+	"github.com/duet-cli/duet/internal/errcode"
 	"github.com/duet-cli/duet/schema"
 )
 
@@ -323,10 +324,10 @@ func (s *suite) testErrors(t *testing.T) {
 		exit exitcode.Code
 		code string
 	}{
-		{[]string{"greet", "--nope"}, exitcode.ArgError, "UNKNOWN_FLAG"},
-		{[]string{"greet", "--times", "many"}, exitcode.ArgError, "INVALID_FLAG_VALUE"},
+		{[]string{"greet", "--nope"}, exitcode.ArgError, errcode.UnknownFlag},
+		{[]string{"greet", "--times", "many"}, exitcode.ArgError, errcode.InvalidFlagValue},
 		{[]string{"notes", "add"}, exitcode.ArgError, "MISSING_ARGUMENT"},
-		{[]string{"nothing"}, exitcode.ArgError, "UNKNOWN_COMMAND"},
+		{[]string{"nothing"}, exitcode.ArgError, errcode.UnknownCommand},
 		{[]string{"notes", "rm", "n1"}, exitcode.ArgError, "CONFIRMATION_REQUIRED"},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {

@@ -39,6 +39,7 @@ import (
 	"github.com/duet-cli/duet/adapters"
 	"github.com/duet-cli/duet/adapters/internal/wrapped"
 	"github.com/duet-cli/duet/envelope"
+	"github.com/duet-cli/duet/internal/errcode"
 	"github.com/duet-cli/duet/schema"
 )
 
@@ -276,7 +277,7 @@ func (a *App) Classify(err error) *envelope.Error {
 		return nil
 	}
 	msg := err.Error()
-	problem := envelope.FieldError{Code: "USAGE_ERROR", Message: msg}
+	problem := envelope.FieldError{Code: errcode.UsageError, Message: msg}
 	var (
 		notExist *pflag.NotExistError
 		required *pflag.ValueRequiredError
@@ -285,24 +286,24 @@ func (a *App) Classify(err error) *envelope.Error {
 	)
 	switch {
 	case errors.As(err, &notExist):
-		problem.Code, problem.Field = "UNKNOWN_FLAG", cmp.Or(notExist.GetSpecifiedName(), notExist.GetSpecifiedShortnames())
+		problem.Code, problem.Field = errcode.UnknownFlag, cmp.Or(notExist.GetSpecifiedName(), notExist.GetSpecifiedShortnames())
 	case errors.As(err, &required):
-		problem.Code, problem.Field = "MISSING_FLAG_VALUE", required.GetFlag().Name
+		problem.Code, problem.Field = errcode.MissingFlagValue, required.GetFlag().Name
 	case errors.As(err, &invalid):
-		problem.Code, problem.Field = "INVALID_FLAG_VALUE", invalid.GetFlag().Name
+		problem.Code, problem.Field = errcode.InvalidFlagValue, invalid.GetFlag().Name
 	case errors.As(err, &syntax):
-		problem.Code, problem.Field = "UNKNOWN_FLAG", syntax.GetSpecifiedFlag()
+		problem.Code, problem.Field = errcode.UnknownFlag, syntax.GetSpecifiedFlag()
 	case strings.HasPrefix(msg, "unknown command "):
-		problem.Code = "UNKNOWN_COMMAND"
+		problem.Code = errcode.UnknownCommand
 		if word, err := strconv.QuotedPrefix(strings.TrimPrefix(msg, "unknown command ")); err == nil {
 			problem.Field, _ = strconv.Unquote(word)
 		}
 	case strings.Contains(msg, "required flag"):
-		problem.Code = "MISSING_REQUIRED_FLAG"
+		problem.Code = errcode.MissingRequiredFlag
 	case strings.Contains(msg, "arg(s)") || strings.HasPrefix(msg, "invalid argument"):
-		problem.Code = "WRONG_ARGUMENT_COUNT"
+		problem.Code = errcode.WrongArgumentCount
 		if strings.HasPrefix(msg, "invalid argument") {
-			problem.Code = "INVALID_ARGUMENT" // cobra.OnlyValidArgs
+			problem.Code = errcode.InvalidArgument // cobra.OnlyValidArgs
 		}
 	case strings.Contains(msg, "flags in the group"):
 		problem.Code = "FLAG_GROUP"

@@ -17,6 +17,7 @@ import (
 	"github.com/duet-cli/duet/adapters"
 	"github.com/duet-cli/duet/envelope"
 	"github.com/duet-cli/duet/exitcode"
+	"github.com/duet-cli/duet/internal/errcode"
 	"github.com/duet-cli/duet/runenv"
 )
 
@@ -42,7 +43,7 @@ func serveHTTP(ctx context.Context, h *adapters.Host, addr string, opts []Option
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return fail(h, envelope.Validationf("INVALID_FLAG_VALUE", "--%s %s: %v", flagHTTP, addr, err).WithField(flagHTTP))
+		return fail(h, envelope.Validationf(errcode.InvalidFlagValue, "--%s %s: %v", flagHTTP, addr, err).WithField(flagHTTP))
 	}
 	var handler http.Handler = sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s },
 		&sdk.StreamableHTTPOptions{Stateless: true})

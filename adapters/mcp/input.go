@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/duet-cli/duet/envelope"
+	"github.com/duet-cli/duet/internal/errcode"
 	"github.com/duet-cli/duet/internal/suggest"
 	"github.com/duet-cli/duet/schema"
 )
@@ -29,7 +30,7 @@ func commandLine(c *schema.Command, raw json.RawMessage) ([]string, *envelope.Er
 	var in map[string]json.RawMessage
 	if len(bytes.TrimSpace(raw)) > 0 && !bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
 		if err := json.Unmarshal(raw, &in); err != nil {
-			return nil, envelope.Validationf("INVALID_ARGUMENTS", "the arguments are not a JSON object: %v", err).
+			return nil, envelope.Validationf(errcode.InvalidArguments, "the arguments are not a JSON object: %v", err).
 				WithSuggestion("send the arguments as one object, as the tool's inputSchema describes")
 		}
 	}
@@ -42,7 +43,7 @@ func commandLine(c *schema.Command, raw json.RawMessage) ([]string, *envelope.Er
 		} else if f := findFlag(flags, name); f != nil {
 			r.flag(f, in[name])
 		} else {
-			r.problem("UNKNOWN_FLAG", name, "unknown input %q", name)
+			r.problem(errcode.UnknownFlag, name, "unknown input %q", name)
 			if s := suggest.Closest(name, inputNames(flags, c.Args)); s != "" {
 				r.problems[len(r.problems)-1].Suggestion = fmt.Sprintf("did you mean %q?", s)
 			}
@@ -50,7 +51,7 @@ func commandLine(c *schema.Command, raw json.RawMessage) ([]string, *envelope.Er
 	}
 	for _, f := range flags {
 		if _, ok := in[f.Name]; f.Required && !ok {
-			r.problem("MISSING_REQUIRED_FLAG", f.Name, "%q is required", f.Name)
+			r.problem(errcode.MissingRequiredFlag, f.Name, "%q is required", f.Name)
 		}
 	}
 	var positional []string
@@ -175,7 +176,7 @@ func (r *reader) scalar(field string, t schema.Type, enum []string, pattern stri
 	}
 	if len(enum) > 0 && (t != schema.String || !slices.Contains(enum, v)) {
 		r.problems = append(r.problems, envelope.FieldError{
-			Code: "INVALID_ENUM_VALUE", Field: field, ValidValues: enum,
+			Code: errcode.InvalidEnumValue, Field: field, ValidValues: enum,
 			Message: fmt.Sprintf("%q is not a valid value of %q; use one of %s", v, field, strings.Join(enum, ", ")),
 		})
 		return "", false
@@ -194,7 +195,7 @@ func (r *reader) mismatch(field, want string, raw json.RawMessage) {
 	if len(got) > 40 {
 		got = got[:40] + "…"
 	}
-	r.problem("INVALID_FLAG_VALUE", field, "%q must be %s, not %s", field, want, got)
+	r.problem(errcode.InvalidFlagValue, field, "%q must be %s, not %s", field, want, got)
 }
 
 // number reads a JSON number exactly: 3.0 is an integer, as JSON Schema has it.

@@ -16,6 +16,7 @@ import (
 	"github.com/duet-cli/duet/envelope"
 	"github.com/duet-cli/duet/exitcode"
 	"github.com/duet-cli/duet/internal/atomicfile"
+	"github.com/duet-cli/duet/internal/errcode"
 	"github.com/duet-cli/duet/internal/flagname"
 	"github.com/duet-cli/duet/schema"
 )
@@ -115,7 +116,7 @@ func newRegistrar(h *adapters.Host, serve string) (*registrar, error) {
 			}
 		}
 		if k == "" {
-			return r, envelope.Validationf("INVALID_FLAG_VALUE", "--env %q names no variable", e)
+			return r, envelope.Validationf(errcode.InvalidFlagValue, "--env %q names no variable", e)
 		}
 		r.server.env[k] = v
 	}

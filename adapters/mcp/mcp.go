@@ -42,6 +42,7 @@ import (
 	"github.com/duet-cli/duet/describe"
 	"github.com/duet-cli/duet/envelope"
 	"github.com/duet-cli/duet/exitcode"
+	"github.com/duet-cli/duet/internal/errcode"
 	"github.com/duet-cli/duet/internal/flagname"
 	"github.com/duet-cli/duet/schema"
 )
@@ -346,7 +347,7 @@ func answer(t *describe.Tool, stdout []byte, exit int, stopped error) *sdk.CallT
 	if errors.Is(stopped, context.DeadlineExceeded) {
 		// The command outlived its own time limit and the server's grace:
 		// whatever it said when stopped, it timed out.
-		e := envelope.Errorf(exitcode.Timeout, "TIMEOUT", "the command did not answer within its time limit and was stopped").
+		e := envelope.Errorf(exitcode.Timeout, errcode.Timeout, "the command did not answer within its time limit and was stopped").
 			WithSuggestion("raise timeout, or narrow the work")
 		e.Detail = excerpt(stdout)
 		return failure(e, int(e.Exit))

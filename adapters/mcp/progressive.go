@@ -14,6 +14,7 @@ import (
 	"github.com/duet-cli/duet/describe"
 	"github.com/duet-cli/duet/envelope"
 	"github.com/duet-cli/duet/exitcode"
+	"github.com/duet-cli/duet/internal/errcode"
 	"github.com/duet-cli/duet/schema"
 )
 
@@ -204,7 +205,7 @@ func unmarshalArgs(req *sdk.CallToolRequest, v any) *envelope.Error {
 	dec := json.NewDecoder(strings.NewReader(string(raw)))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		return envelope.Validationf("INVALID_ARGUMENTS", "the arguments do not match the tool's inputSchema: %v", err).
+		return envelope.Validationf(errcode.InvalidArguments, "the arguments do not match the tool's inputSchema: %v", err).
 			WithSuggestion("send the arguments as one object, as the tool's inputSchema describes")
 	}
 	return nil

@@ -45,8 +45,7 @@ func (a *App) Parse(args []string) adapters.Parsed {
 			p.Err = err
 			return p
 		case r.help: // v2 asks before the version
-			p.Help = true
-			return p
+			return a.helpFor(p, cmd, pos)
 		case r.version:
 			p.Version = true
 			return p
@@ -55,8 +54,8 @@ func (a *App) Parse(args []string) adapters.Parsed {
 		switch {
 		case len(pos) > 0:
 			sub = cmd.Command(pos[0])
-			if sub == nil && helpCommand(cmd, pos[0]) {
-				return a.helpFor(p, cmd, pos[1:])
+			if sub == nil && isHelp(cmd, pos[0]) {
+				return a.helpCommand(p, cmd, pos[1:])
 			}
 		case cmd == a.root && a.app.DefaultCommand != "":
 			sub = cmd.Command(a.app.DefaultCommand)
@@ -67,25 +66,43 @@ func (a *App) Parse(args []string) adapters.Parsed {
 		}
 		cmd, rest = sub, pos[1:]
 	}
-	if !p.Node.Runnable && len(p.Args) > 0 && a.app.CommandNotFound == nil {
+	if !p.Node.Runnable && len(p.Args) > 0 && p.Args[0] != "" && a.app.CommandNotFound == nil {
 		// A group shows help, and refuses a word that names no command.
 		p.Err = fmt.Errorf("No help topic for '%v'", p.Args[0])
 	}
 	return p
 }
 
-// helpCommand reports whether name is v2's help command, which it gives
-// every command that does not hide it.
-func helpCommand(cmd *cli.Command, name string) bool {
+// isHelp reports whether name is v2's help command, which it gives every
+// command that does not hide it.
+func isHelp(cmd *cli.Command, name string) bool {
 	return (name == "help" || name == "h") && !cmd.HideHelp && !cmd.HideHelpCommand
 }
 
-// helpFor is v2's help command on cmd: help for the subcommand the first
-// argument names, or for cmd.
+// helpCommand reads what follows cmd's help command. It is a command of
+// its own to v2: it reads its flags (only --help, which asks for the same
+// help, at once), and has a help command of its own, for which the next word names
+// a command of the help command's — which has none but help.
+func (a *App) helpCommand(p adapters.Parsed, cmd *cli.Command, args []string) adapters.Parsed {
+	help := &cli.Command{Name: "help"}
+	r := &reader{a: a, cmd: help, p: &p}
+	pos, err := r.read(args)
+	switch {
+	case err != nil:
+		p.Args, p.Err = nil, err
+		return p
+	case !r.help && len(pos) > 0 && isHelp(help, pos[0]):
+		return a.helpCommand(p, help, pos[1:])
+	}
+	return a.helpFor(p, cmd, pos)
+}
+
+// helpFor is v2's help on cmd, asked with its help command or flag: for
+// the subcommand the first argument names, or for cmd.
 func (a *App) helpFor(p adapters.Parsed, cmd *cli.Command, pos []string) adapters.Parsed {
 	return urfavecli.Help(p, pos, func(name string) (*schema.Command, bool) {
-		target := cmd.Command(name)
-		return a.t.Nodes[target], target != nil
+		target := cmd.Command(name) // or its help command, shown as help on cmd
+		return a.t.Nodes[target], target != nil || isHelp(cmd, name)
 	}, a.app.CommandNotFound != nil)
 }
 

@@ -13,6 +13,7 @@ import (
 
 	"github.com/duet-cli/duet/adapters"
 	"github.com/duet-cli/duet/envelope"
+	"github.com/duet-cli/duet/internal/errcode"
 )
 
 // Classify turns urfave's own errors into ARG_ERRORs. urfave's parse errors
@@ -23,19 +24,19 @@ func Classify(err error) *envelope.Error {
 		return nil
 	}
 	msg := err.Error()
-	p := envelope.FieldError{Code: "USAGE_ERROR", Message: msg}
+	p := envelope.FieldError{Code: errcode.UsageError, Message: msg}
 	after := func(prefix string) string { return strings.TrimPrefix(msg[strings.Index(msg, prefix):], prefix) }
 	switch {
 	case strings.Contains(msg, "flag provided but not defined: -"):
-		p.Code, p.Field = "UNKNOWN_FLAG", after("flag provided but not defined: -")
+		p.Code, p.Field = errcode.UnknownFlag, after("flag provided but not defined: -")
 	case strings.Contains(msg, "flag needs an argument: "):
-		p.Code, p.Field = "MISSING_FLAG_VALUE", strings.TrimLeft(after("flag needs an argument: "), "-")
+		p.Code, p.Field = errcode.MissingFlagValue, strings.TrimLeft(after("flag needs an argument: "), "-")
 	case strings.HasPrefix(msg, "invalid value ") && strings.Contains(msg, " for argument "):
-		p.Code = "INVALID_ARGUMENT"
+		p.Code = errcode.InvalidArgument
 		_, rest, _ := strings.Cut(msg, " for argument ")
 		p.Field, _, _ = strings.Cut(rest, ":")
 	case strings.HasPrefix(msg, "invalid value "), strings.HasPrefix(msg, "invalid boolean value "):
-		p.Code = "INVALID_FLAG_VALUE"
+		p.Code = errcode.InvalidFlagValue
 		for _, sep := range []string{" for flag -", " for -"} { // v3's and Go's flag package's
 			if _, rest, ok := strings.Cut(msg, sep); ok {
 				p.Field, _, _ = strings.Cut(rest, ":")
@@ -43,14 +44,14 @@ func Classify(err error) *envelope.Error {
 			}
 		}
 	case strings.Contains(msg, "Required flag"):
-		p.Code = "MISSING_REQUIRED_FLAG"
+		p.Code = errcode.MissingRequiredFlag
 	case strings.HasPrefix(msg, "No help topic for '"):
-		p.Code, p.Field = "UNKNOWN_COMMAND", strings.TrimSuffix(after("No help topic for '"), "'")
+		p.Code, p.Field = errcode.UnknownCommand, strings.TrimSuffix(after("No help topic for '"), "'")
 	case strings.HasPrefix(msg, "unknown command "):
-		p.Code = "UNKNOWN_COMMAND"
+		p.Code = errcode.UnknownCommand
 		p.Field, _ = strconv.Unquote(strings.TrimPrefix(msg, "unknown command "))
 	case strings.Contains(msg, "argument"):
-		p.Code = "WRONG_ARGUMENT_COUNT"
+		p.Code = errcode.WrongArgumentCount
 	}
 	return envelope.Invalid([]envelope.FieldError{p})
 }
