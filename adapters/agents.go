@@ -4,7 +4,7 @@ import (
 	"runtime/debug"
 	"strings"
 
-	"github.com/duet-cli/duet/describe"
+	"github.com/duet-cli/duet/internal/describe"
 )
 
 // agentsInfo is what the tool's AGENTS.md says beside its commands.

@@ -13,7 +13,7 @@ import (
 
 	"github.com/duet-cli/duet/envelope"
 	"github.com/duet-cli/duet/exitcode"
-	"github.com/duet-cli/duet/profile"
+	"github.com/duet-cli/duet/internal/profile"
 )
 
 // checkTimeout bounds one doctor check: a dependency's command, an

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/duet-cli/duet/describe"
+	"github.com/duet-cli/duet/internal/describe"
 )
 
 // isEnvVarName reports whether name is what the CLI Agent Spec's AGENTS.md

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/duet-cli/duet/describe"
 	"github.com/duet-cli/duet/envelope"
+	"github.com/duet-cli/duet/internal/describe"
 	"github.com/duet-cli/duet/internal/errcode"
 	"github.com/duet-cli/duet/internal/flagname"
 	"github.com/duet-cli/duet/schema"

@@ -4,7 +4,7 @@ import (
 	"context"
 	"encoding/json"
 
-	"github.com/duet-cli/duet/describe"
+	"github.com/duet-cli/duet/internal/describe"
 	"github.com/duet-cli/duet/internal/flagname"
 )
 

@@ -10,9 +10,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/duet-cli/duet/describe"
 	"github.com/duet-cli/duet/envelope"
 	"github.com/duet-cli/duet/exitcode"
+	"github.com/duet-cli/duet/internal/describe"
 	"github.com/duet-cli/duet/internal/errcode"
 	"github.com/duet-cli/duet/internal/flagname"
 )

@@ -13,7 +13,7 @@ import (
 	"github.com/duet-cli/duet/exitcode"
 	"github.com/duet-cli/duet/internal/errcode"
 	"github.com/duet-cli/duet/internal/flagname"
-	"github.com/duet-cli/duet/profile"
+	"github.com/duet-cli/duet/internal/profile"
 	"github.com/duet-cli/duet/schema"
 )
 

@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/duet-cli/duet/internal/flagname"
-	"github.com/duet-cli/duet/profile"
+	"github.com/duet-cli/duet/internal/profile"
 )
 
 // stateFileReport is one state file as `tool status` answers it.

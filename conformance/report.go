@@ -10,7 +10,7 @@ import (
 	"charm.land/lipgloss/v2"
 	"charm.land/lipgloss/v2/table"
 
-	"github.com/duet-cli/duet/spec"
+	"github.com/duet-cli/duet/internal/spec"
 )
 
 // Report is what a check found: a verdict on every requirement of the

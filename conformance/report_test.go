@@ -6,7 +6,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/duet-cli/duet/spec"
+	"github.com/duet-cli/duet/internal/spec"
 )
 
 // TestScoreModes scores failure modes from the verdicts on the

@@ -1,6 +1,6 @@
 package conformance
 
-import "github.com/duet-cli/duet/spec"
+import "github.com/duet-cli/duet/internal/spec"
 
 // Requirement is one requirement of the CLI Agent Spec.
 type Requirement struct {

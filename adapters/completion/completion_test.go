@@ -14,7 +14,7 @@ import (
 	"github.com/duet-cli/duet/adapters"
 	duetcobra "github.com/duet-cli/duet/adapters/cobra"
 	"github.com/duet-cli/duet/adapters/completion"
-	"github.com/duet-cli/duet/describe"
+	"github.com/duet-cli/duet/internal/describe"
 	"github.com/duet-cli/duet/internal/golden"
 	"github.com/duet-cli/duet/schema"
 )

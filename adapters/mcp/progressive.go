@@ -11,9 +11,9 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/duet-cli/duet/describe"
 	"github.com/duet-cli/duet/envelope"
 	"github.com/duet-cli/duet/exitcode"
+	"github.com/duet-cli/duet/internal/describe"
 	"github.com/duet-cli/duet/internal/errcode"
 	"github.com/duet-cli/duet/schema"
 )

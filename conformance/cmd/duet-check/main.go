@@ -23,7 +23,7 @@ import (
 	"github.com/duet-cli/duet/conformance"
 	"github.com/duet-cli/duet/envelope"
 	"github.com/duet-cli/duet/exitcode"
-	"github.com/duet-cli/duet/profile"
+	"github.com/duet-cli/duet/internal/profile"
 	"github.com/duet-cli/duet/schema"
 )
 

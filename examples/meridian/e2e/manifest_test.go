@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/duet-cli/duet/describe"
+	"github.com/duet-cli/duet/internal/describe"
 	"github.com/duet-cli/duet/tokens/tiktoken"
 )
 

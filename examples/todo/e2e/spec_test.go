@@ -12,7 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// Tests named in spec/registry.tsv for requirements of the CLI Agent Spec,
+// Tests named in internal/spec/registry.tsv for requirements of the CLI Agent Spec,
 // each on both builds, as an agent sees them.
 
 // TestE2EPagination: a list answers 20 items by default and says it was

@@ -3,7 +3,7 @@ package spec_test
 import (
 	"fmt"
 
-	"github.com/duet-cli/duet/spec"
+	"github.com/duet-cli/duet/internal/spec"
 )
 
 // Scoring two failure modes: one whose requirements are all met, one where

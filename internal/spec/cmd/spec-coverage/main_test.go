@@ -9,7 +9,7 @@ import (
 
 	"github.com/duet-cli/duet/adapters"
 	"github.com/duet-cli/duet/adapters/urfave"
-	"github.com/duet-cli/duet/spec"
+	"github.com/duet-cli/duet/internal/spec"
 )
 
 // TestRegistryScore: the command's figure is the registry's, as package spec

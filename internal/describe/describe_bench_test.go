@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/duet-cli/duet/adapters"
-	"github.com/duet-cli/duet/describe"
+	"github.com/duet-cli/duet/internal/describe"
 	"github.com/duet-cli/duet/schema"
 )
 

@@ -12,7 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/duet-cli/duet/spec"
+	"github.com/duet-cli/duet/internal/spec"
 )
 
 // TestSpecTables: the spec's tables as Duet keeps them: 158 requirements,

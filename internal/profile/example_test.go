@@ -6,7 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/duet-cli/duet/profile"
+	"github.com/duet-cli/duet/internal/profile"
 )
 
 // A change is made under the file's lock and written whole; a reader sees

@@ -25,8 +25,8 @@ import (
 	"github.com/duet-cli/duet/conformance"
 	"github.com/duet-cli/duet/envelope"
 	"github.com/duet-cli/duet/exitcode"
+	"github.com/duet-cli/duet/internal/spec"
 	"github.com/duet-cli/duet/schema"
-	"github.com/duet-cli/duet/spec"
 )
 
 // Coverage is the answer: the registry's score, and each checked binary's.
