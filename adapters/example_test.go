@@ -29,7 +29,7 @@ func ExampleRun() {
 	code := adapters.Run(context.Background(), app, []string{"list", "--limit", "ten"},
 		adapters.WithStdio(strings.NewReader(""), &stdout, nil),
 		adapters.WithEnv([]string{"CLAUDECODE=1"}), // run by a coding agent
-		adapters.WithTerminal(false, false, false))
+		adapters.WithTerminal(adapters.Piped))
 	var env envelope.Envelope
 	if err := json.Unmarshal([]byte(stdout.String()), &env); err != nil {
 		panic(err)

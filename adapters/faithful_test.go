@@ -53,12 +53,12 @@ func plainApp() *cli.Command {
 
 // runPlain runs one command line of plainApp; strict and tty as given, env
 // as the whole environment.
-func runPlain(t *testing.T, tty, strict bool, env []string, args ...string) result {
+func runPlain(t *testing.T, tty adapters.Terminal, strict bool, env []string, args ...string) result {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
 	opts := []urfave.Option{
 		adapters.WithStdio(strings.NewReader(""), &stdout, &stderr),
-		adapters.WithEnv(env), adapters.WithTerminal(tty, tty, tty),
+		adapters.WithEnv(env), adapters.WithTerminal(tty),
 		adapters.WithRequestID(func() string { return "req-test" }),
 	}
 	if strict {
@@ -84,8 +84,8 @@ func TestFaithful(t *testing.T) {
 		{"a group's unknown word, as urfave refuses it", []string{"nope"}, result{3, "", "No help topic for 'nope'\n"}},
 	}
 	for _, tt := range tests {
-		for _, tty := range []bool{false, true} {
-			t.Run(fmt.Sprintf("%s/terminal=%v", tt.name, tty), func(t *testing.T) {
+		for _, tty := range []adapters.Terminal{adapters.Piped, adapters.Console} {
+			t.Run(fmt.Sprintf("%s/terminal=%v", tt.name, tty == adapters.Console), func(t *testing.T) {
 				got := runPlain(t, tty, false, []string{"NO_COLOR=1", "PLAIN_NAME=env"}, tt.args...)
 				if diff := cmp.Diff(tt.want, got, cmp.AllowUnexported(result{})); diff != "" {
 					t.Errorf("(-want +got):\n%s", diff)
@@ -98,7 +98,7 @@ func TestFaithful(t *testing.T) {
 // TestFaithfulPanic: the app's panic is reported as the Go runtime reports
 // one, exit code 2, without taking the caller of Run down.
 func TestFaithfulPanic(t *testing.T) {
-	r := runPlain(t, false, false, nil, "boom")
+	r := runPlain(t, adapters.Piped, false, nil, "boom")
 	if r.code != 2 || r.stdout != "" || !strings.HasPrefix(r.stderr, "panic: kaboom\n\ngoroutine ") {
 		t.Errorf("exit %d, stdout %q, stderr %.80q; want exit 2 and the runtime's report on stderr", r.code, r.stdout, r.stderr)
 	}
@@ -107,7 +107,7 @@ func TestFaithfulPanic(t *testing.T) {
 // TestFaithfulHelp: the app's help is the app's; Duet's built-ins are not
 // listed for a command nobody ported, and are for an agent.
 func TestFaithfulHelp(t *testing.T) {
-	person := runPlain(t, true, false, nil, "hello", "--help")
+	person := runPlain(t, adapters.Console, false, nil, "hello", "--help")
 	for _, builtin := range []string{"--output", "--schema", "--timeout", "describe"} {
 		if strings.Contains(person.stdout, builtin) {
 			t.Errorf("a person's help lists Duet's %s:\n%s", builtin, person.stdout)
@@ -116,7 +116,7 @@ func TestFaithfulHelp(t *testing.T) {
 	if !strings.Contains(person.stdout, "--name") {
 		t.Errorf("a person's help lacks the app's own flag:\n%s", person.stdout)
 	}
-	agent := runPlain(t, false, false, []string{"CLAUDECODE=1"}, "hello", "--help")
+	agent := runPlain(t, adapters.Piped, false, []string{"CLAUDECODE=1"}, "hello", "--help")
 	if !strings.Contains(agent.stderr, "--output") || !strings.Contains(agent.stderr, "--name") {
 		t.Errorf("an agent's help (on stderr) lists neither Duet's built-ins nor the app's flags:\n%s", agent.stderr)
 	}
@@ -125,9 +125,9 @@ func TestFaithfulHelp(t *testing.T) {
 // TestPortedForAScript: a ported command prints its text rendering for a
 // script, without colour, as for a person.
 func TestPortedForAScript(t *testing.T) {
-	for _, tty := range []bool{false, true} {
+	for _, tty := range []adapters.Terminal{adapters.Piped, adapters.Console} {
 		r := runPlain(t, tty, false, nil, "ported")
-		if r.code != 0 || !strings.Contains(r.stdout, "i1") || !tty && strings.Contains(r.stdout, "\x1b[") {
+		if r.code != 0 || !strings.Contains(r.stdout, "i1") || tty == adapters.Piped && strings.Contains(r.stdout, "\x1b[") {
 			t.Errorf("terminal %v: exit %d, stdout %q; want the text rendering, without colour in a pipe", tty, r.code, r.stdout)
 		}
 	}
@@ -136,7 +136,7 @@ func TestPortedForAScript(t *testing.T) {
 // TestDuetFlagsForAnUnportedCommand: a Duet flag a person gives is Duet's
 // to answer, even on a command nobody ported.
 func TestDuetFlagsForAnUnportedCommand(t *testing.T) {
-	r := runPlain(t, false, false, nil, "hello", "--schema")
+	r := runPlain(t, adapters.Piped, false, nil, "hello", "--schema")
 	if r.code != 0 || !strings.Contains(r.stdout, `"danger_level": "unknown"`) {
 		t.Errorf("--schema: exit %d, stdout %s", r.code, r.stdout)
 	}
@@ -147,18 +147,18 @@ func TestDuetFlagsForAnUnportedCommand(t *testing.T) {
 // its errors are typed.
 func TestAgentGetsWhatWasPrinted(t *testing.T) {
 	agent := []string{"CLAUDECODE=1"}
-	w := wantOK(t, runPlain(t, false, false, agent, "hello"))
+	w := wantOK(t, runPlain(t, adapters.Piped, false, agent, "hello"))
 	if string(w.Data) != `{"stdout":"hello, world\n"}` {
 		t.Errorf("data = %s, want the text it printed", w.Data)
 	}
-	w = wantOK(t, runPlain(t, true, false, agent, "doc"))
+	w = wantOK(t, runPlain(t, adapters.Console, false, agent, "doc"))
 	if string(w.Data) != `{"a":[1,2]}` {
 		t.Errorf("data = %s, want the document it printed", w.Data)
 	}
-	wantError(t, runPlain(t, false, false, agent, "fail"), 1, "GENERAL_ERROR")
-	wantError(t, runPlain(t, false, false, agent, "typed"), 5, "NOT_THERE")
-	wantError(t, runPlain(t, false, false, agent, "nope"), 2, "UNKNOWN_COMMAND")
-	wantError(t, runPlain(t, false, true, nil, "boom"), 1, "INTERNAL_ERROR")
+	wantError(t, runPlain(t, adapters.Piped, false, agent, "fail"), 1, "GENERAL_ERROR")
+	wantError(t, runPlain(t, adapters.Piped, false, agent, "typed"), 5, "NOT_THERE")
+	wantError(t, runPlain(t, adapters.Piped, false, agent, "nope"), 2, "UNKNOWN_COMMAND")
+	wantError(t, runPlain(t, adapters.Piped, true, nil, "boom"), 1, "INTERNAL_ERROR")
 }
 
 // TestStrayOutput: what a ported command prints beside its result never
@@ -186,7 +186,7 @@ func TestStrayOutput(t *testing.T) {
 				}}, schema.Meta{Danger: schema.Safe})}}
 			var stdout, stderr bytes.Buffer
 			code := urfave.Run(context.Background(), app, append([]string{"x"}, tt.args...), adapters.WithStdio(strings.NewReader(""), &stdout, &stderr),
-				adapters.WithEnv([]string{"APP_OUTPUT=json"}), adapters.WithTerminal(false, false, false))
+				adapters.WithEnv([]string{"APP_OUTPUT=json"}), adapters.WithTerminal(adapters.Piped))
 			w := wantOK(t, result{code: code, stdout: stdout.String(), stderr: stderr.String()})
 			if string(w.Data) != `{"n":1}` {
 				t.Errorf("data %s, want the result alone", w.Data)
@@ -215,7 +215,7 @@ func strayLines(stderr string) string {
 // TestUnknownDangerIsNotSafe: a command that declares no danger is unknown
 // in --schema, and not marked read-only.
 func TestUnknownDangerIsNotSafe(t *testing.T) {
-	r := runPlain(t, false, false, []string{"CLAUDECODE=1"}, "hello", "--schema")
+	r := runPlain(t, adapters.Piped, false, []string{"CLAUDECODE=1"}, "hello", "--schema")
 	var env struct {
 		Data struct {
 			Danger string `json:"danger_level"`
@@ -243,7 +243,7 @@ func TestPlainRun(t *testing.T) {
 	for _, args := range [][]string{{"group", "leaf"}, {"group", "leaf", "--who", "flag"}} {
 		var stdout bytes.Buffer
 		code := urfave.Run(context.Background(), newApp(), args, adapters.WithStdio(strings.NewReader(""), &stdout, &bytes.Buffer{}),
-			adapters.WithEnv([]string{"APP_WHO=env"}), adapters.WithTerminal(false, false, false))
+			adapters.WithEnv([]string{"APP_WHO=env"}), adapters.WithTerminal(adapters.Piped))
 		want := "who: env\n"
 		if len(args) > 2 {
 			want = "who: flag\n"

@@ -227,8 +227,15 @@ var frameworks = []struct {
 type in struct {
 	stdin  io.Reader
 	env    []string
-	stdinT bool // stdin is a terminal
+	stdinT bool // stdin is a terminal (the others are pipes)
 	opts   []urfave.Option
+}
+
+func stdinTerminal(t bool) adapters.Terminal {
+	if t {
+		return adapters.StdinTerminal
+	}
+	return adapters.Piped
 }
 
 func (i in) do(t *testing.T, framework string, args ...string) (result, ran) {
@@ -247,7 +254,7 @@ func (i in) do(t *testing.T, framework string, args ...string) (result, ran) {
 			adapters.WithSpecStrict(),
 			adapters.WithStdio(stdin, &stdout, &stderr),
 			adapters.WithEnv(i.env),
-			adapters.WithTerminal(i.stdinT, false, false),
+			adapters.WithTerminal(stdinTerminal(i.stdinT)),
 			adapters.WithRequestID(func() string { return "req-test" }),
 			adapters.WithClock(func() time.Time { return time.Date(2026, 3, 17, 14, 0, 0, 0, time.UTC) }),
 		}, i.opts...)
@@ -804,7 +811,7 @@ func mapKeysOf(m map[string]any) func(func(string) bool) {
 func TestStdinAtATerminal(t *testing.T) {
 	onBoth(t, func(t *testing.T, fw string) {
 		r, ran := in{stdin: strings.NewReader("typed\n"), stdinT: true,
-			opts: []urfave.Option{adapters.WithTerminal(true, true, true)}}.do(t, fw, "import")
+			opts: []urfave.Option{adapters.WithTerminal(adapters.Console)}}.do(t, fw, "import")
 		if r.code != 0 || ran["import"] != 1 {
 			t.Fatalf("exit %d, ran %v\nstdout %s\nstderr %s", r.code, ran, r.stdout, r.stderr)
 		}

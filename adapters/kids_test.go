@@ -30,20 +30,20 @@ import (
 // at a terminal, outside CI, keeps them (F-050).
 func TestUpdatesQuietWhereNobodyReads(t *testing.T) {
 	a := newProcApp(t)
-	person := [3]bool{true, true, true}
+	person := adapters.Console
 	tests := []struct {
 		name  string
-		tty   [3]bool
+		tty   adapters.Terminal
 		env   []string
 		quiet bool
 		ci    any
 	}{
-		{"an agent", [3]bool{}, nil, true, "1"},
-		{"an agent in CI=false", [3]bool{}, []string{"CI=false"}, true, "1"},
-		{"an agent in CI=true", [3]bool{}, []string{"CI=true"}, true, "true"},
+		{"an agent", adapters.Piped, nil, true, "1"},
+		{"an agent in CI=false", adapters.Piped, []string{"CI=false"}, true, "1"},
+		{"an agent in CI=true", adapters.Piped, []string{"CI=true"}, true, "true"},
 		{"a person", person, []string{"TERM=dumb"}, false, nil},
 		{"a person in CI", person, []string{"TERM=dumb", "CI=true"}, true, "true"},
-		{"a person whose stdout is piped", [3]bool{true, false, true}, []string{"TERM=dumb"}, true, "1"},
+		{"a person whose stdout is piped", adapters.StdinTerminal | adapters.StderrTerminal, []string{"TERM=dumb"}, true, "1"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -192,7 +192,7 @@ func TestNobodyTypingAtTheTerminal(t *testing.T) {
 		code := urfave.Run(context.Background(), app(), args, r.options(&stdout, &stderr)...)
 		return result{code: code, stdout: stdout.String(), stderr: stderr.String()}
 	}
-	person := [3]bool{true, true, true}
+	person := adapters.Console
 	dumb := []string{"TERM=dumb"}
 
 	w := wantError(t, do(run{tty: person, env: dumb, stdin: "bo\n"}, "greet", "--output", "json"), 4, "INPUT_REQUIRED")
@@ -239,7 +239,7 @@ func TestBareInvocationREPL(t *testing.T) {
 		t.Errorf("refused: entered %d, error %+v", entered, w.Error)
 	}
 	wantOK(t, do(run{}, "status"))
-	if r := do(run{tty: [3]bool{true, true, true}, env: []string{"TERM=dumb"}}); r.code != 0 || entered != 1 {
+	if r := do(run{tty: adapters.Console, env: []string{"TERM=dumb"}}); r.code != 0 || entered != 1 {
 		t.Errorf("at a terminal: exit %d, entered %d", r.code, entered)
 	}
 }

@@ -177,7 +177,7 @@ func newApp(h *harness) *cli.Command {
 type run struct {
 	stdin string
 	env   []string
-	tty   [3]bool // stdin, stdout, stderr
+	tty   adapters.Terminal // stdin, stdout, stderr
 	opts  []urfave.Option
 }
 
@@ -193,7 +193,7 @@ func (r run) options(stdout, stderr io.Writer) []urfave.Option {
 		adapters.WithSpecStrict(), // these tests hold the agent contract; faithful_test.go the rest
 		adapters.WithStdio(strings.NewReader(r.stdin), stdout, stderr),
 		adapters.WithEnv(r.env),
-		adapters.WithTerminal(r.tty[0], r.tty[1], r.tty[2]),
+		adapters.WithTerminal(r.tty),
 		adapters.WithRequestID(func() string { return "req-test" }),
 		adapters.WithClock(func() time.Time { return time.Date(2026, 3, 17, 14, 0, 0, 0, time.UTC) }),
 		adapters.WithWorkDir("/work/dir"),
@@ -394,7 +394,7 @@ func TestErrorMapping(t *testing.T) {
 }
 
 func TestHumanErrorOnStderr(t *testing.T) {
-	r := run{tty: [3]bool{true, true, true}, env: []string{"TERM=dumb"}}.do(t, newHarness(t), "missing")
+	r := run{tty: adapters.Console, env: []string{"TERM=dumb"}}.do(t, newHarness(t), "missing")
 	if r.code != 5 {
 		t.Errorf("exit = %d, want 5", r.code)
 	}
@@ -748,7 +748,7 @@ func TestUnknownCommand(t *testing.T) {
 
 func TestAgentDetector(t *testing.T) {
 	detector := adapters.WithAgentDetector(func(getenv func(string) string) bool { return getenv("APP_RUNNER") != "" })
-	tty := [3]bool{true, true, true}
+	tty := adapters.Console
 	t.Run("detected", func(t *testing.T) {
 		r := run{tty: tty, env: []string{"APP_RUNNER=1"}, opts: []urfave.Option{detector}}.do(t, newHarness(t), "show")
 		w := wantOK(t, r)
@@ -765,7 +765,7 @@ func TestAgentDetector(t *testing.T) {
 }
 
 func TestHumanAtATerminal(t *testing.T) {
-	tty := [3]bool{true, true, true}
+	tty := adapters.Console
 	t.Run("text", func(t *testing.T) {
 		r := run{tty: tty, env: []string{"TERM=dumb"}}.do(t, newHarness(t), "show")
 		if json.Valid([]byte(r.stdout)) {
@@ -829,7 +829,7 @@ func TestPromptInterrupted(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	code := urfave.Run(context.Background(), newApp(h), []string{"purge"},
 		adapters.WithStdio(stdin, &stdout, &stderr), adapters.WithEnv([]string{"TERM=dumb"}),
-		adapters.WithTerminal(true, true, true), adapters.WithSignals(sigs))
+		adapters.WithTerminal(adapters.Console), adapters.WithSignals(sigs))
 	if code != 130 {
 		t.Errorf("exit = %d, want 130\nstderr: %s", code, stderr.String())
 	}

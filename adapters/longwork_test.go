@@ -204,7 +204,7 @@ func workRun(t *testing.T, h *workHarness, dir string, extra []urfave.Option, ar
 		adapters.WithSpecStrict(),
 		adapters.WithStdio(strings.NewReader(""), &stdout, stderr),
 		adapters.WithEnv([]string{"TMPDIR=" + filepath.Join(dir, "tmp"), "WORK_STATE_DIR=" + filepath.Join(dir, "state")}),
-		adapters.WithTerminal(false, false, false),
+		adapters.WithTerminal(adapters.Piped),
 		adapters.WithRequestID(func() string { return "req-work" }),
 	}, extra...)
 	code := urfave.Run(context.Background(), workApp(h), args, opts...)
@@ -350,7 +350,7 @@ func TestStepsOnTimeoutAndSignal(t *testing.T) {
 			go func() {
 				done <- urfave.Run(context.Background(), app, tt.args, adapters.WithSpecStrict(),
 					adapters.WithStdio(strings.NewReader(""), &stdout, &stderr), adapters.WithEnv(nil),
-					adapters.WithTerminal(false, false, false), adapters.WithSignals(sigs), adapters.WithGrace(time.Minute))
+					adapters.WithTerminal(adapters.Piped), adapters.WithSignals(sigs), adapters.WithGrace(time.Minute))
 			}()
 			if tt.sig {
 				<-h.started

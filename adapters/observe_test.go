@@ -175,7 +175,7 @@ func observeApp(o *observed) *cli.Command {
 // obsRun is one in-process invocation of observeApp.
 type obsRun struct {
 	env   []string
-	tty   [3]bool
+	tty   adapters.Terminal
 	stdin string
 	opts  []urfave.Option
 }
@@ -187,7 +187,7 @@ func (r obsRun) do(t *testing.T, o *observed, args ...string) result {
 		adapters.WithSpecStrict(),
 		adapters.WithStdio(strings.NewReader(r.stdin), &stdout, &stderr),
 		adapters.WithEnv(r.env),
-		adapters.WithTerminal(r.tty[0], r.tty[1], r.tty[2]),
+		adapters.WithTerminal(r.tty),
 		adapters.WithClock(func() time.Time { return time.Date(2026, 3, 17, 14, 0, 0, 0, time.UTC) }),
 	}, r.opts...)
 	code := urfave.Run(context.Background(), observeApp(o), args, opts...)
@@ -202,17 +202,17 @@ func TestMetaSaysWhatHappened(t *testing.T) {
 	tests := []struct {
 		name string
 		env  []string
-		tty  [3]bool
+		tty  adapters.Terminal
 		want map[string]any
 	}{
-		{"no trace", nil, [3]bool{}, map[string]any{"trace_id": nil, "headless": true}},
-		{"the tool's trace", []string{"APP_TRACE_ID=abc123", "TOOL_TRACE_ID=other"}, [3]bool{}, map[string]any{"trace_id": "abc123"}},
-		{"the spec's literal name", []string{"TOOL_TRACE_ID=span-pipeline-42"}, [3]bool{}, map[string]any{"trace_id": "span-pipeline-42"}},
-		{"a display at a terminal", []string{"DISPLAY=:0", "APP_OUTPUT=json"}, [3]bool{true, true, true}, map[string]any{"headless": nil}},
-		{"a terminal without a display", []string{"APP_OUTPUT=json"}, [3]bool{true, true, true}, map[string]any{"headless": true}},
-		{"over SSH", []string{"DISPLAY=:0", "SSH_TTY=/dev/pts/1", "APP_OUTPUT=json"}, [3]bool{true, true, true}, map[string]any{"headless": true}},
-		{"in CI", []string{"DISPLAY=:0", "CI=true", "APP_OUTPUT=json"}, [3]bool{true, true, true}, map[string]any{"headless": true}},
-		{"a Wayland display", []string{"WAYLAND_DISPLAY=wayland-0", "APP_OUTPUT=json"}, [3]bool{true, true, true}, map[string]any{"headless": nil}},
+		{"no trace", nil, adapters.Piped, map[string]any{"trace_id": nil, "headless": true}},
+		{"the tool's trace", []string{"APP_TRACE_ID=abc123", "TOOL_TRACE_ID=other"}, adapters.Piped, map[string]any{"trace_id": "abc123"}},
+		{"the spec's literal name", []string{"TOOL_TRACE_ID=span-pipeline-42"}, adapters.Piped, map[string]any{"trace_id": "span-pipeline-42"}},
+		{"a display at a terminal", []string{"DISPLAY=:0", "APP_OUTPUT=json"}, adapters.Console, map[string]any{"headless": nil}},
+		{"a terminal without a display", []string{"APP_OUTPUT=json"}, adapters.Console, map[string]any{"headless": true}},
+		{"over SSH", []string{"DISPLAY=:0", "SSH_TTY=/dev/pts/1", "APP_OUTPUT=json"}, adapters.Console, map[string]any{"headless": true}},
+		{"in CI", []string{"DISPLAY=:0", "CI=true", "APP_OUTPUT=json"}, adapters.Console, map[string]any{"headless": true}},
+		{"a Wayland display", []string{"WAYLAND_DISPLAY=wayland-0", "APP_OUTPUT=json"}, adapters.Console, map[string]any{"headless": nil}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -284,7 +284,7 @@ func TestVerbosityFlags(t *testing.T) {
 	for _, pair := range [][]string{{"--quiet", "--verbose"}, {"--verbose", "--debug"}, {"--quiet", "--debug"}} {
 		wantError(t, obsRun{}.do(t, &observed{}, append([]string{"where"}, pair...)...), 2, "MUTUALLY_EXCLUSIVE_FLAGS")
 	}
-	person := [3]bool{true, true, true}
+	person := adapters.Console
 	r := obsRun{tty: person, env: []string{"TERM=dumb"}}.do(t, &observed{}, "preview", "--quiet")
 	if r.code != 4 || r.stderr != "" {
 		t.Errorf("--quiet at a terminal: exit %d, stderr %q; want 4 and not a byte", r.code, r.stderr)
@@ -327,18 +327,18 @@ func TestAutoQuiet(t *testing.T) {
 	tests := []struct {
 		name     string
 		env      []string
-		tty      [3]bool
+		tty      adapters.Terminal
 		args     []string
 		progress bool
 	}{
-		{"a pipe", nil, [3]bool{}, nil, false},
-		{"a pipe, --verbose", nil, [3]bool{}, []string{"--verbose"}, true},
-		{"a pipe, --debug", nil, [3]bool{}, []string{"--debug"}, true},
-		{"a person", []string{"TERM=dumb"}, [3]bool{true, true, true}, nil, true},
-		{"an agent at a terminal", []string{"CLAUDECODE=1"}, [3]bool{true, true, true}, nil, false},
-		{"an agent at a terminal, --verbose", []string{"CLAUDECODE=1"}, [3]bool{true, true, true}, []string{"--verbose"}, true},
-		{"CI at a terminal", []string{"TERM=dumb", "CI=true"}, [3]bool{true, true, true}, nil, false},
-		{"CI at a terminal, --verbose", []string{"TERM=dumb", "CI=true"}, [3]bool{true, true, true}, []string{"--verbose"}, true},
+		{"a pipe", nil, adapters.Piped, nil, false},
+		{"a pipe, --verbose", nil, adapters.Piped, []string{"--verbose"}, true},
+		{"a pipe, --debug", nil, adapters.Piped, []string{"--debug"}, true},
+		{"a person", []string{"TERM=dumb"}, adapters.Console, nil, true},
+		{"an agent at a terminal", []string{"CLAUDECODE=1"}, adapters.Console, nil, false},
+		{"an agent at a terminal, --verbose", []string{"CLAUDECODE=1"}, adapters.Console, []string{"--verbose"}, true},
+		{"CI at a terminal", []string{"TERM=dumb", "CI=true"}, adapters.Console, nil, false},
+		{"CI at a terminal, --verbose", []string{"TERM=dumb", "CI=true"}, adapters.Console, []string{"--verbose"}, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -439,7 +439,7 @@ func TestMasking(t *testing.T) {
 		t.Errorf("--schema: unmask %+v, high_entropy_fields %v", d.Flags["unmask"], d.HighEntropy)
 	}
 	// A person's text is theirs to read.
-	r := obsRun{tty: [3]bool{true, true, true}, env: []string{"TERM=dumb"}}.do(t, &observed{}, "secrets")
+	r := obsRun{tty: adapters.Console, env: []string{"TERM=dumb"}}.do(t, &observed{}, "secrets")
 	if !strings.Contains(r.stdout, jwt) {
 		t.Errorf("text at a terminal was masked: %s", r.stdout)
 	}
@@ -631,7 +631,7 @@ func TestConfigSources(t *testing.T) {
 		t.Errorf("--no-config keeps the environment and drops the files: %+v", shown)
 	}
 	for _, cmd := range []string{"where", "login", "ask"} {
-		r := obsRun{tty: [3]bool{true, true, true}, env: []string{"TERM=dumb"}, opts: []urfave.Option{cfg}}.do(t, &observed{}, cmd, "--help")
+		r := obsRun{tty: adapters.Console, env: []string{"TERM=dumb"}, opts: []urfave.Option{cfg}}.do(t, &observed{}, cmd, "--help")
 		if r.code != 0 || !strings.Contains(r.stdout+r.stderr, "--no-config") || !strings.Contains(r.stdout+r.stderr, "--config") {
 			t.Errorf("%s --help: exit %d, no --no-config or --config:\n%s%s", cmd, r.code, r.stdout, r.stderr)
 		}
@@ -649,7 +649,7 @@ func TestConfigSources(t *testing.T) {
 // terminal, by --yes, or refused with INPUT_REQUIRED (exit 4) naming the
 // flag that answers it — never waited for.
 func TestNobodyToAsk(t *testing.T) {
-	person := [3]bool{true, true, true}
+	person := adapters.Console
 	dumb := []string{"TERM=dumb"}
 	o := &observed{}
 	w := wantError(t, obsRun{}.do(t, o, "repl"), 4, "REPL_MODE_PROHIBITED")
@@ -774,7 +774,7 @@ func TestOpen(t *testing.T) {
 	if len(opened) != 0 {
 		t.Errorf("opened %v without a display", opened)
 	}
-	display := obsRun{tty: [3]bool{true, true, true}, env: []string{"DISPLAY=:0", "TERM=dumb"}, opts: []urfave.Option{opener}}
+	display := obsRun{tty: adapters.Console, env: []string{"DISPLAY=:0", "TERM=dumb"}, opts: []urfave.Option{opener}}
 	if r := display.do(t, &observed{}, "open"); r.code != 0 || !slices.Equal(opened, []string{"https://example.com/device?code=ABC"}) {
 		t.Errorf("with a display: exit %d, opened %v", r.code, opened)
 	}

@@ -111,10 +111,27 @@ func WithEnvOverlay(env ...string) Option {
 	}
 }
 
+// Terminal says which of the standard streams are terminals: what
+// audience detection reads first. It is not the audience itself: pipes are
+// a script's, or an agent's when the environment or WithSpecStrict says so.
+type Terminal uint8
+
+// The standard streams that are terminals, or none, or all.
+const (
+	StdinTerminal Terminal = 1 << iota
+	StdoutTerminal
+	StderrTerminal
+
+	Piped   Terminal = 0                                               // no terminal: a script's pipes, or an agent's
+	Console          = StdinTerminal | StdoutTerminal | StderrTerminal // every stream the terminal a person types at
+)
+
 // WithTerminal says which standard streams are terminals, instead of asking
 // the operating system.
-func WithTerminal(stdin, stdout, stderr bool) Option {
-	return func(c *config) { c.tty = &ttys{stdin, stdout, stderr} }
+func WithTerminal(t Terminal) Option {
+	return func(c *config) {
+		c.tty = &ttys{t&StdinTerminal != 0, t&StdoutTerminal != 0, t&StderrTerminal != 0}
+	}
 }
 
 // WithAgentDetector adds an app-specific test for agent mode, such as "an

@@ -187,7 +187,7 @@ func TestCommandsChildEnvironment(t *testing.T) {
 			`{"APP_TRACE_ID":"req-test","CI":"1","EDITOR":"true","GIT_PAGER":"cat","LC_ALL":"C","NO_COLOR":"1","NO_UPDATE_NOTIFIER":"1","PAGER":"cat","TRACE_ID":"req-test"}`},
 		{"agent with a trace id", run{env: append(slices.Clip(base), "APP_TRACE_ID=trace-9")},
 			`{"APP_TRACE_ID":"trace-9","CI":"1","EDITOR":"true","GIT_PAGER":"cat","LC_ALL":"C","NO_COLOR":"1","NO_UPDATE_NOTIFIER":"1","PAGER":"cat","TRACE_ID":"trace-9"}`},
-		{"person", run{env: base, tty: [3]bool{true, true, true}},
+		{"person", run{env: base, tty: adapters.Console},
 			`{"APP_TRACE_ID":"req-test","CI":null,"EDITOR":"vim","GIT_PAGER":"cat","LC_ALL":"C","NO_COLOR":null,"NO_UPDATE_NOTIFIER":null,"PAGER":"cat","TRACE_ID":"req-test"}`},
 	}
 	for _, tt := range tests {
@@ -214,14 +214,14 @@ func TestCommandsChildEnvironment(t *testing.T) {
 // where nobody can answer, and not for a person.
 func TestUpdateNotifierHook(t *testing.T) {
 	a := newProcApp(t)
-	for _, tty := range []bool{false, true} {
+	for _, tty := range []adapters.Terminal{adapters.Piped, adapters.Console} {
 		calls := 0
-		r := run{env: []string{"TMPDIR=" + t.TempDir()}, tty: [3]bool{tty, tty, tty},
+		r := run{env: []string{"TMPDIR=" + t.TempDir()}, tty: tty,
 			opts: []urfave.Option{adapters.WithUpdateNotifierSuppression(func() { calls++ })}}
 		if res := a.do(t, r, "env"); res.code != 0 {
 			t.Fatalf("exit %d: %s", res.code, res.stderr)
 		}
-		if want := map[bool]int{false: 1, true: 0}[tty]; calls != want {
+		if want := map[adapters.Terminal]int{adapters.Piped: 1, adapters.Console: 0}[tty]; calls != want {
 			t.Errorf("terminal %v: the hook ran %d times, want %d", tty, calls, want)
 		}
 	}
@@ -351,7 +351,7 @@ func TestSubprocessArgumentsChecked(t *testing.T) {
 		})
 	}
 	a := newProcApp(t)
-	w := wantOK(t, a.do(t, run{env: []string{"TMPDIR=" + t.TempDir()}, tty: [3]bool{}}, "clone", "--repo", "my repo/*.git", "--note", "a; b", "d"))
+	w := wantOK(t, a.do(t, run{env: []string{"TMPDIR=" + t.TempDir()}, tty: adapters.Piped}, "clone", "--repo", "my repo/*.git", "--note", "a; b", "d"))
 	if string(w.Data) != `["my repo/*.git","d"]`+"\n" && string(w.Data) != `["my repo/*.git","d"]` {
 		t.Errorf("the program got %s", w.Data)
 	}

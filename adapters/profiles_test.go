@@ -39,7 +39,7 @@ func TestSensitiveFlagsAndProfiles(t *testing.T) {
 	runApp := func(args ...string) (int, string) {
 		var stdout, stderr bytes.Buffer
 		code := urfave.Run(context.Background(), secretApp(), args,
-			adapters.WithStdio(strings.NewReader(""), &stdout, &stderr), adapters.WithEnv(env), adapters.WithTerminal(false, false, false), adapters.WithSpecStrict())
+			adapters.WithStdio(strings.NewReader(""), &stdout, &stderr), adapters.WithEnv(env), adapters.WithTerminal(adapters.Piped), adapters.WithSpecStrict())
 		return code, stdout.String() + stderr.String()
 	}
 

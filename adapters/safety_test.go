@@ -33,7 +33,7 @@ func runAgentIn(t *testing.T, home string, root *cli.Command, opts []urfave.Opti
 	var stdout, stderr bytes.Buffer
 	opts = append([]urfave.Option{
 		adapters.WithStdio(strings.NewReader(""), &stdout, &stderr),
-		adapters.WithEnv([]string{"CLAUDECODE=1", "HOME=" + home}), adapters.WithTerminal(false, false, false),
+		adapters.WithEnv([]string{"CLAUDECODE=1", "HOME=" + home}), adapters.WithTerminal(adapters.Piped),
 		adapters.WithRequestID(func() string { return "req-test" })}, opts...)
 	code := urfave.Run(context.Background(), root, args, opts...)
 	return result{code: code, stdout: stdout.String(), stderr: stderr.String()}
@@ -301,7 +301,7 @@ func TestContextFlag(t *testing.T) {
 			var stdout, stderr bytes.Buffer
 			urfave.Run(context.Background(), newApp(), []string{"call", "--config", f, "--context", "staging"},
 				adapters.WithStdio(strings.NewReader(""), &stdout, &stderr),
-				adapters.WithEnv([]string{"CLAUDECODE=1", "HOME=" + home}), adapters.WithTerminal(false, false, false))
+				adapters.WithEnv([]string{"CLAUDECODE=1", "HOME=" + home}), adapters.WithTerminal(adapters.Piped))
 			var env struct {
 				Data map[string]string `json:"data"`
 			}
@@ -338,7 +338,7 @@ func TestSharedNamespaceWritesLocked(t *testing.T) {
 			var stdout, stderr bytes.Buffer
 			codes <- urfave.Run(context.Background(), newApp(), []string{"profile", "save", fmt.Sprintf("p%d", i), "--region", fmt.Sprintf("r%d", i)},
 				adapters.WithStdio(strings.NewReader(""), &stdout, &stderr),
-				adapters.WithEnv([]string{"CLAUDECODE=1", "HOME=" + home}), adapters.WithTerminal(false, false, false))
+				adapters.WithEnv([]string{"CLAUDECODE=1", "HOME=" + home}), adapters.WithTerminal(adapters.Piped))
 		}()
 	}
 	for range n {

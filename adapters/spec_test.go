@@ -63,7 +63,7 @@ func TestDurationMeasured(t *testing.T) {
 				var stdout, stderr bytes.Buffer
 				code := urfave.Run(context.Background(), root, tt.args, adapters.WithSpecStrict(),
 					adapters.WithStdio(strings.NewReader(""), &stdout, &stderr), adapters.WithEnv(nil),
-					adapters.WithTerminal(false, false, false), adapters.WithSignals(sigs))
+					adapters.WithTerminal(adapters.Piped), adapters.WithSignals(sigs))
 				var env struct {
 					Meta map[string]any `json:"meta"`
 				}

@@ -164,7 +164,7 @@ func trustRun(t *testing.T, env []string, opts []urfave.Option, args ...string) 
 		adapters.WithSpecStrict(),
 		adapters.WithStdio(strings.NewReader(""), &stdout, &stderr),
 		adapters.WithEnv(append([]string{"PATH=" + t.TempDir()}, env...)),
-		adapters.WithTerminal(false, false, false),
+		adapters.WithTerminal(adapters.Piped),
 		adapters.WithRequestID(func() string { return "req-test" }),
 	}, opts...)
 	code := urfave.Run(context.Background(), trustApp(h), args, all...)
@@ -690,18 +690,18 @@ func TestUpdateCheck(t *testing.T) {
 		name string
 		env  []string
 		args []string
-		tty  bool
+		tty  adapters.Terminal
 		want bool
 	}{
-		{"person", nil, []string{"repos"}, true, true},
-		{"--no-update-check", nil, []string{"repos", "--no-update-check"}, true, false},
-		{"APP_NO_UPDATE", []string{"APP_NO_UPDATE=1"}, []string{"repos"}, true, false},
-		{"no terminal", nil, []string{"repos"}, false, false},
-		{"CI", []string{"CI=true"}, []string{"repos"}, true, false},
+		{"person", nil, []string{"repos"}, adapters.Console, true},
+		{"--no-update-check", nil, []string{"repos", "--no-update-check"}, adapters.Console, false},
+		{"APP_NO_UPDATE", []string{"APP_NO_UPDATE=1"}, []string{"repos"}, adapters.Console, false},
+		{"no terminal", nil, []string{"repos"}, adapters.Piped, false},
+		{"CI", []string{"CI=true"}, []string{"repos"}, adapters.Console, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r, h := trustRun(t, tt.env, []urfave.Option{adapters.WithTerminal(tt.tty, tt.tty, tt.tty)}, tt.args...)
+			r, h := trustRun(t, tt.env, []urfave.Option{adapters.WithTerminal(tt.tty)}, tt.args...)
 			if h.calls["repos"] != 1 || h.env.UpdateCheck != tt.want {
 				t.Errorf("ran %d, UpdateCheck = %v, want %v", h.calls["repos"], h.env.UpdateCheck, tt.want)
 			}
@@ -711,7 +711,7 @@ func TestUpdateCheck(t *testing.T) {
 		})
 	}
 	for _, cmd := range []string{"repos", "trade", "call"} {
-		r, _ := trustRun(t, nil, []urfave.Option{adapters.WithTerminal(true, true, true)}, cmd, "--help")
+		r, _ := trustRun(t, nil, []urfave.Option{adapters.WithTerminal(adapters.Console)}, cmd, "--help")
 		if help := r.stdout + r.stderr; !strings.Contains(help, "--no-update-check") || !strings.Contains(help, "--instance-id") {
 			t.Errorf("%s --help lacks --no-update-check or --instance-id:\n%s", cmd, help)
 		}

@@ -30,13 +30,13 @@ func widthApp() *cli.Command {
 }
 
 // runWidth runs widthApp's deploy; NO_COLOR keeps escapes out of stderr.
-func runWidth(t *testing.T, env []string, tty [3]bool, args ...string) result {
+func runWidth(t *testing.T, env []string, tty adapters.Terminal, args ...string) result {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
 	code := urfave.Run(context.Background(), widthApp(), append([]string{"deploy"}, args...),
 		adapters.WithStdio(strings.NewReader(""), &stdout, &stderr),
 		adapters.WithEnv(append([]string{"NO_COLOR=1"}, env...)),
-		adapters.WithTerminal(tty[0], tty[1], tty[2]))
+		adapters.WithTerminal(tty))
 	return result{code: code, stdout: stdout.String(), stderr: stderr.String()}
 }
 
@@ -46,7 +46,7 @@ func runWidth(t *testing.T, env []string, tty [3]bool, args ...string) result {
 // pipe, or a terminal of unknown size leave them unwrapped; and JSON is one
 // line whatever the width.
 func TestWidthWrapsProseForAPerson(t *testing.T) {
-	terminal := [3]bool{true, true, true}
+	terminal := adapters.Console
 	unwrapped := "WARNING [SLOW_TARGET]: the target answered slowly and the results may lag behind the dashboard.\n" +
 		"ERROR [DEPLOY_FROZEN]: deploys are frozen this week by the policy at " + policyURL + " until Monday.\n"
 	at40 := "WARNING [SLOW_TARGET]: the target\n" +
@@ -59,7 +59,7 @@ func TestWidthWrapsProseForAPerson(t *testing.T) {
 	tests := []struct {
 		name string
 		env  []string
-		tty  [3]bool
+		tty  adapters.Terminal
 		args []string
 		want string
 	}{
@@ -68,7 +68,7 @@ func TestWidthWrapsProseForAPerson(t *testing.T) {
 		{"COLUMNS is the terminal's width", []string{"COLUMNS=40"}, terminal, nil, at40},
 		{"--width 0 never wraps", []string{"COLUMNS=40"}, terminal, []string{"--width", "0"}, unwrapped},
 		{"a terminal of unknown width", nil, terminal, nil, unwrapped},
-		{"stderr is a pipe", []string{"COLUMNS=40"}, [3]bool{false, true, false}, nil, unwrapped},
+		{"stderr is a pipe", []string{"COLUMNS=40"}, adapters.StdoutTerminal, nil, unwrapped},
 		{"--width wider than every line", nil, terminal, []string{"--width", "500"}, unwrapped},
 	}
 	for _, tt := range tests {

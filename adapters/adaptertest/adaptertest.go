@@ -48,7 +48,7 @@ func Run(t testing.TB, fw adapters.Framework, args []string, env ...string) *Res
 	code := adapters.Run(context.Background(), fw, args,
 		adapters.WithStdio(strings.NewReader(""), &stdout, &stderr),
 		adapters.WithEnv(env),
-		adapters.WithTerminal(false, false, false),
+		adapters.WithTerminal(adapters.Piped),
 		adapters.WithSpecStrict(), // a pipe is an agent
 		adapters.WithRequestID(func() string { return "test" }))
 	r := &Result{Code: code, Stdout: stdout.Bytes(), Stderr: stderr.Bytes(), tree: fw.Tree()}

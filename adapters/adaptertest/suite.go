@@ -344,7 +344,7 @@ func (s *suite) testErrors(t *testing.T) {
 // testScript: a script (a pipe, no agent) gets a command nobody ported as
 // the app wrote it, byte for byte, and a ported one as text.
 func (s *suite) testScript(t *testing.T) {
-	pipe := adapters.WithTerminal(false, false, false)
+	pipe := adapters.WithTerminal(adapters.Piped)
 	code, stdout, stderr := s.run(t, []string{"legacy", "--region", "us"}, pipe)
 	if code != 0 || stdout != "legacy output in us\n" || stderr != "" {
 		t.Errorf("legacy as a script: exit %d, stdout %q, stderr %q", code, stdout, stderr)
@@ -357,7 +357,7 @@ func (s *suite) testScript(t *testing.T) {
 
 // testPerson: a person at a terminal gets text, and errors on stderr.
 func (s *suite) testPerson(t *testing.T) {
-	tty := adapters.WithTerminal(true, true, true)
+	tty := adapters.WithTerminal(adapters.Console)
 	code, stdout, _ := s.run(t, []string{"greet", "ann"}, tty)
 	if code != 0 || json.Valid([]byte(stdout)) || !strings.Contains(stdout, "hello, ann") {
 		t.Errorf("greet for a person: exit %d, stdout %q; want text", code, stdout)
@@ -373,8 +373,8 @@ func (s *suite) testPerson(t *testing.T) {
 func (s *suite) testHelp(t *testing.T) {
 	for _, args := range [][]string{{"--help"}, {"greet", "--help"}, {"help", "greet"}, {"notes"}} {
 		for name, opt := range map[string]adapters.Option{
-			"person": adapters.WithTerminal(true, true, true),
-			"script": adapters.WithTerminal(false, false, false),
+			"person": adapters.WithTerminal(adapters.Console),
+			"script": adapters.WithTerminal(adapters.Piped),
 		} {
 			code, stdout, _ := s.run(t, args, opt)
 			if code != 0 || !strings.Contains(stdout, "greet") && !strings.Contains(stdout, "add") {
@@ -382,7 +382,7 @@ func (s *suite) testHelp(t *testing.T) {
 			}
 		}
 	}
-	code, stdout, _ := s.run(t, []string{"greet", "--help"}, adapters.WithTerminal(true, true, true))
+	code, stdout, _ := s.run(t, []string{"greet", "--help"}, adapters.WithTerminal(adapters.Console))
 	if code != 0 || !strings.Contains(stdout, "--loud") || !strings.Contains(stdout, "--times") {
 		t.Errorf("greet --help: exit %d, stdout %q; want its flags", code, stdout)
 	}
@@ -429,7 +429,7 @@ func (s *suite) testSignals(t *testing.T) {
 		<-s.started
 		sigs <- os.Interrupt
 	}()
-	code, stdout, _ := s.run(t, []string{"wait"}, adapters.WithTerminal(false, false, false), adapters.WithSpecStrict(), adapters.WithSignals(sigs))
+	code, stdout, _ := s.run(t, []string{"wait"}, adapters.WithTerminal(adapters.Piped), adapters.WithSpecStrict(), adapters.WithSignals(sigs))
 	var env struct {
 		Error struct {
 			Code string `json:"code"`

@@ -38,7 +38,7 @@ func run(t *testing.T, root *cobra.Command, env []string, args ...string) answer
 	var stdout, stderr bytes.Buffer
 	a := answer{code: duetcobra.Run(context.Background(), root, args,
 		adapters.WithStdio(strings.NewReader(""), &stdout, &stderr),
-		adapters.WithEnv(env), adapters.WithTerminal(false, false, false), adapters.WithSpecStrict())}
+		adapters.WithEnv(env), adapters.WithTerminal(adapters.Piped), adapters.WithSpecStrict())}
 	a.stdout, a.stderr = stdout.String(), stderr.String()
 	if strings.HasPrefix(a.stdout, "{") {
 		if err := json.Unmarshal(jsontest.One(t, stdout.Bytes()), &a.env); err != nil {

@@ -35,7 +35,7 @@ func ExampleRun() {
 		var stdout strings.Builder
 		duetcobra.Run(context.Background(), newApp(), args,
 			adapters.WithStdio(strings.NewReader(""), &stdout, nil),
-			adapters.WithEnv(nil), adapters.WithTerminal(false, false, false))
+			adapters.WithEnv(nil), adapters.WithTerminal(adapters.Piped))
 		fmt.Print(stdout.String())
 	}
 	// Output:

@@ -126,7 +126,7 @@ func duetReads(t testing.TB, args []string) reading {
 func wrappedRuns(agent bool, args []string) reading {
 	var r reading
 	var out bytes.Buffer
-	opts := []duetcobra.Option{adapters.WithStdio(strings.NewReader(""), &out, &out), adapters.WithEnv(nil), adapters.WithTerminal(false, false, false)}
+	opts := []duetcobra.Option{adapters.WithStdio(strings.NewReader(""), &out, &out), adapters.WithEnv(nil), adapters.WithTerminal(adapters.Piped)}
 	if agent {
 		opts = append(opts, adapters.WithSpecStrict())
 	}

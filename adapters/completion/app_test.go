@@ -70,15 +70,15 @@ func wrap(t testing.TB) adapters.Framework {
 	return app
 }
 
-// run runs one command line of the app in process; terminal says whether a
-// person's terminal is on every stream, else it runs as an agent would.
-func run(t testing.TB, terminal bool, args ...string) (stdout string, code int) {
+// run runs one command line of the app in process, on a person's terminal
+// (Console) or as an agent would (Piped: the app is spec-strict).
+func run(t testing.TB, terminal adapters.Terminal, args ...string) (stdout string, code int) {
 	t.Helper()
 	var out, errs strings.Builder
 	code = adapters.Run(context.Background(), wrap(t), args,
 		adapters.WithStdio(strings.NewReader(""), &out, &errs),
 		adapters.WithEnv(nil),
-		adapters.WithTerminal(terminal, terminal, terminal),
+		adapters.WithTerminal(terminal),
 		adapters.WithSpecStrict(),
 		adapters.WithRequestID(func() string { return "test" }))
 	return out.String(), code
@@ -87,7 +87,7 @@ func run(t testing.TB, terminal bool, args ...string) (stdout string, code int) 
 // script returns the app's completion script for shell.
 func script(t testing.TB, shell string) string {
 	t.Helper()
-	out, code := run(t, false, "completion", shell)
+	out, code := run(t, adapters.Piped, "completion", shell)
 	if code != 0 {
 		t.Fatalf("completion %s: exit %d: %s", shell, code, out)
 	}

@@ -42,7 +42,7 @@ func TestAnswer(t *testing.T) {
 	bash := script(t, "bash")
 	tests := []struct {
 		name     string
-		terminal bool
+		terminal adapters.Terminal
 		args     []string
 		code     int
 		stdout   string // the whole of stdout, when it is a script
@@ -50,7 +50,7 @@ func TestAnswer(t *testing.T) {
 		valid    []string
 	}{
 		{name: "agent", args: []string{"completion", "bash"}, stdout: bash},
-		{name: "person", terminal: true, args: []string{"completion", "bash"}, stdout: bash},
+		{name: "person", terminal: adapters.Console, args: []string{"completion", "bash"}, stdout: bash},
 		{name: "output json", args: []string{"completion", "bash", "--output", "json"}, stdout: bash},
 		{name: "human flag", args: []string{"--human", "completion", "bash"}, stdout: bash},
 		{name: "unknown shell", args: []string{"completion", "tcsh"}, code: 2, errCode: "INVALID_ENUM_VALUE", valid: []string{"bash", "zsh", "fish", "install"}},
@@ -152,7 +152,7 @@ func TestCobra(t *testing.T) {
 		var out bytes.Buffer
 		code := duetcobra.Run(context.Background(), newRoot(), args,
 			adapters.WithStdio(strings.NewReader(""), &out, &bytes.Buffer{}),
-			adapters.WithTerminal(false, false, false), adapters.WithSpecStrict(),
+			adapters.WithTerminal(adapters.Piped), adapters.WithSpecStrict(),
 			completion.Command("completion"))
 		return out.String(), code
 	}

@@ -166,7 +166,7 @@ func TestInstall(t *testing.T) {
 		var out, errs strings.Builder
 		code := adapters.Run(context.Background(), wrap(t), append([]string{"completion", "install"}, args...),
 			adapters.WithStdio(strings.NewReader(""), &out, &errs), adapters.WithEnv(env),
-			adapters.WithTerminal(true, true, true), adapters.WithSpecStrict())
+			adapters.WithTerminal(adapters.Console), adapters.WithSpecStrict())
 		return out.String() + errs.String(), code
 	}
 	for _, tc := range []struct{ shell, path string }{

@@ -201,7 +201,7 @@ func run(t testing.TB, args ...string) []byte {
 	var out strings.Builder
 	code := adapters.Run(context.Background(), wrap(t), args,
 		adapters.WithStdio(strings.NewReader(""), &out, &strings.Builder{}),
-		adapters.WithTerminal(false, false, false), adapters.WithSpecStrict())
+		adapters.WithTerminal(adapters.Piped), adapters.WithSpecStrict())
 	if code != 0 {
 		t.Fatalf("notes %s: exit %d: %s", strings.Join(args, " "), code, out.String())
 	}

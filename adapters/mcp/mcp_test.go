@@ -332,7 +332,7 @@ func TestServeAnswersEverythingItRead(t *testing.T) {
 	}, "\n") + "\n"
 	var out, errs strings.Builder
 	code := adapters.Run(context.Background(), app, []string{"serve"},
-		adapters.WithStdio(strings.NewReader(in), &out, &errs), adapters.WithTerminal(false, false, false))
+		adapters.WithStdio(strings.NewReader(in), &out, &errs), adapters.WithTerminal(adapters.Piped))
 	if code != 0 {
 		t.Errorf("serve exited %d; stderr: %s", code, errs.String())
 	}

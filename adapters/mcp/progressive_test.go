@@ -208,7 +208,7 @@ func TestValidateProgressive(t *testing.T) {
 	defer ts.Close()
 	var out, errOut strings.Builder
 	code := adapters.Run(context.Background(), app, []string{"mcp-validate", "--mcp-server-url", ts.URL},
-		adapters.WithStdio(strings.NewReader(""), &out, &errOut), adapters.WithTerminal(false, false, false))
+		adapters.WithStdio(strings.NewReader(""), &out, &errOut), adapters.WithTerminal(adapters.Piped))
 	if code != 0 {
 		t.Fatalf("mcp-validate: exit %d\n%s\n%s", code, out.String(), errOut.String())
 	}

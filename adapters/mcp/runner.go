@@ -168,7 +168,7 @@ func (p *inProcess) Run(ctx context.Context, args []string) ([]byte, int, error)
 	}
 	opts = append(opts,
 		adapters.WithStdio(strings.NewReader(""), &stdout, stderr),
-		adapters.WithTerminal(false, false, false),
+		adapters.WithTerminal(adapters.Piped),
 		adapters.WithSpecStrict(), // a pipe is an agent: the server reads the envelope
 		// Signals are the server's: a call is stopped through ctx.
 		adapters.WithSignals(make(chan os.Signal)),

@@ -154,7 +154,7 @@ func duetReads(t testing.TB, short bool, args []string) (reading, bool) {
 func wrappedRuns(short, agent bool, args []string) reading {
 	var r reading
 	var out bytes.Buffer
-	opts := []urfave.Option{adapters.WithStdio(strings.NewReader(""), &out, &out), adapters.WithEnv(nil), adapters.WithTerminal(false, false, false)}
+	opts := []urfave.Option{adapters.WithStdio(strings.NewReader(""), &out, &out), adapters.WithEnv(nil), adapters.WithTerminal(adapters.Piped)}
 	if agent {
 		opts = append(opts, adapters.WithSpecStrict())
 	}

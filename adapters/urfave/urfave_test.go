@@ -145,7 +145,7 @@ func TestRunEndToEnd(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	code := urfave.Run(context.Background(), root, []string{"go"},
 		adapters.WithStdio(strings.NewReader(""), &stdout, &stderr),
-		adapters.WithEnv(nil), adapters.WithTerminal(false, false, false), adapters.WithSpecStrict())
+		adapters.WithEnv(nil), adapters.WithTerminal(adapters.Piped), adapters.WithSpecStrict())
 	if code != 0 || !ran {
 		t.Fatalf("exit %d ran %v; stderr %s", code, ran, stderr.String())
 	}
@@ -160,7 +160,7 @@ func TestHelpInAgentMode(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	code := urfave.Run(context.Background(), root, []string{"--help"},
 		adapters.WithStdio(strings.NewReader(""), &stdout, &stderr),
-		adapters.WithEnv(nil), adapters.WithTerminal(false, false, false), adapters.WithSpecStrict())
+		adapters.WithEnv(nil), adapters.WithTerminal(adapters.Piped), adapters.WithSpecStrict())
 	if code != 0 {
 		t.Errorf("exit = %d", code)
 	}
@@ -211,7 +211,7 @@ func TestExtensionGroup(t *testing.T) {
 		var stdout, stderr bytes.Buffer
 		app := &cli.Command{Name: "app", Commands: []*cli.Command{{Name: "x", Action: noop}}}
 		exit := urfave.Run(context.Background(), app, tt.args, ext,
-			adapters.WithStdio(strings.NewReader(""), &stdout, &stderr), adapters.WithTerminal(true, true, true), adapters.WithEnv([]string{"HOME=/nonexistent"}))
+			adapters.WithStdio(strings.NewReader(""), &stdout, &stderr), adapters.WithTerminal(adapters.Console), adapters.WithEnv([]string{"HOME=/nonexistent"}))
 		if exit != tt.exit || !cmp.Equal(tt.ran, ran) || !strings.Contains(stdout.String()+stderr.String(), tt.out) {
 			t.Errorf("%v: exit %d, ran %q; want %d, %q\nstdout %s\nstderr %s", tt.args, exit, ran, tt.exit, tt.ran, &stdout, &stderr)
 		}

@@ -49,7 +49,7 @@ func BenchmarkStart(b *testing.B) {
 		for b.Loop() {
 			root := app.New()
 			root.Writer = null
-			if err := urfave.Exec(context.Background(), root, args, adapters.WithStdio(os.Stdin, null, null), adapters.WithTerminal(false, false, false)); err != nil {
+			if err := urfave.Exec(context.Background(), root, args, adapters.WithStdio(os.Stdin, null, null), adapters.WithTerminal(adapters.Piped)); err != nil {
 				b.Fatal(err)
 			}
 		}

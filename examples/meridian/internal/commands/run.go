@@ -113,7 +113,18 @@ func (e Env) runCommand() *cli.Command {
 					if err != nil {
 						return err
 					}
-					return r.List(ctx, cmd.String("space"), filter(cmd))
+					out := envelope.From(ctx)
+					w, paged := out.Window()
+					l, err := r.List(ctx, cmd.String("space"), filter(cmd), w, paged)
+					switch {
+					case err != nil:
+						return err
+					case !paged:
+						return out.Result(l.Runs)
+					case l.Counted:
+						return out.Page(l.Runs, l.Total)
+					}
+					return out.PageMore(l.Runs, l.More)
 				},
 			}, schema.Meta{Danger: schema.Safe, List: true, Output: schema.Of[[]run.Summary](), ExitCodes: codes,
 				Flags: map[string]schema.FlagMeta{"status": {Enum: statuses}},

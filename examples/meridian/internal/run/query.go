@@ -40,54 +40,55 @@ func (f Filter) matches(status, model, agent, chat string) bool {
 		(f.Agent == "" || agent == f.Agent) && (f.Chat == "" || chat == f.Chat)
 }
 
-// List answers with the space's runs that match f, newest first: one page
-// of them when the command is paged (--limit, --cursor), read from the end
-// of the log only as far as the page and one more match — so the default
-// page of a space of 100,000 runs reads its last events, and says it has
-// more without counting them (pagination.total null).
-func (r *Runner) List(ctx context.Context, spaceID string, f Filter) error {
-	out := envelope.From(ctx)
-	w, paged := out.Window()
+// Listing is what List finds: runs of a space, newest first.
+type Listing struct {
+	Runs []Summary
+	// Total is how many runs match, when Counted; a page read from the end
+	// of the log only says whether More runs match after it.
+	Total   int
+	Counted bool
+	More    bool
+}
+
+// List returns the space's runs that match f, newest first: all of them,
+// or when paged the page w names, read from the end of the log only as far
+// as the page and one more match — so the default page of a space of
+// 100,000 runs reads its last events, and says it has more without
+// counting them.
+func (r *Runner) List(ctx context.Context, spaceID string, f Filter, w envelope.Window, paged bool) (Listing, error) {
 	f.Model = r.modelID(f.Model)
 	if paged && w.Limit > 0 {
 		sp, err := space.Resolve(r.Project, spaceID)
 		if err != nil {
-			return err
+			return Listing{}, err
 		}
 		recent, complete, skipped, err := r.runs(sp).Recent(w.Offset+w.Limit+1, f.match)
 		if err != nil {
-			return err
+			return Listing{}, err
 		}
 		warnDamaged(ctx, sp.ID, skipped)
-		page := []Summary{}
+		l := Listing{Runs: []Summary{}, Total: len(recent), Counted: complete, More: len(recent) > w.Offset+w.Limit}
 		for _, run := range recent[min(w.Offset, len(recent)):min(w.Offset+w.Limit, len(recent))] {
-			page = append(page, summary(run))
+			l.Runs = append(l.Runs, summary(run))
 		}
-		if complete {
-			return out.Page(page, len(recent))
-		}
-		return out.PageMore(page, len(recent) > w.Offset+w.Limit)
+		return l, nil
 	}
 	_, all, err := r.load(ctx, spaceID)
 	if err != nil {
-		return err
+		return Listing{}, err
 	}
-	page := []Summary{}
-	total := 0
+	l := Listing{Runs: []Summary{}, Counted: true}
 	for i := len(all) - 1; i >= 0; i-- {
 		run := all[i]
 		if !f.match(run) {
 			continue
 		}
-		if !paged || total >= w.Offset {
-			page = append(page, summary(run))
+		if !paged || l.Total >= w.Offset {
+			l.Runs = append(l.Runs, summary(run))
 		}
-		total++
+		l.Total++
 	}
-	if !paged {
-		return out.Result(page)
-	}
-	return out.Page(page, total)
+	return l, nil
 }
 
 func summary(run *state.Run) Summary {

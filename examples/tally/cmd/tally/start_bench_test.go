@@ -47,7 +47,7 @@ func BenchmarkStart(b *testing.B) {
 				root := app.New()
 				root.SetOut(io.Discard)
 				if code := duetcobra.Run(context.Background(), root, args, adapters.WithStdio(strings.NewReader(""), null, io.Discard),
-					adapters.WithTerminal(false, false, false)); code != 0 {
+					adapters.WithTerminal(adapters.Piped)); code != 0 {
 					b.Fatalf("exit %d", code)
 				}
 			}

@@ -1,0 +1,74 @@
+package run
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/duet-cli/duet/envelope"
+	"github.com/duet-cli/duet/examples/meridian/internal/project"
+	"github.com/duet-cli/duet/examples/meridian/internal/state"
+)
+
+// TestList: List returns the runs it finds, newest first, and says how far
+// it counted — a whole listing, a page read from the end of the log that
+// knows only whether more match, and a page that reached the log's start.
+func TestList(t *testing.T) {
+	ctx := context.Background()
+	p := project.Find(t.TempDir(), "", "", "")
+	sp, err := p.State.CreateSpace(ctx, "test", time.Date(2026, 3, 17, 14, 0, 0, 0, time.UTC))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &Runner{Project: p}
+	runs := r.runs(sp)
+	for _, model := range []string{"m1", "m2", "m1", "m2", "m1"} {
+		id, hold, err := runs.Start(ctx, state.Run{Model: model, StartedAt: "2026-03-17T14:00:00Z"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		exit := 0
+		if err := runs.Finalize(ctx, state.Run{ID: id, Status: state.Succeeded, ExitCode: &exit}); err != nil {
+			t.Fatal(err)
+		}
+		hold.Release()
+	}
+	ids := func(l Listing) []string {
+		var out []string
+		for _, s := range l.Runs {
+			out = append(out, s.ID)
+		}
+		return out
+	}
+	for _, tt := range []struct {
+		name    string
+		f       Filter
+		w       envelope.Window
+		paged   bool
+		ids     []string
+		total   int
+		counted bool
+		more    bool
+	}{
+		{"all", Filter{}, envelope.Window{}, false, []string{"r5", "r4", "r3", "r2", "r1"}, 5, true, false},
+		{"filtered", Filter{Model: "m2"}, envelope.Window{}, false, []string{"r4", "r2"}, 2, true, false},
+		{"the first page", Filter{}, envelope.Window{Limit: 2}, true, []string{"r5", "r4"}, 3, false, true},
+		{"the last page", Filter{}, envelope.Window{Offset: 4, Limit: 2}, true, []string{"r1"}, 5, true, false},
+		{"a page of the filtered", Filter{Model: "m1"}, envelope.Window{Offset: 1, Limit: 1}, true, []string{"r3"}, 3, false, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			l, err := r.List(ctx, sp.ID, tt.f, tt.w, tt.paged)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.ids, ids(l)); diff != "" {
+				t.Errorf("runs (-want +got):\n%s", diff)
+			}
+			if l.Total != tt.total || l.Counted != tt.counted || l.More != tt.more {
+				t.Errorf("total %d counted %v more %v; want %d %v %v", l.Total, l.Counted, l.More, tt.total, tt.counted, tt.more)
+			}
+		})
+	}
+}
