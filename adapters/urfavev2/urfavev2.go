@@ -74,6 +74,7 @@ type App struct {
 	ctx        context.Context // the invocation Execute runs, and its command line: for presetFlag
 	args       []string
 	missing    string          // the command a CommandNotFound was called for
+	envHelp    bool            // the app's help names the variables it declares
 	completing *schema.Command // a shell asking v2 for completion candidates
 }
 
@@ -99,8 +100,10 @@ func (a *App) prepare() error {
 	return a.prepared.Prepare(func() *schema.Command {
 		a.tree = a.build(a.root, nil)
 		a.tree.Version = a.app.Version
-		if a.app.Version != "" && !a.app.HideVersion && cli.VersionFlag != nil {
-			a.tree.Flags = append(a.tree.Flags, schema.Flag{Name: "version", Short: "v", Type: schema.Boolean, Usage: "print the version"})
+		if a.app.Version != "" && !a.app.HideVersion && cli.VersionFlag != nil && flagNamed(a.root.Flags, cli.VersionFlag.Names()[0]) == nil {
+			v := flagOf(cli.VersionFlag) // v2's own, which it adds when it runs
+			v.Persistent = false
+			a.tree.Flags = append(a.tree.Flags, v)
 		}
 		a.completing = &schema.Command{Name: completionFlag, Hidden: true, Runnable: true, Passthrough: true, Parent: a.tree, Meta: schema.Meta{Danger: schema.Safe}}
 		return a.tree
@@ -372,6 +375,12 @@ func (p *presetFlag) String() string  { return "" }
 // every built-in flag it accepts, as v2 has no inherited flags.
 func (a *App) equip(cmd *cli.Command) {
 	a.prepare()
+	if !a.envHelp {
+		a.envHelp = true // the root's help names the variables the app declares (O-043)
+		if s := adapters.EnvHelp(a.opts...); s != "" {
+			a.app.Description = strings.TrimLeft(a.app.Description+"\n\n"+s, "\n")
+		}
+	}
 	if n := a.t.Nodes[cmd]; n != nil {
 		a.t.Equip(commands{}, cmd, n.Accepted())
 	}
