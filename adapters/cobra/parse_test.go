@@ -1,37 +1,26 @@
 package cobra_test
 
 import (
-	"bytes"
 	"context"
+	"io"
 	"slices"
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/duet-cli/duet/adapters"
 	duetcobra "github.com/duet-cli/duet/adapters/cobra"
+	"github.com/duet-cli/duet/adapters/internal/parsetest"
 )
-
-// reading is what a command line came to: the command that ran, with the
-// flags the command line set (by name, as pflag prints their values) and
-// its arguments; or help; or a refusal.
-type reading struct {
-	Path  string
-	Flags map[string]string
-	Args  []string
-	Help  bool
-	Err   string
-}
 
 // parseApp is an app with the kinds of flags and commands pflag and cobra
 // parse differently: booleans, counts, values, slices, optional values,
 // persistent flags, aliases, a group, a root that runs, a command that
 // parses no flags and one that stops at its first argument. ran receives
 // what the command that runs saw.
-func parseApp(ran *reading) *cobra.Command {
+func parseApp(ran *parsetest.Reading) *cobra.Command {
 	record := func(cmd *cobra.Command, args []string) {
 		ran.Path = cmd.CommandPath()
 		ran.Flags = map[string]string{}
@@ -70,37 +59,30 @@ func parseApp(ran *reading) *cobra.Command {
 }
 
 // cobraReads runs args through cobra itself.
-func cobraReads(args []string) reading {
-	var r reading
+func cobraReads(args []string) parsetest.Reading {
+	var r parsetest.Reading
 	app := parseApp(&r)
-	var out bytes.Buffer
-	app.SetOut(&out)
-	app.SetErr(&out)
+	app.SetOut(io.Discard)
+	app.SetErr(io.Discard)
 	app.SilenceErrors, app.SilenceUsage = true, true
 	app.SetArgs(args)
-	switch err := app.Execute(); {
-	case err != nil:
-		return reading{Err: strings.SplitN(err.Error(), "\n", 2)[0]}
-	case r.Path == "":
-		return reading{Help: true}
-	}
-	return r
+	return parsetest.Ran(r, app.Execute())
 }
 
 // duetReads is what Parse says cobra will do with args: the flags it reads
 // are set on a fresh app's own, for pflag to print as it does.
-func duetReads(t testing.TB, args []string) reading {
-	var unused reading
+func duetReads(t testing.TB, args []string) (parsetest.Reading, bool) {
+	var unused parsetest.Reading
 	app, err := duetcobra.Wrap(parseApp(&unused))
 	if err != nil {
 		t.Fatal(err)
 	}
 	p := app.Parse(args)
 	if p.Err != nil {
-		return reading{Err: strings.SplitN(p.Err.Error(), "\n", 2)[0]}
+		return parsetest.Reading{Err: strings.SplitN(p.Err.Error(), "\n", 2)[0]}, true
 	}
 	if p.Help || !p.Node.Runnable {
-		return reading{Help: true}
+		return parsetest.Reading{Help: true}, true
 	}
 	fresh := parseApp(&unused)
 	cmd, _, err := fresh.Find(p.Node.Path)
@@ -108,56 +90,31 @@ func duetReads(t testing.TB, args []string) reading {
 		t.Fatalf("Parse chose %q, which cobra cannot find: %v", p.Node.DotPath(), err)
 	}
 	cmd.InitDefaultHelpFlag() // merges the persistent flags
-	r := reading{Path: cmd.CommandPath(), Flags: map[string]string{}, Args: p.Args}
+	r := parsetest.Reading{Path: cmd.CommandPath(), Flags: map[string]string{}, Args: p.Args}
 	for _, v := range p.Values {
 		if err := cmd.Flags().Set(v.Flag.Name, v.Value); err != nil {
-			return reading{Err: "(invalid value)"}
+			return parsetest.Reading{}, false // pflag refuses it as it sets it
 		}
 	}
 	cmd.Flags().Visit(func(f *pflag.Flag) { r.Flags[f.Name] = f.Value.String() })
 	if r.Args == nil {
 		r.Args = []string{}
 	}
-	return r
+	return r, true
 }
 
-// wrappedRuns runs args through the app wrapped with Duet, for a script or
-// (agent) for an agent, and returns what its command saw, if one ran.
-func wrappedRuns(agent bool, args []string) reading {
-	var r reading
-	var out bytes.Buffer
-	opts := []duetcobra.Option{adapters.WithStdio(strings.NewReader(""), &out, &out), adapters.WithEnv(nil), adapters.WithTerminal(adapters.Piped)}
-	if agent {
-		opts = append(opts, adapters.WithSpecStrict())
-	}
-	duetcobra.Run(context.Background(), parseApp(&r), args, opts...)
-	return r
-}
-
-// agree fails the test unless Parse reads args as cobra does, and the
-// app's command, when cobra runs it, sees the same flags and arguments
-// wrapped — for a script and for an agent — as unwrapped.
-func agree(t testing.TB, args []string) {
-	t.Helper()
-	want, got := cobraReads(args), duetReads(t, args)
-	if want.Path != "" {
-		for _, agent := range []bool{false, true} {
-			if diff := cmp.Diff(want, wrappedRuns(agent, args)); diff != "" {
-				t.Errorf("%q, wrapped (agent %v): the command saw (-unwrapped +wrapped):\n%s", args, agent, diff)
-			}
-		}
-	}
-	if want.Args == nil && want.Path != "" {
-		want.Args = []string{}
-	}
-	if strings.HasPrefix(want.Err, "invalid argument") || got.Err == "(invalid value)" || strings.Contains(want.Err, "arg(s)") {
-		// A flag refused its value, or the command its arguments, after
-		// parsing: Parse sets no flag and validates no argument count.
-		return
-	}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("%q (-cobra +Parse):\n%s", args, diff)
-	}
+// check holds the adapter's Parse to cobra.
+var check = parsetest.Check{
+	Framework: cobraReads,
+	Parse:     duetReads,
+	Wrapped: parsetest.Wrapped(func(r *parsetest.Reading, args []string, opts ...adapters.Option) {
+		duetcobra.Run(context.Background(), parseApp(r), args, opts...)
+	}),
+	// A flag refused its value, or the command its arguments, after
+	// parsing: Parse sets no flag and validates no argument count.
+	Late: func(err string) bool {
+		return strings.HasPrefix(err, "invalid argument") || strings.Contains(err, "arg(s)")
+	},
 }
 
 var parseCases = [][]string{
@@ -209,7 +166,7 @@ var parseCases = [][]string{
 // command line, the same command, flags and arguments, or the same refusal.
 func TestParseAgreesWithCobra(t *testing.T) {
 	for _, args := range parseCases {
-		agree(t, args)
+		check.Agree(t, args)
 	}
 }
 
@@ -223,22 +180,7 @@ var words = []string{
 // FuzzParseAgreesWithCobra: any command line made of words.
 func FuzzParseAgreesWithCobra(f *testing.F) {
 	for _, args := range parseCases {
-		var seed []byte
-		for _, a := range args {
-			if i := slices.Index(words, a); i >= 0 {
-				seed = append(seed, byte(i))
-			}
-		}
-		f.Add(seed)
+		f.Add(parsetest.Seed(args, words))
 	}
-	f.Fuzz(func(t *testing.T, b []byte) {
-		if len(b) > 12 {
-			b = b[:12]
-		}
-		args := []string{}
-		for _, c := range b {
-			args = append(args, words[int(c)%len(words)])
-		}
-		agree(t, args)
-	})
+	f.Fuzz(func(t *testing.T, b []byte) { check.Agree(t, parsetest.Words(b, words)) })
 }

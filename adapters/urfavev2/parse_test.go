@@ -1,38 +1,24 @@
 package urfavev2_test
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"slices"
-	"strconv"
+	"io"
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
 	"github.com/urfave/cli/v2"
 
 	"github.com/duet-cli/duet/adapters"
+	"github.com/duet-cli/duet/adapters/internal/parsetest"
 	"github.com/duet-cli/duet/adapters/urfavev2"
-	"github.com/duet-cli/duet/schema"
 )
-
-// reading is what a command line came to: the command that ran, with the
-// flags the command line set (by name, in canonical text) and its
-// arguments; or help; or a refusal.
-type reading struct {
-	Path  string
-	Flags map[string]string
-	Args  []string
-	Help  bool
-	Err   string
-}
 
 // parseApp is an app with the kinds of flags and commands v2 parses
 // differently: booleans, values, slices, the app's flags and a command's,
 // aliases, a group, a command that parses no flags. short turns on
 // UseShortOptionHandling. ran receives what the action that runs saw.
-func parseApp(short bool, ran *reading) *cli.App {
+func parseApp(short bool, ran *parsetest.Reading) *cli.App {
 	record := func(c *cli.Context) error {
 		var path []string
 		ran.Flags = map[string]string{}
@@ -81,104 +67,31 @@ func parseApp(short bool, ran *reading) *cli.App {
 	}
 }
 
-// v2Reads runs args through urfave/cli v2 itself.
-func v2Reads(short bool, args []string) reading {
-	var r reading
-	app := parseApp(short, &r)
-	var out bytes.Buffer
-	app.Writer, app.ErrWriter = &out, &out
-	app.ExitErrHandler = func(*cli.Context, error) {}
-	err := app.RunContext(context.Background(), append([]string{"app"}, args...))
-	switch {
-	case err != nil:
-		return reading{Err: err.Error()}
-	case r.Path == "":
-		return reading{Help: true}
-	}
-	return r
-}
-
-// duetReads is what Parse says v2 will do with args; false when a value
-// is one the flag refuses when it is set.
-func duetReads(t testing.TB, short bool, args []string) (reading, bool) {
-	var unused reading
-	app, err := urfavev2.Wrap(parseApp(short, &unused))
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := app.Parse(args)
-	if p.Err != nil {
-		return reading{Err: p.Err.Error()}, true
-	}
-	if p.Help || !p.Node.Runnable {
-		return reading{Help: true}, true
-	}
-	r := reading{Path: strings.Join(append([]string{"app"}, p.Node.Path...), " "), Flags: map[string]string{}, Args: p.Args}
-	given := map[string][]string{}
-	types := map[string]schema.Type{}
-	for _, v := range p.Values {
-		given[v.Flag.Name] = append(given[v.Flag.Name], v.Value)
-		types[v.Flag.Name] = v.Flag.Type
-	}
-	for name, values := range given {
-		last := values[len(values)-1]
-		switch types[name] {
-		case schema.Boolean:
-			b, err := strconv.ParseBool(last)
+// check holds the adapter's Parse to v2, short options on or off.
+func check(short bool) parsetest.Check {
+	return parsetest.Check{
+		Name: fmt.Sprintf("short options %v, ", short),
+		Framework: func(args []string) parsetest.Reading {
+			var r parsetest.Reading
+			app := parseApp(short, &r)
+			app.Writer, app.ErrWriter = io.Discard, io.Discard
+			app.ExitErrHandler = func(*cli.Context, error) {}
+			return parsetest.Ran(r, app.RunContext(context.Background(), append([]string{"app"}, args...)))
+		},
+		Parse: func(t testing.TB, args []string) (parsetest.Reading, bool) {
+			app, err := urfavev2.Wrap(parseApp(short, new(parsetest.Reading)))
 			if err != nil {
-				return reading{}, false
+				t.Fatal(err)
 			}
-			r.Flags[name] = fmt.Sprint(b)
-		case schema.Array:
-			var all []string
-			for _, v := range values {
-				all = append(all, strings.Split(v, ",")...)
-			}
-			r.Flags[name] = strings.Join(all, "|")
-		default:
-			r.Flags[name] = last
-		}
-	}
-	return r, true
-}
-
-// wrappedRuns runs args through the app wrapped with Duet, for a script or
-// (agent) for an agent, and returns what its action saw, if one ran.
-func wrappedRuns(short, agent bool, args []string) reading {
-	var r reading
-	var out bytes.Buffer
-	opts := []adapters.Option{adapters.WithStdio(strings.NewReader(""), &out, &out), adapters.WithEnv(nil), adapters.WithTerminal(adapters.Piped)}
-	if agent {
-		opts = append(opts, adapters.WithSpecStrict())
-	}
-	urfavev2.Run(context.Background(), parseApp(short, &r), args, opts...)
-	return r
-}
-
-// agree fails the test unless Parse reads args as v2 does, and the app's
-// action, when v2 runs it, sees the same flags and arguments wrapped — for
-// a script and for an agent — as unwrapped.
-func agree(t testing.TB, short bool, args []string) {
-	t.Helper()
-	want := v2Reads(short, args)
-	if want.Path != "" {
-		for _, agent := range []bool{false, true} {
-			if got := wrappedRuns(short, agent, args); !cmp.Equal(want, got, cmpEmpty) {
-				t.Errorf("short options %v, %q, wrapped (agent %v): the action saw (-unwrapped +wrapped):\n%s", short, args, agent, cmp.Diff(want, got, cmpEmpty))
-			}
-		}
-	}
-	got, comparable := duetReads(t, short, args)
-	if !comparable || strings.HasPrefix(want.Err, "invalid value") {
-		return // a value the flag refuses is the framework's to refuse when it runs
-	}
-	if diff := cmp.Diff(want, got, cmpEmpty); diff != "" {
-		t.Errorf("short options %v, %q (-v2 +Parse):\n%s", short, args, diff)
+			return parsetest.Canonical(app.Parse(args), "app")
+		},
+		Wrapped: parsetest.Wrapped(func(r *parsetest.Reading, args []string, opts ...adapters.Option) {
+			urfavev2.Run(context.Background(), parseApp(short, r), args, opts...)
+		}),
+		// A value the flag refuses is the framework's to refuse when it runs.
+		Late: func(err string) bool { return strings.HasPrefix(err, "invalid value") },
 	}
 }
-
-// cmpEmpty equates no arguments and an empty list of them.
-var cmpEmpty = cmp.FilterValues(func(a, b []string) bool { return len(a) == 0 && len(b) == 0 }, cmp.Comparer(func(_, _ []string) bool { return true }))
 
 // parseCases are command lines on which v2's rules differ from pflag's,
 // from v3's, or from one another.
@@ -229,7 +142,7 @@ var parseCases = [][]string{
 func TestParseAgreesWithV2(t *testing.T) {
 	for _, short := range []bool{false, true} {
 		for _, args := range parseCases {
-			agree(t, short, args)
+			check(short).Agree(t, args)
 		}
 	}
 }
@@ -245,20 +158,8 @@ var words = []string{
 // FuzzParseAgreesWithV2: any command line made of words.
 func FuzzParseAgreesWithV2(f *testing.F) {
 	for _, args := range parseCases {
-		var seed []byte
-		for _, a := range args {
-			if i := slices.Index(words, a); i >= 0 {
-				seed = append(seed, byte(i))
-			}
-		}
-		f.Add(false, seed)
-		f.Add(true, seed)
+		f.Add(false, parsetest.Seed(args, words))
+		f.Add(true, parsetest.Seed(args, words))
 	}
-	f.Fuzz(func(t *testing.T, short bool, b []byte) {
-		args := []string{}
-		for _, c := range b[:min(len(b), 12)] {
-			args = append(args, words[int(c)%len(words)])
-		}
-		agree(t, short, args)
-	})
+	f.Fuzz(func(t *testing.T, short bool, b []byte) { check(short).Agree(t, parsetest.Words(b, words)) })
 }
