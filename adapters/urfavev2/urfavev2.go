@@ -71,8 +71,7 @@ type App struct {
 	notFound cli.CommandNotFoundFunc
 	exitErr  cli.ExitErrHandlerFunc
 
-	ctx        context.Context // the invocation Execute runs, and its command line: for presetFlag
-	args       []string
+	ctx        context.Context // the invocation Execute runs, for presetFlag
 	missing    string          // the command a CommandNotFound was called for
 	envHelp    bool            // the app's help names the variables it declares
 	completing *schema.Command // a shell asking v2 for completion candidates
@@ -152,7 +151,7 @@ func (a *App) Classify(err error) *envelope.Error { return urfavecli.Classify(er
 // Execute lets urfave parse and dispatch.
 func (a *App) Execute(ctx context.Context, args []string, s adapters.Streams) error {
 	app := a.app
-	a.ctx, a.args = ctx, args
+	a.ctx = ctx
 	urfavecli.SetStreams(s, &app.Reader, &app.Writer, &app.ErrWriter)
 	if s.Builtins {
 		a.t.Along(commands{}, a.root, args, a.equip)
@@ -330,7 +329,10 @@ func (a *App) install() {
 // those the command line leaves out (adapters.Preset). v2 checks required
 // flags right after parsing, before any hook an app can set, so this is
 // done where v2 defines the command's flags: a flag defined last, that
-// sets the others, which the command line then overrides.
+// sets the others before the command line is parsed. The lifecycle has
+// read that command line, and presets no flag it gives: it reads every
+// command line of an app whose tree is built, and only such an app has
+// this flag (install).
 type presetFlag struct {
 	a    *App
 	node *schema.Command
@@ -341,28 +343,8 @@ func (p *presetFlag) Apply(set *flag.FlagSet) error {
 		return nil
 	}
 	return adapters.Preset(p.a.ctx, p.node, func(name, value string) error {
-		if f := p.node.Flag(name); f == nil || p.a.given(f) {
-			return nil
-		}
 		return set.Set(name, value)
 	})
-}
-
-// given reports whether the command line names f, before any "--". The
-// lifecycle presets only flags its reading of the command line left out;
-// this guards a run it did not read, where a value the command line gives
-// a repeatable flag would otherwise add to the preset one.
-func (a *App) given(f *schema.Flag) bool {
-	for _, w := range a.args {
-		if w == "--" {
-			return false
-		}
-		name, _, _ := strings.Cut(strings.TrimLeft(w, "-"), "=")
-		if strings.HasPrefix(w, "-") && (name == f.Name || name == f.Short || slices.Contains(f.Aliases, name)) {
-			return true
-		}
-	}
-	return false
 }
 
 // The rest of cli.Flag: the flag has no name of its own, so that no help,
