@@ -7,6 +7,7 @@ package commands
 
 import (
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"time"
@@ -35,6 +36,7 @@ type Env struct {
 	Dir     string // the working directory
 	Exe     string // the meridian executable, which supervises runs
 	Now     func() time.Time
+	Stderr  io.Writer // where `ui` prints its URL; nil: the process's
 }
 
 // ProcessEnv is the running process's Env.
@@ -161,6 +163,7 @@ func New(env Env) *cli.Command {
 			env.skillsCommand(),
 			env.modelsCommand(),
 			env.doctorCommand(),
+			env.uiCommand(),
 		},
 	}, schema.Meta{Flags: map[string]schema.FlagMeta{"config": {Env: []string{"MERIDIAN_CONFIG"}}}})
 }

@@ -1,0 +1,181 @@
+// Meridian's dashboard. Every call answers with meridian's own envelope
+// (ok, data, error, warnings, meta); its errors and warnings are shown as
+// meridian words them. The WebSocket says which spaces changed, and what
+// shows them is asked for again.
+"use strict";
+
+const token = new URLSearchParams(location.search).get("t") || "";
+const state = { space: null, run: null, status: "" };
+const $ = (id) => document.getElementById(id);
+
+async function call(method, path, body) {
+  const res = await fetch(path, {
+    method,
+    headers: { "X-Meridian-Token": token, ...(body ? { "Content-Type": "application/json" } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  const env = await res.json();
+  for (const w of env.warnings || []) say(w, false);
+  return env;
+}
+
+function say(text, error) {
+  const p = document.createElement("p");
+  p.textContent = text;
+  if (error) p.className = "error";
+  $("messages").append(p);
+  setTimeout(() => p.remove(), 8000);
+}
+
+function fail(env) {
+  const e = env.error || {};
+  say(`${e.code}: ${e.message}${e.suggestion ? " — " + e.suggestion : ""}`, true);
+}
+
+function cell(tr, text, cls) {
+  const td = document.createElement("td");
+  td.textContent = text ?? "";
+  if (cls) td.className = cls;
+  tr.append(td);
+}
+
+function fill(table, rows, render, selected, pick) {
+  const body = $(table).tBodies[0];
+  body.replaceChildren();
+  for (const row of rows) {
+    const tr = document.createElement("tr");
+    tr.dataset.id = row.id;
+    if (row.id === selected) tr.className = "selected";
+    render(tr, row);
+    tr.addEventListener("click", () => pick(row.id));
+    body.append(tr);
+  }
+}
+
+async function loadSpaces() {
+  const env = await call("GET", "/api/spaces");
+  if (!env.ok) return fail(env);
+  fill("spaces", env.data, (tr, s) => {
+    cell(tr, s.id); cell(tr, s.name); cell(tr, s.status); cell(tr, when(s.started_at));
+  }, state.space, pickSpace);
+}
+
+async function pickSpace(id) {
+  state.space = id;
+  state.run = null;
+  $("run-pane").hidden = true;
+  await Promise.all([loadSpaces(), loadRuns()]);
+}
+
+// when is a timestamp as a person reads it: the local date and time.
+function when(ts) {
+  if (!ts) return "";
+  const d = new Date(ts);
+  return isNaN(d) ? ts : d.toLocaleString(undefined, { dateStyle: "short", timeStyle: "medium" });
+}
+
+function duration(secs) {
+  if (secs == null) return "";
+  return secs < 60 ? `${secs.toFixed(1)}s` : `${Math.floor(secs / 60)}m${Math.round(secs % 60)}s`;
+}
+
+async function loadRuns() {
+  if (!state.space) return;
+  $("space-pane").hidden = false;
+  $("space-title").textContent = `Space ${state.space}`;
+  const q = new URLSearchParams({ limit: "50" });
+  if (state.status) q.set("status", state.status);
+  const sp = encodeURIComponent(state.space);
+  const [runs, stats] = await Promise.all([
+    call("GET", `/api/spaces/${sp}/runs?${q}`),
+    call("GET", `/api/spaces/${sp}/stats`),
+  ]);
+  if (!runs.ok) return fail(runs);
+  fill("runs", runs.data, (tr, r) => {
+    cell(tr, r.id); cell(tr, r.status, `status-${r.status}`); cell(tr, r.model); cell(tr, r.harness);
+    cell(tr, when(r.started_at)); cell(tr, duration(r.duration_secs));
+    cell(tr, r.cost_usd != null ? `$${r.cost_usd.toFixed(4)}` : "");
+  }, state.run, pickRun);
+  const more = runs.meta && runs.meta.pagination && runs.meta.pagination.has_more;
+  $("more").hidden = !more;
+  $("more").textContent = more ? "More runs: meridian run list shows them all." : "";
+  if (stats.ok) {
+    const t = stats.data;
+    $("totals").textContent = `${t.runs} runs · $${(t.cost_usd || 0).toFixed(4)} · ` +
+      `${t.input_tokens || 0} tokens in, ${t.output_tokens || 0} out`;
+  }
+  if (state.run) loadRun();
+}
+
+async function pickRun(id) {
+  state.run = id;
+  await loadRuns();
+}
+
+async function loadRun() {
+  const env = await call("GET", `/api/spaces/${encodeURIComponent(state.space)}/runs/${encodeURIComponent(state.run)}`);
+  if (!env.ok) return fail(env);
+  const r = env.data;
+  $("run-pane").hidden = false;
+  $("run-title").textContent = `Run ${r.id}`;
+  const facts = $("run-facts");
+  facts.replaceChildren();
+  for (const [k, v] of [["status", r.status], ["model", r.model], ["harness", r.harness], ["started", when(r.started_at)],
+    ["finished", when(r.finished_at)], ["exit code", r.exit_code], ["directory", r.dir]]) {
+    if (v == null || v === "") continue;
+    const dt = document.createElement("dt"); dt.textContent = k;
+    const dd = document.createElement("dd"); dd.textContent = v;
+    facts.append(dt, dd);
+  }
+  $("run-report").textContent = r.report || "(no report yet)";
+  const list = $("run-artifacts");
+  list.replaceChildren(...(r.artifacts || []).map((a) => {
+    const li = document.createElement("li"); li.textContent = a; return li;
+  }));
+}
+
+$("spawn").addEventListener("submit", async (ev) => {
+  ev.preventDefault();
+  const env = await call("POST", "/api/runs", {
+    space: state.space || "", prompt: $("prompt").value, model: $("model").value, agent: $("agent").value,
+  });
+  if (!env.ok) return fail(env);
+  say(`Run ${env.data.id} started in space ${env.data.space}.`, false);
+  $("prompt").value = "";
+  state.space = env.data.space;
+  state.run = env.data.id;
+  await Promise.all([loadSpaces(), loadRuns()]);
+});
+
+$("status-filter").addEventListener("change", (ev) => {
+  state.status = ev.target.value;
+  loadRuns();
+});
+
+$("close-space").addEventListener("click", async () => {
+  const path = `/api/spaces/${encodeURIComponent(state.space)}/close`;
+  let env = await call("POST", path);
+  if (!env.ok && env.error.code === "CONFIRMATION_REQUIRED") {
+    if (!confirm(env.error.message)) return;
+    env = await call("POST", `${path}?confirm=yes`);
+  }
+  if (!env.ok) return fail(env);
+  say(`Space ${state.space} closed.`, false);
+  await loadSpaces();
+});
+
+function listen() {
+  const ws = new WebSocket(`ws://${location.host}/api/events?t=${encodeURIComponent(token)}`);
+  ws.onopen = () => { $("live").className = "on"; };
+  ws.onmessage = (m) => {
+    // "ready" once the server watches (after a reconnect, anything may have
+    // changed), then "changed" with the spaces whose files changed.
+    const ev = JSON.parse(m.data);
+    loadSpaces();
+    if (state.space && (ev.type === "ready" || ev.spaces.includes(state.space))) loadRuns();
+  };
+  ws.onclose = () => { $("live").className = "off"; setTimeout(listen, 1000); };
+}
+
+loadSpaces();
+listen();

@@ -1,0 +1,300 @@
+// Package web is Meridian's web UI: a dashboard of a project's spaces and
+// runs, live, and the actions a person takes on them, served by one HTTP
+// server on this machine (`meridian ui`).
+//
+// The server keeps no state of its own and reads no file a command does not
+// read. Every read and every action runs meridian itself, as an agent does
+// (one JSON envelope on a pipe), in the project's directory: the page and
+// the CLI read and write the same files and see each other's changes, and
+// the page shows an envelope's errors and warnings as the CLI words them —
+// a destructive action asks for the same confirmation. A WebSocket tells the
+// page when a space's files change, so that a run's status is live.
+//
+// Every request carries the token the command printed (in the page's URL,
+// then in a header or, for the WebSocket, the query); a state-changing
+// request and the WebSocket must come from the page's own origin.
+package web
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"embed"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/coder/websocket"
+	"github.com/coder/websocket/wsjson"
+
+	"github.com/duet-cli/duet/exitcode"
+)
+
+//go:embed static
+var static embed.FS
+
+// TokenHeader is the header a request gives the token in.
+const TokenHeader = "X-Meridian-Token"
+
+// Server serves the UI of one project.
+type Server struct {
+	Exe      string        // the meridian executable each request runs
+	Dir      string        // the directory it runs in, in the project
+	Env      []string      // its environment
+	StateDir string        // the project's .meridian, whose spaces the event stream watches
+	Token    string        // what every request must carry
+	Poll     time.Duration // how often the event stream looks at the spaces' files
+}
+
+// NewToken returns a token no one can guess: 32 random bytes, in hex.
+func NewToken() string { return hex.EncodeToString(randomBytes(32)) }
+
+func randomBytes(n int) []byte {
+	b := make([]byte, n)
+	rand.Read(b) // never fails (crypto/rand)
+	return b
+}
+
+// Handler returns the server's routes, behind the token and origin checks.
+func (s *Server) Handler() http.Handler {
+	mux := http.NewServeMux()
+	assets, _ := fs.Sub(static, "static")
+	mux.Handle("GET /static/", http.StripPrefix("/static/", http.FileServerFS(assets)))
+	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		http.ServeFileFS(w, r, assets, "index.html")
+	})
+	mux.HandleFunc("GET /api/spaces", s.cli(func(*http.Request) ([]string, error) { return []string{"space", "list"}, nil }))
+	mux.HandleFunc("GET /api/spaces/{space}", s.cli(func(r *http.Request) ([]string, error) {
+		return []string{"space", "show", r.PathValue("space")}, nil
+	}))
+	mux.HandleFunc("GET /api/spaces/{space}/runs", s.cli(func(r *http.Request) ([]string, error) {
+		args := []string{"run", "list", "--space", r.PathValue("space")}
+		for _, name := range []string{"status", "model", "agent", "limit", "cursor"} {
+			if v := r.URL.Query().Get(name); v != "" {
+				args = append(args, "--"+name, v)
+			}
+		}
+		return args, nil
+	}))
+	mux.HandleFunc("GET /api/spaces/{space}/stats", s.cli(func(r *http.Request) ([]string, error) {
+		return []string{"run", "stats", "--space", r.PathValue("space")}, nil
+	}))
+	mux.HandleFunc("GET /api/spaces/{space}/runs/{run}", s.cli(func(r *http.Request) ([]string, error) {
+		return []string{"run", "show", r.PathValue("run"), "--space", r.PathValue("space")}, nil
+	}))
+	mux.HandleFunc("POST /api/runs", s.cli(spawnArgs))
+	mux.HandleFunc("POST /api/spaces/{space}/close", s.cli(func(r *http.Request) ([]string, error) {
+		args := []string{"space", "close", r.PathValue("space")}
+		if r.URL.Query().Get("confirm") == "yes" { // the person confirmed what the envelope asked
+			args = append(args, "--yes")
+		}
+		return args, nil
+	}))
+	mux.HandleFunc("GET /api/events", s.events)
+	return s.guard(mux)
+}
+
+// guard refuses a request without the token, and a state-changing one (or
+// the WebSocket) from another origin than the page's. The static files
+// hold no data and are served to anyone who reaches the server.
+func (s *Server) guard(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, "/static/") {
+			next.ServeHTTP(w, r)
+			return
+		}
+		token := r.Header.Get(TokenHeader)
+		if token == "" {
+			token = r.URL.Query().Get("t")
+		}
+		if subtle.ConstantTimeCompare([]byte(token), []byte(s.Token)) != 1 {
+			refuse(w, http.StatusForbidden, "TOKEN_REQUIRED", "this page needs the token `meridian ui` printed: open the URL it printed")
+			return
+		}
+		if r.Method != http.MethodGet || r.URL.Path == "/api/events" {
+			if origin := r.Header.Get("Origin"); origin != "" && origin != "http://"+r.Host {
+				refuse(w, http.StatusForbidden, "ORIGIN_REFUSED", "requests that change state are taken from this server's own page only")
+				return
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// refuse answers as the CLI would: an envelope with the error.
+func refuse(w http.ResponseWriter, status int, code, message string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(map[string]any{"ok": false, "data": nil, "warnings": []string{},
+		"error": map[string]any{"code": code, "message": message, "retryable": false}})
+}
+
+// spawnArgs is `run spawn` for the form the page posts.
+func spawnArgs(r *http.Request) ([]string, error) {
+	var form struct {
+		Space  string `json:"space"`
+		Prompt string `json:"prompt"`
+		Model  string `json:"model"`
+		Agent  string `json:"agent"`
+	}
+	if err := json.NewDecoder(http.MaxBytesReader(nil, r.Body, 1<<20)).Decode(&form); err != nil {
+		return nil, errors.New("the body is not the spawn form's JSON: " + err.Error())
+	}
+	args := []string{"run", "spawn", "--prompt", form.Prompt}
+	for _, f := range [][2]string{{"--space", form.Space}, {"--model", form.Model}, {"--agent", form.Agent}} {
+		if f[1] != "" {
+			args = append(args, f[0], f[1])
+		}
+	}
+	return args, nil
+}
+
+// cli answers a request with what meridian answers an agent: its
+// envelope, with an HTTP status that says the same as its exit code.
+func (s *Server) cli(argsOf func(*http.Request) ([]string, error)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		args, err := argsOf(r)
+		if err != nil {
+			refuse(w, http.StatusBadRequest, "INVALID_REQUEST", err.Error())
+			return
+		}
+		body, code, err := s.run(r.Context(), args)
+		if err != nil {
+			refuse(w, http.StatusInternalServerError, "MERIDIAN_FAILED", err.Error())
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(httpStatus(code))
+		w.Write(body)
+	}
+}
+
+// run runs meridian with args as an agent does, and returns its envelope
+// and exit code.
+func (s *Server) run(ctx context.Context, args []string) ([]byte, int, error) {
+	cmd := exec.CommandContext(ctx, s.Exe, append(args, "--output", "json")...)
+	cmd.Dir, cmd.Env = s.Dir, s.Env
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	err := cmd.Run()
+	var exit *exec.ExitError
+	switch {
+	case errors.As(err, &exit):
+		if !json.Valid(out.Bytes()) {
+			return nil, 0, errors.New("meridian " + strings.Join(args, " ") + " answered no envelope: " + exit.Error())
+		}
+		return out.Bytes(), exit.ExitCode(), nil
+	case err != nil:
+		return nil, 0, err
+	}
+	return out.Bytes(), 0, nil
+}
+
+// httpStatus is the HTTP status that says what a meridian exit code says.
+func httpStatus(code int) int {
+	switch exitcode.Code(code) {
+	case exitcode.Success:
+		return http.StatusOK
+	case exitcode.ArgError:
+		return http.StatusBadRequest
+	case exitcode.NotFound:
+		return http.StatusNotFound
+	case exitcode.Conflict:
+		return http.StatusConflict
+	case exitcode.PermissionDenied, exitcode.AuthRequired:
+		return http.StatusForbidden
+	case exitcode.Precondition:
+		return http.StatusPreconditionFailed
+	}
+	return http.StatusInternalServerError
+}
+
+// event is what the WebSocket sends: "ready" once it watches, then
+// "changed" with the spaces whose files changed.
+type event struct {
+	Type   string   `json:"type"`
+	Spaces []string `json:"spaces"`
+}
+
+// events is the WebSocket that tells the page which spaces changed: their
+// run log, their space.json, their chats. It looks at the files' sizes and
+// times every Poll; the page then asks for what it shows again.
+func (s *Server) events(w http.ResponseWriter, r *http.Request) {
+	c, err := websocket.Accept(w, r, nil) // refuses another origin than the page's
+	if err != nil {
+		return
+	}
+	defer c.CloseNow()
+	ctx := c.CloseRead(r.Context())
+	seen := s.stamps()
+	// Changes from here on are told: a page that was away asks again for
+	// what it shows, as for any change.
+	if err := wsjson.Write(ctx, c, event{Type: "ready", Spaces: []string{}}); err != nil {
+		return
+	}
+	tick := time.NewTicker(s.Poll)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			c.Close(websocket.StatusNormalClosure, "")
+			return
+		case <-tick.C:
+		}
+		now := s.stamps()
+		var changed []string
+		for space, st := range now {
+			if seen[space] != st {
+				changed = append(changed, space)
+			}
+		}
+		for space := range seen {
+			if _, ok := now[space]; !ok {
+				changed = append(changed, space)
+			}
+		}
+		seen = now
+		if len(changed) == 0 {
+			continue
+		}
+		slices.Sort(changed)
+		if err := wsjson.Write(ctx, c, event{Type: "changed", Spaces: changed}); err != nil {
+			return
+		}
+	}
+}
+
+// stamp is what a space's files look like from outside: each one's size
+// and modification time, which any write changes.
+type stamp struct{ log, space, sessions [2]int64 }
+
+// stamps reads each space's stamp.
+func (s *Server) stamps() map[string]stamp {
+	dir := filepath.Join(s.StateDir, ".spaces")
+	entries, _ := os.ReadDir(dir) // none yet: no space
+	out := make(map[string]stamp, len(entries))
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		at := func(name string) [2]int64 {
+			fi, err := os.Stat(filepath.Join(dir, e.Name(), name))
+			if err != nil {
+				return [2]int64{-1, 0}
+			}
+			return [2]int64{fi.Size(), fi.ModTime().UnixNano()}
+		}
+		out[e.Name()] = stamp{at("runs.jsonl"), at("space.json"), at("sessions.jsonl")}
+	}
+	return out
+}

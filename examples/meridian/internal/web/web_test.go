@@ -1,0 +1,154 @@
+package web
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+	"github.com/coder/websocket/wsjson"
+	"github.com/google/go-cmp/cmp"
+)
+
+// fakeMeridian is a program that answers as meridian does, with an
+// envelope whose data is the command line it was given, and exits with
+// $FAKE_EXIT.
+func fakeMeridian(t *testing.T) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "meridian")
+	script := "#!/bin/sh\nprintf '{\"ok\":true,\"data\":\"%s\",\"warnings\":[]}' \"$*\"\nexit ${FAKE_EXIT:-0}\n"
+	if err := os.WriteFile(path, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func newServer(t *testing.T, env ...string) (*Server, *httptest.Server) {
+	t.Helper()
+	s := &Server{Exe: fakeMeridian(t), Dir: t.TempDir(), StateDir: t.TempDir(), Env: env, Token: NewToken(), Poll: time.Millisecond}
+	ts := httptest.NewServer(s.Handler())
+	t.Cleanup(ts.Close)
+	return s, ts
+}
+
+// TestRoutes: each route runs the meridian command line it stands for,
+// and answers its envelope with the status its exit code says.
+func TestRoutes(t *testing.T) {
+	for _, tt := range []struct {
+		method, path, body string
+		exit               string
+		args               string
+		status             int
+	}{
+		{"GET", "/api/spaces", "", "0", "space list --output json", 200},
+		{"GET", "/api/spaces/s1", "", "0", "space show s1 --output json", 200},
+		{"GET", "/api/spaces/s1/runs?status=failed&limit=5&bogus=1", "", "0", "run list --space s1 --status failed --limit 5 --output json", 200},
+		{"GET", "/api/spaces/s1/runs/r3", "", "5", "run show r3 --space s1 --output json", 404},
+		{"GET", "/api/spaces/s1/stats", "", "0", "run stats --space s1 --output json", 200},
+		{"POST", "/api/runs", `{"prompt":"do it","model":"opus","space":"s2"}`, "0", "run spawn --prompt do it --space s2 --model opus --output json", 200},
+		{"POST", "/api/runs", `{"prompt":"x"}`, "2", "run spawn --prompt x --output json", 400},
+		{"POST", "/api/spaces/s1/close", "", "2", "space close s1 --output json", 400},
+		{"POST", "/api/spaces/s1/close?confirm=yes", "", "0", "space close s1 --yes --output json", 200},
+	} {
+		t.Run(tt.method+" "+tt.path, func(t *testing.T) {
+			s, ts := newServer(t, "FAKE_EXIT="+tt.exit)
+			req, _ := http.NewRequest(tt.method, ts.URL+tt.path, strings.NewReader(tt.body))
+			req.Header.Set(TokenHeader, s.Token)
+			res, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer res.Body.Close()
+			var env struct{ Data string }
+			if err := json.NewDecoder(res.Body).Decode(&env); err != nil {
+				t.Fatal(err)
+			}
+			if res.StatusCode != tt.status || env.Data != tt.args {
+				t.Errorf("status %d, ran %q; want %d, %q", res.StatusCode, env.Data, tt.status, tt.args)
+			}
+		})
+	}
+}
+
+// TestGuard: without the token nothing but the static files is served,
+// and a state-changing request from another origin is refused.
+func TestGuard(t *testing.T) {
+	s, ts := newServer(t)
+	for _, tt := range []struct {
+		method, path, token, origin string
+		status                      int
+		code                        string
+	}{
+		{"GET", "/", "", "", 403, "TOKEN_REQUIRED"},
+		{"GET", "/?t=" + s.Token, "", "", 200, ""},
+		{"GET", "/api/spaces", "wrong", "", 403, "TOKEN_REQUIRED"},
+		{"GET", "/api/spaces?t=" + s.Token, "", "", 200, ""},
+		{"POST", "/api/runs", s.Token, "http://elsewhere.example", 403, "ORIGIN_REFUSED"},
+		{"POST", "/api/runs", s.Token, ts.URL, 200, ""},
+		{"GET", "/static/app.js", "", "", 200, ""},
+		{"GET", "/static/../web.go", "", "", 403, "TOKEN_REQUIRED"}, // /web.go: nothing outside the static files
+	} {
+		req, _ := http.NewRequest(tt.method, ts.URL+tt.path, strings.NewReader(`{"prompt":"x"}`))
+		if tt.token != "" {
+			req.Header.Set(TokenHeader, tt.token)
+		}
+		if tt.origin != "" {
+			req.Header.Set("Origin", tt.origin)
+		}
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if res.StatusCode != tt.status || tt.code != "" && !strings.Contains(string(body), tt.code) {
+			t.Errorf("%s %s (token %q, origin %q): %d %s; want %d %s", tt.method, tt.path, tt.token, tt.origin, res.StatusCode, body, tt.status, tt.code)
+		}
+	}
+}
+
+// TestEvents: the WebSocket says which spaces' files changed, and refuses
+// a page of another origin.
+func TestEvents(t *testing.T) {
+	s, ts := newServer(t)
+	space := filepath.Join(s.StateDir, ".spaces", "s1")
+	if err := os.MkdirAll(space, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	url := "ws" + strings.TrimPrefix(ts.URL, "http") + "/api/events?t=" + s.Token
+	if _, _, err := websocket.Dial(t.Context(), url, &websocket.DialOptions{HTTPHeader: http.Header{"Origin": {"http://elsewhere.example"}}}); err == nil {
+		t.Error("a page of another origin got the event stream")
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	c, _, err := websocket.Dial(ctx, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.CloseNow()
+	next := func() event {
+		t.Helper()
+		var ev event
+		if err := wsjson.Read(ctx, c, &ev); err != nil {
+			t.Fatal(err)
+		}
+		return ev
+	}
+	// Once it says it watches, a change to a space's run log is told.
+	if diff := cmp.Diff(event{Type: "ready", Spaces: []string{}}, next()); diff != "" {
+		t.Errorf("first event (-want +got):\n%s", diff)
+	}
+	if err := os.WriteFile(filepath.Join(space, "runs.jsonl"), []byte("{}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(event{Type: "changed", Spaces: []string{"s1"}}, next()); diff != "" {
+		t.Errorf("event (-want +got):\n%s", diff)
+	}
+}
