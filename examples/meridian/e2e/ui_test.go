@@ -3,8 +3,8 @@
 package e2e
 
 import (
-	"bufio"
 	"context"
+	"errors"
 	"net/http"
 	"os"
 	"os/exec"
@@ -14,37 +14,29 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
+
+	"github.com/duet-cli/duet/internal/ptytest"
 )
 
-// ui starts `meridian ui` in the sandbox's project and returns the URL it
-// printed, with its token. The server is interrupted when the test ends.
+// ui starts `meridian ui` in the sandbox's project as a person does, at a
+// terminal, and returns the URL it printed, with its token. It is
+// interrupted when the test ends.
 func (sb *sandbox) ui(t *testing.T) string {
 	t.Helper()
 	cmd := exec.Command(bin, "ui")
 	cmd.Env, cmd.Dir = sb.env, sb.dir
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Signal(syscall.SIGINT)
-		cmd.Wait()
-	})
-	lines := bufio.NewScanner(stderr)
-	for lines.Scan() {
-		if url, ok := strings.CutPrefix(lines.Text(), "meridian ui: "); ok {
-			go func() { // keep the pipe drained
-				for lines.Scan() {
-				}
-			}()
-			return url
+	p := ptytest.Start(t, cmd)
+	t.Cleanup(func() { cmd.Process.Signal(syscall.SIGINT) })
+	p.WaitFor(t, "until interrupted") // the line after the URL's
+	for _, line := range strings.Split(p.Output(), "\n") {
+		if url, ok := strings.CutPrefix(strings.TrimSpace(line), "meridian ui: http"); ok {
+			return "http" + url
 		}
 	}
-	t.Fatalf("meridian ui printed no URL (%v)", lines.Err())
+	t.Fatalf("meridian ui printed no URL:\n%s", p.Output())
 	return ""
 }
 
@@ -75,6 +67,50 @@ func browser(t *testing.T) context.Context {
 	ctx, cancelTime := context.WithTimeout(ctx, 90*time.Second)
 	t.Cleanup(func() { cancelTime(); cancelCtx(); cancelAlloc() })
 	return ctx
+}
+
+// do runs the browser's steps, each within 20 s; when one fails, the test
+// fails saying which, and keeps a screenshot of the page as it was.
+func do(t *testing.T, ctx context.Context, steps ...chromedp.Action[chromedp.Void]) {
+	t.Helper()
+	for i, step := range steps {
+		done := make(chan error, 1)
+		go func() { done <- chromedp.Do(ctx, step) }()
+		var err error
+		select {
+		case err = <-done:
+		case <-time.After(20 * time.Second): // the step waits still; the page is looked at as it is
+			err = errors.New("not done in 20 s")
+		}
+		if err == nil {
+			continue
+		}
+		name := strings.NewReplacer("/", "-", " ", "-").Replace(t.Name()) + "-failed.png"
+		if png, shot := chromedp.Run(ctx, chromedp.FullScreenshot(100)); shot == nil {
+			artefact(t, name, png)
+		}
+		text, _ := chromedp.Run(ctx, chromedp.Text(`body`))
+		t.Fatalf("step %d of %d in the browser: %v (screenshot %s); the page reads:\n%s", i+1, len(steps), err, name, text)
+	}
+}
+
+// typeLine types text and Enter into the focused element as a keyboard
+// does: the text as one input (chromedp's SendKeys sends each key as a key
+// and as a character, which a terminal takes twice), then Enter, whose
+// key-down a terminal turns into a carriage return.
+func typeLine(text string) chromedp.Action[chromedp.Void] {
+	return chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		if _, err := cdp.Call(ctx, t, input.InsertText, input.InsertTextParams{Text: text}); err != nil {
+			return err
+		}
+		for _, kind := range []input.DispatchKeyEventType{input.DispatchKeyEventTypeRawKeyDown, input.DispatchKeyEventTypeKeyUp} {
+			enter := input.DispatchKeyEventParams{Type: kind, Key: "Enter", Code: "Enter", WindowsVirtualKeyCode: 13, NativeVirtualKeyCode: 13}
+			if _, err := cdp.Call(ctx, t, input.DispatchKeyEvent, enter); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }
 
 // artefact keeps a screenshot where CI collects test artefacts
@@ -144,7 +180,7 @@ func TestUISpawnLive(t *testing.T) {
 	row := func(id, status string) string {
 		return `//table[@id="runs"]//tr[td[1][text()="` + id + `"] and td[2][text()="` + status + `"]]`
 	}
-	err := chromedp.Do(ctx,
+	do(t, ctx,
 		chromedp.Navigate(url),
 		chromedp.WaitVisible(`#live.on`),
 		chromedp.SendKeys(`#prompt`, "[fake:sleep=2s] Summarise the project"),
@@ -154,9 +190,6 @@ func TestUISpawnLive(t *testing.T) {
 		chromedp.WaitVisible(row("r1", "succeeded")),
 		chromedp.WaitVisible(`//pre[@id="run-report"][contains(text(), "fake claude report")]`),
 	)
-	if err != nil {
-		t.Fatalf("the page: %v", err)
-	}
 	report, err := chromedp.Run(ctx, chromedp.Text(`#run-report`))
 	if err != nil {
 		t.Fatal(err)
@@ -166,12 +199,66 @@ func TestUISpawnLive(t *testing.T) {
 	}
 	// The CLI and the page share the files: a run the CLI starts appears.
 	sb.ok(t, sb.env, nil, "run", "spawn", "--space", "s1", "-p", "from the CLI", "-m", "opus", "--wait")
-	if err := chromedp.Do(ctx, chromedp.WaitVisible(row("r2", "succeeded"))); err != nil {
-		t.Fatalf("a run the CLI spawned, on the page: %v", err)
-	}
+	do(t, ctx, chromedp.WaitVisible(row("r2", "succeeded")))
 	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
 	if err != nil {
 		t.Fatal(err)
 	}
 	artefact(t, "meridian-ui-dashboard.png", png)
+}
+
+// TestUIChatPane: in a real browser, a chat started from the page runs the
+// harness on a terminal in a pane: what is typed reaches it and its answer
+// shows; `meridian space show` says the chat is alive, as the page does; a
+// reload attaches the pane again and shows what was said; ending the chat
+// from the page ends it for the CLI too.
+func TestUIChatPane(t *testing.T) {
+	t.Parallel()
+	sb := newSandbox(t)
+	sb.ok(t, sb.env, nil, "run", "spawn", "-p", "make the space", "-m", "opus", "--wait") // space s1
+	url := sb.ui(t)
+	ctx := browser(t)
+	pane := `//div[@id="pane-t1"]`
+	say := func(text string) string { // xterm's rows may draw a space as a no-break space
+		return pane + `//div[contains(@class, "xterm-rows")][contains(translate(., "` + "\u00a0" + `", " "), "` + text + `")]`
+	}
+	do(t, ctx,
+		chromedp.Navigate(url),
+		chromedp.WaitVisible(`#live.on`),
+		chromedp.Click(`//table[@id="spaces"]//td[text()="s1"]`),
+		chromedp.SendKeys(`#chat-model`, "opus"),
+		chromedp.Click(`#new-chat-button`),
+		chromedp.WaitVisible(say("fake claude interactive session")),
+		chromedp.Focus(pane+`//textarea[contains(@class, "xterm-helper-textarea")]`),
+		typeLine("hello there"),
+		chromedp.WaitVisible(say("you said: hello there")),
+		chromedp.WaitVisible(`//table[@id="chats"]//tr[td[1][text()="c1"] and td[4][text()="yes"]]`),
+	)
+	var detail struct {
+		Chats []struct {
+			ID    string `json:"id"`
+			Alive bool   `json:"alive"`
+		} `json:"chats"`
+	}
+	sb.ok(t, sb.env, &detail, "space", "show", "s1")
+	if len(detail.Chats) != 1 || detail.Chats[0].ID != "c1" || !detail.Chats[0].Alive {
+		t.Errorf("meridian space show s1: chats %+v; want c1 alive, as the page says", detail.Chats)
+	}
+	// A reload attaches the pane again, with what was said before it.
+	do(t, ctx, chromedp.Navigate(url), chromedp.WaitVisible(say("you said: hello there")),
+		chromedp.Click(`//table[@id="spaces"]//td[text()="s1"]`),
+		chromedp.WaitVisible(`//table[@id="chats"]//tr[td[1][text()="c1"] and td[4][text()="yes"]]`))
+	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		t.Fatal(err)
+	}
+	artefact(t, "meridian-ui-chat.png", png)
+	do(t, ctx,
+		chromedp.Click(pane+`//button[text()="End chat"]`),
+		chromedp.WaitVisible(pane+`//span[contains(text(), "(ended)")]`),
+	)
+	sb.ok(t, sb.env, &detail, "space", "show", "s1")
+	if len(detail.Chats) != 1 || detail.Chats[0].Alive {
+		t.Errorf("meridian space show s1 after the page ended the chat: %+v", detail.Chats)
+	}
 }

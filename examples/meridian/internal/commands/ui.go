@@ -48,7 +48,7 @@ func (e Env) uiCommand() *cli.Command {
 			if ip, ok := ln.Addr().(*net.TCPAddr); ok && !ip.IP.IsLoopback() {
 				envelope.From(ctx).Warn("UI_NOT_LOOPBACK", "the UI listens on "+ln.Addr().String()+", beyond this machine: anyone with the URL's token can act on the project", "")
 			}
-			fmt.Fprintf(e.stderr(), "meridian ui: %s?t=%s\n", base, srv.Token)
+			fmt.Fprintf(e.stderr(), "meridian ui: %s?t=%s\nmeridian ui: serving %s until interrupted\n", base, srv.Token, e.project(cmd).Root)
 			hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second}
 			served := make(chan error, 1)
 			go func() { served <- hs.Serve(ln) }()
@@ -59,7 +59,9 @@ func (e Env) uiCommand() *cli.Command {
 			}
 			stop, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
 			defer cancel()
-			if err := hs.Shutdown(stop); err != nil && !errors.Is(err, context.DeadlineExceeded) {
+			err = hs.Shutdown(stop)
+			srv.Close() // the chats pages started end with the server
+			if err != nil && !errors.Is(err, context.DeadlineExceeded) {
 				return err
 			}
 			return envelope.From(ctx).Result(Served{URL: base})

@@ -53,6 +53,8 @@ type Server struct {
 	StateDir string        // the project's .meridian, whose spaces the event stream watches
 	Token    string        // what every request must carry
 	Poll     time.Duration // how often the event stream looks at the spaces' files
+
+	terms terminals // the chats pages started
 }
 
 // NewToken returns a token no one can guess: 32 random bytes, in hex.
@@ -101,11 +103,15 @@ func (s *Server) Handler() http.Handler {
 		return args, nil
 	}))
 	mux.HandleFunc("GET /api/events", s.events)
+	mux.HandleFunc("GET /api/terminals", s.listTerminals)
+	mux.HandleFunc("POST /api/terminals", s.startTerminal)
+	mux.HandleFunc("DELETE /api/terminals/{id}", s.endTerminal)
+	mux.HandleFunc("GET /api/terminals/{id}/attach", s.attachTerminal)
 	return s.guard(mux)
 }
 
 // guard refuses a request without the token, and a state-changing one (or
-// the WebSocket) from another origin than the page's. The static files
+// a WebSocket) from another origin than the page's. The static files
 // hold no data and are served to anyone who reaches the server.
 func (s *Server) guard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -121,7 +127,7 @@ func (s *Server) guard(next http.Handler) http.Handler {
 			refuse(w, http.StatusForbidden, "TOKEN_REQUIRED", "this page needs the token `meridian ui` printed: open the URL it printed")
 			return
 		}
-		if r.Method != http.MethodGet || r.URL.Path == "/api/events" {
+		if r.Method != http.MethodGet || strings.EqualFold(r.Header.Get("Upgrade"), "websocket") {
 			if origin := r.Header.Get("Origin"); origin != "" && origin != "http://"+r.Host {
 				refuse(w, http.StatusForbidden, "ORIGIN_REFUSED", "requests that change state are taken from this server's own page only")
 				return

@@ -105,7 +105,110 @@ async function loadRuns() {
       `${t.input_tokens || 0} tokens in, ${t.output_tokens || 0} out`;
   }
   if (state.run) loadRun();
+  loadChats();
 }
+
+// The space's chats, as `meridian space show` tells them: alive or not.
+async function loadChats() {
+  const env = await call("GET", `/api/spaces/${encodeURIComponent(state.space)}`);
+  if (!env.ok) return fail(env);
+  const body = $("chats").tBodies[0];
+  body.replaceChildren();
+  for (const c of env.data.chats || []) {
+    const tr = document.createElement("tr");
+    tr.dataset.id = c.id;
+    cell(tr, c.id); cell(tr, c.harness); cell(tr, c.model); cell(tr, c.alive ? "yes" : "no", c.alive ? "status-running" : "");
+    const td = document.createElement("td");
+    if (!c.alive) {
+      const b = document.createElement("button");
+      b.textContent = "Continue";
+      b.addEventListener("click", () => startChat({ space: state.space, continue: c.id }));
+      td.append(b);
+    }
+    tr.append(td);
+    body.append(tr);
+  }
+}
+
+// Terminal panes: each a chat — `meridian start` on a terminal of the
+// server's. Closing a pane leaves the chat running; a reload attaches to
+// every chat still open, and shows what it wrote meanwhile.
+const panes = new Map();
+
+async function startChat(form) {
+  const env = await call("POST", "/api/terminals", form);
+  if (!env.ok) return fail(env);
+  openPane(env.data);
+}
+
+function openPane(t) {
+  if (panes.has(t.id)) return;
+  const pane = document.createElement("div");
+  pane.className = "pane";
+  pane.id = `pane-${t.id}`;
+  const head = document.createElement("header");
+  const title = document.createElement("span");
+  title.textContent = `${t.id}: ${t.title}`;
+  const hide = document.createElement("button");
+  hide.textContent = "Close pane";
+  const end = document.createElement("button");
+  end.textContent = "End chat";
+  head.append(title, hide, end);
+  const box = document.createElement("div");
+  box.className = "term";
+  pane.append(head, box);
+  $("terminals").append(pane);
+
+  const term = new Terminal({ convertEol: false, fontSize: 13, theme: { background: "#1d2430" } });
+  const fit = new FitAddon.FitAddon();
+  term.loadAddon(fit);
+  term.open(box);
+  fit.fit();
+  const ws = new WebSocket(`ws://${location.host}/api/terminals/${t.id}/attach?t=${encodeURIComponent(token)}`);
+  ws.binaryType = "arraybuffer";
+  const resize = () => ws.readyState === 1 && ws.send(JSON.stringify({ type: "resize", cols: term.cols, rows: term.rows }));
+  ws.onopen = resize;
+  ws.onmessage = (m) => term.write(new Uint8Array(m.data));
+  ws.onclose = (ev) => {
+    if (ev.code === 1013 && panes.has(t.id)) { // fell behind: attach again
+      closePane(t.id);
+      openPane(t);
+      return;
+    }
+    title.textContent = `${t.id}: ${t.title} (ended)`;
+  };
+  const enc = new TextEncoder();
+  term.onData((d) => ws.readyState === 1 && ws.send(enc.encode(d)));
+  term.onResize(resize);
+  hide.addEventListener("click", () => closePane(t.id));
+  end.addEventListener("click", async () => {
+    const env = await call("DELETE", `/api/terminals/${t.id}`);
+    if (!env.ok) fail(env);
+  });
+  panes.set(t.id, { pane, ws, term });
+  term.focus();
+}
+
+function closePane(id) {
+  const p = panes.get(id);
+  if (!p) return;
+  panes.delete(id);
+  p.ws.onclose = null;
+  p.ws.close();
+  p.term.dispose();
+  p.pane.remove();
+}
+
+async function reattach() {
+  const env = await call("GET", "/api/terminals");
+  if (!env.ok) return fail(env);
+  for (const t of env.data) if (t.alive) openPane(t);
+}
+
+$("new-chat").addEventListener("submit", (ev) => {
+  ev.preventDefault();
+  startChat({ space: state.space || "", model: $("chat-model").value });
+});
 
 async function pickRun(id) {
   state.run = id;
@@ -179,3 +282,4 @@ function listen() {
 
 loadSpaces();
 listen();
+reattach();
