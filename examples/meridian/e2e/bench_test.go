@@ -4,6 +4,8 @@ package e2e
 
 import (
 	"context"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,6 +19,7 @@ import (
 	"github.com/duet-cli/duet/examples/meridian/internal/commands"
 	"github.com/duet-cli/duet/examples/meridian/internal/state"
 	"github.com/duet-cli/duet/examples/meridian/internal/state/statetest"
+	"github.com/duet-cli/duet/examples/meridian/internal/web"
 	"github.com/duet-cli/duet/internal/mcptest"
 )
 
@@ -67,6 +70,23 @@ func BenchmarkLargeSpace(b *testing.B) {
 			}
 		})
 	}
+	// What the web UI's server takes to answer everything the dashboard
+	// asks for to show this space: the spaces, the first page of its runs,
+	// their totals and its chats.
+	ui := (&web.Server{Exe: bin, Dir: dir, Env: env[:2], StateDir: root.Dir, Token: "t"}).Handler()
+	b.Run("ui-first-page", func(b *testing.B) {
+		for b.Loop() {
+			for _, path := range []string{"/api/spaces", "/api/spaces/" + sp.ID + "/runs?limit=50", "/api/spaces/" + sp.ID + "/stats", "/api/spaces/" + sp.ID} {
+				req := httptest.NewRequest("GET", path, nil)
+				req.Header.Set(web.TokenHeader, "t")
+				rec := httptest.NewRecorder()
+				ui.ServeHTTP(rec, req)
+				if rec.Code != http.StatusOK {
+					b.Fatalf("GET %s: %d %s", path, rec.Code, rec.Body)
+				}
+			}
+		}
+	})
 }
 
 // BenchmarkToolCall times one MCP tools/call of models_list, a client and

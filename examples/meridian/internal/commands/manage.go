@@ -13,6 +13,7 @@ import (
 	"github.com/duet-cli/duet/examples/meridian/internal/config"
 	"github.com/duet-cli/duet/examples/meridian/internal/doctor"
 	"github.com/duet-cli/duet/examples/meridian/internal/space"
+	"github.com/duet-cli/duet/examples/meridian/internal/state"
 	"github.com/duet-cli/duet/exitcode"
 	"github.com/duet-cli/duet/schema"
 )
@@ -90,13 +91,21 @@ func (e Env) spaceCommand() *cli.Command {
 				Usage:     "Show space details and session history",
 				ArgsUsage: "<space-id>",
 				Action: func(ctx context.Context, cmd *cli.Command) error {
-					d, err := space.Show(e.project(cmd), cmd.Args().First())
-					if err == nil {
-						envelope.From(ctx).RenderText(func(w io.Writer) error { return renderSpace(w, d) })
+					p, out := e.project(cmd), envelope.From(ctx)
+					id := cmd.Args().First()
+					d, cached, err := space.Show(p, id, out.CacheFresh(state.Runs{Dir: p.State.SpaceDir(id)}.TallyPath()))
+					if err != nil {
+						return err
 					}
-					return result(ctx, d, err)
+					if cached {
+						out.UsedCache()
+					}
+					out.RenderText(func(w io.Writer) error { return renderSpace(w, d) })
+					return out.Result(d)
 				},
-			}, schema.Meta{Danger: schema.Safe, Audience: schema.HumanOnly, Args: idArg, Output: schema.Of[space.Detail](), ExitCodes: space.Codes}),
+			}, schema.Meta{Danger: schema.Safe, Audience: schema.HumanOnly, Args: idArg, Output: schema.Of[space.Detail](), ExitCodes: space.Codes,
+				// The runs by status come from the tally run stats keeps.
+				SideEffects: []schema.SideEffect{{Path: ".meridian/.spaces/{space-id}/runs.tally.json", Kind: schema.CacheFile}}}),
 			urfave.Annotate(&cli.Command{
 				Name:      "close",
 				Usage:     "Close a space and clean up sessions",

@@ -78,24 +78,26 @@ type Chat struct {
 }
 
 // Show returns the space with id.
-func Show(p project.Project, id string) (Detail, error) {
+func Show(p project.Project, id string, useCache bool) (d Detail, cached bool, err error) {
 	sp, err := Get(p, id)
 	if err != nil {
-		return Detail{}, err
+		return Detail{}, false, err
 	}
 	dir := p.State.SpaceDir(id)
-	d := Detail{Summary: summary(sp), Dir: envelope.Path(dir), FS: envelope.Path(filepath.Join(dir, "fs")), Runs: map[string]int{}}
-	runs, _, err := state.Runs{Dir: dir}.List()
+	d = Detail{Summary: summary(sp), Dir: envelope.Path(dir), FS: envelope.Path(filepath.Join(dir, "fs")), Runs: map[string]int{}}
+	// The runs by status, from the tally `run stats` keeps (state.Runs.Tally):
+	// a space of 100,000 runs is not folded again for each look at it.
+	groups, _, cached, err := state.Runs{Dir: dir}.Tally(useCache)
 	if err != nil {
-		return Detail{}, err
+		return Detail{}, false, err
 	}
-	for _, r := range runs {
-		d.Runs[r.Status]++
+	for _, g := range groups {
+		d.Runs[g.Status] += g.Runs
 	}
 	if d.Chats, err = Chats(dir); err != nil {
-		return Detail{}, err
+		return Detail{}, false, err
 	}
-	return d, nil
+	return d, cached, nil
 }
 
 // Chats folds sessions.jsonl of the space in dir into its chats, in order,
