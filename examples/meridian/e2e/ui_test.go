@@ -171,10 +171,14 @@ func TestUIRefusesWithoutToken(t *testing.T) {
 
 // TestUISpawnLive: in a real browser, a run spawned from the page shows
 // running, then — with no reload, told by the WebSocket — succeeded, with
-// its report; a run the CLI spawns meanwhile shows up too.
+// its report and the change it made; a run the CLI spawns meanwhile shows
+// up too.
 func TestUISpawnLive(t *testing.T) {
 	t.Parallel()
 	sb := newSandbox(t)
+	if out, err := exec.Command("git", "init", "-q", sb.dir).CombinedOutput(); err != nil { // for the run's diff
+		t.Fatalf("git init: %v\n%s", err, out)
+	}
 	url := sb.ui(t)
 	ctx := browser(t)
 	row := func(id, status string) string {
@@ -183,12 +187,15 @@ func TestUISpawnLive(t *testing.T) {
 	do(t, ctx,
 		chromedp.Navigate(url),
 		chromedp.WaitVisible(`#live.on`),
-		chromedp.SendKeys(`#prompt`, "[fake:sleep=2s] Summarise the project"),
+		chromedp.SendKeys(`#prompt`, "[fake:sleep=2s] [fake-write:notes.txt=hello\\n] Summarise the project"),
 		chromedp.SendKeys(`#model`, "opus"),
 		chromedp.Click(`#spawn-button`),
 		chromedp.WaitVisible(row("r1", "running")),
 		chromedp.WaitVisible(row("r1", "succeeded")),
 		chromedp.WaitVisible(`//pre[@id="run-report"][contains(text(), "fake claude report")]`),
+		// what the run changed in the project, and its diff
+		chromedp.WaitVisible(`//ul[@id="run-files"]/li[text()="added notes.txt"]`),
+		chromedp.WaitVisible(`//pre[@id="run-diff"][contains(text(), "+hello")]`),
 	)
 	report, err := chromedp.Run(ctx, chromedp.Text(`#run-report`))
 	if err != nil {

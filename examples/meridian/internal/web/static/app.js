@@ -235,6 +235,18 @@ async function loadRun() {
   list.replaceChildren(...(r.artifacts || []).map((a) => {
     const li = document.createElement("li"); li.textContent = a; return li;
   }));
+  // What the run changed in the project's tree, once it ended.
+  const ch = r.changes;
+  $("run-changes").hidden = !ch;
+  if (ch) {
+    $("run-files").replaceChildren(...(ch.files || []).map((f) => {
+      const li = document.createElement("li");
+      li.textContent = `${f.status || ""} ${f.path || ""}${f.from ? " (from " + f.from + ")" : ""}`.trim();
+      return li;
+    }));
+    const diff = ch.diff || (r.result && r.result.artifacts && r.result.artifacts.git_diff) || "";
+    $("run-diff").textContent = (diff || ch.note || "(no diff)") + (ch.diff_truncated ? `\n… ${ch.diff_bytes} bytes in all: output/diff.patch` : "");
+  }
 }
 
 $("spawn").addEventListener("submit", async (ev) => {
