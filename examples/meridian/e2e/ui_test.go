@@ -4,6 +4,7 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"os"
@@ -172,7 +173,7 @@ func TestUIRefusesWithoutToken(t *testing.T) {
 // TestUISpawnLive: in a real browser, a run spawned from the page shows
 // running, then — with no reload, told by the WebSocket — succeeded, with
 // its report and the change it made; a run the CLI spawns meanwhile shows
-// up too.
+// up too; and a run continued from its page runs on.
 func TestUISpawnLive(t *testing.T) {
 	t.Parallel()
 	sb := newSandbox(t)
@@ -207,6 +208,15 @@ func TestUISpawnLive(t *testing.T) {
 	// The CLI and the page share the files: a run the CLI starts appears.
 	sb.ok(t, sb.env, nil, "run", "spawn", "--space", "s1", "-p", "from the CLI", "-m", "opus", "--wait")
 	do(t, ctx, chromedp.WaitVisible(row("r2", "succeeded")))
+	// r1 continued from its page: a new run of the same conversation.
+	do(t, ctx,
+		chromedp.Click(`//table[@id="runs"]//td[text()="r1"]`),
+		chromedp.WaitVisible(`//h2[@id="run-title"][text()="Run r1"]`),
+		chromedp.SendKeys(`#continue-prompt`, "now the tests"),
+		chromedp.Click(`#continue-button`),
+		chromedp.WaitVisible(row("r3", "succeeded")),
+		chromedp.WaitVisible(`//pre[@id="run-report"][contains(text(), "now the tests")]`),
+	)
 	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
 	if err != nil {
 		t.Fatal(err)
@@ -267,5 +277,46 @@ func TestUIChatPane(t *testing.T) {
 	sb.ok(t, sb.env, &detail, "space", "show", "s1")
 	if len(detail.Chats) != 1 || detail.Chats[0].Alive {
 		t.Errorf("meridian space show s1 after the page ended the chat: %+v", detail.Chats)
+	}
+}
+
+// TestUICloseSpaceAsks: closing a space from the page asks what the CLI
+// asks an agent — a confirmation — and closes it once confirmed, for the
+// CLI too.
+func TestUICloseSpaceAsks(t *testing.T) {
+	t.Parallel()
+	sb := newSandbox(t)
+	sb.ok(t, sb.env, nil, "run", "spawn", "-p", "make the space", "-m", "opus", "--wait") // space s1
+	url := sb.ui(t)
+	base, token, _ := strings.Cut(url, "?t=")
+	post := func(path string) (int, string) {
+		req, _ := http.NewRequest("POST", base+path, nil)
+		req.Header.Set("X-Meridian-Token", token)
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		var env envelope
+		if err := json.NewDecoder(res.Body).Decode(&env); err != nil {
+			t.Fatal(err)
+		}
+		if env.Error != nil {
+			return res.StatusCode, env.Error.Code
+		}
+		return res.StatusCode, ""
+	}
+	if code, errCode := post("api/spaces/s1/close"); code != http.StatusBadRequest || errCode != "CONFIRMATION_REQUIRED" {
+		t.Errorf("close without confirming: %d %s; want 400 CONFIRMATION_REQUIRED", code, errCode)
+	}
+	if code, errCode := post("api/spaces/s1/close?confirm=yes"); code != http.StatusOK {
+		t.Errorf("close, confirmed: %d %s; want 200", code, errCode)
+	}
+	var detail struct {
+		Status string `json:"status"`
+	}
+	sb.ok(t, sb.env, &detail, "space", "show", "s1")
+	if detail.Status != "closed" {
+		t.Errorf("meridian space show s1 after the page closed it: status %q", detail.Status)
 	}
 }

@@ -95,6 +95,15 @@ func (s *Server) Handler() http.Handler {
 		return []string{"run", "show", r.PathValue("run"), "--space", r.PathValue("space")}, nil
 	}))
 	mux.HandleFunc("POST /api/runs", s.cli(spawnArgs))
+	mux.HandleFunc("POST /api/spaces/{space}/runs/{run}/continue", s.cli(func(r *http.Request) ([]string, error) {
+		var form struct {
+			Prompt string `json:"prompt"`
+		}
+		if err := json.NewDecoder(http.MaxBytesReader(nil, r.Body, 1<<20)).Decode(&form); err != nil {
+			return nil, errors.New("the body is not the continue form's JSON: " + err.Error())
+		}
+		return []string{"run", "continue", r.PathValue("run"), "--space", r.PathValue("space"), "--prompt", form.Prompt}, nil
+	}))
 	mux.HandleFunc("POST /api/spaces/{space}/close", s.cli(func(r *http.Request) ([]string, error) {
 		args := []string{"space", "close", r.PathValue("space")}
 		if r.URL.Query().Get("confirm") == "yes" { // the person confirmed what the envelope asked

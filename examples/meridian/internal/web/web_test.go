@@ -54,6 +54,8 @@ func TestRoutes(t *testing.T) {
 		{"GET", "/api/spaces/s1/stats", "", "0", "run stats --space s1 --output json", 200},
 		{"POST", "/api/runs", `{"prompt":"do it","model":"opus","space":"s2"}`, "0", "run spawn --prompt do it --space s2 --model opus --output json", 200},
 		{"POST", "/api/runs", `{"prompt":"x"}`, "2", "run spawn --prompt x --output json", 400},
+		{"POST", "/api/spaces/s1/runs/r2/continue", `{"prompt":"and tests"}`, "0", "run continue r2 --space s1 --prompt and tests --output json", 200},
+		{"POST", "/api/spaces/s1/runs/r2/continue", `{"prompt":`, "0", "", 400},
 		{"POST", "/api/spaces/s1/close", "", "2", "space close s1 --output json", 400},
 		{"POST", "/api/spaces/s1/close?confirm=yes", "", "0", "space close s1 --yes --output json", 200},
 	} {

@@ -262,6 +262,17 @@ $("spawn").addEventListener("submit", async (ev) => {
   await Promise.all([loadSpaces(), loadRuns()]);
 });
 
+$("continue-run").addEventListener("submit", async (ev) => {
+  ev.preventDefault();
+  const path = `/api/spaces/${encodeURIComponent(state.space)}/runs/${encodeURIComponent(state.run)}/continue`;
+  const env = await call("POST", path, { prompt: $("continue-prompt").value });
+  if (!env.ok) return fail(env);
+  say(`Run ${env.data.id} continues ${state.run}.`, false);
+  $("continue-prompt").value = "";
+  state.run = env.data.id;
+  await loadRuns();
+});
+
 $("status-filter").addEventListener("change", (ev) => {
   state.status = ev.target.value;
   loadRuns();
