@@ -41,7 +41,7 @@ func (e Env) uiCommand() *cli.Command {
 			if err != nil {
 				return envelope.Validationf("INVALID_FLAG_VALUE", "cannot listen on %s: %v", cmd.String("http"), err).WithField("http")
 			}
-			srv := &web.Server{Exe: e.Exe, Dir: e.Dir, StateDir: e.project(cmd).State.Dir, Token: web.NewToken(), Poll: 200 * time.Millisecond,
+			srv := &web.Server{Exe: e.Exe, Dir: e.Dir, StateDir: e.project(cmd).State.Dir, Token: web.NewToken(),
 				// The page names the space of each request.
 				Env: slices.DeleteFunc(e.Environ(), func(kv string) bool { return strings.HasPrefix(kv, space.EnvID+"=") })}
 			base := "http://" + ln.Addr().String() + "/"

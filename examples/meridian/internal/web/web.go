@@ -2,13 +2,14 @@
 // runs, live, and the actions a person takes on them, served by one HTTP
 // server on this machine (`meridian ui`).
 //
-// The server keeps no state of its own and reads no file a command does not
-// read. Every read and every action runs meridian itself, as an agent does
-// (one JSON envelope on a pipe), in the project's directory: the page and
-// the CLI read and write the same files and see each other's changes, and
-// the page shows an envelope's errors and warnings as the CLI words them —
-// a destructive action asks for the same confirmation. A WebSocket tells the
-// page when a space's files change, so that a run's status is live.
+// The server keeps no state of its own and answers no read itself: every
+// read and every action runs meridian, as an agent does (one JSON envelope
+// on a pipe), in the project's directory. So the page and the CLI read and
+// write the same files and see each other's changes, and the page shows an
+// envelope's errors and warnings as the CLI words them — a destructive
+// action asks for the same confirmation. A WebSocket tells the page when a
+// space's files change, so that a run's status is live; a chat runs in a
+// terminal pane (terminal.go).
 //
 // Every request carries the token the command printed (in the page's URL,
 // then in a header or, for the WebSocket, the query); a state-changing
@@ -17,6 +18,7 @@ package web
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/rand"
 	"crypto/subtle"
@@ -52,18 +54,16 @@ type Server struct {
 	Env      []string      // its environment
 	StateDir string        // the project's .meridian, whose spaces the event stream watches
 	Token    string        // what every request must carry
-	Poll     time.Duration // how often the event stream looks at the spaces' files
+	Poll     time.Duration // how often the event stream looks at the spaces' files (0: 200 ms)
 
 	terms terminals // the chats pages started
 }
 
 // NewToken returns a token no one can guess: 32 random bytes, in hex.
-func NewToken() string { return hex.EncodeToString(randomBytes(32)) }
-
-func randomBytes(n int) []byte {
-	b := make([]byte, n)
-	rand.Read(b) // never fails (crypto/rand)
-	return b
+func NewToken() string {
+	b := make([]byte, 32)
+	rand.Read(b) // crypto/rand's Read does not fail
+	return hex.EncodeToString(b)
 }
 
 // Handler returns the server's routes, behind the token and origin checks.
@@ -257,7 +257,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	if err := wsjson.Write(ctx, c, event{Type: "ready", Spaces: []string{}}); err != nil {
 		return
 	}
-	tick := time.NewTicker(s.Poll)
+	tick := time.NewTicker(cmp.Or(s.Poll, 200*time.Millisecond))
 	defer tick.Stop()
 	for {
 		select {
