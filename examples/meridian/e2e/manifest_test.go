@@ -51,6 +51,7 @@ func TestManifestAnswersEveryTask(t *testing.T) {
 		{"the failed runs, ids only", []string{"run", "list", "--status", "failed", "--output", "id"}},
 		{"the runs, within 200 tokens", []string{"run", "list", "--token-limit", "200"}},
 		{"what run r1 reported", []string{"run", "show", "r1"}},
+		{"what run r1 printed after its first 4096 bytes", []string{"run", "output", "r1", "--from", "4096"}},
 		{"stop run r1 and what it started", []string{"run", "cancel", "r1"}},
 		{"opus implements, codex reviews the change", []string{"run", "review", "-p", "add a hello.py", "-m", "opus", "--review-model", "codex"}},
 		{"a read-only review by opus, with its report", []string{"run", "spawn", "-p", "review src/auth", "-m", "opus", "--sandbox", "read-only", "--wait"}},

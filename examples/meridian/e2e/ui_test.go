@@ -171,8 +171,8 @@ func TestUIRefusesWithoutToken(t *testing.T) {
 }
 
 // TestUISpawnLive: in a real browser, a run spawned from the page shows
-// running, then — with no reload, told by the WebSocket — succeeded, with
-// its report and the change it made; a run the CLI spawns meanwhile shows
+// running, with its output as it comes, then — with no reload, told by the
+// WebSocket — succeeded, with its report and the change it made; a run the CLI spawns meanwhile shows
 // up too; and a run continued from its page runs on.
 func TestUISpawnLive(t *testing.T) {
 	t.Parallel()
@@ -192,6 +192,8 @@ func TestUISpawnLive(t *testing.T) {
 		chromedp.SendKeys(`#model`, "opus"),
 		chromedp.Click(`#spawn-button`),
 		chromedp.WaitVisible(row("r1", "running")),
+		// its output as it comes: the harness's first event, before it ends
+		chromedp.WaitVisible(`//pre[@id="run-output"][contains(text(), '"type":"system"')]`),
 		chromedp.WaitVisible(row("r1", "succeeded")),
 		chromedp.WaitVisible(`//pre[@id="run-report"][contains(text(), "fake claude report")]`),
 		// what the run changed in the project, and its diff

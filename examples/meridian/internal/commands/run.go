@@ -177,6 +177,25 @@ func (e Env) runCommand() *cli.Command {
 				},
 			}, schema.Meta{Danger: schema.Safe, Output: detail, ExitCodes: codes, Args: []schema.Arg{withRequired(runArg)}}),
 			urfave.Annotate(&cli.Command{
+				Name:      "output",
+				Usage:     "Show what a run's harness has printed so far, from a byte on: follow a run while it runs",
+				ArgsUsage: "<run-id>",
+				Flags:     []cli.Flag{&cli.IntFlag{Name: "from", Usage: "the byte to start at: the last answer's to"}},
+				Action: func(ctx context.Context, cmd *cli.Command) error {
+					r, err := e.runner(ctx, cmd)
+					if err != nil {
+						return err
+					}
+					o, err := r.Output(ctx, cmd.String("space"), cmd.Args().First(), int64(max(cmd.Int("from"), 0)), run.MaxOutput)
+					return result(ctx, o, err)
+				},
+				// Not a tool: the MCP surface is the seed's 11 tools.
+			}, schema.Meta{Danger: schema.Safe, Output: schema.Of[run.Output](), ExitCodes: codes, Tool: schema.ToolNever,
+				Args: []schema.Arg{withRequired(runArg)},
+				Examples: []schema.Example{
+					{Description: "what run r3 printed since the last look, which ended at byte 4096", Command: "run output r3 --from 4096"},
+				}}),
+			urfave.Annotate(&cli.Command{
 				Name:      "cancel",
 				Usage:     "Stop a running run, with everything it started",
 				ArgsUsage: "<run-id>",

@@ -49,7 +49,10 @@ func (e Env) uiCommand() *cli.Command {
 				envelope.From(ctx).Warn("UI_NOT_LOOPBACK", "the UI listens on "+ln.Addr().String()+", beyond this machine: anyone with the URL's token can act on the project", "")
 			}
 			fmt.Fprintf(e.stderr(), "meridian ui: %s?t=%s\nmeridian ui: serving %s until interrupted\n", base, srv.Token, e.project(cmd).Root)
-			hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second}
+			// Requests run meridian in this invocation: what they start is
+			// tracked, and stopped with it.
+			hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second,
+				BaseContext: func(net.Listener) context.Context { return ctx }}
 			served := make(chan error, 1)
 			go func() { served <- hs.Serve(ln) }()
 			select {

@@ -2,6 +2,8 @@ package run
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -70,5 +72,69 @@ func TestList(t *testing.T) {
 				t.Errorf("total %d counted %v more %v; want %d %v %v", l.Total, l.Counted, l.More, tt.total, tt.counted, tt.more)
 			}
 		})
+	}
+}
+
+// TestOutput: Output returns a run's output from a byte on, in whole lines
+// while the run goes on (the line being written comes next time), in parts
+// of max bytes, and the rest once the run has ended.
+func TestOutput(t *testing.T) {
+	ctx := context.Background()
+	p := project.Find(t.TempDir(), "", "", "")
+	sp, err := p.State.CreateSpace(ctx, "test", time.Date(2026, 3, 17, 14, 0, 0, 0, time.UTC))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &Runner{Project: p}
+	runs := r.runs(sp)
+	id, hold, err := runs.Start(ctx, state.Run{Model: "m1", StartedAt: "2026-03-17T14:00:00Z"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer hold.Release()
+	read := func(from int64, max int) Output {
+		t.Helper()
+		o, err := r.Output(ctx, sp.ID, id, from, max)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return o
+	}
+	part := func(text string, from, to int64, more, running bool) Output {
+		return Output{Run: id, Text: text, From: from, To: to, More: more, Running: running}
+	}
+	if diff := cmp.Diff(part("", 0, 0, false, true), read(0, 100)); diff != "" {
+		t.Errorf("before any output (-want +got):\n%s", diff)
+	}
+	out := filepath.Join(runs.ArtifactDir(id), "output", stdoutFile)
+	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(out, []byte("one\ntwo\nthr"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		from int64
+		max  int
+		want Output
+	}{
+		{0, 100, part("one\ntwo\n", 0, 8, false, true)}, // "thr" is being written
+		{0, 5, part("one\n", 0, 4, true, true)},         // cut at max, at a line's end
+		{8, 2, part("th", 8, 10, true, true)},           // a line longer than max, in parts
+		{8, 100, part("", 8, 8, false, true)},
+	} {
+		if diff := cmp.Diff(tt.want, read(tt.from, tt.max)); diff != "" {
+			t.Errorf("from %d, max %d, running (-want +got):\n%s", tt.from, tt.max, diff)
+		}
+	}
+	exit := 0
+	if err := runs.Finalize(ctx, state.Run{ID: id, Status: state.Succeeded, ExitCode: &exit}); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(part("thr", 8, 11, false, false), read(8, 100)); diff != "" {
+		t.Errorf("once ended (-want +got):\n%s", diff)
+	}
+	if _, err := r.Output(ctx, sp.ID, "../r1", 0, 100); err == nil {
+		t.Error("Output read a run named ../r1")
 	}
 }

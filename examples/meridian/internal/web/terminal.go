@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"net/http"
 	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 	"sync"
@@ -13,6 +12,8 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/creack/pty"
+
+	"github.com/duet-cli/duet/proc"
 )
 
 // maxReplay is how much of a terminal's output a page that attaches is
@@ -33,7 +34,7 @@ type terminals struct {
 // terminal is one chat's pseudo-terminal.
 type terminal struct {
 	id, title string
-	cmd       *exec.Cmd
+	cmd       *proc.Cmd
 	pty       *os.File
 	done      chan struct{} // closed when the chat has ended
 
@@ -56,8 +57,10 @@ type chatForm struct {
 	Model    string `json:"model"`
 }
 
-// start runs `meridian start` for form on a new pseudo-terminal.
-func (s *Server) start(form chatForm) (*terminal, error) {
+// start runs `meridian start` for form on a new pseudo-terminal. The chat
+// outlives the request that starts it, not the server: ctx's invocation
+// stops it when `meridian ui` ends.
+func (s *Server) start(ctx context.Context, form chatForm) (*terminal, error) {
 	args := []string{"start"}
 	for _, f := range [][2]string{{"--space", form.Space}, {"--model", form.Model}} {
 		if f[1] != "" {
@@ -67,10 +70,21 @@ func (s *Server) start(form chatForm) (*terminal, error) {
 	if form.Continue != "" {
 		args = append(args, "--continue", form.Continue)
 	}
-	cmd := exec.Command(s.Exe, args...)
-	cmd.Dir, cmd.Env = s.Dir, append(s.Env[:len(s.Env):len(s.Env)], "TERM=xterm-256color")
-	f, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 24, Cols: 100})
+	f, tty, err := pty.Open()
 	if err != nil {
+		return nil, err
+	}
+	defer tty.Close() // the chat's own copy is what keeps it open
+	pty.Setsize(f, &pty.Winsize{Rows: 24, Cols: 100})
+	// A person's session on a terminal of its own, which it leads and
+	// whose hang-up ends it, as a terminal window's shell does.
+	cmd := proc.Command(context.WithoutCancel(ctx), s.Exe, args...)
+	cmd.Dir, cmd.Env = s.Dir, append(s.Env[:len(s.Env):len(s.Env)], "TERM=xterm-256color")
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, tty, tty
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true}
+	cmd.PreserveLocale = true
+	if err := cmd.Start(); err != nil {
+		f.Close()
 		return nil, err
 	}
 	s.terms.mu.Lock()
@@ -210,7 +224,7 @@ func (s *Server) startTerminal(w http.ResponseWriter, r *http.Request) {
 		refuse(w, http.StatusBadRequest, "INVALID_REQUEST", "the body is not the chat form's JSON: "+err.Error())
 		return
 	}
-	t, err := s.start(form)
+	t, err := s.start(r.Context(), form)
 	if err != nil {
 		refuse(w, http.StatusInternalServerError, "CHAT_NOT_STARTED", err.Error())
 		return

@@ -17,7 +17,6 @@
 package web
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"crypto/rand"
@@ -31,7 +30,9 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -39,6 +40,7 @@ import (
 	"github.com/coder/websocket/wsjson"
 
 	"github.com/duet-cli/duet/exitcode"
+	"github.com/duet-cli/duet/proc"
 )
 
 //go:embed static
@@ -112,6 +114,7 @@ func (s *Server) Handler() http.Handler {
 		return args, nil
 	}))
 	mux.HandleFunc("GET /api/events", s.events)
+	mux.HandleFunc("GET /api/spaces/{space}/runs/{run}/output", s.follow)
 	mux.HandleFunc("GET /api/terminals", s.listTerminals)
 	mux.HandleFunc("POST /api/terminals", s.startTerminal)
 	mux.HandleFunc("DELETE /api/terminals/{id}", s.endTerminal)
@@ -197,22 +200,20 @@ func (s *Server) cli(argsOf func(*http.Request) ([]string, error)) http.HandlerF
 // run runs meridian with args as an agent does, and returns its envelope
 // and exit code.
 func (s *Server) run(ctx context.Context, args []string) ([]byte, int, error) {
-	cmd := exec.CommandContext(ctx, s.Exe, append(args, "--output", "json")...)
+	cmd := proc.Command(ctx, s.Exe, append(args, "--output", "json")...)
 	cmd.Dir, cmd.Env = s.Dir, s.Env
-	var out bytes.Buffer
-	cmd.Stdout = &out
-	err := cmd.Run()
+	out, err := cmd.Output()
 	var exit *exec.ExitError
 	switch {
 	case errors.As(err, &exit):
-		if !json.Valid(out.Bytes()) {
+		if !json.Valid(out) {
 			return nil, 0, errors.New("meridian " + strings.Join(args, " ") + " answered no envelope: " + exit.Error())
 		}
-		return out.Bytes(), exit.ExitCode(), nil
+		return out, exit.ExitCode(), nil
 	case err != nil:
 		return nil, 0, err
 	}
-	return out.Bytes(), 0, nil
+	return out, 0, nil
 }
 
 // httpStatus is the HTTP status that says what a meridian exit code says.
@@ -302,14 +303,86 @@ func (s *Server) stamps() map[string]stamp {
 		if !e.IsDir() {
 			continue
 		}
-		at := func(name string) [2]int64 {
-			fi, err := os.Stat(filepath.Join(dir, e.Name(), name))
-			if err != nil {
-				return [2]int64{-1, 0}
-			}
-			return [2]int64{fi.Size(), fi.ModTime().UnixNano()}
-		}
+		at := func(name string) [2]int64 { return stampOf(filepath.Join(dir, e.Name(), name)) }
 		out[e.Name()] = stamp{at("runs.jsonl"), at("space.json"), at("sessions.jsonl")}
 	}
 	return out
+}
+
+// The ids a path may name: a space, a run.
+var (
+	spaceIDs = regexp.MustCompile(`^s[1-9][0-9]*$`)
+	runIDs   = regexp.MustCompile(`^r[1-9][0-9]*$`)
+)
+
+// follow is the WebSocket of a running run's output: what `meridian run
+// output` answers, each time the run's output or the space's run log
+// changes, from where the last answer ended, until the run has ended and
+// all it printed is sent.
+func (s *Server) follow(w http.ResponseWriter, r *http.Request) {
+	space, run := r.PathValue("space"), r.PathValue("run")
+	if !spaceIDs.MatchString(space) || !runIDs.MatchString(run) {
+		refuse(w, http.StatusBadRequest, "INVALID_REQUEST", "a space such as s1 and a run such as r3")
+		return
+	}
+	c, err := websocket.Accept(w, r, nil)
+	if err != nil {
+		return
+	}
+	defer c.CloseNow()
+	ctx := c.CloseRead(r.Context())
+	dir := filepath.Join(s.StateDir, ".spaces", space)
+	at := func() [2][2]int64 {
+		return [2][2]int64{stampOf(filepath.Join(dir, "runs", run, "output", "stdout.jsonl")), stampOf(filepath.Join(dir, "runs.jsonl"))}
+	}
+	tick := time.NewTicker(cmp.Or(s.Poll, 200*time.Millisecond))
+	defer tick.Stop()
+	var from int64
+	seen := [2][2]int64{{-2, 0}}
+	for {
+		if now := at(); now != seen {
+			seen = now
+			for { // all that is there, in parts of run.MaxOutput
+				body, code, err := s.run(ctx, []string{"run", "output", run, "--space", space, "--from", strconv.FormatInt(from, 10)})
+				if err != nil {
+					return
+				}
+				if err := c.Write(ctx, websocket.MessageText, body); err != nil || code != 0 {
+					return
+				}
+				var env struct {
+					Data struct {
+						To            int64
+						More, Running bool
+					}
+				}
+				if json.Unmarshal(body, &env) != nil {
+					return
+				}
+				from = env.Data.To
+				if !env.Data.More && !env.Data.Running {
+					c.Close(websocket.StatusNormalClosure, "the run has ended")
+					return
+				}
+				if !env.Data.More {
+					break
+				}
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
+}
+
+// stampOf is a file's size and modification time; {-1, 0} when there is
+// none.
+func stampOf(path string) [2]int64 {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return [2]int64{-1, 0}
+	}
+	return [2]int64{fi.Size(), fi.ModTime().UnixNano()}
 }

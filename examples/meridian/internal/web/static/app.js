@@ -231,6 +231,7 @@ async function loadRun() {
     facts.append(dt, dd);
   }
   $("run-report").textContent = r.report || "(no report yet)";
+  follow(r);
   const list = $("run-artifacts");
   list.replaceChildren(...(r.artifacts || []).map((a) => {
     const li = document.createElement("li"); li.textContent = a; return li;
@@ -261,6 +262,30 @@ $("spawn").addEventListener("submit", async (ev) => {
   state.run = env.data.id;
   await Promise.all([loadSpaces(), loadRuns()]);
 });
+
+// follow shows a running run's output as it comes: the server answers
+// `meridian run output` each time it grows, until the run ends.
+let following = null;
+function follow(r) {
+  if (following && following.id === `${state.space}/${r.id}`) return;
+  if (following) following.ws.close();
+  following = null;
+  $("run-live").hidden = r.status !== "running";
+  if (r.status !== "running") return;
+  $("run-output").textContent = "";
+  const path = `/api/spaces/${encodeURIComponent(state.space)}/runs/${encodeURIComponent(r.id)}/output`;
+  const ws = new WebSocket(`ws://${location.host}${path}?t=${encodeURIComponent(token)}`);
+  following = { id: `${state.space}/${r.id}`, ws };
+  ws.onmessage = (m) => {
+    const env = JSON.parse(m.data);
+    if (!env.ok) return fail(env);
+    $("run-output").textContent += env.data.text;
+  };
+  ws.onclose = () => {
+    if (following && following.ws === ws) following = null;
+    if (state.run === r.id) loadRun(); // its report, now it has ended
+  };
+}
 
 $("continue-run").addEventListener("submit", async (ev) => {
   ev.preventDefault();
