@@ -37,7 +37,7 @@ const httpPath = "/mcp"
 // bearer token: $<TOOL>_MCP_TOKEN, else one made now and printed.
 func serveHTTP(ctx context.Context, h *adapters.Host, addr string, opts []Option) int {
 	tool := h.App.Tree().Name
-	s, err := NewServer(h.App, opts...)
+	handler, err := Handler(h.App, opts...)
 	if err != nil {
 		return fail(h, err)
 	}
@@ -45,9 +45,6 @@ func serveHTTP(ctx context.Context, h *adapters.Host, addr string, opts []Option
 	if err != nil {
 		return fail(h, envelope.Validationf(errcode.InvalidFlagValue, "--%s %s: %v", flagHTTP, addr, err).WithField(flagHTTP))
 	}
-	var handler http.Handler = sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s },
-		&sdk.StreamableHTTPOptions{Stateless: true})
-	handler = http.NewCrossOriginProtection().Handler(handler)
 	url := "http://" + ln.Addr().String() + httpPath
 	token := ""
 	if ip, ok := ln.Addr().(*net.TCPAddr); !ok || !ip.IP.IsLoopback() {
@@ -80,6 +77,20 @@ func serveHTTP(ctx context.Context, h *adapters.Host, addr string, opts []Option
 		return fail(h, envelope.Errorf(exitcode.GeneralError, "SERVE_FAILED", "%v", err))
 	}
 	return int(exitcode.Success)
+}
+
+// Handler serves app's tools over streamable HTTP, for an app that serves
+// HTTP itself (`serve --http` is this handler on a server of its own). It
+// is stateless — each request stands alone, as a tool call does — and
+// refuses requests a browser makes from another site; authentication is
+// the caller's.
+func Handler(app adapters.Framework, opts ...Option) (http.Handler, error) {
+	s, err := NewServer(app, opts...)
+	if err != nil {
+		return nil, err
+	}
+	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s }, &sdk.StreamableHTTPOptions{Stateless: true})
+	return http.NewCrossOriginProtection().Handler(h), nil
 }
 
 // bearer accepts the one token, compared in constant time; it does not

@@ -18,6 +18,7 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/duet-cli/duet/internal/ptytest"
 )
@@ -320,5 +321,47 @@ func TestUICloseSpaceAsks(t *testing.T) {
 	sb.ok(t, sb.env, &detail, "space", "show", "s1")
 	if detail.Status != "closed" {
 		t.Errorf("meridian space show s1 after the page closed it: status %q", detail.Status)
+	}
+}
+
+// bearer adds an MCP client's Authorization header to every request.
+type bearer string
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+string(b))
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// TestUIServesMCP: the UI's server is an MCP endpoint too, at /mcp, for the
+// SDK's own client with the token as its bearer token: the tools of
+// `meridian serve`, whose calls run meridian on the same files the page
+// shows. Without the token it is refused.
+func TestUIServesMCP(t *testing.T) {
+	t.Parallel()
+	sb := newSandbox(t)
+	sb.ok(t, sb.env, nil, "run", "spawn", "-p", "make the space", "-m", "opus", "--wait") // space s1, run r1
+	url := sb.ui(t)
+	base, token, _ := strings.Cut(url, "?t=")
+	connect := func(token string) (*sdk.ClientSession, error) {
+		ct := &sdk.StreamableClientTransport{Endpoint: base + "mcp", HTTPClient: &http.Client{Transport: bearer(token)}}
+		return sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, nil).Connect(t.Context(), ct, nil)
+	}
+	if cs, err := connect("not-the-token"); err == nil {
+		cs.Close()
+		t.Error("an MCP client without the token connected")
+	}
+	cs, err := connect(token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	res, err := cs.CallTool(t.Context(), &sdk.CallToolParams{Name: "run_list", Arguments: map[string]any{"space": "s1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	listed, _ := json.Marshal(res.StructuredContent)
+	if res.IsError || !strings.Contains(string(listed), `"id":"r1"`) {
+		t.Errorf("run_list over the UI's MCP endpoint: error %v, %s", res.IsError, listed)
 	}
 }

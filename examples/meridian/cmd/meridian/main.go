@@ -29,5 +29,6 @@ func main() {
 		fmt.Fprintln(os.Stderr, "meridian:", err)
 		os.Exit(1)
 	}
+	env.MCP = mcpEndpoint(env)
 	urfave.Main(commands.New(env), append(commands.Options(version), serveMCP()...)...)
 }

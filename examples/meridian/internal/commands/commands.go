@@ -8,6 +8,7 @@ package commands
 import (
 	"context"
 	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"time"
@@ -37,6 +38,9 @@ type Env struct {
 	Exe     string // the meridian executable, which supervises runs
 	Now     func() time.Time
 	Stderr  io.Writer // where `ui` prints its URL; nil: the process's
+	// MCP makes the MCP endpoint `ui` serves beside the page; nil: a build
+	// without the MCP server (-tags nomcp) has none.
+	MCP func() (http.Handler, error)
 }
 
 // ProcessEnv is the running process's Env.

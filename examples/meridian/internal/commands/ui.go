@@ -44,11 +44,20 @@ func (e Env) uiCommand() *cli.Command {
 			srv := &web.Server{Exe: e.Exe, Dir: e.Dir, StateDir: e.project(cmd).State.Dir, Token: web.NewToken(),
 				// The page names the space of each request.
 				Env: slices.DeleteFunc(e.Environ(), func(kv string) bool { return strings.HasPrefix(kv, space.EnvID+"=") })}
+			if e.MCP != nil {
+				if srv.MCP, err = e.MCP(); err != nil {
+					return err
+				}
+			}
 			base := "http://" + ln.Addr().String() + "/"
 			if ip, ok := ln.Addr().(*net.TCPAddr); ok && !ip.IP.IsLoopback() {
 				envelope.From(ctx).Warn("UI_NOT_LOOPBACK", "the UI listens on "+ln.Addr().String()+", beyond this machine: anyone with the URL's token can act on the project", "")
 			}
-			fmt.Fprintf(e.stderr(), "meridian ui: %s?t=%s\nmeridian ui: serving %s until interrupted\n", base, srv.Token, e.project(cmd).Root)
+			fmt.Fprintf(e.stderr(), "meridian ui: %s?t=%s\n", base, srv.Token)
+			if srv.MCP != nil {
+				fmt.Fprintf(e.stderr(), "meridian ui: MCP at %smcp, with the same token as its bearer token\n", base)
+			}
+			fmt.Fprintf(e.stderr(), "meridian ui: serving %s until interrupted\n", e.project(cmd).Root)
 			// Requests run meridian in this invocation: what they start is
 			// tracked, and stopped with it.
 			hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second,

@@ -11,9 +11,13 @@
 // space's files change, so that a run's status is live; a chat runs in a
 // terminal pane (terminal.go).
 //
+// The same server is an MCP endpoint, at /mcp: the tools of `meridian
+// serve`, for an agent beside the person.
+//
 // Every request carries the token the command printed (in the page's URL,
-// then in a header or, for the WebSocket, the query); a state-changing
-// request and the WebSocket must come from the page's own origin.
+// then in a header or, for the WebSocket, the query; an MCP client's as its
+// bearer token); a state-changing request and the WebSocket must come from
+// the page's own origin.
 package web
 
 import (
@@ -57,6 +61,7 @@ type Server struct {
 	StateDir string        // the project's .meridian, whose spaces the event stream watches
 	Token    string        // what every request must carry
 	Poll     time.Duration // how often the event stream looks at the spaces' files (0: 200 ms)
+	MCP      http.Handler  // the MCP endpoint, at /mcp: the agent's commands as tools; nil: none
 
 	terms terminals // the chats pages started
 }
@@ -115,6 +120,9 @@ func (s *Server) Handler() http.Handler {
 	}))
 	mux.HandleFunc("GET /api/events", s.events)
 	mux.HandleFunc("GET /api/spaces/{space}/runs/{run}/output", s.follow)
+	if s.MCP != nil {
+		mux.Handle("/mcp", s.MCP)
+	}
 	mux.HandleFunc("GET /api/terminals", s.listTerminals)
 	mux.HandleFunc("POST /api/terminals", s.startTerminal)
 	mux.HandleFunc("DELETE /api/terminals/{id}", s.endTerminal)
@@ -132,6 +140,9 @@ func (s *Server) guard(next http.Handler) http.Handler {
 			return
 		}
 		token := r.Header.Get(TokenHeader)
+		if bearer, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok && token == "" {
+			token = bearer // an MCP client's
+		}
 		if token == "" {
 			token = r.URL.Query().Get("t")
 		}
