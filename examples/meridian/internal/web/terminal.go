@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/coder/websocket"
 	"github.com/creack/pty"
@@ -161,6 +162,16 @@ func (t *terminal) detach(page chan []byte) {
 	}
 }
 
+// ended waits up to d for the chat to end, and reports whether it has.
+func (t *terminal) ended(d time.Duration) bool {
+	select {
+	case <-t.done:
+		return true
+	case <-time.After(d):
+		return false
+	}
+}
+
 func (t *terminal) alive() bool {
 	select {
 	case <-t.done:
@@ -186,7 +197,8 @@ func (s *Server) terminal(r *http.Request) *terminal {
 	return s.terms.open[r.PathValue("id")]
 }
 
-// Close ends every chat a page started.
+// Close ends every chat a page started, giving each a few seconds to end;
+// what is left is the invocation's to stop (proc).
 func (s *Server) Close() {
 	s.terms.mu.Lock()
 	open := make([]*terminal, 0, len(s.terms.open))
@@ -196,9 +208,14 @@ func (s *Server) Close() {
 	s.terms.mu.Unlock()
 	for _, t := range open {
 		t.end()
-		<-t.done
+	}
+	for _, t := range open {
+		t.ended(hangupGrace)
 	}
 }
+
+// hangupGrace is how long a chat whose terminal was hung up has to end.
+const hangupGrace = 5 * time.Second
 
 // answer writes data as an envelope that succeeded.
 func answer(w http.ResponseWriter, data any) {
@@ -239,8 +256,7 @@ func (s *Server) endTerminal(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	t.end()
-	<-t.done
-	answer(w, info{t.id, t.title, false})
+	answer(w, info{t.id, t.title, !t.ended(hangupGrace)})
 }
 
 // control is a message the page sends besides keystrokes.
