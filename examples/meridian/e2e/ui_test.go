@@ -225,6 +225,12 @@ func TestUISpawnLive(t *testing.T) {
 		t.Fatal(err)
 	}
 	artefact(t, "meridian-ui-dashboard.png", png)
+	// Filtered by a model none of them ran, the runs and their totals go.
+	do(t, ctx,
+		chromedp.SendKeys(`#model-filter`, "codex\t"),
+		chromedp.WaitVisible(`//p[@id="totals"][starts-with(text(), "0 runs")]`),
+		chromedp.WaitNotPresent(`//table[@id="runs"]//td[text()="r1"]`),
+	)
 }
 
 // TestUIChatPane: in a real browser, a chat started from the page runs the

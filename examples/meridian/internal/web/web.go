@@ -87,16 +87,10 @@ func (s *Server) Handler() http.Handler {
 		return []string{"space", "show", r.PathValue("space")}, nil
 	}))
 	mux.HandleFunc("GET /api/spaces/{space}/runs", s.cli(func(r *http.Request) ([]string, error) {
-		args := []string{"run", "list", "--space", r.PathValue("space")}
-		for _, name := range []string{"status", "model", "agent", "limit", "cursor"} {
-			if v := r.URL.Query().Get(name); v != "" {
-				args = append(args, "--"+name, v)
-			}
-		}
-		return args, nil
+		return filtered(r, []string{"run", "list", "--space", r.PathValue("space")}, "limit", "cursor"), nil
 	}))
 	mux.HandleFunc("GET /api/spaces/{space}/stats", s.cli(func(r *http.Request) ([]string, error) {
-		return []string{"run", "stats", "--space", r.PathValue("space")}, nil
+		return filtered(r, []string{"run", "stats", "--space", r.PathValue("space")}), nil
 	}))
 	mux.HandleFunc("GET /api/spaces/{space}/runs/{run}", s.cli(func(r *http.Request) ([]string, error) {
 		return []string{"run", "show", r.PathValue("run"), "--space", r.PathValue("space")}, nil
@@ -128,6 +122,17 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("DELETE /api/terminals/{id}", s.endTerminal)
 	mux.HandleFunc("GET /api/terminals/{id}/attach", s.attachTerminal)
 	return s.guard(mux)
+}
+
+// filtered is args with the filters of run list and run stats the query
+// gives (status, model, agent), and the other flags named.
+func filtered(r *http.Request, args []string, flags ...string) []string {
+	for _, name := range append([]string{"status", "model", "agent"}, flags...) {
+		if v := r.URL.Query().Get(name); v != "" {
+			args = append(args, "--"+name, v)
+		}
+	}
+	return args
 }
 
 // guard refuses a request without the token, and a state-changing one (or

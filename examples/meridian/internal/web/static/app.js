@@ -5,7 +5,7 @@
 "use strict";
 
 const token = new URLSearchParams(location.search).get("t") || "";
-const state = { space: null, run: null, status: "" };
+const state = { space: null, run: null, status: "", model: "", agent: "" };
 const $ = (id) => document.getElementById(id);
 
 async function call(method, path, body) {
@@ -83,12 +83,12 @@ async function loadRuns() {
   if (!state.space) return;
   $("space-pane").hidden = false;
   $("space-title").textContent = `Space ${state.space}`;
-  const q = new URLSearchParams({ limit: "50" });
-  if (state.status) q.set("status", state.status);
+  const filters = new URLSearchParams();
+  for (const f of ["status", "model", "agent"]) if (state[f]) filters.set(f, state[f]);
   const sp = encodeURIComponent(state.space);
   const [runs, stats] = await Promise.all([
-    call("GET", `/api/spaces/${sp}/runs?${q}`),
-    call("GET", `/api/spaces/${sp}/stats`),
+    call("GET", `/api/spaces/${sp}/runs?${filters}&limit=50`),
+    call("GET", `/api/spaces/${sp}/stats?${filters}`), // the totals of the runs the filters select
   ]);
   if (!runs.ok) return fail(runs);
   fill("runs", runs.data, (tr, r) => {
@@ -298,10 +298,14 @@ $("continue-run").addEventListener("submit", async (ev) => {
   await loadRuns();
 });
 
-$("status-filter").addEventListener("change", (ev) => {
-  state.status = ev.target.value;
-  loadRuns();
-});
+// The filters of run list: a status, a model (an id or alias), an agent
+// profile.
+for (const f of ["status", "model", "agent"]) {
+  $(`${f}-filter`).addEventListener("change", (ev) => {
+    state[f] = ev.target.value.trim();
+    loadRuns();
+  });
+}
 
 $("close-space").addEventListener("click", async () => {
   const path = `/api/spaces/${encodeURIComponent(state.space)}/close`;
