@@ -28,6 +28,8 @@ type Summary struct {
 	StartedAt    string   `json:"started_at,omitempty"`
 	DurationSecs *float64 `json:"duration_secs,omitempty"`
 	CostUSD      *float64 `json:"cost_usd,omitempty"`
+	InputTokens  *int64   `json:"input_tokens,omitempty"`
+	OutputTokens *int64   `json:"output_tokens,omitempty"`
 }
 
 // Filter selects runs; an empty field matches all.
@@ -93,7 +95,8 @@ func (r *Runner) List(ctx context.Context, spaceID string, f Filter, w envelope.
 
 func summary(run *state.Run) Summary {
 	return Summary{ID: run.ID, Status: run.Status, Model: run.Model, Agent: run.Agent, Harness: run.Harness,
-		StartedAt: run.StartedAt, DurationSecs: run.DurationSecs, CostUSD: run.TotalCostUSD}
+		StartedAt: run.StartedAt, DurationSecs: run.DurationSecs, CostUSD: run.TotalCostUSD,
+		InputTokens: run.InputTokens, OutputTokens: run.OutputTokens}
 }
 
 // modelID is the catalog's id of the model a filter names by id or alias:

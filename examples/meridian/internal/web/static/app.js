@@ -95,6 +95,7 @@ async function loadRuns() {
     cell(tr, r.id); cell(tr, r.status, `status-${r.status}`); cell(tr, r.model); cell(tr, r.harness);
     cell(tr, when(r.started_at)); cell(tr, duration(r.duration_secs));
     cell(tr, r.cost_usd != null ? `$${r.cost_usd.toFixed(4)}` : "");
+    cell(tr, r.input_tokens != null ? `${r.input_tokens} in, ${r.output_tokens ?? 0} out` : "");
   }, state.run, pickRun);
   const more = runs.meta && runs.meta.pagination && runs.meta.pagination.has_more;
   $("more").hidden = !more;
