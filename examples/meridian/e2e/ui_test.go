@@ -174,7 +174,8 @@ func TestUIRefusesWithoutToken(t *testing.T) {
 // TestUISpawnLive: in a real browser, a run spawned from the page shows
 // running, with its output as it comes, then — with no reload, told by the
 // WebSocket — succeeded, with its report and the change it made; a run the CLI spawns meanwhile shows
-// up too; and a run continued from its page runs on.
+// up too; a run continued from its page runs on; the page waits for the
+// space's runs; and the filters select runs.
 func TestUISpawnLive(t *testing.T) {
 	t.Parallel()
 	sb := newSandbox(t)
@@ -225,6 +226,13 @@ func TestUISpawnLive(t *testing.T) {
 		t.Fatal(err)
 	}
 	artefact(t, "meridian-ui-dashboard.png", png)
+	// Waiting for the space's runs, as run wait does: one the CLI started.
+	sb.ok(t, sb.env, nil, "run", "spawn", "--space", "s1", "-p", "[fake:sleep=3s] slowly", "-m", "opus")
+	do(t, ctx,
+		chromedp.Click(`#wait-space`),
+		chromedp.WaitVisible(`//div[@id="messages"]/p[text()="Waited for 1 run: 1 succeeded, 0 failed, 0 cancelled."]`),
+		chromedp.WaitVisible(row("r4", "succeeded")),
+	)
 	// Filtered by a model none of them ran, the runs and their totals go.
 	do(t, ctx,
 		chromedp.SendKeys(`#model-filter`, "codex\t"),
@@ -234,58 +242,71 @@ func TestUISpawnLive(t *testing.T) {
 }
 
 // TestUIChatPane: in a real browser, a chat started from the page runs the
-// harness on a terminal in a pane: what is typed reaches it and its answer
-// shows; `meridian space show` says the chat is alive, as the page does; a
-// reload attaches the pane again and shows what was said; ending the chat
-// from the page ends it for the CLI too.
+// harness on a terminal in a pane, and two run side by side: what is typed
+// in one reaches its harness and its answer shows there; `meridian space
+// show` says the chats are alive, as the page does; a reload attaches the
+// panes again and shows what was said; ending a chat from its pane ends it
+// for the CLI too.
 func TestUIChatPane(t *testing.T) {
 	t.Parallel()
 	sb := newSandbox(t)
 	sb.ok(t, sb.env, nil, "run", "spawn", "-p", "make the space", "-m", "opus", "--wait") // space s1
 	url := sb.ui(t)
 	ctx := browser(t)
-	pane := `//div[@id="pane-t1"]`
-	say := func(text string) string { // xterm's rows may draw a space as a no-break space
-		return pane + `//div[contains(@class, "xterm-rows")][contains(translate(., "` + "\u00a0" + `", " "), "` + text + `")]`
+	pane := func(id string) string { return `//div[@id="pane-` + id + `"]` }
+	say := func(id, text string) string { // xterm's rows may draw a space as a no-break space
+		return pane(id) + `//div[contains(@class, "xterm-rows")][contains(translate(., "` + "\u00a0" + `", " "), "` + text + `")]`
 	}
-	do(t, ctx,
-		chromedp.Navigate(url),
-		chromedp.WaitVisible(`#live.on`),
-		chromedp.Click(`//table[@id="spaces"]//td[text()="s1"]`),
-		chromedp.SendKeys(`#chat-model`, "opus"),
-		chromedp.Click(`#new-chat-button`),
-		chromedp.WaitVisible(say("fake claude interactive session")),
-		chromedp.Focus(pane+`//textarea[contains(@class, "xterm-helper-textarea")]`),
-		typeLine("hello there"),
-		chromedp.WaitVisible(say("you said: hello there")),
-		chromedp.WaitVisible(`//table[@id="chats"]//tr[td[1][text()="c1"] and td[4][text()="yes"]]`),
-	)
-	var detail struct {
+	alive := func(chat, yes string) string {
+		return `//table[@id="chats"]//tr[td[1][text()="` + chat + `"] and td[4][text()="` + yes + `"]]`
+	}
+	chat := func(id, line string) []chromedp.Action[chromedp.Void] {
+		return []chromedp.Action[chromedp.Void]{
+			chromedp.Click(`#new-chat-button`),
+			chromedp.WaitVisible(say(id, "fake claude interactive session")),
+			chromedp.Focus(pane(id) + `//textarea[contains(@class, "xterm-helper-textarea")]`),
+			typeLine(line),
+			chromedp.WaitVisible(say(id, "you said: "+line)),
+		}
+	}
+	// Two chats, side by side, each its own harness.
+	do(t, ctx, chromedp.Navigate(url), chromedp.WaitVisible(`#live.on`),
+		chromedp.Click(`//table[@id="spaces"]//td[text()="s1"]`), chromedp.SendKeys(`#chat-model`, "opus"))
+	do(t, ctx, chat("t1", "hello there")...)
+	do(t, ctx, chat("t2", "and you")...)
+	do(t, ctx, chromedp.WaitVisible(alive("c1", "yes")), chromedp.WaitVisible(alive("c2", "yes")))
+	if text, _ := chromedp.Run(ctx, chromedp.Text(pane("t1"))); strings.Contains(text, "and you") {
+		t.Errorf("what was typed in t2 shows in t1:\n%s", text)
+	}
+	type chats struct {
 		Chats []struct {
 			ID    string `json:"id"`
 			Alive bool   `json:"alive"`
 		} `json:"chats"`
 	}
+	var detail chats
 	sb.ok(t, sb.env, &detail, "space", "show", "s1")
-	if len(detail.Chats) != 1 || detail.Chats[0].ID != "c1" || !detail.Chats[0].Alive {
-		t.Errorf("meridian space show s1: chats %+v; want c1 alive, as the page says", detail.Chats)
+	if len(detail.Chats) != 2 || !detail.Chats[0].Alive || !detail.Chats[1].Alive {
+		t.Errorf("meridian space show s1: chats %+v; want c1 and c2 alive, as the page says", detail.Chats)
 	}
-	// A reload attaches the pane again, with what was said before it.
-	do(t, ctx, chromedp.Navigate(url), chromedp.WaitVisible(say("you said: hello there")),
-		chromedp.Click(`//table[@id="spaces"]//td[text()="s1"]`),
-		chromedp.WaitVisible(`//table[@id="chats"]//tr[td[1][text()="c1"] and td[4][text()="yes"]]`))
+	// A reload attaches both panes again, with what was said before it.
+	do(t, ctx, chromedp.Navigate(url),
+		chromedp.WaitVisible(say("t1", "you said: hello there")), chromedp.WaitVisible(say("t2", "you said: and you")),
+		chromedp.Click(`//table[@id="spaces"]//td[text()="s1"]`), chromedp.WaitVisible(alive("c2", "yes")))
 	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
 	if err != nil {
 		t.Fatal(err)
 	}
 	artefact(t, "meridian-ui-chat.png", png)
+	// Ending one chat from its pane ends it for the CLI too, not the other.
 	do(t, ctx,
-		chromedp.Click(pane+`//button[text()="End chat"]`),
-		chromedp.WaitVisible(pane+`//span[contains(text(), "(ended)")]`),
+		chromedp.Click(pane("t1")+`//button[text()="End chat"]`),
+		chromedp.WaitVisible(pane("t1")+`//span[contains(text(), "(ended)")]`),
+		chromedp.WaitVisible(alive("c1", "no")),
 	)
 	sb.ok(t, sb.env, &detail, "space", "show", "s1")
-	if len(detail.Chats) != 1 || detail.Chats[0].Alive {
-		t.Errorf("meridian space show s1 after the page ended the chat: %+v", detail.Chats)
+	if len(detail.Chats) != 2 || detail.Chats[0].Alive || !detail.Chats[1].Alive {
+		t.Errorf("meridian space show s1 after the page ended c1: %+v", detail.Chats)
 	}
 }
 

@@ -92,6 +92,9 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /api/spaces/{space}/stats", s.cli(func(r *http.Request) ([]string, error) {
 		return filtered(r, []string{"run", "stats", "--space", r.PathValue("space")}), nil
 	}))
+	mux.HandleFunc("GET /api/spaces/{space}/wait", s.cli(func(r *http.Request) ([]string, error) {
+		return []string{"run", "wait", "--space", r.PathValue("space")}, nil // its running runs
+	}))
 	mux.HandleFunc("GET /api/spaces/{space}/runs/{run}", s.cli(func(r *http.Request) ([]string, error) {
 		return []string{"run", "show", r.PathValue("run"), "--space", r.PathValue("space")}, nil
 	}))

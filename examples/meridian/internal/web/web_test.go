@@ -52,6 +52,7 @@ func TestRoutes(t *testing.T) {
 		{"GET", "/api/spaces/s1/runs?status=failed&limit=5&bogus=1", "", "0", "run list --space s1 --status failed --limit 5 --output json", 200},
 		{"GET", "/api/spaces/s1/runs/r3", "", "5", "run show r3 --space s1 --output json", 404},
 		{"GET", "/api/spaces/s1/stats", "", "0", "run stats --space s1 --output json", 200},
+		{"GET", "/api/spaces/s1/wait", "", "0", "run wait --space s1 --output json", 200},
 		{"GET", "/api/spaces/s1/stats?model=opus&limit=5", "", "0", "run stats --space s1 --model opus --output json", 200},
 		{"POST", "/api/runs", `{"prompt":"do it","model":"opus","space":"s2"}`, "0", "run spawn --prompt do it --space s2 --model opus --output json", 200},
 		{"POST", "/api/runs", `{"prompt":"x"}`, "2", "run spawn --prompt x --output json", 400},

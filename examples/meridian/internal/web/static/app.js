@@ -74,6 +74,8 @@ function when(ts) {
   return isNaN(d) ? ts : d.toLocaleString(undefined, { dateStyle: "short", timeStyle: "medium" });
 }
 
+const countRuns = (n) => `${n} ${n === 1 ? "run" : "runs"}`;
+
 function duration(secs) {
   if (secs == null) return "";
   return secs < 60 ? `${secs.toFixed(1)}s` : `${Math.floor(secs / 60)}m${Math.round(secs % 60)}s`;
@@ -102,7 +104,7 @@ async function loadRuns() {
   $("more").textContent = more ? "More runs: meridian run list shows them all." : "";
   if (stats.ok) {
     const t = stats.data;
-    $("totals").textContent = `${t.runs} runs · $${(t.cost_usd || 0).toFixed(4)} · ` +
+    $("totals").textContent = `${countRuns(t.runs)} · $${(t.cost_usd || 0).toFixed(4)} · ` +
       `${t.input_tokens || 0} tokens in, ${t.output_tokens || 0} out`;
   }
   if (state.run) loadRun();
@@ -307,6 +309,15 @@ for (const f of ["status", "model", "agent"]) {
     loadRuns();
   });
 }
+
+// Wait for the space's running runs to end, as `run wait` does.
+$("wait-space").addEventListener("click", async () => {
+  const env = await call("GET", `/api/spaces/${encodeURIComponent(state.space)}/wait`);
+  if (!env.ok) return fail(env);
+  const w = env.data;
+  say(`Waited for ${countRuns(w.runs.length)}: ${w.succeeded} succeeded, ${w.failed} failed, ${w.cancelled} cancelled.`, false);
+  await loadRuns();
+});
 
 $("close-space").addEventListener("click", async () => {
   const path = `/api/spaces/${encodeURIComponent(state.space)}/close`;
