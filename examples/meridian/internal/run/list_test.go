@@ -14,17 +14,23 @@ import (
 	"github.com/duet-cli/duet/examples/meridian/internal/state"
 )
 
+// newSpace is a Runner of a new project, and a space of it.
+func newSpace(t *testing.T) (*Runner, state.Space) {
+	t.Helper()
+	p := project.Find(t.TempDir(), "", "", "")
+	sp, err := p.State.CreateSpace(context.Background(), "test", time.Date(2026, 3, 17, 14, 0, 0, 0, time.UTC))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &Runner{Project: p}, sp
+}
+
 // TestList: List returns the runs it finds, newest first, and says how far
 // it counted — a whole listing, a page read from the end of the log that
 // knows only whether more match, and a page that reached the log's start.
 func TestList(t *testing.T) {
 	ctx := context.Background()
-	p := project.Find(t.TempDir(), "", "", "")
-	sp, err := p.State.CreateSpace(ctx, "test", time.Date(2026, 3, 17, 14, 0, 0, 0, time.UTC))
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := &Runner{Project: p}
+	r, sp := newSpace(t)
 	runs := r.runs(sp)
 	for _, model := range []string{"m1", "m2", "m1", "m2", "m1"} {
 		id, hold, err := runs.Start(ctx, state.Run{Model: model, StartedAt: "2026-03-17T14:00:00Z"})
@@ -80,12 +86,7 @@ func TestList(t *testing.T) {
 // of max bytes, and the rest once the run has ended.
 func TestOutput(t *testing.T) {
 	ctx := context.Background()
-	p := project.Find(t.TempDir(), "", "", "")
-	sp, err := p.State.CreateSpace(ctx, "test", time.Date(2026, 3, 17, 14, 0, 0, 0, time.UTC))
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := &Runner{Project: p}
+	r, sp := newSpace(t)
 	runs := r.runs(sp)
 	id, hold, err := runs.Start(ctx, state.Run{Model: "m1", StartedAt: "2026-03-17T14:00:00Z"})
 	if err != nil {

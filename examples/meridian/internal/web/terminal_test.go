@@ -5,8 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -14,16 +12,10 @@ import (
 	"github.com/coder/websocket"
 )
 
-// fakeChat is a program that stands in for `meridian start`: on a
-// terminal, it says it is ready and answers each line.
+// fakeChat stands in for `meridian start`: on a terminal, it says it is
+// ready and answers each line.
 func fakeChat(t *testing.T) string {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "meridian")
-	script := "#!/bin/sh\necho ready\nwhile read line; do echo \"got $line\"; done\n"
-	if err := os.WriteFile(path, []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return path
+	return standIn(t, "echo ready\nwhile read line; do echo \"got $line\"; done\n")
 }
 
 // TestTerminals: a chat started by a page runs on a terminal; a page

@@ -17,17 +17,21 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// fakeMeridian is a program that answers as meridian does, with an
-// envelope whose data is the command line it was given, and exits with
-// $FAKE_EXIT.
-func fakeMeridian(t *testing.T) string {
+// standIn writes a shell script that stands in for meridian, and returns
+// its path.
+func standIn(t *testing.T, script string) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "meridian")
-	script := "#!/bin/sh\nprintf '{\"ok\":true,\"data\":\"%s\",\"warnings\":[]}' \"$*\"\nexit ${FAKE_EXIT:-0}\n"
-	if err := os.WriteFile(path, []byte(script), 0o755); err != nil {
+	if err := os.WriteFile(path, []byte("#!/bin/sh\n"+script), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	return path
+}
+
+// fakeMeridian answers as meridian does, with an envelope whose data is the
+// command line it was given, and exits with $FAKE_EXIT.
+func fakeMeridian(t *testing.T) string {
+	return standIn(t, "printf '{\"ok\":true,\"data\":\"%s\",\"warnings\":[]}' \"$*\"\nexit ${FAKE_EXIT:-0}\n")
 }
 
 func newServer(t *testing.T, env ...string) (*Server, *httptest.Server) {
