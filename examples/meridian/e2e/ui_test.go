@@ -25,13 +25,16 @@ import (
 
 // ui starts `meridian ui` in the sandbox's project as a person does, at a
 // terminal, and returns the URL it printed, with its token. It is
-// interrupted when the test ends.
+// interrupted when the test ends, and waited for.
 func (sb *sandbox) ui(t *testing.T) string {
 	t.Helper()
 	cmd := exec.Command(bin, "ui")
 	cmd.Env, cmd.Dir = sb.env, sb.dir
 	p := ptytest.Start(t, cmd)
-	t.Cleanup(func() { cmd.Process.Signal(syscall.SIGINT) })
+	t.Cleanup(func() { // before the project is removed: the chats it ends write their end there
+		cmd.Process.Signal(syscall.SIGINT)
+		p.Wait(t)
+	})
 	p.WaitFor(t, "until interrupted") // the line after the URL's
 	for _, line := range strings.Split(p.Output(), "\n") {
 		if url, ok := strings.CutPrefix(strings.TrimSpace(line), "meridian ui: http"); ok {
