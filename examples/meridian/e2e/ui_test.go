@@ -193,7 +193,8 @@ func TestUISpawnLive(t *testing.T) {
 	do(t, ctx,
 		chromedp.Navigate(url),
 		chromedp.WaitVisible(`#live.on`),
-		chromedp.SendKeys(`#prompt`, "[fake:sleep=2s] [fake-write:notes.txt=hello\\n] Summarise the project"),
+		// It runs five seconds: long enough to be seen running, on a loaded machine too.
+		chromedp.SendKeys(`#prompt`, "[fake:sleep=5s] [fake-write:notes.txt=hello\\n] Summarise the project"),
 		chromedp.SendKeys(`#model`, "opus"),
 		chromedp.Click(`#spawn-button`),
 		chromedp.WaitVisible(row("r1", "running")),
