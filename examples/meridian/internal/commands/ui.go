@@ -37,17 +37,19 @@ func (e Env) uiCommand() *cli.Command {
 			&cli.StringFlag{Name: "http", Value: "127.0.0.1:0", Usage: "the address to listen on: loopback, on a free port, unless given"},
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
-			ln, err := net.Listen("tcp", cmd.String("http"))
-			if err != nil {
-				return envelope.Validationf("INVALID_FLAG_VALUE", "cannot listen on %s: %v", cmd.String("http"), err).WithField("http")
-			}
-			srv := &web.Server{Exe: e.Exe, Dir: e.Dir, StateDir: e.project(cmd).State.Dir, Token: web.NewToken(),
+			p := e.project(cmd)
+			srv := &web.Server{Exe: e.Exe, Dir: e.Dir, StateDir: p.State.Dir, Token: web.NewToken(),
 				// The page names the space of each request.
 				Env: slices.DeleteFunc(e.Environ(), func(kv string) bool { return strings.HasPrefix(kv, space.EnvID+"=") })}
 			if e.MCP != nil {
+				var err error
 				if srv.MCP, err = e.MCP(); err != nil {
 					return err
 				}
+			}
+			ln, err := net.Listen("tcp", cmd.String("http"))
+			if err != nil {
+				return envelope.Validationf("INVALID_FLAG_VALUE", "cannot listen on %s: %v", cmd.String("http"), err).WithField("http")
 			}
 			base := "http://" + ln.Addr().String() + "/"
 			if ip, ok := ln.Addr().(*net.TCPAddr); ok && !ip.IP.IsLoopback() {
@@ -57,7 +59,7 @@ func (e Env) uiCommand() *cli.Command {
 			if srv.MCP != nil {
 				fmt.Fprintf(e.stderr(), "meridian ui: MCP at %smcp, with the same token as its bearer token\n", base)
 			}
-			fmt.Fprintf(e.stderr(), "meridian ui: serving %s until interrupted\n", e.project(cmd).Root)
+			fmt.Fprintf(e.stderr(), "meridian ui: serving %s until interrupted\n", p.Root)
 			// Requests run meridian in this invocation: what they start is
 			// tracked, and stopped with it.
 			hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second,
@@ -71,10 +73,10 @@ func (e Env) uiCommand() *cli.Command {
 			}
 			stop, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
 			defer cancel()
-			err = hs.Shutdown(stop)
+			shut := hs.Shutdown(stop)
 			srv.Close() // the chats pages started end with the server
-			if err != nil && !errors.Is(err, context.DeadlineExceeded) {
-				return err
+			if shut != nil && !errors.Is(shut, context.DeadlineExceeded) {
+				return shut
 			}
 			return envelope.From(ctx).Result(Served{URL: base})
 		},

@@ -62,14 +62,9 @@ type chatForm struct {
 // outlives the request that starts it, not the server: ctx's invocation
 // stops it when `meridian ui` ends.
 func (s *Server) start(ctx context.Context, form chatForm) (*terminal, error) {
-	args := []string{"start"}
-	for _, f := range [][2]string{{"--space", form.Space}, {"--model", form.Model}} {
-		if f[1] != "" {
-			args = append(args, f[0], f[1])
-		}
-	}
+	args := given([]string{"start"}, "--space", form.Space, "--model", form.Model)
 	if form.Continue != "" {
-		args = append(args, "--continue", form.Continue)
+		args = append(args, "--continue", form.Continue) // a boolean, and the chat as the argument
 	}
 	f, tty, err := pty.Open()
 	if err != nil {
@@ -237,8 +232,8 @@ func (s *Server) listTerminals(w http.ResponseWriter, _ *http.Request) {
 
 func (s *Server) startTerminal(w http.ResponseWriter, r *http.Request) {
 	var form chatForm
-	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 1<<20)).Decode(&form); err != nil {
-		refuse(w, http.StatusBadRequest, "INVALID_REQUEST", "the body is not the chat form's JSON: "+err.Error())
+	if err := decode(r, "chat", &form); err != nil {
+		refuse(w, http.StatusBadRequest, "INVALID_REQUEST", err.Error())
 		return
 	}
 	t, err := s.start(r.Context(), form)

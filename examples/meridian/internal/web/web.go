@@ -29,6 +29,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"net/http"
 	"os"
@@ -103,8 +104,8 @@ func (s *Server) Handler() http.Handler {
 		var form struct {
 			Prompt string `json:"prompt"`
 		}
-		if err := json.NewDecoder(http.MaxBytesReader(nil, r.Body, 1<<20)).Decode(&form); err != nil {
-			return nil, errors.New("the body is not the continue form's JSON: " + err.Error())
+		if err := decode(r, "continue", &form); err != nil {
+			return nil, err
 		}
 		return []string{"run", "continue", r.PathValue("run"), "--space", r.PathValue("space"), "--prompt", form.Prompt}, nil
 	}))
@@ -184,17 +185,33 @@ func spawnArgs(r *http.Request) ([]string, error) {
 		Model  string `json:"model"`
 		Agent  string `json:"agent"`
 	}
-	if err := json.NewDecoder(http.MaxBytesReader(nil, r.Body, 1<<20)).Decode(&form); err != nil {
-		return nil, errors.New("the body is not the spawn form's JSON: " + err.Error())
+	if err := decode(r, "spawn", &form); err != nil {
+		return nil, err
 	}
-	args := []string{"run", "spawn", "--prompt", form.Prompt}
-	for _, f := range [][2]string{{"--space", form.Space}, {"--model", form.Model}, {"--agent", form.Agent}} {
-		if f[1] != "" {
-			args = append(args, f[0], f[1])
+	return given([]string{"run", "spawn", "--prompt", form.Prompt}, "--space", form.Space, "--model", form.Model, "--agent", form.Agent), nil
+}
+
+// decode reads the JSON of the form a page posts, of at most a megabyte.
+func decode(r *http.Request, form string, v any) error {
+	if err := json.NewDecoder(http.MaxBytesReader(nil, r.Body, 1<<20)).Decode(v); err != nil {
+		return fmt.Errorf("the body is not the %s form's JSON: %w", form, err)
+	}
+	return nil
+}
+
+// given is args with each flag of flagValues (a flag, then its value) whose
+// value is not empty: what a form left blank is left to meridian.
+func given(args []string, flagValues ...string) []string {
+	for i := 0; i+1 < len(flagValues); i += 2 {
+		if flagValues[i+1] != "" {
+			args = append(args, flagValues[i], flagValues[i+1])
 		}
 	}
-	return args, nil
+	return args
 }
+
+// poll is how often the WebSockets look at the files they follow.
+func (s *Server) poll() time.Duration { return cmp.Or(s.Poll, 200*time.Millisecond) }
 
 // cli answers a request with what meridian answers an agent: its
 // envelope, with an HTTP status that says the same as its exit code.
@@ -277,7 +294,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	if err := wsjson.Write(ctx, c, event{Type: "ready", Spaces: []string{}}); err != nil {
 		return
 	}
-	tick := time.NewTicker(cmp.Or(s.Poll, 200*time.Millisecond))
+	tick := time.NewTicker(s.poll())
 	defer tick.Stop()
 	for {
 		select {
@@ -354,7 +371,7 @@ func (s *Server) follow(w http.ResponseWriter, r *http.Request) {
 	at := func() [2][2]int64 {
 		return [2][2]int64{stampOf(filepath.Join(dir, "runs", run, "output", "stdout.jsonl")), stampOf(filepath.Join(dir, "runs.jsonl"))}
 	}
-	tick := time.NewTicker(cmp.Or(s.Poll, 200*time.Millisecond))
+	tick := time.NewTicker(s.poll())
 	defer tick.Stop()
 	var from int64
 	seen := [2][2]int64{{-2, 0}}
