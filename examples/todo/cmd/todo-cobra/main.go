@@ -8,18 +8,16 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/duet-cli/duet/adapters"
 	duetcobra "github.com/duet-cli/duet/adapters/cobra"
-	"github.com/duet-cli/duet/adapters/completion"
 	"github.com/duet-cli/duet/examples/todo/internal/commands"
+	"github.com/duet-cli/duet/examples/todo/internal/options"
 	"github.com/duet-cli/duet/examples/todo/internal/todo"
 )
 
 var version = "0.1.0"
 
 func main() {
-	duetcobra.Main(newApp(), append(serveMCP(), adapters.WithVersion(version), adapters.WithSpecStrict(), adapters.WithCleanupCommand(),
-		adapters.WithEnvVar(commands.DataHomeEnv, "path", commands.DataHomeEnvUsage), completion.Command("completion"))...)
+	duetcobra.Main(newApp(), options.For(version, serveMCP()...)...)
 }
 
 func newApp() *cobra.Command {

@@ -9,18 +9,16 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/duet-cli/duet/adapters"
-	"github.com/duet-cli/duet/adapters/completion"
 	"github.com/duet-cli/duet/adapters/urfavev2"
 	"github.com/duet-cli/duet/examples/todo/internal/commands"
+	"github.com/duet-cli/duet/examples/todo/internal/options"
 	"github.com/duet-cli/duet/examples/todo/internal/todo"
 )
 
 var version = "0.1.0"
 
 func main() {
-	urfavev2.Main(newApp(), append(serveMCP(), adapters.WithVersion(version), adapters.WithSpecStrict(), adapters.WithCleanupCommand(),
-		adapters.WithEnvVar(commands.DataHomeEnv, "path", commands.DataHomeEnvUsage), completion.Command("completion"))...)
+	urfavev2.Main(newApp(), options.For(version, serveMCP()...)...)
 }
 
 // fileFlag is todo's global --file. A v2 app takes a flag after a

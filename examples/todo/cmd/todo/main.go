@@ -16,22 +16,18 @@ import (
 
 	"github.com/urfave/cli/v3"
 
-	"github.com/duet-cli/duet/adapters"
-	"github.com/duet-cli/duet/adapters/completion"
 	"github.com/duet-cli/duet/adapters/urfave"
 	"github.com/duet-cli/duet/examples/todo/internal/commands"
+	"github.com/duet-cli/duet/examples/todo/internal/options"
 	"github.com/duet-cli/duet/examples/todo/internal/todo"
 )
 
 var version = "0.1.0"
 
-func main() { urfave.Main(newApp(), options()...) }
+func main() { urfave.Main(newApp(), wrapping()...) }
 
-// options are the options todo is wrapped with.
-func options() []urfave.Option {
-	return append(serveMCP(), adapters.WithVersion(version), adapters.WithSpecStrict(), adapters.WithCleanupCommand(),
-		adapters.WithEnvVar(commands.DataHomeEnv, "path", commands.DataHomeEnvUsage), completion.Command("completion"))
-}
+// wrapping is the options todo is wrapped with.
+func wrapping() []urfave.Option { return options.For(version, serveMCP()...) }
 
 func store(cmd *cli.Command) *todo.Store { return commands.Store(cmd.String("file")) }
 

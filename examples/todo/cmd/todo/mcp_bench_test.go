@@ -37,7 +37,7 @@ func BenchmarkToolCall(b *testing.B) {
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		b.Fatalf("go build: %v\n%s", err, out)
 	}
-	newTodo := func() (adapters.Framework, error) { return urfave.Wrap(newApp(), options()...) }
+	newTodo := func() (adapters.Framework, error) { return urfave.Wrap(newApp(), wrapping()...) }
 	child := mcp.Exec(bin)
 	child.Env = env
 	mcptest.BenchToolCall(b, newTodo, []adapters.Option{adapters.WithEnv(env)}, child, "list", map[string]any{})

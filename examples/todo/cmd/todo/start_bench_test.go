@@ -56,7 +56,7 @@ func BenchmarkStartList(b *testing.B) {
 func BenchmarkWrap(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := urfave.Wrap(newApp(), options()...); err != nil {
+		if _, err := urfave.Wrap(newApp(), wrapping()...); err != nil {
 			b.Fatal(err)
 		}
 	}

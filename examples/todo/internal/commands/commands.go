@@ -1,7 +1,7 @@
 // Package commands is what the todo example's commands do and declare,
 // independent of the CLI framework: cmd/todo wires them to urfave/cli and
-// cmd/todo-cobra to cobra, and the two binaries answer alike. Only reading
-// flags and arguments is left to the wiring.
+// cmd/todo-cobra to cobra, cmd/todo-v2 to urfave/cli v2, and the binaries
+// answer alike. Only reading flags and arguments is left to the wiring.
 package commands
 
 import (
@@ -28,7 +28,7 @@ import (
 	"github.com/duet-cli/duet/schema"
 )
 
-// The words both wirings use, so help, --schema and describe match.
+// The words every wiring uses, so help, --schema and describe match.
 const (
 	Tool      = "todo"
 	ToolUsage = "A to-do list that serves people and agents"
