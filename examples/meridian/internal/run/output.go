@@ -29,6 +29,11 @@ type Output struct {
 	Running bool   `json:"running"` // the run has not ended: more may come
 }
 
+// OutputPath is the file Output reads: run id's output/stdout.jsonl.
+func OutputPath(runs state.Runs, id string) string {
+	return filepath.Join(runs.ArtifactDir(id), "output", stdoutFile)
+}
+
 // Output returns what run id of the space printed from byte from, at most
 // max bytes of it, cut at the last whole line.
 func (r *Runner) Output(ctx context.Context, spaceID, id string, from int64, max int) (Output, error) {
@@ -49,7 +54,7 @@ func (r *Runner) Output(ctx context.Context, spaceID, id string, from int64, max
 		return Output{}, runNotFound(sp.ID, id)
 	}
 	out := Output{Run: id, From: from, To: from, Running: run.Status == state.Running}
-	f, err := os.Open(filepath.Join(runs.ArtifactDir(id), "output", stdoutFile))
+	f, err := os.Open(OutputPath(runs, id))
 	if errors.Is(err, fs.ErrNotExist) { // not started writing yet
 		return out, nil
 	}

@@ -181,6 +181,9 @@ func (r *Runner) Show(ctx context.Context, spaceID, id string) (Detail, error) {
 
 var runID = regexp.MustCompile(`^r[1-9][0-9]*$`)
 
+// ValidID reports whether id has a run id's form: r1, r2, ...
+func ValidID(id string) bool { return runID.MatchString(id) }
+
 // find returns the run with id, checking the id's form first so that a
 // hallucinated "<run-id>" or "../x" is told apart from a run that is not there.
 func find(spaceID string, all []*state.Run, id string) (state.Run, error) {

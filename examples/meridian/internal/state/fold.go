@@ -26,7 +26,7 @@ import (
 // its first start in a part, which count only if an earlier part started
 // the run; they are kept apart (slot.head) until the merge knows.
 func (rs Runs) List() (runs []*Run, skipped int, err error) {
-	f, err := os.Open(rs.log())
+	f, err := os.Open(rs.LogPath())
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, 0, nil
 	}
@@ -40,7 +40,7 @@ func (rs Runs) List() (runs []*Run, skipped int, err error) {
 	}
 	runs, skipped, err = foldFile(f, info.Size(), min(runtime.GOMAXPROCS(0), int(info.Size()/partSize)+1))
 	if err != nil {
-		return nil, 0, fmt.Errorf("read %s: %w", rs.log(), err)
+		return nil, 0, fmt.Errorf("read %s: %w", rs.LogPath(), err)
 	}
 	return runs, skipped, nil
 }

@@ -43,7 +43,7 @@ func (rs Runs) Recent(want int, keep func(*Run) bool) (runs []*Run, complete boo
 		return len(runs) < want
 	})
 	if err != nil {
-		return nil, false, 0, fmt.Errorf("read %s: %w", rs.log(), err)
+		return nil, false, 0, fmt.Errorf("read %s: %w", rs.LogPath(), err)
 	}
 	return runs, complete, skipped, nil
 }
@@ -67,7 +67,7 @@ func (rs Runs) Find(id string) (run *Run, ok bool, skipped int, err error) {
 		return true
 	})
 	if err != nil {
-		return nil, false, 0, fmt.Errorf("read %s: %w", rs.log(), err)
+		return nil, false, 0, fmt.Errorf("read %s: %w", rs.LogPath(), err)
 	}
 	return r, ok, skipped, nil
 }
@@ -88,7 +88,7 @@ const chunk = 256 << 10
 // without its newline (a torn append) and lines that do not parse are
 // skipped and counted; a line longer than maxLine is too.
 func (rs Runs) backwards(fn func(*Event) bool) (complete bool, skipped int, err error) {
-	f, err := os.Open(rs.log())
+	f, err := os.Open(rs.LogPath())
 	if errors.Is(err, fs.ErrNotExist) {
 		return true, 0, nil
 	}

@@ -57,8 +57,10 @@ type Event struct {
 // Runs is one space's run log.
 type Runs struct{ Dir string } // the space directory
 
-func (rs Runs) log() string  { return filepath.Join(rs.Dir, "runs.jsonl") }
 func (rs Runs) lock() string { return filepath.Join(rs.Dir, "runs.lock") }
+
+// LogPath is the space's run log, runs.jsonl.
+func (rs Runs) LogPath() string { return filepath.Join(rs.Dir, "runs.jsonl") }
 
 // ArtifactDir is runs/<id>/ of the space.
 func (rs Runs) ArtifactDir(id string) string { return filepath.Join(rs.Dir, "runs", id) }
@@ -76,7 +78,7 @@ func (rs Runs) LockPath(id string) string { return filepath.Join(rs.ArtifactDir(
 func (rs Runs) Start(ctx context.Context, r Run) (string, *Hold, error) {
 	var hold *Hold
 	err := withLock(ctx, rs.lock(), func() error {
-		if err := repair(rs.log()); err != nil {
+		if err := repair(rs.LogPath()); err != nil {
 			return err
 		}
 		n, err := rs.lastID()
@@ -91,7 +93,7 @@ func (rs Runs) Start(ctx context.Context, r Run) (string, *Hold, error) {
 		if hold, err = Acquire(rs.LockPath(r.ID)); err != nil {
 			return err
 		}
-		if err := appendLine(rs.log(), Event{V: 1, Event: "start", Run: r}); err != nil {
+		if err := appendLine(rs.LogPath(), Event{V: 1, Event: "start", Run: r}); err != nil {
 			hold.Release()
 			return err
 		}
@@ -128,7 +130,7 @@ func (rs Runs) FinalizeOrphan(ctx context.Context, r Run) (bool, error) {
 			return err
 		}
 		done = true
-		return appendLine(rs.log(), Event{V: 1, Event: "finalize", Run: r})
+		return appendLine(rs.LogPath(), Event{V: 1, Event: "finalize", Run: r})
 	})
 	return done, err
 }
@@ -137,7 +139,7 @@ func (rs Runs) FinalizeOrphan(ctx context.Context, r Run) (bool, error) {
 func (rs Runs) status(id string) (string, error) {
 	marker := []byte(`"id":"` + id + `"`)
 	status := ""
-	err := eachLog(rs.log(), func(line []byte) {
+	err := eachLog(rs.LogPath(), func(line []byte) {
 		if bytes.Contains(line, marker) {
 			if ev, ok := parse(line); ok && ev.ID == id && ev.Status != "" {
 				status = ev.Status
@@ -148,7 +150,7 @@ func (rs Runs) status(id string) (string, error) {
 }
 
 func (rs Runs) record(ctx context.Context, event string, r Run) error {
-	return withLock(ctx, rs.lock(), func() error { return appendLine(rs.log(), Event{V: 1, Event: event, Run: r}) })
+	return withLock(ctx, rs.lock(), func() error { return appendLine(rs.LogPath(), Event{V: 1, Event: event, Run: r}) })
 }
 
 // appendLine appends v as one compact JSON line to path, synced.
@@ -268,7 +270,7 @@ var startMarker = []byte(`"event":"start"`)
 // counted: its id is allocated again.
 func (rs Runs) lastID() (int, error) {
 	n, count := 0, 0
-	err := eachLog(rs.log(), func(line []byte) {
+	err := eachLog(rs.LogPath(), func(line []byte) {
 		if !bytes.Contains(line, startMarker) {
 			return
 		}

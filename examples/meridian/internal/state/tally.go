@@ -66,7 +66,7 @@ func deref[T int64 | float64](p *T) T {
 // for a run it counts as ended, or when useCache is false. cached reports
 // whether the cache was used.
 func (rs Runs) Tally(useCache bool) (groups []Group, skipped int, cached bool, err error) {
-	f, err := os.Open(rs.log())
+	f, err := os.Open(rs.LogPath())
 	if errors.Is(err, fs.ErrNotExist) {
 		return []Group{}, 0, false, nil
 	}
@@ -80,7 +80,7 @@ func (rs Runs) Tally(useCache bool) (groups []Group, skipped int, cached bool, e
 	}
 	t, cached, err := rs.tally(f, info.Size(), useCache)
 	if err != nil {
-		return nil, 0, false, fmt.Errorf("read %s: %w", rs.log(), err)
+		return nil, 0, false, fmt.Errorf("read %s: %w", rs.LogPath(), err)
 	}
 	skipped = t.Skipped
 	if info.Size() > t.Offset { // a torn last line, as List counts it

@@ -35,7 +35,7 @@ func TestTallyAsFolded(t *testing.T) {
 		at := 0
 		for at < len(log) {
 			next := min(len(log), at+1+rng.IntN(len(log)/4+1))
-			appendTo(t, rs.log(), log[at:next])
+			appendTo(t, rs.LogPath(), log[at:next])
 			at = next
 			whole := bytes.LastIndexByte(log[:at], '\n') + 1
 			wantGroups, wantSkipped := foldedGroups(t, log[:whole])
@@ -67,14 +67,14 @@ func TestTallyCacheDistrusted(t *testing.T) {
 		name   string
 		damage func(rs Runs)
 	}{
-		{"log replaced", func(rs Runs) { write(t, rs.log(), b) }},
+		{"log replaced", func(rs Runs) { write(t, rs.LogPath(), b) }},
 		{"log edited in place", func(rs Runs) {
 			edited := bytes.Clone(a)
 			i := bytes.Index(edited[len(a)/3:], []byte(`"model":"m`)) + len(a)/3 + len(`"model":"m`)
 			edited[i] = "120"[bytes.IndexByte([]byte("012"), edited[i])] // the same length, another model
-			write(t, rs.log(), edited)
+			write(t, rs.LogPath(), edited)
 		}},
-		{"log truncated", func(rs Runs) { write(t, rs.log(), a[:bytes.IndexByte(a, '\n')+1]) }},
+		{"log truncated", func(rs Runs) { write(t, rs.LogPath(), a[:bytes.IndexByte(a, '\n')+1]) }},
 		{"cache garbage", func(rs Runs) { write(t, rs.TallyPath(), []byte(`{"v":1,"offset":`)) }},
 		{"cache of another version", func(rs Runs) {
 			c, _ := os.ReadFile(rs.TallyPath())
@@ -83,12 +83,12 @@ func TestTallyCacheDistrusted(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rs := Runs{Dir: t.TempDir()}
-			write(t, rs.log(), a)
+			write(t, rs.LogPath(), a)
 			if _, _, _, err := rs.Tally(true); err != nil {
 				t.Fatal(err)
 			}
 			tc.damage(rs)
-			now, _ := os.ReadFile(rs.log())
+			now, _ := os.ReadFile(rs.LogPath())
 			want, wantSkipped := foldedGroups(t, now)
 			got, skipped, _, err := rs.Tally(true)
 			if err != nil {

@@ -35,7 +35,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -44,6 +43,8 @@ import (
 	"github.com/coder/websocket"
 	"github.com/coder/websocket/wsjson"
 
+	"github.com/duet-cli/duet/examples/meridian/internal/run"
+	"github.com/duet-cli/duet/examples/meridian/internal/state"
 	"github.com/duet-cli/duet/exitcode"
 	"github.com/duet-cli/duet/proc"
 )
@@ -332,32 +333,27 @@ type stamp struct{ log, space, sessions [2]int64 }
 
 // stamps reads each space's stamp.
 func (s *Server) stamps() map[string]stamp {
-	dir := filepath.Join(s.StateDir, ".spaces")
-	entries, _ := os.ReadDir(dir) // none yet: no space
+	root := state.Root{Dir: s.StateDir}
+	entries, _ := os.ReadDir(root.SpacesDir()) // none yet: no space
 	out := make(map[string]stamp, len(entries))
 	for _, e := range entries {
 		if !e.IsDir() {
 			continue
 		}
-		at := func(name string) [2]int64 { return stampOf(filepath.Join(dir, e.Name(), name)) }
-		out[e.Name()] = stamp{at("runs.jsonl"), at("space.json"), at("sessions.jsonl")}
+		dir := root.SpaceDir(e.Name())
+		at := func(name string) [2]int64 { return stampOf(filepath.Join(dir, name)) }
+		out[e.Name()] = stamp{stampOf(state.Runs{Dir: dir}.LogPath()), at("space.json"), at("sessions.jsonl")}
 	}
 	return out
 }
-
-// The ids a path may name: a space, a run.
-var (
-	spaceIDs = regexp.MustCompile(`^s[1-9][0-9]*$`)
-	runIDs   = regexp.MustCompile(`^r[1-9][0-9]*$`)
-)
 
 // follow is the WebSocket of a running run's output: what `meridian run
 // output` answers, each time the run's output or the space's run log
 // changes, from where the last answer ended, until the run has ended and
 // all it printed is sent.
 func (s *Server) follow(w http.ResponseWriter, r *http.Request) {
-	space, run := r.PathValue("space"), r.PathValue("run")
-	if !spaceIDs.MatchString(space) || !runIDs.MatchString(run) {
+	space, id := r.PathValue("space"), r.PathValue("run")
+	if state.ValidSpaceID(space) != nil || !run.ValidID(id) { // they name files
 		refuse(w, http.StatusBadRequest, "INVALID_REQUEST", "a space such as s1 and a run such as r3")
 		return
 	}
@@ -367,19 +363,17 @@ func (s *Server) follow(w http.ResponseWriter, r *http.Request) {
 	}
 	defer c.CloseNow()
 	ctx := c.CloseRead(r.Context())
-	dir := filepath.Join(s.StateDir, ".spaces", space)
-	at := func() [2][2]int64 {
-		return [2][2]int64{stampOf(filepath.Join(dir, "runs", run, "output", "stdout.jsonl")), stampOf(filepath.Join(dir, "runs.jsonl"))}
-	}
+	runs := state.Runs{Dir: state.Root{Dir: s.StateDir}.SpaceDir(space)}
+	at := func() [2][2]int64 { return [2][2]int64{stampOf(run.OutputPath(runs, id)), stampOf(runs.LogPath())} }
 	tick := time.NewTicker(s.poll())
 	defer tick.Stop()
 	var from int64
-	seen := [2][2]int64{{-2, 0}}
-	for {
-		if now := at(); now != seen {
+	var seen [2][2]int64
+	for first := true; ; first = false {
+		if now := at(); first || now != seen {
 			seen = now
 			for { // all that is there, in parts of run.MaxOutput
-				body, code, err := s.run(ctx, []string{"run", "output", run, "--space", space, "--from", strconv.FormatInt(from, 10)})
+				body, code, err := s.run(ctx, []string{"run", "output", id, "--space", space, "--from", strconv.FormatInt(from, 10)})
 				if err != nil {
 					return
 				}
