@@ -52,8 +52,20 @@ function fill(table, rows, render, selected, pick) {
   }
 }
 
+// fresh starts a load of kind and returns whether it is still the latest
+// of its kind: the WebSocket and the person ask again at any time, and an
+// answer that comes after a newer one's (a list from before a filter
+// changed) must not overwrite it.
+const generations = {};
+function fresh(kind) {
+  const g = (generations[kind] = (generations[kind] || 0) + 1);
+  return () => generations[kind] === g;
+}
+
 async function loadSpaces() {
+  const latest = fresh("spaces");
   const env = await call("GET", "/api/spaces");
+  if (!latest()) return;
   if (!env.ok) return fail(env);
   fill("spaces", env.data, (tr, s) => {
     cell(tr, s.id); cell(tr, s.name); cell(tr, s.status); cell(tr, when(s.started_at));
@@ -88,10 +100,12 @@ async function loadRuns() {
   const filters = new URLSearchParams();
   for (const f of ["status", "model", "agent"]) if (state[f]) filters.set(f, state[f]);
   const sp = encodeURIComponent(state.space);
+  const latest = fresh("runs");
   const [runs, stats] = await Promise.all([
     call("GET", `/api/spaces/${sp}/runs?${filters}&limit=50`),
     call("GET", `/api/spaces/${sp}/stats?${filters}`), // the totals of the runs the filters select
   ]);
+  if (!latest()) return;
   if (!runs.ok) return fail(runs);
   fill("runs", runs.data, (tr, r) => {
     cell(tr, r.id); cell(tr, r.status, `status-${r.status}`); cell(tr, r.model); cell(tr, r.harness);
@@ -113,7 +127,9 @@ async function loadRuns() {
 
 // The space's chats, as `meridian space show` tells them: alive or not.
 async function loadChats() {
+  const latest = fresh("chats");
   const env = await call("GET", `/api/spaces/${encodeURIComponent(state.space)}`);
+  if (!latest()) return;
   if (!env.ok) return fail(env);
   const body = $("chats").tBodies[0];
   body.replaceChildren();
@@ -219,7 +235,9 @@ async function pickRun(id) {
 }
 
 async function loadRun() {
+  const latest = fresh("run");
   const env = await call("GET", `/api/spaces/${encodeURIComponent(state.space)}/runs/${encodeURIComponent(state.run)}`);
+  if (!latest()) return;
   if (!env.ok) return fail(env);
   const r = env.data;
   $("run-pane").hidden = false;
