@@ -245,7 +245,7 @@ func auditLogNode() *schema.Command {
 		},
 		Meta: schema.Meta{Danger: schema.Safe, List: true, NoArgs: true, Output: schema.Of[[]auditRecord](),
 			Examples: []schema.Example{
-				{Description: "the last hour's invocations, one per line", Command: "audit-log --since 1h --output jsonl"},
+				{Description: "the last hour's invocations, one per line", Command: "audit-log --since 1h --format jsonl"},
 				{Description: "every invocation of one trace", Command: "audit-log --trace-id abc123 --limit 0"},
 			}},
 	}

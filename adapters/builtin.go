@@ -29,7 +29,7 @@ const defaultLimit = 20
 // flags, on any command.
 func isBuiltinFlag(name string) bool {
 	switch name {
-	case flagname.Output, flagname.Schema, flagname.Human, flagname.Quiet, flagname.Verbose, flagname.Timeout, flagname.ValidateOnly,
+	case flagname.Format, flagname.Output, flagname.Schema, flagname.Human, flagname.Quiet, flagname.Verbose, flagname.Timeout, flagname.ValidateOnly,
 		flagname.Fields, flagname.Yes, flagname.ConfirmDestructive, flagname.DryRun, flagname.Limit, flagname.Cursor, flagname.Version, flagname.ShowConfig, flagname.Profile,
 		flagname.Etag, flagname.AgentsMD, flagname.MCP, flagname.Full, flagname.Index:
 		return true
@@ -40,7 +40,7 @@ func isBuiltinFlag(name string) bool {
 // globalFlags are accepted by every command.
 func globalFlags() []schema.Flag {
 	return append([]schema.Flag{
-		{Name: flagname.Output, Control: true, Type: schema.String, Enum: envelope.FormatNames(), Usage: "output format: json, jsonl, toon, tsv, text or id (default: json for an agent, text otherwise)"},
+		{Name: flagname.Format, Control: true, Type: schema.String, Enum: envelope.FormatNames(), Usage: "the answer's format: json, jsonl, toon, tsv, text (or plain) or id (default: json for an agent, text otherwise)"},
 		{Name: flagname.Schema, Control: true, Type: schema.Boolean, Usage: "print this command's input and output schema, exit codes and examples, and exit", Default: false},
 		{Name: flagname.Quiet, Control: true, Type: schema.Boolean, Usage: "no progress and no diagnostics but errors", Default: false},
 		{Name: flagname.Verbose, Control: true, Type: schema.Boolean, Usage: "debug diagnostics on stderr", Default: false},
@@ -65,6 +65,7 @@ func commandFlags(flags []schema.Flag, c *schema.Command) []schema.Flag {
 		timeout = t.String()
 	}
 	flags = append(flags, []schema.Flag{
+		{Name: flagname.Output, Control: true, Type: schema.String, Usage: "write the answer to this file, in the --format representation, instead of stdout, which then says what was written"},
 		{Name: flagname.Timeout, Type: schema.String, Format: "duration", Default: timeout, Usage: "give up after this long, e.g. 90s or 5m; 0 means never"},
 		{Name: flagname.ValidateOnly, Control: true, Type: schema.Boolean, Default: false, Usage: "validate the input and exit without running"},
 		{Name: flagname.Fields, Control: true, Type: schema.Array, Items: schema.String, Usage: "comma-separated top-level fields to keep in data"},

@@ -52,7 +52,7 @@ func discoveryFlags(cfg *config) []schema.Flag {
 		{Name: flagname.PrintSchema, Control: true, Type: schema.Boolean, Default: false, Hidden: true, Usage: "the same as --schema"},
 		{Name: flagname.OutputSchema, Control: true, Type: schema.Boolean, Default: false, Usage: "print the JSON Schema of this command's data on success, and exit"},
 		{Name: flagname.StableOutput, Control: true, Type: schema.Boolean, Default: false, Usage: "the same bytes for the same state: arrays sorted, no request_id, duration_ms 0"},
-		{Name: flagname.Stream, Control: true, Type: schema.Boolean, Default: false, Usage: "the same as --output jsonl: items as they come, then a summary line"},
+		{Name: flagname.Stream, Control: true, Type: schema.Boolean, Default: false, Usage: "the same as --format jsonl: items as they come, then a summary line"},
 		{Name: flagname.TokenLimit, Control: true, Type: schema.Integer, Default: 0, Usage: "keep data within this many tokens, cut at whole items, and say so in meta; 0 means no limit"},
 		{Name: flagname.TokenOffset, Control: true, Type: schema.Integer, Default: 0, Usage: "start data this many tokens in (with --token-limit: the next window)"},
 		{Name: flagname.TokenCount, Control: true, Type: schema.Boolean, Default: false, Usage: "run the command, and answer only with the tokens its data would take (meta.token_count)"},
@@ -149,7 +149,7 @@ func execNode() *schema.Command {
 			{Name: flagname.IgnoreErrors, Type: schema.Boolean, Default: false, Usage: "go on after a line fails (by default the batch stops at the first failure)"},
 			{Name: flagname.DryRun, Type: schema.Boolean, Default: false, Usage: "pass --dry-run to every line whose command implements it"},
 		},
-		schema.Example{Description: "a batch, one answer per line", Command: "exec --output jsonl < ops.jsonl"})
+		schema.Example{Description: "a batch, one answer per line", Command: "exec --format jsonl < ops.jsonl"})
 	n.Meta.Timeout = schema.NoTimeout // each line has its command's own limit
 	n.Meta.Streaming = true
 	return n
@@ -159,7 +159,7 @@ func skillsNode() *schema.Command {
 	n := builtinCommand(skillsCommand, "Write agent skill files for every command: CONTEXT.md and one SKILL-<command>.md each", schema.Mutating,
 		[]schema.Flag{
 			{Name: flagname.OutputDir, Type: schema.String, Default: "skills", Usage: "the directory to write the files to"},
-			{Name: flagname.Format, Type: schema.String, Enum: []string{"markdown", "json"}, Default: "markdown", Usage: "the files' format"},
+			{Name: flagname.SkillFormat, Type: schema.String, Enum: []string{"markdown", "json"}, Default: "markdown", Usage: "the files' format"},
 		},
 		schema.Example{Description: "skills for Claude Code", Command: "generate-skills --output-dir .claude/skills"})
 	n.Meta.DryRun = true

@@ -14,11 +14,11 @@ import (
 func TestWithInstall(t *testing.T) {
 	h := &harness{}
 	const install = "go install example.com/app@v1.2.3"
-	md := run{opts: []urfave.Option{adapters.WithInstall(install)}}.do(t, h, "describe", "--agents-md", "--output", "text").stdout
+	md := run{opts: []urfave.Option{adapters.WithInstall(install)}}.do(t, h, "describe", "--agents-md", "--format", "text").stdout
 	if !strings.Contains(md, install) {
 		t.Errorf("AGENTS.md does not give %q:\n%s", install, md)
 	}
-	if md := (run{}).do(t, h, "describe", "--agents-md", "--output", "text").stdout; strings.Contains(md, "go install") {
+	if md := (run{}).do(t, h, "describe", "--agents-md", "--format", "text").stdout; strings.Contains(md, "go install") {
 		t.Errorf("AGENTS.md of a test binary gives an install command:\n%s", md)
 	}
 }
@@ -34,7 +34,7 @@ func TestWithEnvVar(t *testing.T) {
 		adapters.WithEnvVar("APP_TOKEN", "string", "the API token the app calls its service with"),
 		adapters.WithEnvVar("APP_RETRIES", "integer", "how often a failed request is retried"),
 	}}
-	md := declared.do(t, h, "describe", "--agents-md", "--output", "text").stdout
+	md := declared.do(t, h, "describe", "--agents-md", "--format", "text").stdout
 	_, env, _ := strings.Cut(md, "## Environment Variables\n")
 	env, _, _ = strings.Cut(env, "\n## ")
 	for _, want := range []string{

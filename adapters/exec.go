@@ -54,7 +54,7 @@ type resetter interface{ Reset() }
 // "name":"x"}` is `tool run spawn --name=x`, with _opts' members as flags
 // too and a member named like a positional argument as that argument. Each
 // line's answer is one envelope with meta._cmd and meta._line, emitted as
-// an item: with --output jsonl one line as each finishes, then exec's own
+// an item: with --format jsonl one line as each finishes, then exec's own
 // summary line. It stops at the first failed line unless --ignore-errors,
 // exits 1 when a line failed, and 2 when no line could be read.
 //
@@ -146,8 +146,8 @@ func (inv *invocation) dispatchLine(ctx context.Context, line []byte, n int, dry
 		}
 		args = withFlag(args, "--"+flagname.DryRun)
 	}
-	if f := node.Flag(flagname.Output); f != nil && f.Builtin {
-		args = withFlag(args, "--"+flagname.Output+"="+string(envelope.JSON))
+	if f := node.Flag(flagname.Format); f != nil && f.Builtin {
+		args = withFlag(args, "--"+flagname.Format+"="+string(envelope.JSON))
 	}
 	var raw []byte
 	var exit int

@@ -186,7 +186,7 @@ func TestStrayOutput(t *testing.T) {
 				}}, schema.Meta{Danger: schema.Safe})}}
 			var stdout, stderr bytes.Buffer
 			code := urfave.Run(context.Background(), app, append([]string{"x"}, tt.args...), adapters.WithStdio(strings.NewReader(""), &stdout, &stderr),
-				adapters.WithEnv([]string{"APP_OUTPUT=json"}), adapters.WithTerminal(adapters.Piped))
+				adapters.WithEnv([]string{"APP_FORMAT=json"}), adapters.WithTerminal(adapters.Piped))
 			w := wantOK(t, result{code: code, stdout: stdout.String(), stderr: stderr.String()})
 			if string(w.Data) != `{"n":1}` {
 				t.Errorf("data %s, want the result alone", w.Data)

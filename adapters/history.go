@@ -25,8 +25,8 @@ func finishDiscovery(root *schema.Command, cfg *config) []error {
 			continue
 		}
 		switch f.Name {
-		case flagname.Output:
-			f.Usage += fmt.Sprintf("; $%s sets it, $%s caps an answer's bytes", envelope.EnvName(root.Name, "OUTPUT"), envelope.EnvName(root.Name, "MAX_OUTPUT_BYTES"))
+		case flagname.Format:
+			f.Usage += fmt.Sprintf("; $%s sets it, $%s caps an answer's bytes", envelope.EnvName(root.Name, "FORMAT"), envelope.EnvName(root.Name, "MAX_OUTPUT_BYTES"))
 		case flagname.Profile:
 			f.Usage = strings.ReplaceAll(f.Usage, "$<TOOL>_PROFILE", "$"+envelope.EnvName(root.Name, "PROFILE")) +
 				"; profiles are kept in $" + envelope.EnvName(root.Name, "CONFIG_DIR")

@@ -165,10 +165,10 @@ func (inv *invocation) jobArgs(args []string, timeout time.Duration) []string {
 			end = i
 			i = len(args)
 			continue
-		case a == "--"+flagname.Output && builtin(flagname.Output):
+		case a == "--"+flagname.Format && builtin(flagname.Format):
 			i++ // and its value
 			continue
-		case strings.HasPrefix(a, "--"+flagname.Output+"=") && builtin(flagname.Output):
+		case strings.HasPrefix(a, "--"+flagname.Format+"=") && builtin(flagname.Format):
 			continue
 		}
 		out = append(out, a)
@@ -185,7 +185,7 @@ func (inv *invocation) jobArgs(args []string, timeout time.Duration) []string {
 // jobEnviron is the detached process's environment: the invocation's, with
 // the job's id, and JSON output.
 func (inv *invocation) jobEnviron(id string) []string {
-	output := envelope.EnvName(inv.root.Name, "OUTPUT")
+	output := envelope.EnvName(inv.root.Name, "FORMAT")
 	var env []string
 	for _, kv := range inv.cfg.environ() {
 		k, _, _ := strings.Cut(kv, "=")

@@ -195,9 +195,9 @@ func TestNobodyTypingAtTheTerminal(t *testing.T) {
 	person := adapters.Console
 	dumb := []string{"TERM=dumb"}
 
-	w := wantError(t, do(run{tty: person, env: dumb, stdin: "bo\n"}, "greet", "--output", "json"), 4, "INPUT_REQUIRED")
+	w := wantError(t, do(run{tty: person, env: dumb, stdin: "bo\n"}, "greet", "--format", "json"), 4, "INPUT_REQUIRED")
 	if w.Error.Suggestion == "" || !strings.Contains(w.Error.Suggestion, "app greet --schema") {
-		t.Errorf("--output json at a terminal: %+v", w.Error)
+		t.Errorf("--format json at a terminal: %+v", w.Error)
 	}
 	wantError(t, do(run{tty: person, env: append(dumb, "CLAUDECODE=1"), stdin: "bo\n"}, "greet"), 4, "INPUT_REQUIRED")
 	if r := do(run{tty: person, env: dumb, stdin: "alice\n"}, "greet"); r.code != 0 || !strings.Contains(r.stdout, "alice") {

@@ -208,11 +208,11 @@ func TestMetaSaysWhatHappened(t *testing.T) {
 		{"no trace", nil, adapters.Piped, map[string]any{"trace_id": nil, "headless": true}},
 		{"the tool's trace", []string{"APP_TRACE_ID=abc123", "TOOL_TRACE_ID=other"}, adapters.Piped, map[string]any{"trace_id": "abc123"}},
 		{"the spec's literal name", []string{"TOOL_TRACE_ID=span-pipeline-42"}, adapters.Piped, map[string]any{"trace_id": "span-pipeline-42"}},
-		{"a display at a terminal", []string{"DISPLAY=:0", "APP_OUTPUT=json"}, adapters.Console, map[string]any{"headless": nil}},
-		{"a terminal without a display", []string{"APP_OUTPUT=json"}, adapters.Console, map[string]any{"headless": true}},
-		{"over SSH", []string{"DISPLAY=:0", "SSH_TTY=/dev/pts/1", "APP_OUTPUT=json"}, adapters.Console, map[string]any{"headless": true}},
-		{"in CI", []string{"DISPLAY=:0", "CI=true", "APP_OUTPUT=json"}, adapters.Console, map[string]any{"headless": true}},
-		{"a Wayland display", []string{"WAYLAND_DISPLAY=wayland-0", "APP_OUTPUT=json"}, adapters.Console, map[string]any{"headless": nil}},
+		{"a display at a terminal", []string{"DISPLAY=:0", "APP_FORMAT=json"}, adapters.Console, map[string]any{"headless": nil}},
+		{"a terminal without a display", []string{"APP_FORMAT=json"}, adapters.Console, map[string]any{"headless": true}},
+		{"over SSH", []string{"DISPLAY=:0", "SSH_TTY=/dev/pts/1", "APP_FORMAT=json"}, adapters.Console, map[string]any{"headless": true}},
+		{"in CI", []string{"DISPLAY=:0", "CI=true", "APP_FORMAT=json"}, adapters.Console, map[string]any{"headless": true}},
+		{"a Wayland display", []string{"WAYLAND_DISPLAY=wayland-0", "APP_FORMAT=json"}, adapters.Console, map[string]any{"headless": nil}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -519,9 +519,9 @@ func TestAuditLog(t *testing.T) {
 	if got := query("--since", "1h"); len(got) < 4 {
 		t.Errorf("--since 1h: %d entries", len(got))
 	}
-	r := run(nil, "audit-log", "--since", "1h", "--output", "jsonl")
+	r := run(nil, "audit-log", "--since", "1h", "--format", "jsonl")
 	if n := strings.Count(r.stdout, "\n"); n < 6 {
-		t.Errorf("--output jsonl: one line per entry and a summary, got %d lines:\n%s", n, r.stdout)
+		t.Errorf("--format jsonl: one line per entry and a summary, got %d lines:\n%s", n, r.stdout)
 	}
 	wantError(t, run(nil, "audit-log", "--since", "yesterday"), 2, "INVALID_FLAG_VALUE")
 }
@@ -784,7 +784,7 @@ func TestOpen(t *testing.T) {
 	}
 }
 
-// TestSignalExits: a cancelled command names the signal in error.signal,
+// TestSignalExits: a cancelled command names the signal in error.context.signal,
 // and every command lists 130 and 143 among its exit codes.
 func TestSignalExits(t *testing.T) {
 	h := newHarness(t)
@@ -793,8 +793,8 @@ func TestSignalExits(t *testing.T) {
 	<-h.started
 	sigs <- os.Interrupt
 	w := wantError(t, wait(), 130, "CANCELLED")
-	if w.Error.Signal != "SIGINT" {
-		t.Errorf("error.signal = %q, want SIGINT", w.Error.Signal)
+	if got := w.Error.Signal(); got != "SIGINT" {
+		t.Errorf("error.context.signal = %q, want SIGINT", got)
 	}
 	doc := wantOK(t, run{}.do(t, newHarness(t), "show", "--schema"))
 	var d struct {

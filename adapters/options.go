@@ -25,6 +25,7 @@ type config struct {
 	tty          *ttys
 	detector     func(getenv func(string) string) bool
 	echoWarnings bool // WithWarningsOnStderr
+	legacyOutput bool // WithLegacyOutput
 	leanHelp     bool // WithLeanAgentHelp
 	grace        time.Duration
 	requestID    func() string
@@ -146,6 +147,13 @@ func WithAgentDetector(fn func(getenv func(string) string) bool) Option {
 // Without it, a pipe with no agent behind it is a script, which gets the
 // app as it was (see envelope.Detect).
 func WithSpecStrict() Option { return func(c *config) { c.strict = true } }
+
+// WithLegacyOutput keeps the command lines of an app that shipped Duet
+// before the CLI Agent Spec v1.8 working: --output with a format's name
+// (--output json) picks the format, as --format does, and <TOOL>_OUTPUT is
+// read when <TOOL>_FORMAT is unset; both answer with a DEPRECATED warning
+// naming the new form. Any other --output value is a file path, as always.
+func WithLegacyOutput() Option { return func(c *config) { c.legacyOutput = true } }
 
 // WithWarningsOnStderr writes an agent's warnings on stderr as well as in
 // the envelope ("WARNING [CODE]: what. Next: step"), for a tool that

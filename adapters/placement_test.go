@@ -45,7 +45,7 @@ func TestOptionPlacement(t *testing.T) {
 		{"list", "--limit", "5", "a"},
 		{"--limit", "5", "list", "a"},
 		{"--limit=5", "list", "a"},
-		{"--output", "json", "list", "a", "--limit", "5"},
+		{"--format", "json", "list", "a", "--limit", "5"},
 	}
 	want := wantOK(t, runPlacement(t, same[0]...)).Data
 	if !bytes.Contains(want, []byte(`"limit":5`)) || !bytes.Contains(want, []byte(`"args":["a"]`)) {

@@ -479,7 +479,7 @@ func TestBackgroundProcess(t *testing.T) {
 func TestRealSIGTERMStopsChildrenFirst(t *testing.T) {
 	child, app := proctest.Child(t), proctest.App(t)
 	rec, tmp := filepath.Join(t.TempDir(), "signals"), t.TempDir()
-	cmd := exec.Command(app, "hold", "--output", "json")
+	cmd := exec.Command(app, "hold", "--format", "json")
 	cmd.Env = append(os.Environ(), "PROCTEST_CHILD="+child, "PROCTEST_RECORD="+rec, "TMPDIR="+tmp)
 	var stdout bytes.Buffer
 	cmd.Stdout = &stdout
@@ -515,7 +515,7 @@ func TestRealSIGTERMStopsChildrenFirst(t *testing.T) {
 // the reader then sees close (F-071).
 func TestBackgroundHoldsNoFDs(t *testing.T) {
 	child, app := proctest.Child(t), proctest.App(t)
-	cmd := exec.Command(app, "watch", "--output", "json")
+	cmd := exec.Command(app, "watch", "--format", "json")
 	cmd.Env = append(os.Environ(), "PROCTEST_CHILD="+child, "TMPDIR="+t.TempDir())
 	cmd.WaitDelay = 10 * time.Second // were stdout held open, Output would wait this long and fail
 	out, err := cmd.Output()

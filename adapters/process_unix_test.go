@@ -90,7 +90,7 @@ func TestStrayOutputProcess(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := runProcess(t, tt.args, "APP_OUTPUT=json")
+			r := runProcess(t, tt.args, "APP_FORMAT=json")
 			w := wantOK(t, r)
 			if string(w.Data) != `{"id":"run-99"}` {
 				t.Errorf("data %s, want the result alone", w.Data)
@@ -142,7 +142,7 @@ func TestTraceForChildren(t *testing.T) {
 		{nil, ""},
 	}
 	for _, tt := range tests {
-		w := wantOK(t, runProcess(t, "child-trace", append(tt.env, "APP_OUTPUT=json")...))
+		w := wantOK(t, runProcess(t, "child-trace", append(tt.env, "APP_FORMAT=json")...))
 		var trace any // meta.trace_id is left out without one
 		if tt.want != "" {
 			trace = tt.want
@@ -164,7 +164,7 @@ func TestEditorForChildren(t *testing.T) {
 	if _, err := exec.LookPath("sh"); err != nil {
 		t.Skip("no sh to start a child with")
 	}
-	w := wantOK(t, runProcess(t, "child-env", "EDITOR=vim", "VISUAL=code --wait", "APP_OUTPUT=json"))
+	w := wantOK(t, runProcess(t, "child-env", "EDITOR=vim", "VISUAL=code --wait", "APP_FORMAT=json"))
 	if string(w.Data) != `{"editors":"true,true,true","no_color":"1"}` {
 		t.Errorf("data %s, want every editor a no-op", w.Data)
 	}
@@ -184,9 +184,9 @@ func TestNoColorForChildren(t *testing.T) {
 		env  []string
 		want string
 	}{
-		{[]string{"APP_OUTPUT=json"}, "1"},
-		{[]string{"APP_OUTPUT=json", "NO_COLOR="}, "1"},
-		{[]string{"APP_OUTPUT=json", "NO_COLOR=yes"}, "yes"},
+		{[]string{"APP_FORMAT=json"}, "1"},
+		{[]string{"APP_FORMAT=json", "NO_COLOR="}, "1"},
+		{[]string{"APP_FORMAT=json", "NO_COLOR=yes"}, "yes"},
 	}
 	for _, tt := range tests {
 		w := wantOK(t, runProcess(t, "child-env", tt.env...))

@@ -13,9 +13,9 @@ import (
 	"github.com/duet-cli/duet/schema"
 )
 
-// streamOutput is the --output an invocation asks for once --stream and
-// --no-stream are read: --stream is --output jsonl, --no-stream --output
-// json. An --output given as well wins.
+// streamOutput is the --format an invocation asks for once --stream and
+// --no-stream are read: --stream is --format jsonl, --no-stream --format
+// json. A --format given as well wins.
 func (inv *invocation) streamOutput(output string) string {
 	c := inv.call
 	switch {
@@ -71,8 +71,7 @@ func (inv *invocation) checkDiscovery(args []string) {
 			}
 		}
 	}
-	output, _ := c.opt(flagname.Output)
-	if inv.mode.Agent && n.Meta.StreamingDefault && output == "" && !c.on(flagname.NoStream) && !c.on(flagname.Stream) {
+	if inv.mode.Agent && n.Meta.StreamingDefault && inv.readFormat() == "" && !c.on(flagname.NoStream) && !c.on(flagname.Stream) {
 		inv.mode.Format = envelope.JSONL
 	}
 	if c.on(flagname.Stream) && n.Runnable && !n.Meta.Streaming && !n.Meta.StreamingDefault {

@@ -35,15 +35,16 @@ import (
 // invocation is the state of one [Run]. Wrapped actions find it in their
 // context through [Invoke].
 type invocation struct {
-	cfg   *config
-	fw    Framework
-	root  *schema.Command
-	call  *call
-	mode  envelope.Mode
-	human bool // --human: show every command whatever the audience
-	out   *envelope.Output
-	meta  envelope.Meta
-	start time.Time
+	cfg          *config
+	fw           Framework
+	root         *schema.Command
+	call         *call
+	mode         envelope.Mode
+	human        bool   // --human: show every command whatever the audience
+	legacyFormat string // a format given to --output under WithLegacyOutput
+	out          *envelope.Output
+	meta         envelope.Meta
+	start        time.Time
 
 	profiles *profiles   // the tool's saved profiles, when it has profileable flags
 	warnings [][3]string // code, message, next: found before the answer was begun
@@ -152,8 +153,8 @@ func (inv *invocation) run(ctx context.Context, args []string) int {
 
 // readLine is what read learns from the command line for answer.
 type readLine struct {
-	output  string // --output, or what a stream asks for
-	modeErr error  // a <TOOL>_OUTPUT that names no format
+	format  string // --format, or what a stream asks for
+	modeErr error  // a <TOOL>_FORMAT that names no format
 }
 
 // read builds the tree, reads args as the framework does and finds the
@@ -170,26 +171,26 @@ func (inv *invocation) read(args []string) ([]string, readLine) {
 	}
 	c.version = c.version || c.on(flagname.Version) && c.node.Parent == nil
 	inv.human = c.on(flagname.Human)
-	output, _ := c.opt(flagname.Output)
-	output = inv.streamOutput(output)
+	format := inv.streamOutput(inv.readFormat())
 	mode, modeErr := envelope.Detect(envelope.Signals{
 		Tool:      inv.root.Name,
 		LookupEnv: cfg.lookupEnv,
 		StdoutTTY: cfg.tty.stdout,
 		StderrTTY: cfg.tty.stderr,
 		StdinTTY:  cfg.tty.stdin,
-		Output:    output,
+		Format:    format,
+		LegacyEnv: cfg.legacyOutput,
 		Detector:  cfg.detector,
 		Strict:    cfg.strict,
 	})
 	inv.mode = mode
-	return args, readLine{output: output, modeErr: modeErr}
+	return args, readLine{format: format, modeErr: modeErr}
 }
 
 // answer is the lifecycle of a command Duet answers: built-ins, ported
 // commands and every command an agent runs.
 func (inv *invocation) answer(ctx context.Context, args []string, read readLine) int {
-	cfg, c, mode, output, modeErr := inv.cfg, inv.call, inv.mode, read.output, read.modeErr
+	cfg, c, mode, output, modeErr := inv.cfg, inv.call, inv.mode, read.format, read.modeErr
 	inv.sigs, inv.stopSigs = inv.signals()
 	defer inv.stopSigs()
 	if mode.Agent {
@@ -205,12 +206,18 @@ func (inv *invocation) answer(ctx context.Context, args []string, read readLine)
 	inv.checkTrust()
 	inv.checkWidth()
 	validateErr := inv.validate(ctx)
-	if modeErr != nil && output == "" { // a bad --output is refused as the flag's enum, and a bad <TOOL>_OUTPUT alike
+	if modeErr != nil && output == "" { // a bad --format is refused as the flag's enum, and a bad <TOOL>_FORMAT alike
 		valid := envelope.FormatNames()
-		v, _ := cfg.lookupEnv(envelope.EnvName(inv.root.Name, "OUTPUT"))
-		c.problems = append(c.problems, envelope.FieldError{Code: errcode.InvalidEnumValue, Field: flagname.Output, ValidValues: valid,
-			Message: fmt.Sprintf("%s (the default of --output) must be one of %s, not %q", envelope.EnvName(inv.root.Name, "OUTPUT"), strings.Join(valid, ", "), v)})
+		name := envelope.EnvName(inv.root.Name, "FORMAT")
+		v, ok := cfg.lookupEnv(name)
+		if !ok && cfg.legacyOutput {
+			name = envelope.EnvName(inv.root.Name, "OUTPUT")
+			v, _ = cfg.lookupEnv(name)
+		}
+		c.problems = append(c.problems, envelope.FieldError{Code: errcode.InvalidEnumValue, Field: flagname.Format, ValidValues: valid,
+			Message: fmt.Sprintf("%s (the default of --format) must be one of %s, not %q", name, strings.Join(valid, ", "), v)})
 	}
+	c.problems = append(c.problems, inv.checkOutputPath()...)
 	if c.node.Name == describeCommand && c.node.Builtin && c.on(flagname.AgentsMD) && output == "" {
 		mode.Format = envelope.Text // a document asked for by name, ready for `> AGENTS.md`
 		inv.mode = mode
@@ -497,6 +504,7 @@ func (inv *invocation) settings(s *envelope.Settings, stdout io.Writer) {
 	}
 	s.Mode = inv.mode
 	s.Stdout, s.Stderr = stdout, cfg.stderr
+	s.OutputFile = inv.outputPath()
 	s.Quiet, s.Verbose = c.on(flagname.Quiet), c.on(flagname.Verbose)
 	s.EchoWarnings = cfg.echoWarnings
 	s.DryRun = c.bool(flagname.DryRun) || inv.refusal != nil && c.node.Meta.DryRun
@@ -587,7 +595,7 @@ func (inv *invocation) previewed(fail *envelope.Error) *envelope.Error {
 			WithSuggestion("report this to the tool's authors: a dry run must change nothing and report the effect it would have")
 	}
 	if inv.refusal != nil {
-		return inv.refusal.WithResult()
+		return inv.refusal.WithPreview()
 	}
 	return nil
 }
@@ -846,8 +854,7 @@ func cancelled(sig os.Signal) *envelope.Error {
 	}
 	e := envelope.Errorf(code, "CANCELLED", "cancelled by %s before it finished", sigName(sig)).
 		WithSuggestion("inspect the state before running it again")
-	e.Signal = sigName(sig)
-	return e
+	return e.Interrupted(sigName(sig))
 }
 
 func sigName(s os.Signal) string {

@@ -33,8 +33,8 @@ func (inv *invocation) generateSkills(context.Context) error {
 	if !c.has(flagname.OutputDir) {
 		dir = "skills"
 	}
-	format := c.last(flagname.Format)
-	if !c.has(flagname.Format) {
+	format := c.last(flagname.SkillFormat)
+	if !c.has(flagname.SkillFormat) {
 		format = "markdown"
 	}
 	m, err := describe.New(inv.root, inv.cfg.version, true)
@@ -43,7 +43,7 @@ func (inv *invocation) generateSkills(context.Context) error {
 	}
 	files, err := describe.Skills(inv.root, m, format)
 	if err != nil {
-		return envelope.Validationf(errcode.InvalidFlagValue, "%v", err).WithField(flagname.Format, describe.SkillFormats...)
+		return envelope.Validationf(errcode.InvalidFlagValue, "%v", err).WithField(flagname.SkillFormat, describe.SkillFormats...)
 	}
 	out := inv.out
 	effect := envelope.Noop

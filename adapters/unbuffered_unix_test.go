@@ -60,7 +60,7 @@ func tailApp() *cli.Command {
 // the command waits for the reader to have it — as do the JSON heartbeats
 // of --heartbeat-ms, each exactly {"status":"running","heartbeat":true,
 // "elapsed_ms":N}; and a child the command starts has PYTHONUNBUFFERED=1
-// (REQ-F-053), with --output jsonl and with --stream (REQ-O-004).
+// (REQ-F-053), with --format jsonl and with --stream (REQ-O-004).
 func TestUnbufferedStdout(t *testing.T) {
 	if args, ok := os.LookupEnv(unbufferedArgsEnv); ok {
 		os.Args = append([]string{"app"}, strings.Fields(args)...)
@@ -74,8 +74,8 @@ func TestUnbufferedStdout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// --stream is --output jsonl (REQ-O-004): both write as they go.
-	for _, flags := range []string{"--output jsonl", "--stream"} {
+	// --stream is --format jsonl (REQ-O-004): both write as they go.
+	for _, flags := range []string{"--format jsonl", "--stream"} {
 		t.Run(flags, func(t *testing.T) {
 			fifo := filepath.Join(t.TempDir(), "go")
 			if err := syscall.Mkfifo(fifo, 0o600); err != nil {

@@ -84,7 +84,7 @@ func TestWidthWrapsProseForAPerson(t *testing.T) {
 	}
 
 	t.Run("JSON is never wrapped", func(t *testing.T) {
-		for _, args := range [][]string{{"--output", "json"}, {"--output", "json", "--width", "40"}} {
+		for _, args := range [][]string{{"--format", "json"}, {"--format", "json", "--width", "40"}} {
 			r := runWidth(t, []string{"COLUMNS=40"}, terminal, args...)
 			w := wantError(t, r, int(exitcode.Precondition), "DEPLOY_FROZEN")
 			if strings.Count(r.stdout, "\n") != 1 || !strings.HasSuffix(r.stdout, "\n") {
@@ -100,7 +100,7 @@ func TestWidthWrapsProseForAPerson(t *testing.T) {
 	})
 
 	t.Run("a negative width is refused", func(t *testing.T) {
-		r := runWidth(t, nil, terminal, "--output", "json", "--width", "-1")
+		r := runWidth(t, nil, terminal, "--format", "json", "--width", "-1")
 		w := wantError(t, r, int(exitcode.ArgError), "INVALID_FLAG_VALUE")
 		if w.Error.Phase != envelope.Validation {
 			t.Errorf("phase = %q, want validation", w.Error.Phase)

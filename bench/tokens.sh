@@ -39,7 +39,7 @@ export TODO_FILE="$tmp/todo.json"
 todo() { HOME="$tmp/home" "$tmp/bin/todo" "$@" </dev/null; }
 titles=("renew the certificate" "call the bank" "review PR 42" "water the plants, twice" "book flights to Lisbon"
 	"update the README" "fix the flaky test" "pay the invoice: €120" "write release notes" "back up the laptop")
-for i in $(seq 0 19); do todo add "${titles[$((i % 10))]}" --priority "$( ((i % 3)) && echo normal || echo high)" --output json >/dev/null; done
+for i in $(seq 0 19); do todo add "${titles[$((i % 10))]}" --priority "$( ((i % 3)) && echo normal || echo high)" --format json >/dev/null; done
 
 report() { # app command-function schema-command list-command show-command
 	local app=$1 run=$2 schema=$3 list=$4 show=$5
@@ -47,7 +47,7 @@ report() { # app command-function schema-command list-command show-command
 	local help crawl=0 n key
 	help=$($run --help 2>&1 | count)
 	row "root --help" "$help"
-	for key in $($run describe --index --output json | count -commands); do
+	for key in $($run describe --index --format json | count -commands); do
 		if [[ $key == "$app" ]]; then n=$($run --help 2>&1 | count); else n=$($run ${key//./ } --help 2>&1 | count); fi
 		crawl=$((crawl + n))
 	done
@@ -70,7 +70,7 @@ report() { # app command-function schema-command list-command show-command
 	done
 	echo "  toon/json: whole $(ratio "$(count <"$tmp/list.toon")" "$(count <"$tmp/list.json")")   data $(ratio "$(count -part data <"$tmp/list.toon")" "$(count -part data <"$tmp/list.json")")"
 	row "meta of the list (json)" "$(count -part meta <"$tmp/list.json")"
-	row "meta of '$show' (json)" "$($run $show --output json | count -part meta)"
+	row "meta of '$show' (json)" "$($run $show --format json | count -part meta)"
 	echo
 }
 

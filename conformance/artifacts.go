@@ -190,7 +190,7 @@ func CheckArtifacts(ctx context.Context, t Target) ([]ArtifactReport, error) {
 		reports = append(reports, ArtifactReport{Artifact: name, Mismatches: []Mismatch{{"artifact", name,
 			fmt.Sprintf("the tool did not make it: exit %d: %s", out.Exit, strings.TrimSpace(string(out.Stderr)))}}})
 	}
-	for _, a := range [][]string{{"describe", "--agents-md", "--output", "text"}, {"describe", "--mcp", "--output", "json"}} {
+	for _, a := range [][]string{{"describe", "--agents-md", "--format", "text"}, {"describe", "--mcp", "--format", "json"}} {
 		name := strings.Join(a[:2], " ")
 		out := run(a...)
 		if out.Err != nil {
@@ -211,8 +211,8 @@ func CheckArtifacts(ctx context.Context, t Target) ([]ArtifactReport, error) {
 	defer os.RemoveAll(dir)
 	for _, format := range []string{"markdown", "json"} {
 		sub := dir + "/" + format
-		name := "generate-skills --format " + format
-		out := run("generate-skills", "--output-dir", sub, "--format", format, "--output", "json")
+		name := "generate-skills --skill-format " + format
+		out := run("generate-skills", "--output-dir", sub, "--skill-format", format, "--format", "json")
 		if out.Err != nil {
 			return reports, fmt.Errorf("conformance: run %s %s: %w", t.Path, name, out.Err)
 		}

@@ -43,7 +43,7 @@ func TestCheckArtifact(t *testing.T) {
 		want          []conformance.Mismatch
 	}{
 		{"known names", "Run `meridian run list --limit 5`.\n", nil},
-		{"unknown command", "Run `meridian frobnicate --output json`.\n",
+		{"unknown command", "Run `meridian frobnicate --format json`.\n",
 			[]conformance.Mismatch{{Kind: "command", Name: "meridian frobnicate", Detail: `"frobnicate" is not a command in ` + "`meridian --help`"}}},
 		{"unknown flag", "Run `meridian run list --frob`.\n",
 			[]conformance.Mismatch{{Kind: "flag", Name: "--frob", Detail: "not in --help of the root or of any command the artifact names"}}},

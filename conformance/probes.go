@@ -856,8 +856,8 @@ func (c *checker) variations(ctx context.Context, safe []*Command) {
 				c.record("colour", &inv, &out, Pass, "", "F-008")
 			}
 		}
-		if _, ok := cmd.Flags["output"]; ok {
-			inv := with(c.invoke(append(slices.Clone(cmd.Path), "--output", "json")...), "FORCE_COLOR=1", "CLICOLOR_FORCE=1")
+		if _, ok := cmd.Flags["format"]; ok {
+			inv := with(c.invoke(append(slices.Clone(cmd.Path), "--format", "json")...), "FORCE_COLOR=1", "CLICOLOR_FORCE=1")
 			inv.PTY, inv.Stdin = true, stdinEOF
 			out := c.run(ctx, inv)
 			if bytes.IndexByte(out.Stdout, 0x1b) >= 0 {

@@ -84,11 +84,11 @@ func compileSchemas() (compiled, error) {
 
 // envelope is what the checker reads of a response.
 type envelope struct {
-	OK       bool            `json:"ok"`
-	Data     json.RawMessage `json:"data"`
-	Error    *wireError      `json:"error"`
-	Warnings []string        `json:"warnings"`
-	Meta     map[string]any  `json:"meta"`
+	OK       bool              `json:"ok"`
+	Data     json.RawMessage   `json:"data"`
+	Error    *wireError        `json:"error"`
+	Warnings []json.RawMessage `json:"warnings"`
+	Meta     map[string]any    `json:"meta"`
 }
 
 type wireError struct {

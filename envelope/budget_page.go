@@ -41,7 +41,7 @@ func (b *Budget) pageLen(parts []json.RawMessage, sizes []int, open, close byte,
 // tokenCountPayload is the data of a --token-count answer of n tokens: null
 // where the envelope carries meta.token_count (json, and jsonl's summary
 // line), and the count itself where no meta is written — a token_count
-// record for text and tsv, the bare number for --output id — so that every
+// record for text and tsv, the bare number for --format id — so that every
 // format answers with the count.
 func tokenCountPayload(f Format, n int) payload {
 	switch f {

@@ -25,13 +25,28 @@ type Envelope struct {
 	OK       bool            `json:"ok"`
 	Data     json.RawMessage `json:"data"`
 	Error    *Error          `json:"error"`
-	Warnings []string        `json:"warnings"`
+	Warnings []Warning       `json:"warnings"`
 	Meta     Meta            `json:"meta"`
 }
+
+// Warning is one non-fatal problem of an invocation, as ResponseEnvelope 2.x
+// carries it: a stable code, a sentence (what happened, then "Next:" and
+// what to do), and the figures behind it when there are any.
+type Warning struct {
+	Code    string         `json:"code"`
+	Message string         `json:"message"`
+	Context map[string]any `json:"context,omitempty"`
+}
+
+// String is the warning as a person reads it: "WARNING [CODE]: message".
+func (w Warning) String() string { return "WARNING [" + w.Code + "]: " + w.Message }
 
 // Meta carries everything volatile about an invocation, so that data stays
 // byte-identical between two runs over the same state.
 type Meta struct {
+	// ExitCode is the process's exit code; ok is true exactly when it is 0.
+	// Finish sets it from the error it reports.
+	ExitCode       int             `json:"exit_code"`
 	DurationMS     int64           `json:"duration_ms"`
 	SchemaVersion  string          `json:"schema_version"`
 	ToolVersion    string          `json:"tool_version"`

@@ -70,9 +70,11 @@ type Error struct {
 	// Exit is the process exit code this error ends the invocation with.
 	Exit exitcode.Code `json:"-"`
 
-	retrySet   bool
-	keepResult bool
-	cause      error
+	retrySet    bool
+	keepResult  bool // the command's result is this failure's payload (WithResult)
+	keepPreview bool // meta keeps a refused dry run's effect and would_affect (WithPreview)
+	partial     bool // a signal stopped the work: data is {"partial": true} (Interrupted)
+	cause       error
 
 	// long work
 	ConflictID string `json:"conflict_id,omitempty"` // ALREADY_EXISTS: the id of the resource that exists
@@ -83,8 +85,6 @@ type Error struct {
 	LoopTarget     string         `json:"loop_target,omitempty"`     // the directory a symlink loops back to
 	CompletedCount *int           `json:"completed_count,omitempty"` // the work done before the error
 	MaxDepth       int            `json:"max_depth,omitempty"`       // the depth limit that was reached
-	// seeing what happened (issue 16: observe)
-	Signal string `json:"signal,omitempty"` // SIGINT or SIGTERM, when one cancelled the command
 	// interactivity and child processes (issue 16: kids)
 	Alternatives []Alternative `json:"alternatives,omitempty"` // EDITOR_REQUIRED: the flags that take the editor's place
 }
@@ -285,6 +285,33 @@ func As(err error) *Error {
 		code, name = exitcode.GeneralError, "GENERAL_ERROR"
 	}
 	return network(&Error{Code: name, Message: err.Error(), Exit: code, cause: err}, err)
+}
+
+// Interrupted marks the error as the answer of work a signal stopped, named
+// as "SIGINT" or "SIGTERM": error.context.signal names it, and data is
+// {"partial": true}, so that an agent knows to inspect the state before it
+// runs the command again (REQ-F-013, REQ-F-069).
+func (e *Error) Interrupted(signal string) *Error {
+	if e.Context == nil {
+		e.Context = map[string]any{}
+	}
+	e.Context["signal"] = signal
+	e.partial = true
+	return e
+}
+
+// Signal returns the signal that stopped the work, or "".
+func (e *Error) Signal() string {
+	s, _ := e.Context["signal"].(string)
+	return s
+}
+
+// WithPreview keeps, on a refusal, what a dry run found it would change
+// (meta.effect and meta.would_affect), while data stays null as on every
+// failure without a declared payload.
+func (e *Error) WithPreview() *Error {
+	e.keepPreview = true
+	return e
 }
 
 // WithResult keeps the result the command gave as data, beside the error:

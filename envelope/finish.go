@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/duet-cli/duet/exitcode"
+	"github.com/duet-cli/duet/internal/jsonw"
 	"github.com/duet-cli/duet/internal/toon"
 )
 
@@ -47,34 +48,52 @@ func (o *Output) Finish(meta Meta, fail *Error) *Error {
 			p = payload{one: json.RawMessage("null")}
 		}
 	} else {
+		// data is null on a failure (ResponseEnvelope 2.x) unless the
+		// command declared its result a failure payload.
 		p = payload{one: json.RawMessage("null")}
 		effect, affected := meta.Effect, meta.WouldAffect
 		meta.Effect, meta.WouldAffect = "", nil
-		if fail.keepResult && o.hasResult { // a failure that still answers
+		switch {
+		case fail.keepResult && o.hasResult: // a failure that still answers
 			if kept, err := o.payloadLocked(&meta); err == nil {
 				p, meta.Effect, meta.WouldAffect = kept, effect, affected
 			}
+		case fail.keepPreview:
+			meta.Effect, meta.WouldAffect = effect, affected
+		}
+		if fail.partial {
+			p = payload{one: json.RawMessage(`{"partial":true}`)}
 		}
 	}
 	if fail != nil {
 		fail.Message = o.redact(fail.Message)
 	}
+	meta.ExitCode = ExitCode(fail)
 
 	if o.s.EchoWarnings && o.s.Mode.Format.enveloped() && !o.s.Quiet {
 		var b strings.Builder
 		o.writeWarnings(&b) // as a person is shown them
 		o.writeProse(b.String())
 	}
-	switch o.s.Mode.Format {
+	if o.file != nil {
+		return o.finishFile(p, meta, fail)
+	}
+	return o.write(o.s.Mode.Format, p, meta, fail)
+}
+
+// write writes the answer in format f, and returns the error it reported.
+func (o *Output) write(f Format, p payload, meta Meta, fail *Error) *Error {
+	switch f {
 	case JSON, TOON:
-		o.writeEnvelope(p, meta, fail)
+		o.writeEnvelope(f, p, meta, fail)
 	case JSONL:
 		o.writeJSONL(p, meta, fail)
 	default:
 		if fail == nil || fail.keepResult {
-			if err := o.writeRendered(p); err != nil {
+			if err := o.writeRendered(f, p); err != nil {
 				fail = As(err)
 				fail.Phase = Execution
+				meta.ExitCode = ExitCode(fail)
 			}
 		}
 		o.writeHumanDiagnostics(fail)
@@ -140,24 +159,36 @@ func paginationFor(total, start, returned int) *Pagination {
 	return pg
 }
 
+// ExitCode is the process exit code an invocation that reports fail ends
+// with: 0 for nil, and never 0 for an error.
+func ExitCode(fail *Error) int {
+	switch {
+	case fail == nil:
+		return int(exitcode.Success)
+	case fail.Exit == exitcode.Success:
+		return int(exitcode.GeneralError) // an error cannot succeed
+	}
+	return int(fail.Exit)
+}
+
 func (o *Output) envelope(p payload, meta Meta, fail *Error) Envelope {
-	warnings := make([]string, len(o.warnings))
+	warnings := make([]Warning, len(o.warnings))
 	for i, w := range o.warnings {
-		warnings[i] = w.String()
+		warnings[i] = w.wire()
 	}
 	return Envelope{OK: fail == nil, Data: p.json(), Error: fail, Warnings: warnings, Meta: meta}
 }
 
 // writeEnvelope writes one envelope, cut to the size cap: a list loses items
 // from its end, anything else its data, and meta says so.
-func (o *Output) writeEnvelope(p payload, meta Meta, fail *Error) {
+func (o *Output) writeEnvelope(f Format, p payload, meta Meta, fail *Error) {
 	raw := o.envelope(p, meta, fail).appendJSON(nil)
 	if len(raw)+1 > o.s.MaxBytes {
 		raw = o.capped(p, meta, fail)
 	}
 	// data was cleaned when encoded; the error and warnings are cleaned here
 	raw = cleanJSON(raw)
-	if o.s.Mode.Format == TOON {
+	if f == TOON {
 		// The same envelope, re-encoded: what JSON's encoder wrote is
 		// valid JSON, so this fails only on a bug, and the JSON an agent
 		// can read anyway is the better answer then.
@@ -219,35 +250,62 @@ func (o *Output) capped(p payload, meta Meta, fail *Error) []byte {
 }
 
 // writeJSONL writes the items not yet streamed, one per line, then the
-// envelope as the summary line with data null.
+// stream's one terminal line (REQ-O-004): the summary line on success, or
+// the error envelope.
 func (o *Output) writeJSONL(p payload, meta Meta, fail *Error) {
 	var b bytes.Buffer
-	if fail == nil {
-		if p.list {
-			for _, it := range p.items {
-				b.Write(it)
-				b.WriteByte('\n')
-			}
-			if meta.Stream == nil {
-				meta.Stream = &Stream{Items: len(p.items)}
-			}
-		} else if !bytes.Equal(p.one, []byte("null")) {
-			b.Write(p.one)
-			b.WriteByte('\n')
-			meta.Stream = &Stream{Items: 1}
-		}
+	if fail != nil {
+		b.Write(cleanJSON(o.envelope(p, meta, fail).appendJSON(nil)))
+		b.WriteByte('\n')
+		o.writeStdout(b.Bytes())
+		return
 	}
-	b.Write(cleanJSON(o.envelope(payload{one: json.RawMessage("null")}, meta, fail).appendJSON(nil)))
+	if p.list {
+		for _, it := range p.items {
+			b.Write(it)
+			b.WriteByte('\n')
+		}
+		if meta.Stream == nil {
+			meta.Stream = &Stream{Items: len(p.items)}
+		}
+	} else if !bytes.Equal(p.one, []byte("null")) {
+		b.Write(p.one)
+		b.WriteByte('\n')
+		meta.Stream = &Stream{Items: 1}
+	}
+	b.Write(cleanJSON(o.summaryLine(meta)))
 	b.WriteByte('\n')
 	o.writeStdout(b.Bytes())
 }
 
+// summaryLine is a successful stream's last line: "_summary": true, the
+// number of items, and the warnings and meta an envelope would carry.
+func (o *Output) summaryLine(meta Meta) []byte {
+	total := 0
+	if meta.Stream != nil {
+		total = meta.Stream.Items
+	}
+	b := append([]byte(nil), `{"_summary":true,"total":`...)
+	b = jsonw.Int(b, int64(total))
+	b = append(b, `,"duration_ms":`...)
+	b = jsonw.Int(b, meta.DurationMS)
+	if meta.DryRun {
+		b = append(b, `,"dry_run":true`...)
+	}
+	env := o.envelope(payload{}, meta, nil)
+	b = append(b, `,"warnings":`...)
+	b = appendWarnings(b, env.Warnings)
+	b = append(b, `,"meta":`...)
+	b = meta.appendJSON(b)
+	return append(b, '}')
+}
+
 // writeRendered writes a successful result as text, tsv or ids.
-func (o *Output) writeRendered(p payload) error {
+func (o *Output) writeRendered(f Format, p payload) error {
 	if o.streamed > 0 && !o.hasResult {
 		return nil // every item was written as it came
 	}
-	if o.s.Mode.Format == Text && o.text != nil {
+	if f == Text && o.text != nil {
 		return o.writeText(o.text)
 	}
 	v, err := decodeOrdered(p.json())
@@ -255,7 +313,7 @@ func (o *Output) writeRendered(p payload) error {
 		return err
 	}
 	return o.writeText(func(w io.Writer) error {
-		switch o.s.Mode.Format {
+		switch f {
 		case TSV:
 			return renderTSV(w, v, true)
 		case ID:
@@ -294,10 +352,16 @@ func (o *Output) paint(word, color string) string {
 	return "\x1b[1;3" + color + "m" + word + "\x1b[0m"
 }
 
-// String is the warning as it appears everywhere — in an envelope's
-// warnings, on stderr, in an MCP tool's result: "WARNING [CODE]: what.
-// Next: step", the form of the Meridian spec's errors.
+// String is the warning as a person reads it, on stderr and in an MCP
+// tool's result: "WARNING [CODE]: what. Next: step", the form of the
+// Meridian spec's errors.
 func (w warning) String() string { return "WARNING " + w.detail() }
+
+// wire is the warning as an envelope carries it: the code apart, and the
+// sentence a person reads after it.
+func (w warning) wire() Warning {
+	return Warning{Code: w.code, Message: sentence(w.message, w.next), Context: w.context}
+}
 
 // detail is the warning after its WARNING, which a terminal colours.
 func (w warning) detail() string { return "[" + w.code + "]: " + sentence(w.message, w.next) }

@@ -6,7 +6,7 @@ import (
 	"strings"
 )
 
-// Format is a rendering of the result, chosen with --output.
+// Format is a rendering of the result, chosen with --format.
 type Format string
 
 // The formats every wrapped app accepts.
@@ -23,7 +23,7 @@ const (
 var Formats = []Format{JSON, JSONL, TOON, TSV, Text, ID}
 
 // FormatNames returns the names of [Formats], and the CLI Agent Spec's
-// name for Text, "plain", which --output accepts as well.
+// name for Text, "plain", which --format accepts as well.
 func FormatNames() []string {
 	names := make([]string, len(Formats), len(Formats)+1)
 	for i, f := range Formats {
@@ -45,8 +45,8 @@ func ParseFormat(s string) (Format, error) {
 		return Text, nil
 	}
 	valid := FormatNames()
-	return "", Validationf("INVALID_OUTPUT_FORMAT", "--output %q is not a format; use one of %s", s, strings.Join(valid, ", ")).
-		WithField("output", valid...)
+	return "", Validationf("INVALID_FORMAT", "--format %q is not a format; use one of %s", s, strings.Join(valid, ", ")).
+		WithField("format", valid...)
 }
 
 // Machine reports whether f is meant for a program rather than a person.
@@ -77,12 +77,15 @@ type Mode struct {
 // Signals is what audience detection looks at. Every field is a plain value so
 // that detection is a pure function a test can drive.
 type Signals struct {
-	Tool      string                      // the tool's name, for <TOOL>_OUTPUT
+	Tool      string                      // the tool's name, for <TOOL>_FORMAT
 	LookupEnv func(string) (string, bool) // the environment
 	StdoutTTY bool
 	StderrTTY bool
 	StdinTTY  bool
-	Output    string // the value of --output, if given
+	Format    string // the value of --format, if given
+	// LegacyEnv reads <TOOL>_OUTPUT when <TOOL>_FORMAT is unset, as Duet
+	// did before the CLI Agent Spec v1.8 renamed it (WithLegacyOutput).
+	LegacyEnv bool
 	Detector  func(getenv func(string) string) bool
 	// Strict takes a stdout that is not a terminal, or CI set, for an
 	// agent, as the CLI Agent Spec's F-003 does (a tool built for agents
@@ -91,7 +94,7 @@ type Signals struct {
 }
 
 // EnvName returns the environment variable name for a tool-specific setting:
-// EnvName("my-tool", "OUTPUT") is "MY_TOOL_OUTPUT".
+// EnvName("my-tool", "FORMAT") is "MY_TOOL_FORMAT".
 func EnvName(tool, setting string) string {
 	var b strings.Builder
 	for _, r := range strings.ToUpper(tool) {
@@ -104,8 +107,8 @@ func EnvName(tool, setting string) string {
 	return b.String() + "_" + setting
 }
 
-// Detect decides the audience. An agent is reading when --output names a
-// machine format, <TOOL>_OUTPUT does, the app's detector says so, or a
+// Detect decides the audience. An agent is reading when --format names a
+// machine format, <TOOL>_FORMAT does, the app's detector says so, or a
 // coding agent's CLI runs the tool (it sets a variable of its own, such as
 // CLAUDECODE); and, with s.Strict, when stdout is not a terminal, a CI
 // runner is named (CI, GITHUB_ACTIONS, JENKINS_URL) or NO_COLOR is set, as
@@ -116,8 +119,11 @@ func Detect(s Signals) (Mode, error) {
 	lookup := s.LookupEnv
 	getenv := func(k string) string { v, _ := lookup(k); return v }
 	m := Mode{Terminal: s.StdoutTTY}
-	choice, source := s.Output, "--output"
+	choice, source := s.Format, "--format"
 	if choice == "" {
+		choice, source = getenv(EnvName(s.Tool, "FORMAT")), EnvName(s.Tool, "FORMAT")
+	}
+	if choice == "" && s.LegacyEnv {
 		choice, source = getenv(EnvName(s.Tool, "OUTPUT")), EnvName(s.Tool, "OUTPUT")
 	}
 	var bad error

@@ -45,15 +45,15 @@ func TestDetect(t *testing.T) {
 		{name: "strict: stdout piped but stdin and stderr are terminals", tty: ttys{true, false, true}, strict: true, want: agent},
 		{name: "strict: CI at a terminal", tty: all, strict: true, env: map[string]string{"CI": "true"}, want: atTerminal(agent)},
 		{name: "strict: a person at a terminal", tty: all, strict: true, want: person},
-		{name: "strict: --output text into a pipe", tty: pipe, strict: true, output: "text", want: envelope.Mode{Agent: true, Format: envelope.Text}},
+		{name: "strict: --format text into a pipe", tty: pipe, strict: true, output: "text", want: envelope.Mode{Agent: true, Format: envelope.Text}},
 
-		{name: "--output json at a terminal", tty: all, output: "json", want: atTerminal(agent)},
-		{name: "--output json into a pipe", tty: pipe, output: "json", want: agent},
-		{name: "--output text at a terminal", tty: all, output: "text", want: person},
-		{name: "--output text into a pipe", tty: pipe, output: "text", want: script},
-		{name: "--output tsv into a pipe", tty: pipe, output: "tsv", want: envelope.Mode{Agent: true, Format: envelope.TSV}},
-		{name: "<TOOL>_OUTPUT at a terminal", tty: all, env: map[string]string{"MY_TOOL_OUTPUT": "jsonl"}, want: atTerminal(envelope.Mode{Agent: true, Format: envelope.JSONL})},
-		{name: "--output wins over <TOOL>_OUTPUT", tty: all, output: "text", env: map[string]string{"MY_TOOL_OUTPUT": "json"}, want: person},
+		{name: "--format json at a terminal", tty: all, output: "json", want: atTerminal(agent)},
+		{name: "--format json into a pipe", tty: pipe, output: "json", want: agent},
+		{name: "--format text at a terminal", tty: all, output: "text", want: person},
+		{name: "--format text into a pipe", tty: pipe, output: "text", want: script},
+		{name: "--format tsv into a pipe", tty: pipe, output: "tsv", want: envelope.Mode{Agent: true, Format: envelope.TSV}},
+		{name: "<TOOL>_FORMAT at a terminal", tty: all, env: map[string]string{"MY_TOOL_FORMAT": "jsonl"}, want: atTerminal(envelope.Mode{Agent: true, Format: envelope.JSONL})},
+		{name: "--format wins over <TOOL>_FORMAT", tty: all, output: "text", env: map[string]string{"MY_TOOL_FORMAT": "json"}, want: person},
 
 		{name: "Claude Code runs it", tty: pipe, env: map[string]string{"CLAUDECODE": "1"}, want: named},
 		{name: "Claude Code runs it at a terminal", tty: all, env: map[string]string{"CLAUDECODE": "1"}, want: atTerminal(named)},
@@ -65,7 +65,7 @@ func TestDetect(t *testing.T) {
 		{name: "an agent that names itself", tty: pipe, env: map[string]string{"AI_AGENT": "claude-code_2-1-197_agent"}, want: named},
 		{name: "AGENT alone is too common a name", tty: pipe, env: map[string]string{"AGENT": "1"}, want: script},
 		{name: "a marker turned off", tty: pipe, env: map[string]string{"CLAUDECODE": "0", "GEMINI_CLI": "false"}, want: script},
-		{name: "--output text for an agent", tty: pipe, output: "text", env: map[string]string{"CLAUDECODE": "1"}, want: envelope.Mode{Agent: true, Named: true, Format: envelope.Text}},
+		{name: "--format text for an agent", tty: pipe, output: "text", env: map[string]string{"CLAUDECODE": "1"}, want: envelope.Mode{Agent: true, Named: true, Format: envelope.Text}},
 
 		{
 			name:     "the app's detector",
@@ -91,7 +91,7 @@ func TestDetect(t *testing.T) {
 			got, err := envelope.Detect(envelope.Signals{
 				Tool: "my-tool", LookupEnv: lookup,
 				StdinTTY: tt.tty.in, StdoutTTY: tt.tty.out, StderrTTY: tt.tty.err,
-				Output: tt.output, Detector: tt.detector, Strict: tt.strict,
+				Format: tt.output, Detector: tt.detector, Strict: tt.strict,
 			})
 			if err != nil {
 				t.Fatalf("Detect: %v", err)
@@ -120,12 +120,12 @@ func TestDetectInvalidOutput(t *testing.T) {
 		{"flag into a pipe, strict", "xml", nil, false, true, "--output", envelope.Mode{Agent: true, Format: envelope.JSON}},
 		{"flag at a terminal", "yaml", nil, true, false, "--output", envelope.Mode{Agent: false}},
 		{"flag for an agent", "yaml", map[string]string{"CLAUDECODE": "1"}, true, false, "--output", envelope.Mode{Agent: true, Format: envelope.JSON}},
-		{"environment", "", map[string]string{"MY_TOOL_OUTPUT": "html"}, false, true, "MY_TOOL_OUTPUT", envelope.Mode{Agent: true, Format: envelope.JSON}},
+		{"environment", "", map[string]string{"MY_TOOL_FORMAT": "html"}, false, true, "MY_TOOL_FORMAT", envelope.Mode{Agent: true, Format: envelope.JSON}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			lookup := envOf(tt.env)
-			got, err := envelope.Detect(envelope.Signals{Tool: "my-tool", LookupEnv: lookup, StdoutTTY: tt.tty, StderrTTY: tt.tty, StdinTTY: tt.tty, Output: tt.output, Strict: tt.strict})
+			got, err := envelope.Detect(envelope.Signals{Tool: "my-tool", LookupEnv: lookup, StdoutTTY: tt.tty, StderrTTY: tt.tty, StdinTTY: tt.tty, Format: tt.output, Strict: tt.strict})
 			if err == nil {
 				t.Fatal("Detect accepted an unknown format")
 			}
@@ -171,9 +171,9 @@ func TestParseFormat(t *testing.T) {
 }
 
 func TestEnvName(t *testing.T) {
-	tests := map[string]string{"my-tool": "MY_TOOL_OUTPUT", "todo": "TODO_OUTPUT", "a.b2": "A_B2_OUTPUT"}
+	tests := map[string]string{"my-tool": "MY_TOOL_FORMAT", "todo": "TODO_FORMAT", "a.b2": "A_B2_FORMAT"}
 	for tool, want := range tests {
-		if got := envelope.EnvName(tool, "OUTPUT"); got != want {
+		if got := envelope.EnvName(tool, "FORMAT"); got != want {
 			t.Errorf("EnvName(%q) = %q, want %q", tool, got, want)
 		}
 	}

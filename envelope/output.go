@@ -35,6 +35,9 @@ type Settings struct {
 	MaxBytes     int      // the envelope's size cap; 0 means DefaultMaxBytes
 	Secrets      []string // values never to print: the values of sensitive flags
 	Window       *Window  // set for list commands
+	// OutputFile is --output: the answer goes to this file, in the
+	// representation Mode.Format names, and stdout says what was written.
+	OutputFile string
 
 	// long work
 	Steps      []string // the command's declared steps, in order (schema.Meta.Steps)
@@ -118,9 +121,13 @@ type Output struct {
 	background [][2]string // data members for a background process: key, encoded value
 	// safety, config, filesystem (issue 16): see cache.go.
 	cacheUsed bool
+	file      *outputFile // --output
 }
 
-type warning struct{ code, message, next string }
+type warning struct {
+	code, message, next string
+	context             map[string]any
+}
 
 // New returns an Output for one invocation, with the settings s points to
 // (copied; nil means the zero Settings). A pointer, as slog's handler
@@ -141,6 +148,7 @@ func New(s *Settings) *Output {
 		o.s.MaxBytes = DefaultMaxBytes
 	}
 	o.progress.out = o
+	o.startFile(o.s.OutputFile)
 	o.logger = sync.OnceValue(func() *slog.Logger { return slog.New(newRedactor(o.logHandler(), o.s.Secrets)) })
 	return o
 }
@@ -289,7 +297,7 @@ func (o *Output) Warn(code, message, next string) {
 	if o.closed {
 		return
 	}
-	o.warnings = append(o.warnings, warning{code, o.redact(message), o.redact(next)})
+	o.warnings = append(o.warnings, warning{code: code, message: o.redact(message), next: o.redact(next)})
 }
 
 // ShowWarnings writes the warnings recorded so far on stderr now, for a
@@ -308,7 +316,7 @@ func (o *Output) ShowWarnings() {
 	o.writeProse(b.String())
 }
 
-// Item emits one item of a stream. With --output jsonl, tsv or id and for a
+// Item emits one item of a stream. With --format jsonl, tsv or id and for a
 // person it is written at once; in a JSON envelope the items become data.
 func (o *Output) Item(v any) error {
 	raw, err := marshal(v)

@@ -311,8 +311,8 @@ func renderIDs(w io.Writer, v any) error {
 	for i, it := range items {
 		id, found := lookupID(it)
 		if !found {
-			return Validationf("NO_ID_FIELD", "--output id: result item %d has no \"id\" field", i).
-				WithSuggestion("use --output json or --output tsv for this command")
+			return Validationf("NO_ID_FIELD", "--format id: result item %d has no \"id\" field", i).
+				WithSuggestion("use --format json or --format tsv for this command")
 		}
 		b.WriteString(id + "\n")
 	}

@@ -28,8 +28,8 @@ func (o *Output) Truncated(t Truncation) {
 func (o *Output) truncatedLocked(meta *Meta) {
 	for _, t := range o.truncations {
 		meta.Truncated = true
-		o.warnings = append(o.warnings, warning{"FIELD_TRUNCATED", truncationMessage(t, "is cut short"),
-			"do not take it for the whole value; fetch it whole another way if you need it"})
+		o.warnings = append(o.warnings, warning{code: "FIELD_TRUNCATED", message: truncationMessage(t, "is cut short"),
+			next: "do not take it for the whole value; fetch it whole another way if you need it"})
 	}
 }
 
@@ -48,7 +48,7 @@ func truncationMessage(t Truncation, what string) string {
 // to returned.
 func (o *Output) capWarningLocked(original, returned int) {
 	t := Truncation{Field: "data", OriginalBytes: original, ReturnedBytes: returned}
-	o.warnings = append(o.warnings, warning{"FIELD_TRUNCATED", truncationMessage(t, "cut to the size cap"), ""})
+	o.warnings = append(o.warnings, warning{code: "FIELD_TRUNCATED", message: truncationMessage(t, "cut to the size cap")})
 }
 
 // capCountsLocked sets the counts of a list the size cap cut to n of total

@@ -31,7 +31,7 @@ func (e Envelope) appendJSON(b []byte) []byte {
 		b = e.Error.appendJSON(b)
 	}
 	b = append(b, `,"warnings":`...)
-	b = jsonw.Strings(b, e.Warnings)
+	b = appendWarnings(b, e.Warnings)
 	b = append(b, `,"meta":`...)
 	b = e.Meta.appendJSON(b)
 	return append(b, '}')
@@ -41,7 +41,9 @@ func (e Envelope) appendJSON(b []byte) []byte {
 func (m Meta) MarshalJSON() ([]byte, error) { return m.appendJSON(nil), nil }
 
 func (m Meta) appendJSON(b []byte) []byte {
-	b = append(b, `{"duration_ms":`...)
+	b = append(b, `{"exit_code":`...)
+	b = jsonw.Int(b, int64(m.ExitCode))
+	b = append(b, `,"duration_ms":`...)
 	b = jsonw.Int(b, m.DurationMS)
 	b = append(b, `,"schema_version":`...)
 	b = jsonw.String(b, m.SchemaVersion)
@@ -108,6 +110,30 @@ func (m Meta) appendJSON(b []byte) []byte {
 		b = jsonw.Bool(b, *p)
 	}
 	return append(b, '}')
+}
+
+// appendWarnings appends the warnings; nil is the empty list.
+func appendWarnings(b []byte, list []Warning) []byte {
+	b = append(b, '[')
+	for i, w := range list {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"code":`...)
+		b = jsonw.String(b, w.Code)
+		b = append(b, `,"message":`...)
+		b = jsonw.String(b, w.Message)
+		if len(w.Context) > 0 {
+			b = append(b, `,"context":`...)
+			raw, err := marshal(w.Context)
+			if err != nil {
+				raw = []byte("{}")
+			}
+			b = append(b, raw...)
+		}
+		b = append(b, '}')
+	}
+	return append(b, ']')
 }
 
 // optInt appends a member that omitempty leaves out when nil.
@@ -189,7 +215,6 @@ func (e *Error) appendJSON(b []byte) []byte {
 	b = e.appendTrust(b)
 	b = optString(b, "conflict_id", e.ConflictID)
 	b = e.appendInput(b)
-	b = optString(b, "signal", e.Signal)
 	b = appendAlternatives(b, e.Alternatives)
 	return append(b, '}')
 }

@@ -29,8 +29,8 @@ func TestWireMatchesEncodingJSON(t *testing.T) {
 		RetryAfterMS: 100, RetryStrategy: RetryExponential, FixRequired: "f", FixCommand: "todo list", Phase: Validation,
 		Suggestion: "s", Redirect: &Redirect{Command: "new", Permanent: true, Reason: "moved"}, Field: "id",
 		ValidValues: []string{"t1"}, Errors: fieldErrors, ConflictID: "t1",
-		Hint: "use --input-file <path>", CorrectedInput: `{"env":"prod"}`, Context: map[string]any{"received_bytes": 65537, "limit_bytes": 65536, "why": "<x>"},
-		Path: "/p/a/link", LoopTarget: "/p/a", CompletedCount: &completed, MaxDepth: 50, Signal: "SIGINT",
+		Hint: "use --input-file <path>", CorrectedInput: `{"env":"prod"}`, Context: map[string]any{"received_bytes": 65537, "limit_bytes": 65536, "why": "<x>", "signal": "SIGINT"},
+		Path: "/p/a/link", LoopTarget: "/p/a", CompletedCount: &completed, MaxDepth: 50,
 		Alternatives: []Alternative{{Flag: "--message", Description: "the <text>"}, {Flag: "--from-file"}},
 		ExpiresAt:    "2026-01-02T03:04:05Z", RefreshCommand: "todo auth refresh", RequiredPermission: "repo:write",
 		RequiredScopes: []string{"repo:read", "repo:write"}, ActiveScopes: []string{"repo:read"}, MissingScopes: []string{"repo:write"},
@@ -65,10 +65,10 @@ func TestWireMatchesEncodingJSON(t *testing.T) {
 		{"field error full", fieldErrors[1], plainFieldError(fieldErrors[1])},
 		{"error minimal", &Error{Code: "GENERAL_ERROR", Message: "boom"}, &plainError{Code: "GENERAL_ERROR", Message: "boom"}},
 		{"error full", fullError, (*plainError)(fullError)},
-		{"envelope ok", Envelope{OK: true, Data: json.RawMessage(`{"a":1}`), Warnings: []string{"w <1>"}, Meta: fullMeta},
-			plainEnvelope{OK: true, Data: json.RawMessage(`{"a":1}`), Warnings: []string{"w <1>"}, Meta: fullMeta}},
-		{"envelope error", Envelope{Data: json.RawMessage("null"), Error: fullError, Warnings: []string{}},
-			plainEnvelope{Data: json.RawMessage("null"), Error: fullError, Warnings: []string{}}},
+		{"envelope ok", Envelope{OK: true, Data: json.RawMessage(`{"a":1}`), Warnings: []Warning{{Code: "W", Message: "w <1>"}, {Code: "X", Message: "x", Context: map[string]any{"line": 3, "why": "<y>"}}}, Meta: fullMeta},
+			plainEnvelope{OK: true, Data: json.RawMessage(`{"a":1}`), Warnings: []Warning{{Code: "W", Message: "w <1>"}, {Code: "X", Message: "x", Context: map[string]any{"line": 3, "why": "<y>"}}}, Meta: fullMeta}},
+		{"envelope error", Envelope{Data: json.RawMessage("null"), Error: fullError, Warnings: []Warning{}},
+			plainEnvelope{Data: json.RawMessage("null"), Error: fullError, Warnings: []Warning{}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

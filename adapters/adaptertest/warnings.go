@@ -85,8 +85,8 @@ func isID(name string, declared bool) bool {
 func (r *Result) checkEffect(t testing.TB) {
 	t.Helper()
 	for _, w := range r.Envelope.Warnings {
-		if strings.HasPrefix(w, "WARNING ["+adapters.EffectUnreported+"]:") {
-			t.Errorf("%q succeeded without reporting its effect: call envelope.Output.Effect with created, updated, deleted or noop (%s)", r.Envelope.Meta.Command, w)
+		if w.Code == adapters.EffectUnreported {
+			t.Errorf("%q succeeded without reporting its effect: call envelope.Output.Effect with created, updated, deleted or noop (%s)", r.Envelope.Meta.Command, w.Message)
 		}
 	}
 }

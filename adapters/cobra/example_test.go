@@ -31,7 +31,7 @@ func ExampleRun() {
 		root.AddCommand(list)
 		return root
 	}
-	for _, args := range [][]string{{"list"}, {"list", "--output", "tsv"}} {
+	for _, args := range [][]string{{"list"}, {"list", "--format", "tsv"}} {
 		var stdout strings.Builder
 		duetcobra.Run(context.Background(), newApp(), args,
 			adapters.WithStdio(strings.NewReader(""), &stdout, nil),

@@ -186,7 +186,7 @@ func NewServer(app adapters.Framework, opts ...Option) (*sdk.Server, error) {
 		if env == nil {
 			env = os.Environ()
 		}
-		r.Env = append(slices.Clip(env), envelope.EnvName(app.Tree().Name, "OUTPUT")+"=json")
+		r.Env = append(slices.Clip(env), envelope.EnvName(app.Tree().Name, "FORMAT")+"=json")
 		cfg.runner = r
 	}
 	root := app.Tree()
@@ -231,7 +231,7 @@ func handler(cfg *config, t *describe.Tool) sdk.ToolHandler {
 		if bad != nil {
 			return failure(bad, int(exitcode.ArgError)), nil
 		}
-		args = append(args[:len(c.Path):len(c.Path)], append([]string{"--output=json"}, args[len(c.Path):]...)...)
+		args = append(args[:len(c.Path):len(c.Path)], append([]string{"--format=json"}, args[len(c.Path):]...)...)
 		if limit := callLimit(c, args); limit > 0 {
 			var cancel context.CancelFunc
 			ctx, cancel = context.WithTimeout(ctx, limit+cfg.grace)
@@ -336,10 +336,10 @@ func answer(t *describe.Tool, stdout []byte, exit int, stopped error) *sdk.CallT
 	// What the result needs of the envelope; the error object is passed on
 	// as the command wrote it.
 	var env struct {
-		OK       bool            `json:"ok"`
-		Data     json.RawMessage `json:"data"`
-		Error    json.RawMessage `json:"error"`
-		Warnings []string        `json:"warnings"`
+		OK       bool               `json:"ok"`
+		Data     json.RawMessage    `json:"data"`
+		Error    json.RawMessage    `json:"error"`
+		Warnings []envelope.Warning `json:"warnings"`
 		Meta     struct {
 			Pagination *envelope.Pagination `json:"pagination"`
 		} `json:"meta"`
@@ -376,16 +376,12 @@ func answer(t *describe.Tool, stdout []byte, exit int, stopped error) *sdk.CallT
 	}
 }
 
-// warning joins an envelope's warnings, one per line. A Duet app's are
-// already "WARNING [CODE]: what. Next: step"; another's get the word.
-func warning(ws []string) string {
+// warning joins an envelope's warnings, one per line, as a person reads
+// them: "WARNING [CODE]: what. Next: step".
+func warning(ws []envelope.Warning) string {
 	lines := make([]string, len(ws))
 	for i, w := range ws {
-		if strings.HasPrefix(w, "WARNING") {
-			lines[i] = w
-		} else {
-			lines[i] = "WARNING: " + w
-		}
+		lines[i] = w.String()
 	}
 	return strings.Join(lines, "\n")
 }

@@ -87,7 +87,7 @@ func describeTools(t testing.TB) map[string]any {
 }
 
 func TestToolsListIsDescribeMCP(t *testing.T) {
-	golden.Assert(t, "describe-mcp.json", run(t, "describe", "--mcp", "--output", "text"))
+	golden.Assert(t, "describe-mcp.json", run(t, "describe", "--mcp", "--format", "text"))
 
 	cs := connect(t, mcp.InProcess(newApp))
 	listed, err := cs.ListTools(context.Background(), nil)

@@ -33,7 +33,7 @@ func ExampleRun() {
 	var stdout strings.Builder
 	code := urfave.Run(context.Background(), app, []string{"list", "--status", "done"},
 		adapters.WithStdio(strings.NewReader(""), &stdout, nil),
-		adapters.WithEnv([]string{"RUNS_OUTPUT=json"}), // an agent asks for JSON
+		adapters.WithEnv([]string{"RUNS_FORMAT=json"}), // an agent asks for JSON
 		adapters.WithTerminal(adapters.Piped))
 	var env envelope.Envelope
 	if err := json.Unmarshal([]byte(stdout.String()), &env); err != nil {

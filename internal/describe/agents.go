@@ -33,12 +33,12 @@ type EnvVar struct {
 }
 
 // EnvVars returns the environment variables the tool reads of its own: those
-// its flags read, those the app declares (AgentsInfo.Env), and Duet's for it — <TOOL>_OUTPUT and
+// its flags read, those the app declares (AgentsInfo.Env), and Duet's for it — <TOOL>_FORMAT and
 // <TOOL>_MAX_OUTPUT_BYTES, and for a tool with profiles <TOOL>_PROFILE and
 // <TOOL>_CONFIG_DIR — by name.
 func (m Manifest) EnvVars() []EnvVar {
 	vars := []EnvVar{
-		{envelope.EnvName(m.Tool, "OUTPUT"), "string", "the output format when --output is not given: json, jsonl, tsv, text (or plain) or id; a machine format answers as to an agent"},
+		{envelope.EnvName(m.Tool, "FORMAT"), "string", "the answer's format when --format is not given: json, jsonl, toon, tsv, text (or plain) or id; a machine format answers as to an agent"},
 		{envelope.EnvName(m.Tool, "MAX_OUTPUT_BYTES"), "integer", fmt.Sprintf("the largest envelope written, in bytes (default %d); a larger answer is cut and says so in meta", envelope.DefaultMaxBytes)},
 	}
 	if _, ok := m.Commands["profile.save"]; ok {
@@ -84,7 +84,7 @@ func (m Manifest) EnvVars() []EnvVar {
 // nonInteractive are the flags that let an agent run a tool headless, in
 // the order AGENTS.md lists them, with what each does.
 var nonInteractive = [...][2]string{
-	{"output", "`--output json` answers with one JSON envelope: no prompts, no pager, no colour"},
+	{"format", "`--format json` answers with one JSON envelope: no prompts, no pager, no colour"},
 	{"yes", "confirms a command that would ask first (destructive ones): without it, where nobody can be asked, the call is refused with CONFIRMATION_REQUIRED"},
 	{"dry-run", "shows what a changing command would do, and changes nothing"},
 	{"validate-only", "checks a call's input without running it"},
@@ -104,8 +104,8 @@ func writeAgentsHead(b *strings.Builder, m Manifest) {
 
 	b.WriteString("## Canonical Invocation\n\n")
 	fmt.Fprintf(b, "```\n%s <command> [arguments] [flags]\n```\n\n", tool)
-	fmt.Fprintf(b, "From a coding agent's shell every call answers with one JSON envelope unasked; anywhere else add `--output json` or set `%s=json`. `%s manifest` lists every command.\n\n",
-		envelope.EnvName(tool, "OUTPUT"), tool)
+	fmt.Fprintf(b, "From a coding agent's shell every call answers with one JSON envelope unasked; anywhere else add `--format json` or set `%s=json`. `%s manifest` lists every command.\n\n",
+		envelope.EnvName(tool, "FORMAT"), tool)
 
 	b.WriteString("## Non-Interactive Flags\n\n")
 	flags := m.flagNames()

@@ -19,9 +19,9 @@ func AgentsMD(m Manifest) string {
 	tool := m.Tool
 	writeAgentsHead(&b, m)
 	b.WriteString("## Calling it\n\n")
-	fmt.Fprintf(&b, "- Run from a coding agent's shell (Claude Code, Codex, Gemini CLI, OpenCode), or with `--output json` or `%s=json`, "+
+	fmt.Fprintf(&b, "- Run from a coding agent's shell (Claude Code, Codex, Gemini CLI, OpenCode), or with `--format json` or `%s=json`, "+
 		"every call prints exactly one JSON envelope: `{\"ok\", \"data\", \"error\", \"warnings\", \"meta\"}`. Branch on the exit code and `error.code`, never on message text.\n",
-		envelope.EnvName(tool, "OUTPUT"))
+		envelope.EnvName(tool, "FORMAT"))
 	b.WriteString("- Exit codes: 0 success, 2 invalid input (nothing changed; `error.errors` lists every problem), " +
 		"4 precondition, 5 not found, 6 conflict, 10 timeout, 130/143 cancelled. `error.retryable` says whether the same call may succeed.\n")
 	fmt.Fprintf(&b, "- `%s describe --index` lists every command in a line, `%s describe <command>` gives what one takes and answers (by its key, such as `%s`), "+

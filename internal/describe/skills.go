@@ -153,12 +153,12 @@ func skillOf(m Manifest, c *schema.Command) skill {
 		s.Patterns = append(s.Patterns, "Page with --limit N and --cursor from meta.pagination.next_cursor; --fields a,b keeps only what you need.")
 	}
 	if d.SupportsStreaming {
-		s.Patterns = append(s.Patterns, "--output jsonl gives one item per line as they come, then a summary line.")
+		s.Patterns = append(s.Patterns, "--format jsonl gives one item per line as they come, then a summary line.")
 	}
 	s.AntiPattern = []string{
 		"Do not guess ids or values: list them first, or read valid_values from a validation error.",
 		"Do not retry a failure whose error.retryable is false without changing the call.",
-		"Do not parse the text a person sees: ask for the envelope (--output json).",
+		"Do not parse the text a person sees: ask for the envelope (--format json).",
 	}
 	if d.OptionPlacement == schema.Strict {
 		s.AntiPattern = append(s.AntiPattern, "Do not put options after the first argument: this command takes them only before it.")

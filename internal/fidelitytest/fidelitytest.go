@@ -24,6 +24,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/duet-cli/duet/envelope"
+
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -197,11 +199,11 @@ func SameForScript(t testing.TB, bare, wrapped string, c Case) Outcome {
 
 // Envelope is what an agent reads on stdout.
 type Envelope struct {
-	OK       bool            `json:"ok"`
-	Data     json.RawMessage `json:"data"`
-	Error    json.RawMessage `json:"error"`
-	Warnings []string        `json:"warnings"`
-	Meta     map[string]any  `json:"meta"`
+	OK       bool               `json:"ok"`
+	Data     json.RawMessage    `json:"data"`
+	Error    json.RawMessage    `json:"error"`
+	Warnings []envelope.Warning `json:"warnings"`
+	Meta     map[string]any     `json:"meta"`
 }
 
 // ForAgent runs c with the wrapped build as a coding agent would (its

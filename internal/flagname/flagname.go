@@ -14,6 +14,10 @@ const (
 
 // The built-in flags every wrapped app gets.
 const (
+	// Format picks the answer's representation (json, jsonl, toon, tsv,
+	// text or plain, id); Output names a file the answer is written to
+	// instead of stdout, as the CLI Agent Spec v1.8 reserved it.
+	Format       = "format"
 	Output       = "output"
 	Schema       = "schema"
 	Human        = "human"
@@ -68,8 +72,8 @@ const (
 	PrintSchema   = "print-schema"  // the same as --schema
 	OutputSchema  = "output-schema" // the JSON Schema of data
 	StableOutput  = "stable-output"
-	Stream        = "stream"    // --output jsonl
-	NoStream      = "no-stream" // --output json, on a command that streams by default
+	Stream        = "stream"    // --format jsonl
+	NoStream      = "no-stream" // --format json, on a command that streams by default
 	TokenLimit    = "token-limit"
 	TokenOffset   = "token-offset"
 	TokenCount    = "token-count"
@@ -78,7 +82,7 @@ const (
 
 	IgnoreErrors    = "ignore-errors"
 	OutputDir       = "output-dir"
-	Format          = "format"
+	SkillFormat     = "skill-format"
 	MCPSchemaFile   = "mcp-schema-file"
 	MCPServerURL    = "mcp-server-url"
 	ShowSideEffects = "show-side-effects"

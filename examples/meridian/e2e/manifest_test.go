@@ -48,7 +48,7 @@ func TestManifestAnswersEveryTask(t *testing.T) {
 		{"five models", []string{"models", "list", "--limit", "5"}},
 		{"what is opus", []string{"models", "show", "opus"}},
 		{"ask run r1 to go on, and wait for it", []string{"run", "continue", "r1", "-p", "now fix the tests", "--wait"}},
-		{"the failed runs, ids only", []string{"run", "list", "--status", "failed", "--output", "id"}},
+		{"the failed runs, ids only", []string{"run", "list", "--status", "failed", "--format", "id"}},
 		{"the runs, within 200 tokens", []string{"run", "list", "--token-limit", "200"}},
 		{"what run r1 reported", []string{"run", "show", "r1"}},
 		{"what run r1 printed after its first 4096 bytes", []string{"run", "output", "r1", "--from", "4096"}},
@@ -71,7 +71,7 @@ func TestManifestAnswersEveryTask(t *testing.T) {
 				t.Fatalf("%q is not derivable from describe: %v", tt.argv, err)
 			}
 			covered[key] = true
-			// The exit code alone: --output id answers a validation with
+			// The exit code alone: --format id answers a validation with
 			// no ids, rather than an envelope.
 			if r := sb.run(t, agent, append(slices.Clone(tt.argv), "--validate-only")...); r.code != 0 {
 				t.Errorf("meridian refused %q, which describe allows (exit %d): %s", tt.argv, r.code, r.stdout)
@@ -261,15 +261,15 @@ func TestTokenBudgetO200k(t *testing.T) {
 	o200k := tiktoken.O200k()
 	sb := newSandbox(t)
 	var models []json.RawMessage
-	whole := sb.ok(t, sb.env, &models, "models", "list", "--output", "json")
+	whole := sb.ok(t, sb.env, &models, "models", "list", "--format", "json")
 	if n := o200k.Count(string(whole.Data)); n < 200 {
 		t.Fatalf("models list is %d tokens; the test wants more than a budget of 100", n)
 	}
-	counted := sb.ok(t, sb.env, nil, "models", "list", "--output", "json", "--token-count")
+	counted := sb.ok(t, sb.env, nil, "models", "list", "--format", "json", "--token-count")
 	if got, want := counted.Meta["token_count"], float64(o200k.Count(string(whole.Data))); got != want {
 		t.Errorf("--token-count: meta.token_count %v, want the o200k count of data, %v", got, want)
 	}
-	capped := sb.ok(t, sb.env, nil, "models", "list", "--output", "json", "--token-limit", "100")
+	capped := sb.ok(t, sb.env, nil, "models", "list", "--format", "json", "--token-limit", "100")
 	if n := o200k.Count(string(capped.Data)); n > 100 || capped.Meta["truncated"] != true {
 		t.Errorf("--token-limit 100: data of %d o200k tokens, meta.truncated %v", n, capped.Meta["truncated"])
 	}

@@ -129,7 +129,7 @@ func TestAgent(t *testing.T) {
 			t.Parallel()
 			c := withFiles(fidelitytest.Case{Args: tt.args, Stdin: tt.stdin})
 			env := fidelitytest.SameForAgent(t, bare, wrapped, c, tt.exit, tt.code)
-			if tt.warn != "" && (len(env.Warnings) != 1 || !strings.HasPrefix(env.Warnings[0], tt.warn)) {
+			if tt.warn != "" && (len(env.Warnings) != 1 || !strings.HasPrefix(env.Warnings[0].String(), tt.warn)) {
 				t.Errorf("warnings %q, want one starting %q", env.Warnings, tt.warn)
 			}
 		})

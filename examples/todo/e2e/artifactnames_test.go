@@ -45,7 +45,7 @@ func testArtifactNames(t *testing.T, bin string) {
 		}
 	}
 
-	md := sb.run(t, "describe", "--agents-md", "--output", "text").stdout
+	md := sb.run(t, "describe", "--agents-md", "--format", "text").stdout
 	if !strings.Contains(md, "- `XDG_DATA_HOME` (path, optional): the directory the default to-do file is kept under") {
 		t.Errorf("AGENTS.md does not list XDG_DATA_HOME with its type and purpose:\n%s", md)
 	}

@@ -144,11 +144,11 @@ func testTokenBudget(t *testing.T, bin string) {
 				t.Errorf("--output %s: exit %d, stdout %q; want %q", format, r.code, r.stdout, want)
 			}
 		}
-		r := sb.run(t, "list", "--limit", "50", "--token-count", "--output", "jsonl")
+		r := sb.run(t, "list", "--limit", "50", "--token-count", "--format", "jsonl")
 		lines := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
 		summary := decodeEnvelope(t, []byte(lines[len(lines)-1]+"\n"))
 		if len(lines) != 1 || get(summary, "meta.token_count") != float64(total) {
-			t.Errorf("--output jsonl: %d lines, meta.token_count %v; want one summary line and %d", len(lines), get(summary, "meta.token_count"), total)
+			t.Errorf("--format jsonl: %d lines, meta.token_count %v; want one summary line and %d", len(lines), get(summary, "meta.token_count"), total)
 		}
 	})
 

@@ -104,7 +104,7 @@ func testExec(t *testing.T, bin string) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			sb := newSandbox(t, bin)
-			r := sb.runStdin(t, strings.NewReader(tt.stdin), append([]string{"exec", "--output", "jsonl"}, tt.args...)...)
+			r := sb.runStdin(t, strings.NewReader(tt.stdin), append([]string{"exec", "--format", "jsonl"}, tt.args...)...)
 			if r.code != tt.wantExit {
 				t.Errorf("exit %d, want %d\nstdout: %s\nstderr: %s", r.code, tt.wantExit, r.stdout, r.stderr)
 			}
@@ -120,7 +120,7 @@ func testExec(t *testing.T, bin string) {
 	t.Run("--dry-run reaches a destructive command", func(t *testing.T) {
 		sb := newSandbox(t, bin)
 		sb.seed(t, item("t1", "keep", true))
-		r := sb.runStdin(t, strings.NewReader(`{"_cmd":"purge"}`+"\n"), "exec", "--output", "jsonl", "--dry-run")
+		r := sb.runStdin(t, strings.NewReader(`{"_cmd":"purge"}`+"\n"), "exec", "--format", "jsonl", "--dry-run")
 		if r.code != 0 {
 			t.Errorf("exit %d, want 0\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
 		}

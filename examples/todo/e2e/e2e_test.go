@@ -193,8 +193,8 @@ func testValidation(t *testing.T, bin string) {
 			want:  map[string]any{"error.field": "output", "error.valid_values": []any{"json", "jsonl", "toon", "tsv", "text", "id", "plain"}},
 		},
 		{
-			name:  "unknown output format from TODO_OUTPUT",
-			env:   []string{"TODO_OUTPUT=yaml"},
+			name:  "unknown output format from TODO_FORMAT",
+			env:   []string{"TODO_FORMAT=yaml"},
 			args:  []string{"list"},
 			codes: []string{"INVALID_ENUM_VALUE"}, // as --output yaml is refused (O-042)
 			want:  map[string]any{"error.phase": "validation", "error.field": "output", "error.valid_values": []any{"json", "jsonl", "toon", "tsv", "text", "id", "plain"}},
@@ -274,7 +274,7 @@ func testOutputFormats(t *testing.T, bin string) {
 	sb.seed(t, item("t1", "first", false), item("t2", "second", false))
 
 	t.Run("jsonl streams items then a summary envelope", func(t *testing.T) {
-		r := sb.run(t, "list", "--output", "jsonl")
+		r := sb.run(t, "list", "--format", "jsonl")
 		if r.code != 0 {
 			t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
 		}
@@ -305,13 +305,13 @@ func testOutputFormats(t *testing.T, bin string) {
 		args []string
 		want string
 	}{
-		{"tsv has a header row", []string{"list", "--output", "tsv"},
+		{"tsv has a header row", []string{"list", "--format", "tsv"},
 			"id\ttitle\tpriority\tdone\tcreated\n" +
 				"t1\tfirst\tnormal\tfalse\t2026-01-02T03:04:05Z\n" +
 				"t2\tsecond\tnormal\tfalse\t2026-01-02T03:04:05Z\n"},
-		{"tsv projected", []string{"list", "--output", "tsv", "--fields", "id,title"},
+		{"tsv projected", []string{"list", "--format", "tsv", "--fields", "id,title"},
 			"id\ttitle\nt1\tfirst\nt2\tsecond\n"},
-		{"id prints one id per line", []string{"list", "--output", "id"}, "t1\nt2\n"},
+		{"id prints one id per line", []string{"list", "--format", "id"}, "t1\nt2\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -572,8 +572,8 @@ func testInvalidUTF8(t *testing.T, bin string) {
 	tests := [][]string{
 		{"list"},
 		{"show", "t1"},
-		{"list", "--output", "jsonl"},
-		{"list", "--output", "tsv"},
+		{"list", "--format", "jsonl"},
+		{"list", "--format", "tsv"},
 		{"add", "also bad \xc3\x28"},
 	}
 	for _, args := range tests {
@@ -675,8 +675,8 @@ func testTerminal(t *testing.T, bin string) {
 		{name: "error line", args: []string{"show", "t99"}, code: 5,
 			pattern: `ERROR \[TODO_NOT_FOUND\]: no to-do with id t99\. Next: .+`, hasNot: []string{`{"ok"`}},
 		{name: "CI means agent", env: []string{"CI=1"}, args: []string{"list"}, agent: true},
-		{name: "--output json means agent", args: []string{"list", "--output", "json"}, agent: true},
-		{name: "TODO_OUTPUT means agent", env: []string{"TODO_OUTPUT=json"}, args: []string{"list"}, agent: true},
+		{name: "--format json means agent", args: []string{"list", "--format", "json"}, agent: true},
+		{name: "TODO_FORMAT means agent", env: []string{"TODO_FORMAT=json"}, args: []string{"list"}, agent: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -1081,7 +1081,7 @@ func (sb *sandbox) storeBytes(t *testing.T) []byte {
 // expectIDs checks which items the store holds, through the binary itself.
 func (sb *sandbox) expectIDs(t *testing.T, when string, want ...string) {
 	t.Helper()
-	r := sb.run(t, "list", "--status", "all", "--limit", "0", "--output", "id")
+	r := sb.run(t, "list", "--status", "all", "--limit", "0", "--format", "id")
 	if r.code != 0 {
 		t.Fatalf("%s: list: exit %d, stderr %q", when, r.code, r.stderr)
 	}

@@ -198,12 +198,12 @@ func TestE2EPipedID(t *testing.T) { onEach(t, testPipedID) }
 func testPipedID(t *testing.T, bin string) {
 	t.Parallel()
 	sb := newSandbox(t, bin)
-	// todo add x --output id | todo done -, through a real pipe.
+	// todo add x --format id | todo done -, through a real pipe.
 	pr, pw, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	add := exec.Command(sb.bin, "add", "piped along", "--output", "id")
+	add := exec.Command(sb.bin, "add", "piped along", "--format", "id")
 	add.Env, add.Stdout = sb.env, pw
 	if err := add.Start(); err != nil {
 		t.Fatal(err)

@@ -9,7 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// TestE2EOutputFlag: --output json is one envelope, jsonl one JSON object a
+// TestE2EOutputFlag: --format json is one envelope, jsonl one JSON object a
 // line, tsv a header row then rows, plain the flat text rendering, on every
 // command without the command doing anything for it; and no alias such as
 // --format selects the representation (REQ-O-001).
@@ -21,13 +21,13 @@ func testOutputFlag(t *testing.T, bin string) {
 	sb.seed(t, item("t1", "first", false), item("t2", "second", false))
 
 	t.Run("json is one envelope", func(t *testing.T) {
-		env := expectEnvelope(t, "show --output json", sb.run(t, "show", "t1", "--output", "json"), 0)
+		env := expectEnvelope(t, "show --format json", sb.run(t, "show", "t1", "--format", "json"), 0)
 		if diff := cmp.Diff(map[string]any{"data.id": "t1"}, pick(env, map[string]any{"data.id": nil})); diff != "" {
 			t.Errorf("(-want +got):\n%s", diff)
 		}
 	})
 	t.Run("jsonl is one JSON object a line", func(t *testing.T) {
-		r := sb.run(t, "list", "--output", "jsonl")
+		r := sb.run(t, "list", "--format", "jsonl")
 		if r.code != 0 {
 			t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
 		}
@@ -39,7 +39,7 @@ func testOutputFlag(t *testing.T, bin string) {
 		}
 	})
 	t.Run("tsv of a single record has a header row", func(t *testing.T) {
-		r := sb.run(t, "show", "t1", "--output", "tsv", "--fields", "id,title")
+		r := sb.run(t, "show", "t1", "--format", "tsv", "--fields", "id,title")
 		if r.code != 0 {
 			t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
 		}
@@ -48,7 +48,7 @@ func testOutputFlag(t *testing.T, bin string) {
 		}
 	})
 	t.Run("plain is the text rendering, without colour or JSON", func(t *testing.T) {
-		plain, text := sb.run(t, "list", "--output", "plain"), sb.run(t, "list", "--output", "text")
+		plain, text := sb.run(t, "list", "--format", "plain"), sb.run(t, "list", "--format", "text")
 		if plain.code != 0 || text.code != 0 {
 			t.Fatalf("exit %d and %d, stderr %q %q", plain.code, text.code, plain.stderr, text.stderr)
 		}

@@ -162,7 +162,7 @@ func testFields(t *testing.T, bin string) {
 	}
 }
 
-// TestE2EOutputEnv: TODO_OUTPUT is --output's default: the same answer as
+// TestE2EOutputEnv: TODO_FORMAT is --output's default: the same answer as
 // the flag, the flag wins, a generic OUTPUT or _OUTPUT means nothing, and
 // help names the variable (O-042; a bad value: TestE2EValidation).
 func TestE2EOutputEnv(t *testing.T) { onEach(t, testOutputEnv) }
@@ -171,15 +171,15 @@ func testOutputEnv(t *testing.T, bin string) {
 	t.Parallel()
 	sb := newSandbox(t, bin)
 	sb.seed(t, item("t1", "one", false), item("t2", "two", false))
-	byFlag := sb.run(t, "list", "--output", "tsv")
-	byEnv := sb.runEnv(t, []string{"TODO_OUTPUT=tsv"}, "list")
+	byFlag := sb.run(t, "list", "--format", "tsv")
+	byEnv := sb.runEnv(t, []string{"TODO_FORMAT=tsv"}, "list")
 	if byFlag.code != 0 || byEnv.stdout != byFlag.stdout {
-		t.Errorf("TODO_OUTPUT=tsv list:\n%s\nlist --output tsv:\n%s", byEnv.stdout, byFlag.stdout)
+		t.Errorf("TODO_FORMAT=tsv list:\n%s\nlist --format tsv:\n%s", byEnv.stdout, byFlag.stdout)
 	}
-	expectEnvelope(t, "TODO_OUTPUT=tsv list --output json", sb.runEnv(t, []string{"TODO_OUTPUT=tsv"}, "list", "--output", "json"), 0)
+	expectEnvelope(t, "TODO_FORMAT=tsv list --format json", sb.runEnv(t, []string{"TODO_FORMAT=tsv"}, "list", "--format", "json"), 0)
 	expectEnvelope(t, "OUTPUT=tsv _OUTPUT=tsv list", sb.runEnv(t, []string{"OUTPUT=tsv", "_OUTPUT=tsv"}, "list"), 0)
-	if r := sb.run(t, "list", "--help"); !strings.Contains(r.stderr, "TODO_OUTPUT") {
-		t.Errorf("list --help does not name TODO_OUTPUT:\n%s", r.stderr)
+	if r := sb.run(t, "list", "--help"); !strings.Contains(r.stderr, "TODO_FORMAT") {
+		t.Errorf("list --help does not name TODO_FORMAT:\n%s", r.stderr)
 	}
 }
 

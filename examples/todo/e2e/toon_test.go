@@ -12,7 +12,7 @@ import (
 	"github.com/duet-cli/duet/tokens/tiktoken"
 )
 
-// TestE2EToon asks todo for a 20-item list as --output toon and as --output
+// TestE2EToon asks todo for a 20-item list as --format toon and as --output
 // json: the reference TOON implementation decodes the first to the second
 // (the whole envelope, but for what differs between two runs: timestamp,
 // request id and duration), the list is a
@@ -29,8 +29,8 @@ func testToon(t *testing.T, bin string) {
 		items = append(items, item(fmt.Sprintf("t%d", i+1), titles[i%len(titles)], i%4 == 0))
 	}
 	sb.seed(t, items...)
-	asJSON := sb.run(t, "list", "--status", "all", "--output", "json")
-	asTOON := sb.run(t, "list", "--status", "all", "--output", "toon")
+	asJSON := sb.run(t, "list", "--status", "all", "--format", "json")
+	asTOON := sb.run(t, "list", "--status", "all", "--format", "toon")
 	if asJSON.code != 0 || asTOON.code != 0 {
 		t.Fatalf("list: exit %d (json), %d (toon)\n%s", asJSON.code, asTOON.code, asTOON.stdout)
 	}
@@ -49,7 +49,7 @@ func testToon(t *testing.T, bin string) {
 		return env
 	}
 	if diff := cmp.Diff(strip([]byte(asJSON.stdout)), strip(decoded)); diff != "" {
-		t.Errorf("--output toon, decoded by the reference, is not --output json's envelope (-json +toon):\n%s", diff)
+		t.Errorf("--format toon, decoded by the reference, is not --format json's envelope (-json +toon):\n%s", diff)
 	}
 
 	o200k := tiktoken.O200k()

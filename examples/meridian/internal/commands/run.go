@@ -129,7 +129,7 @@ func (e Env) runCommand() *cli.Command {
 			}, schema.Meta{Danger: schema.Safe, List: true, Output: schema.Of[[]run.Summary](), ExitCodes: codes,
 				Flags: map[string]schema.FlagMeta{"status": {Enum: statuses}},
 				Examples: []schema.Example{
-					{Description: "the failed runs, ids only", Command: "run list --status failed --output id"},
+					{Description: "the failed runs, ids only", Command: "run list --status failed --format id"},
 				}}),
 			urfave.Annotate(&cli.Command{
 				Name:  "review",

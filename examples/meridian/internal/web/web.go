@@ -237,7 +237,7 @@ func (s *Server) cli(argsOf func(*http.Request) ([]string, error)) http.HandlerF
 // run runs meridian with args as an agent does, and returns its envelope
 // and exit code.
 func (s *Server) run(ctx context.Context, args []string) ([]byte, int, error) {
-	cmd := proc.Command(ctx, s.Exe, append(args, "--output", "json")...)
+	cmd := proc.Command(ctx, s.Exe, append(args, "--format", "json")...)
 	cmd.Dir, cmd.Env = s.Dir, s.Env
 	out, err := cmd.Output()
 	var exit *exec.ExitError

@@ -51,19 +51,19 @@ func TestRoutes(t *testing.T) {
 		args               string
 		status             int
 	}{
-		{"GET", "/api/spaces", "", "0", "space list --output json", 200},
-		{"GET", "/api/spaces/s1", "", "0", "space show s1 --output json", 200},
-		{"GET", "/api/spaces/s1/runs?status=failed&limit=5&bogus=1", "", "0", "run list --space s1 --status failed --limit 5 --output json", 200},
-		{"GET", "/api/spaces/s1/runs/r3", "", "5", "run show r3 --space s1 --output json", 404},
-		{"GET", "/api/spaces/s1/stats", "", "0", "run stats --space s1 --output json", 200},
-		{"GET", "/api/spaces/s1/wait", "", "0", "run wait --space s1 --output json", 200},
-		{"GET", "/api/spaces/s1/stats?model=opus&limit=5", "", "0", "run stats --space s1 --model opus --output json", 200},
-		{"POST", "/api/runs", `{"prompt":"do it","model":"opus","space":"s2"}`, "0", "run spawn --prompt do it --space s2 --model opus --output json", 200},
-		{"POST", "/api/runs", `{"prompt":"x"}`, "2", "run spawn --prompt x --output json", 400},
-		{"POST", "/api/spaces/s1/runs/r2/continue", `{"prompt":"and tests"}`, "0", "run continue r2 --space s1 --prompt and tests --output json", 200},
+		{"GET", "/api/spaces", "", "0", "space list --format json", 200},
+		{"GET", "/api/spaces/s1", "", "0", "space show s1 --format json", 200},
+		{"GET", "/api/spaces/s1/runs?status=failed&limit=5&bogus=1", "", "0", "run list --space s1 --status failed --limit 5 --format json", 200},
+		{"GET", "/api/spaces/s1/runs/r3", "", "5", "run show r3 --space s1 --format json", 404},
+		{"GET", "/api/spaces/s1/stats", "", "0", "run stats --space s1 --format json", 200},
+		{"GET", "/api/spaces/s1/wait", "", "0", "run wait --space s1 --format json", 200},
+		{"GET", "/api/spaces/s1/stats?model=opus&limit=5", "", "0", "run stats --space s1 --model opus --format json", 200},
+		{"POST", "/api/runs", `{"prompt":"do it","model":"opus","space":"s2"}`, "0", "run spawn --prompt do it --space s2 --model opus --format json", 200},
+		{"POST", "/api/runs", `{"prompt":"x"}`, "2", "run spawn --prompt x --format json", 400},
+		{"POST", "/api/spaces/s1/runs/r2/continue", `{"prompt":"and tests"}`, "0", "run continue r2 --space s1 --prompt and tests --format json", 200},
 		{"POST", "/api/spaces/s1/runs/r2/continue", `{"prompt":`, "0", "", 400},
-		{"POST", "/api/spaces/s1/close", "", "2", "space close s1 --output json", 400},
-		{"POST", "/api/spaces/s1/close?confirm=yes", "", "0", "space close s1 --yes --output json", 200},
+		{"POST", "/api/spaces/s1/close", "", "2", "space close s1 --format json", 400},
+		{"POST", "/api/spaces/s1/close?confirm=yes", "", "0", "space close s1 --yes --format json", 200},
 	} {
 		t.Run(tt.method+" "+tt.path, func(t *testing.T) {
 			s, ts := newServer(t, "FAKE_EXIT="+tt.exit)

@@ -106,7 +106,7 @@ func Declare() Declarations {
 			Output: schema.Of[[]todo.Item](),
 			Flags:  map[string]schema.FlagMeta{"status": {Enum: []string{"open", "done", "all"}, Profile: true}},
 			Examples: []schema.Example{
-				{Description: "every item, ids only", Command: "list --status all --output id"},
+				{Description: "every item, ids only", Command: "list --status all --format id"},
 			},
 		},
 		Show:  schema.Meta{Danger: schema.Safe, Output: item, Args: idArg, ExitCodes: notFound},

@@ -1,0 +1,63 @@
+package adapters
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/duet-cli/duet/envelope"
+	"github.com/duet-cli/duet/internal/flagname"
+)
+
+// readFormat is the --format the command line gives. Under
+// WithLegacyOutput a format's name given to --output counts as --format,
+// with a warning; otherwise --output is always a path (see checkOutputPath).
+func (inv *invocation) readFormat() string {
+	c := inv.call
+	format, _ := c.opt(flagname.Format)
+	if !inv.cfg.legacyOutput || format != "" {
+		return format
+	}
+	if v, _ := c.opt(flagname.Output); isFormatName(v) {
+		inv.legacyFormat = v
+		inv.warn("DEPRECATED", fmt.Sprintf("--output %s picks the format only for compatibility: --output names a file to write", v),
+			"use --format "+v)
+		return v
+	}
+	if name := envelope.EnvName(inv.root.Name, "OUTPUT"); inv.cfg.getenv(name) != "" && inv.cfg.getenv(envelope.EnvName(inv.root.Name, "FORMAT")) == "" {
+		inv.warn("DEPRECATED", name+" picks the format only for compatibility", "set "+envelope.EnvName(inv.root.Name, "FORMAT")+" instead")
+	}
+	return ""
+}
+
+// outputPath is the file --output names, or "".
+func (inv *invocation) outputPath() string {
+	v, _ := inv.call.opt(flagname.Output)
+	if v == inv.legacyFormat {
+		return ""
+	}
+	return v
+}
+
+// checkOutputPath refuses an --output that would write a file named after
+// a format (an agent's --output json meant --format json) or stdout, which
+// carries the envelope (CLI Agent Spec §78, REQ-O-001).
+func (inv *invocation) checkOutputPath() []envelope.FieldError {
+	v := inv.outputPath()
+	switch {
+	case isFormatName(v):
+		return []envelope.FieldError{{Code: "OUTPUT_IS_A_PATH", Field: flagname.Output,
+			Message:    fmt.Sprintf("--output takes the path of a file to write the answer to, and %q is a format's name", v),
+			Suggestion: "use --format " + v + " to choose the format; add --output <path> only to write the answer to a file"}}
+	case v == "-":
+		return []envelope.FieldError{{Code: "OUTPUT_IS_A_PATH", Field: flagname.Output,
+			Message:    "--output takes the path of a file to write the answer to; stdout carries the envelope",
+			Suggestion: "leave --output out to answer on stdout"}}
+	}
+	return nil
+}
+
+// isFormatName reports whether v names a format --format takes, or one of
+// the CLI Agent Spec's that Duet does not (table).
+func isFormatName(v string) bool {
+	return v != "" && (slices.Contains(envelope.FormatNames(), v) || v == "table")
+}

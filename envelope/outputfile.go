@@ -1,0 +1,118 @@
+package envelope
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/duet-cli/duet/exitcode"
+	"github.com/duet-cli/duet/internal/atomicfile"
+)
+
+// outputFile is where --output sends the answer: the file's bytes are
+// collected as stdout's would be, and written whole, by rename, once the
+// command has succeeded — a failed run leaves no file (REQ-O-001).
+type outputFile struct {
+	path   string        // absolute
+	stdout io.Writer     // the real stdout, which then says what was written
+	buf    *bytes.Buffer // the answer, in the --format representation
+}
+
+// MediaType returns the media type the CLI Agent Spec gives format f
+// (REQ-O-001): what a file written with --output holds.
+func MediaType(f Format) string {
+	switch f {
+	case JSON:
+		return "application/json"
+	case JSONL:
+		return "application/x-ndjson"
+	case TSV:
+		return "text/tab-separated-values"
+	case TOON:
+		return "text/toon"
+	}
+	return "text/plain"
+}
+
+// Written is the answer of a command whose answer went to a file
+// (--output): what was written where.
+type Written struct {
+	Path        string `json:"path"`
+	Bytes       int    `json:"bytes"`
+	ContentType string `json:"content_type"`
+	SHA256      string `json:"sha256"`
+}
+
+// finishFile writes the answer to the --output file, and on stdout the
+// envelope that describes the write (or the error, and no file).
+func (o *Output) finishFile(p payload, meta Meta, fail *Error) *Error {
+	f := o.file
+	if fail == nil {
+		fail = o.write(o.s.Mode.Format, p, meta, nil)
+	}
+	o.s.Stdout, o.writeErr = f.stdout, nil // what follows is stdout's
+	if fail == nil {
+		if err := atomicfile.Write(f.path, f.buf.Bytes(), 0o644); err != nil {
+			fail = Errorf(exitcode.GeneralError, "OUTPUT_WRITE_FAILED", "could not write the answer to %s: %w", f.path, err).
+				WithPhase(Execution).
+				WithSuggestion("check that the directory exists and is writable, or choose another --output path")
+		}
+	}
+	meta.ExitCode = ExitCode(fail)
+	p = payload{one: json.RawMessage("null")}
+	meta.Pagination = nil
+	if fail == nil {
+		sum := sha256.Sum256(f.buf.Bytes())
+		raw, err := marshal(Written{Path: f.path, Bytes: f.buf.Len(), ContentType: MediaType(o.s.Mode.Format), SHA256: hex.EncodeToString(sum[:])})
+		if err == nil {
+			p.one = raw
+		}
+	}
+	if o.s.Mode.Agent {
+		o.writeEnvelope(JSON, p, meta, fail)
+		return fail
+	}
+	if fail == nil {
+		_ = o.writeText(func(w io.Writer) error {
+			v, err := decodeOrdered(p.one)
+			if err != nil {
+				return err
+			}
+			return renderText(w, v, Style{Color: o.s.Mode.Color})
+		})
+	}
+	o.writeHumanDiagnostics(fail)
+	return fail
+}
+
+// startFile sends what the command writes to stdout to the --output
+// file's buffer instead, streamed items included.
+func (o *Output) startFile(path string) {
+	if path == "" {
+		return
+	}
+	if abs, err := absPath(path, o.s.Cwd); err == nil {
+		path = abs
+	}
+	o.file = &outputFile{path: path, stdout: o.s.Stdout, buf: new(bytes.Buffer)}
+	o.s.Stdout = o.file.buf
+}
+
+// absPath resolves path against dir, or the working directory when dir
+// is "".
+func absPath(path, dir string) (string, error) {
+	if filepath.IsAbs(path) {
+		return filepath.Clean(path), nil
+	}
+	if dir == "" {
+		var err error
+		if dir, err = os.Getwd(); err != nil {
+			return "", err
+		}
+	}
+	return filepath.Join(dir, path), nil
+}
