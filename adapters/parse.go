@@ -205,6 +205,7 @@ func (c *call) check(classify func(error) *envelope.Error, lookupEnv func(string
 		for _, v := range given {
 			c.constrain(f.Name, what, v, f.Enum, f.Pattern, f.ID)
 		}
+		c.checkRepeated(f)
 	}
 	if c.refused == nil {
 		c.checkArgs()
@@ -215,6 +216,33 @@ func (c *call) check(classify func(error) *envelope.Error, lookupEnv func(string
 	c.checkRequires(lookupEnv, fromProfile) // input: Meta.Requires
 	c.checkBuiltins()
 	c.checkSubprocess(lookupEnv, fromProfile)
+}
+
+// checkRepeated refuses a flag that takes one value given twice with two
+// values (--format json … --format tsv): which one wins is the parser's
+// accident, and an agent would not know it lost (REQ-F-067). The same value
+// twice is harmless; a list or a counter takes every one.
+func (c *call) checkRepeated(f *schema.Flag) {
+	given := c.values[f.Name]
+	if f.Type == schema.Array || f.Count || len(given) < 2 {
+		return
+	}
+	for _, v := range given[1:] {
+		if v != given[0] {
+			c.problems = append(c.problems, envelope.FieldError{Code: "CONFLICTING_VALUES", Field: f.Name,
+				Message:    fmt.Sprintf("--%s is given %d times with different values (%s); it takes one", f.Name, len(given), strings.Join(quoted(given), ", ")),
+				Suggestion: fmt.Sprintf("give --%s once", f.Name)})
+			return
+		}
+	}
+}
+
+func quoted(vs []string) []string {
+	out := make([]string, len(vs))
+	for i, v := range vs {
+		out[i] = strconv.Quote(v)
+	}
+	return out
 }
 
 // refusal records the framework's refusal as problems, with what Duet adds:

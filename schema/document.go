@@ -185,6 +185,9 @@ func (c *Command) document(agent, input bool) (Doc, error) {
 	return d, nil
 }
 
+// Entry is f as the spec's FlagEntry describes it.
+func (f *Flag) Entry() FlagEntry { return f.entry() }
+
 func (f *Flag) entry() FlagEntry {
 	e := FlagEntry{
 		Type:        string(f.Type),

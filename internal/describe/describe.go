@@ -33,6 +33,11 @@ type Manifest struct {
 
 	raw []byte // the encoding made while computing the etag
 
+	// What the spec's manifest says and describe's documents do not:
+	// the global options once, and each command's place in the tree.
+	globals []globalFlag
+	entries map[string]entryFacts
+
 	agents AgentsInfo // discovery: what AGENTS.md adds (WithAgents)
 }
 
@@ -111,6 +116,11 @@ func build(root *schema.Command, version string, agent bool, document func(*sche
 	}
 	for i, d := range docs {
 		m.Commands[paths[i]] = d
+	}
+	m.globals = globalsOf(root)
+	m.entries = make(map[string]entryFacts, len(cmds))
+	for _, c := range cmds {
+		m.entries[c.path] = factsOf(c.cmd)
 	}
 	m.raw, m.Etag = m.finish(bodies, len(head)-1, slot, true)
 	return m, nil

@@ -6,85 +6,208 @@ import (
 	"strings"
 
 	"github.com/duet-cli/duet/exitcode"
+	"github.com/duet-cli/duet/internal/flagname"
 	"github.com/duet-cli/duet/schema"
 )
 
-// SpecManifest is the CLI Agent Spec's ManifestResponse exactly, as `tool
-// manifest` prints it: every member its schema (manifest-response.json)
-// allows, and none it does not. It is [Manifest] (describe) projected onto
-// that schema, with the same commands and the same etag; what only Duet
-// says — positional arguments, flag groups, history, option placement — is
-// in describe, and positional arguments are also in each description.
+// SpecVersion is the ManifestResponse contract `tool manifest` follows: the
+// CLI Agent Spec v1.16's (3.21).
+const SpecVersion = "3.21"
+
+// SpecManifest is the CLI Agent Spec's ManifestResponse 3.x, as `tool
+// manifest` prints it: every member its schema allows, and none it does
+// not. It is [Manifest] (describe) projected onto that schema, with the
+// same commands and the same etag. The global options are listed once, in
+// Flags (REQ-F-079); a command's own flags and positional arguments are in
+// its entry.
 type SpecManifest struct {
 	SchemaVersion    string                 `json:"schema_version"`
 	FrameworkVersion string                 `json:"framework_version"`
 	Etag             string                 `json:"etag"`
+	Flags            map[string]SpecFlag    `json:"flags"`
 	Commands         map[string]SpecCommand `json:"commands"`
 }
 
 // SpecCommand is the spec's CommandEntry.
 type SpecCommand struct {
-	Description   string              `json:"description"`
-	Aliases       []string            `json:"aliases,omitempty"`
-	DangerLevel   string              `json:"danger_level"`
-	Flags         map[string]SpecFlag `json:"flags"`
-	ExitCodes     exitcode.Table      `json:"exit_codes"`
-	OutputSchema  schema.Schema       `json:"output_schema,omitempty"`
-	OutputFormats []string            `json:"output_formats,omitempty"`
-	Examples      []schema.Example    `json:"examples,omitempty"`
-	Subcommands   []string            `json:"subcommands,omitempty"`
+	Description      string              `json:"description"`
+	DangerLevel      string              `json:"danger_level"`
+	RequiredScopes   []string            `json:"required_scopes"`
+	Flags            map[string]SpecFlag `json:"flags"`
+	Positionals      []SpecPositional    `json:"positionals,omitempty"`
+	ExitCodes        exitcode.Table      `json:"exit_codes"`
+	Aliases          []string            `json:"aliases,omitempty"`
+	OutputSchema     schema.Schema       `json:"output_schema,omitempty"`
+	Examples         []schema.Example    `json:"examples,omitempty"`
+	Subcommands      []string            `json:"subcommands,omitempty"`
+	Builtin          bool                `json:"builtin,omitempty"`
+	OutputFile       string              `json:"output_file,omitempty"`
+	Stdout           string              `json:"stdout,omitempty"`
+	Protocol         string              `json:"protocol,omitempty"`
+	MCP              *bool               `json:"mcp,omitempty"` // only ever false
+	Interactive      bool                `json:"interactive,omitempty"`
+	HasNetworkIO     bool                `json:"has_network_io,omitempty"`
+	Steps            []string            `json:"steps,omitempty"`
+	Async            bool                `json:"async,omitempty"`
+	SecretEnvVars    []string            `json:"secret_env_vars,omitempty"`
+	TokenEnvVars     []string            `json:"token_env_vars,omitempty"`
+	Platform         []string            `json:"platform,omitempty"`
+	RequiredTools    map[string]string   `json:"required_tools,omitempty"`
+	ConfigWriteScope string              `json:"config_write_scope,omitempty"`
+	StreamingDefault bool                `json:"streaming_default,omitempty"`
+	SafeDefault      bool                `json:"safe_default,omitempty"`
+	OptionPlacement  string              `json:"option_placement,omitempty"`
 }
 
 // SpecFlag is the spec's FlagEntry.
 type SpecFlag struct {
+	Type        string            `json:"type"`
+	Required    bool              `json:"required"`
+	Description string            `json:"description"`
+	Default     any               `json:"default,omitempty"`
+	EnumValues  []string          `json:"enum_values,omitempty"`
+	Short       string            `json:"short,omitempty"`
+	EnvVars     []SpecEnvVar      `json:"env_vars,omitempty"`
+	MediaTypes  map[string]string `json:"media_types,omitempty"`
+}
+
+// SpecEnvVar is the spec's EnvVarEntry.
+type SpecEnvVar struct {
+	Name string `json:"name"`
+}
+
+// SpecPositional is the spec's PositionalEntry.
+type SpecPositional struct {
+	Name        string   `json:"name"`
 	Type        string   `json:"type"`
 	Required    bool     `json:"required"`
 	Description string   `json:"description"`
-	Default     any      `json:"default,omitempty"`
 	EnumValues  []string `json:"enum_values,omitempty"`
-	Short       string   `json:"short,omitempty"`
+	Variadic    bool     `json:"variadic,omitempty"`
 }
+
+// globalFlag is one option every command accepts.
+type globalFlag struct {
+	name  string
+	entry schema.FlagEntry
+}
+
+// entryFacts are what a command's document leaves to the tree.
+type entryFacts struct {
+	builtin    bool
+	outputFile bool // it has Duet's --output <path>
+	mcpOff     bool // runnable, and the tool's MCP server does not offer it
+	placement  schema.Placement
+}
+
+// globalsOf returns the options root gives every command (REQ-F-079).
+func globalsOf(root *schema.Command) []globalFlag {
+	var out []globalFlag
+	for i := range root.Flags {
+		f := &root.Flags[i]
+		if f.Hidden || !f.Persistent {
+			continue
+		}
+		out = append(out, globalFlag{f.Name, f.Entry()})
+	}
+	return out
+}
+
+func factsOf(c *schema.Command) entryFacts {
+	out := c.Flag(flagname.Output)
+	return entryFacts{
+		builtin:    c.Builtin,
+		outputFile: out != nil && out.Builtin,
+		mcpOff:     c.Runnable && !c.IsTool(),
+		placement:  c.Placement(),
+	}
+}
+
+// mediaTypes are the media types of the formats Duet adds beside the
+// spec's table (REQ-O-001): the root format flag must name them.
+var mediaTypes = map[string]string{"text": "text/plain", "toon": "text/toon"}
 
 // Spec projects the manifest onto the spec's ManifestResponse.
 //
 // A command whose danger is unknown (undeclared) is listed as destructive:
 // the spec has no word for "not declared", and an agent must assume the
-// worst of it. Examples are written in full, starting with the tool's name,
-// and a command's positional arguments are appended to its description as
-// a usage line, since the spec's entry has no member for them.
+// worst of it. Examples are written in full, starting with the tool's name.
 func (m Manifest) Spec() SpecManifest {
 	s := SpecManifest{
-		SchemaVersion:    m.SchemaVersion,
+		SchemaVersion:    SpecVersion,
 		FrameworkVersion: m.FrameworkVersion,
 		Etag:             m.Etag,
+		Flags:            make(map[string]SpecFlag, len(m.globals)),
 		Commands:         make(map[string]SpecCommand, len(m.Commands)),
 	}
+	global := make(map[string]bool, len(m.globals))
+	for _, g := range m.globals {
+		f := specFlag(g.entry)
+		if g.name == flagname.Format {
+			f.MediaTypes = map[string]string{}
+			for _, v := range f.EnumValues {
+				if mt, ok := mediaTypes[v]; ok {
+					f.MediaTypes[v] = mt
+				}
+			}
+		}
+		s.Flags[g.name], global[g.name] = f, true
+	}
 	for path, d := range m.Commands {
+		facts := m.entries[path]
 		c := SpecCommand{
-			Description: d.Description,
-			Aliases:     d.Aliases,
-			DangerLevel: string(d.DangerLevel),
-			Flags:       make(map[string]SpecFlag, len(d.Flags)),
-			ExitCodes:   d.ExitCodes,
-			// data's schema; a command that declares none answers with
-			// whatever its data is.
-			OutputSchema: d.OutputSchema,
-			Subcommands:  d.Subcommands,
+			Description:      d.Description,
+			DangerLevel:      string(d.DangerLevel),
+			RequiredScopes:   d.RequiredScopes,
+			Flags:            make(map[string]SpecFlag, len(d.Flags)),
+			ExitCodes:        d.ExitCodes,
+			Aliases:          d.Aliases,
+			OutputSchema:     d.OutputSchema, // data's schema; absent, data may be anything
+			Subcommands:      d.Subcommands,
+			Builtin:          facts.builtin,
+			Interactive:      d.Interactive,
+			HasNetworkIO:     d.HasNetworkIO,
+			Steps:            d.Steps,
+			Async:            d.Async,
+			SecretEnvVars:    d.SecretEnvVars,
+			TokenEnvVars:     d.TokenEnvVars,
+			Platform:         d.Platform,
+			RequiredTools:    d.RequiredTools,
+			ConfigWriteScope: string(d.ConfigWriteScope),
+			StreamingDefault: d.StreamingDefault,
+			SafeDefault:      d.SafeDefault,
+		}
+		if c.RequiredScopes == nil {
+			c.RequiredScopes = []string{}
 		}
 		if d.DangerLevel == schema.Unknown {
 			c.DangerLevel = string(schema.Destructive)
 		}
-		if usage := usageLine(m.Tool, path, d); usage != "" {
-			c.Description = strings.TrimSpace(strings.TrimRight(c.Description, ".") + ". Usage: " + usage)
+		if facts.placement == schema.Strict {
+			c.OptionPlacement = string(schema.Strict)
+		}
+		if d.Protocol != "" {
+			// A server's stdout is its protocol's from the first byte
+			// (REQ-C-032); the spec names MCP over stdio mcp-stdio.
+			c.Stdout, c.Protocol, c.OutputSchema = "protocol", d.Protocol, nil
+			if d.Protocol == "mcp" {
+				c.Protocol = "mcp-stdio"
+			}
+		} else if facts.outputFile {
+			c.OutputFile = "formatted"
+		}
+		if facts.mcpOff {
+			c.MCP = new(false)
 		}
 		c.Description = withHistory(c.Description, d) // discovery: the spec's introduced_in and deprecated_in
 		for name, f := range d.Flags {
+			if global[name] || c.Stdout != "" && name == flagname.Output {
+				continue
+			}
 			c.Flags[name] = specFlag(f)
 		}
-		// The formats --output takes, toon among them: the spec lists them
-		// where a command accepts more than its framework defaults.
-		if out, ok := d.Flags["output"]; ok && d.Runnable {
-			c.OutputFormats = out.EnumValues
+		for _, a := range d.Arguments {
+			c.Positionals = append(c.Positionals, specPositional(a))
 		}
 		for _, ex := range d.Examples {
 			c.Examples = append(c.Examples, schema.Example{Description: ex.Description, Command: fullCommand(m.Tool, ex.Command)})
@@ -107,35 +230,27 @@ func specFlag(f schema.FlagEntry) SpecFlag {
 	if len(s.Short) != 1 {
 		s.Short = ""
 	}
+	if s.Description == "" {
+		s.Description = "(undocumented)"
+	}
+	for _, e := range f.Env {
+		s.EnvVars = append(s.EnvVars, SpecEnvVar{Name: e})
+	}
 	return s
 }
 
-// usageLine is a runnable command's positional arguments as a usage line:
-// "todo show <id>"; "" for a command without any.
-func usageLine(tool, path string, d schema.Doc) string {
-	if !d.Runnable || len(d.Arguments) == 0 {
-		return ""
+func specPositional(a schema.Arg) SpecPositional {
+	p := SpecPositional{Name: a.Name, Type: "string", Required: a.Required, Description: a.Usage, Variadic: a.Variadic}
+	switch {
+	case len(a.Enum) > 0:
+		p.Type, p.EnumValues = "enum", a.Enum
+	case a.Type == schema.Integer || a.Type == "number":
+		p.Type = string(a.Type)
 	}
-	words := []string{fullCommand(tool, commandWords(tool, path))}
-	for _, a := range d.Arguments {
-		w := "<" + a.Name + ">"
-		if a.Variadic {
-			w += "..."
-		}
-		if !a.Required {
-			w = "[" + w + "]"
-		}
-		words = append(words, w)
+	if p.Description == "" {
+		p.Description = "<" + a.Name + ">"
 	}
-	return strings.Join(words, " ")
-}
-
-// commandWords turns a dot path into the words that call it.
-func commandWords(tool, path string) string {
-	if path == tool {
-		return ""
-	}
-	return strings.ReplaceAll(path, ".", " ")
+	return p
 }
 
 // fullCommand prefixes a command line with the tool's name, unless it has
@@ -152,3 +267,11 @@ func fullCommand(tool, line string) string {
 
 // SortedPaths returns the manifest's command paths in order.
 func (m Manifest) SortedPaths() []string { return slices.Sorted(maps.Keys(m.Commands)) }
+
+// commandWords turns a dot path into the words that call it.
+func commandWords(tool, path string) string {
+	if path == tool {
+		return ""
+	}
+	return strings.ReplaceAll(path, ".", " ")
+}
