@@ -30,3 +30,30 @@ func ExampleCoverage() {
 	// §16 Signal Handling: partial
 	// 75.0%
 }
+
+// Claiming a level: every level-1 requirement is met, a level-2 one only
+// partly, so the claim is level 1, and level 2 names what it still needs.
+func ExampleLevels() {
+	reqs := []spec.Requirement{
+		{ID: "F-001", Level: 1},
+		{ID: "F-004", Level: 1},
+		{ID: "F-011", Level: 2},
+		{ID: "F-049", Level: 3},
+	}
+	verdicts := []spec.Verdict{
+		{ID: "F-001", Status: spec.Met},
+		{ID: "F-004", Status: spec.Met},
+		{ID: "F-011", Status: spec.Partial},
+		{ID: "F-049", Status: spec.NotForGo},
+	}
+	c := spec.Levels(reqs, verdicts)
+	fmt.Println("claimed: level", c.Claimed)
+	for _, l := range c.Levels {
+		fmt.Printf("level %d: %d met, %d n/a, of %d; short %d\n", l.Level, l.Met, l.NotForGo, l.Total, len(l.Short))
+	}
+	// Output:
+	// claimed: level 1
+	// level 1: 2 met, 0 n/a, of 2; short 0
+	// level 2: 2 met, 0 n/a, of 3; short 1
+	// level 3: 2 met, 1 n/a, of 4; short 1
+}

@@ -1,16 +1,30 @@
-// Package spec is Duet's account of itself against the CLI Agent Spec: the
-// spec's requirements and failure modes (requirements.tsv, modes.tsv, taken
-// from the spec), and Duet's verdict on each requirement, with the test that
-// proves it (registry.tsv).
+// Package spec is Duet's account of itself against the CLI Agent Spec
+// v1.16: the spec's requirements and failure modes (requirements.tsv,
+// modes.tsv, taken from the spec), and Duet's verdict on each requirement,
+// with the tests that prove it (registry.tsv).
 //
-// Coverage scores the verdicts the way the spec's comparison matrix scores a
-// framework: a failure mode is met when every requirement mapped to it is
-// met (or does not apply to Go), partly met when any of them is met or
-// partly met, and the score is (met + ½·partial) / 71.
+// A verdict is "met" only when a test drives a built binary, black-box,
+// through every acceptance criterion of the requirement as v1.16 states it;
+// a unit or in-process test alone leaves it "partial". The registry's own
+// test holds every met row to a test that exists and to at least one test
+// of a black-box suite, so a claim cannot outlive its proof.
 //
-// The registry's own test holds every "met" row to a test that exists, so a
-// claim cannot outlive its proof; cmd/spec-coverage prints the score, and
-// with -check judges built binaries with the conformance checker first.
+// The spec's answer to "how conformant is it" is a level, not a
+// percentage: level 1 is twelve agent-safe basics, level 2 adds every other
+// P0 requirement, level 3 is every requirement, and a CLI claims the
+// highest level whose every requirement it meets. [Levels] computes the
+// claim, treating a requirement that cannot apply to Go as met.
+//
+// [Coverage] scores the verdicts the way the spec's comparison matrix
+// scores a framework: a failure mode is met when every requirement mapped
+// to it is met (or does not apply to Go), partly met when any of them is
+// met or partly met, and the score is (met + ½·partial) / modes. The modes
+// are all 76 active failure modes, although the matrix itself has rows for
+// 75 of them: §79 came in 1.15 with six requirements and no matrix row, and
+// leaving it out would hide those six (modes.tsv says more).
+//
+// cmd/spec-coverage prints the claim and the score, and with --check judges
+// built binaries with the conformance checker first.
 package spec
 
 import (
@@ -22,6 +36,9 @@ import (
 	"strconv"
 	"strings"
 )
+
+// Version is the version of the CLI Agent Spec the tables are taken from.
+const Version = "1.16.0"
 
 // Status is Duet's verdict on one requirement.
 type Status string
@@ -40,9 +57,13 @@ type Requirement struct {
 	Priority string // P0 … P3
 	Title    string
 	Modes    []int // the failure modes (§) it addresses, as the spec's index maps them
+	// Level is the lowest conformance level that contains it: 1 for the
+	// twelve agent-safe basics, 2 for the other P0 requirements, 3 for the
+	// rest. A level contains every requirement of a lower one.
+	Level int
 }
 
-// Mode is one failure mode of the spec's comparison matrix.
+// Mode is one failure mode of the spec.
 type Mode struct {
 	Number    int // the § of the spec's failure-mode reference
 	Name      string
@@ -73,8 +94,13 @@ var registryTSV []byte
 // Requirements returns the spec's requirements, in the spec's order.
 func Requirements() ([]Requirement, error) {
 	var out []Requirement
-	err := rows(requirementsTSV, 4, func(f []string) error {
+	err := rows(requirementsTSV, 5, func(f []string) error {
 		r := Requirement{ID: f[0], Priority: f[1], Title: f[2]}
+		level, err := strconv.Atoi(f[4])
+		if err != nil || level < 1 {
+			return fmt.Errorf("%s: level %q is not 1 or more", r.ID, f[4])
+		}
+		r.Level = level
 		for _, m := range strings.Split(f[3], ",") {
 			if m == "" {
 				continue
@@ -91,7 +117,8 @@ func Requirements() ([]Requirement, error) {
 	return out, err
 }
 
-// Modes returns the failure modes the comparison matrix scores, in its order.
+// Modes returns the failure modes Coverage scores, in the comparison
+// matrix's order: every active failure mode of the spec.
 func Modes() ([]Mode, error) {
 	var out []Mode
 	err := rows(modesTSV, 4, func(f []string) error {
@@ -231,4 +258,76 @@ func Failing(verdicts []Verdict, failed []string) []Verdict {
 		}
 	}
 	return out
+}
+
+// LevelScore is Duet's standing at one conformance level.
+type LevelScore struct {
+	Level int
+	// Total is how many requirements the level contains: its own and every
+	// lower level's.
+	Total    int
+	Met      int
+	NotForGo int // n/a: they count as met for the claim
+	// Short are the requirements of the level neither met nor n/a, in the
+	// spec's order: what keeps Duet from claiming it.
+	Short []Verdict
+}
+
+// Claimable reports whether every requirement of the level is met or does
+// not apply to Go.
+func (l LevelScore) Claimable() bool { return len(l.Short) == 0 }
+
+// Conformance is the level Duet claims and its standing at each level.
+type Conformance struct {
+	// Claimed is the highest level whose every requirement is met or n/a;
+	// 0 when level 1 is not.
+	Claimed int
+	Levels  []LevelScore // level 1 first, up to the highest level a requirement has
+}
+
+// Levels scores verdicts against the spec's conformance levels. A CLI
+// claims a level, not a percentage: the highest one all of whose
+// requirements hold. A requirement without a verdict counts as not met,
+// and one without a level (0) counts at every level, as level 1 would.
+func Levels(reqs []Requirement, verdicts []Verdict) Conformance {
+	byID := make(map[string]Verdict, len(verdicts))
+	for _, v := range verdicts {
+		byID[v.ID] = v
+	}
+	top := 0
+	for _, r := range reqs {
+		top = max(top, r.Level)
+	}
+	c := Conformance{Levels: make([]LevelScore, top)}
+	for i := range c.Levels {
+		c.Levels[i].Level = i + 1
+	}
+	for _, r := range reqs {
+		v, ok := byID[r.ID]
+		if !ok {
+			v = Verdict{ID: r.ID, Status: Not, Note: "no verdict in the registry"}
+		}
+		// A level contains every lower level's requirements, so r counts
+		// at its own level and each one above it.
+		for i := max(r.Level, 1) - 1; i < top; i++ {
+			l := &c.Levels[i]
+			l.Total++
+			switch v.Status {
+			case Met:
+				l.Met++
+			case NotForGo:
+				l.NotForGo++
+			default:
+				l.Short = append(l.Short, v)
+			}
+		}
+	}
+	// Levels nest, so the first level short of a requirement ends the claim.
+	for _, l := range c.Levels {
+		if !l.Claimable() {
+			break
+		}
+		c.Claimed = l.Level
+	}
+	return c
 }

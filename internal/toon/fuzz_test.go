@@ -19,9 +19,15 @@ func FuzzAppendJSON(f *testing.F) {
 			f.Add([]byte(tt.Input), byte(0), uint8(0))
 		}
 	}
+	for _, dir := range corpusDirs {
+		for _, data := range readCorpus(f, dir) {
+			f.Add(data, byte(0), uint8(0))
+		}
+	}
 	for _, s := range []string{
 		`{"a":`, `[1,]`, `01`, `1.`, `-`, `"\ud800"`, `"\ud83d\ude80"`, "\"\xff\"", `{"a":1,"a":2}`,
 		`[[{"a":1},{"a":2}],{"b":[]}]`, `1e999999999999`, `-0.0e-0`, ` [ ] `, `{} {}`,
+		`[{"a":{"b":{"c":1}}},{"a":{"b":{"c":2}}}]`, `{"x":{"p":{"q":1}},"y":{"p":{"q":2}}}`, `{"a":{"p":1},"a":{"p":2}}`,
 	} {
 		f.Add([]byte(s), byte(0), uint8(0))
 	}

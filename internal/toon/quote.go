@@ -12,8 +12,10 @@ func needsQuotes(s string, delim byte) bool {
 	case "", "true", "false", "null":
 		return true
 	}
-	// A leading hyphen would read as a list item or a negative number.
-	if s[0] == '-' || numericLike(s) {
+	// A leading hyphen would read as a list item or a negative number. A
+	// leading "#" makes a v4 comment of a line the value starts, such as a
+	// table row or a root string.
+	if s[0] == '-' || s[0] == '#' || numericLike(s) {
 		return true
 	}
 	first, _ := utf8.DecodeRuneInString(s)
@@ -36,17 +38,21 @@ func needsQuotes(s string, delim byte) bool {
 
 // isSpace is the "whitespace" of §7.2, which the spec leaves undefined. It
 // is read broadly: Unicode White_Space plus U+FEFF, which JavaScript's
-// trim() also strips. Quoting a string that did not need it is harmless; an
-// unquoted one that a decoder trims would not round-trip.
+// trim() also strips. The v4 reference decoder trims ASCII spaces only, and
+// its encoder quotes for those and tabs alone, but a decoder built on a
+// host's trim() strips more. Quoting a string that did not need it is
+// harmless; an unquoted one that a decoder trims would not round-trip.
 func isSpace(r rune) bool {
 	return unicode.IsSpace(r) || r == '\uFEFF'
 }
 
-// numericLike reports whether s matches /^-?\d+(?:\.\d+)?(?:e[+-]?\d+)?$/i,
-// the §7.2 pattern for strings a decoder would take for numbers.
+// numericLike reports whether s matches /^[+-]?\d+(?:\.\d+)?(?:e[+-]?\d+)?$/i,
+// the strings a reader would take for numbers. §7.2's pattern has "-?"
+// only, and no decoder reads "+1" as a number, but the reference encoder
+// quotes it, and so a string such as "+1" reaches a model as a string.
 func numericLike(s string) bool {
 	i := 0
-	if i < len(s) && s[i] == '-' {
+	if i < len(s) && (s[i] == '-' || s[i] == '+') {
 		i++
 	}
 	digits := func() bool {

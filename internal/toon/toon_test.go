@@ -92,7 +92,11 @@ func TestNeedsQuotes(t *testing.T) {
 		{"05", ',', true},
 		{"1.", ',', false},
 		{".5", ',', false},
-		{"+1", ',', false},
+		{"+1", ',', true}, // the reference encoder's numeric pattern takes a sign
+		{"+1.5e3", ',', true},
+		{"+", ',', false},
+		{"+x", ',', false},
+		{"1+", ',', false},
 		{"1e", ',', false},
 		{"0x10", ',', false},
 		{"-", ',', true},
@@ -110,7 +114,9 @@ func TestNeedsQuotes(t *testing.T) {
 		{"a|b", '|', true},
 		{"a|b", ',', false},
 		{"a\tb", '\t', true},
-		{"#x", ',', false},
+		{"#x", ',', true}, // a v4 comment where it starts a line
+		{"#", ',', true},
+		{"a#b", ',', false},
 	}
 	for _, tt := range tests {
 		if got := needsQuotes(tt.s, tt.delim); got != tt.want {
@@ -173,6 +179,38 @@ func TestAppendJSON(t *testing.T) {
 		{"deep arrays of arrays", `[[[[]]],[[1]]]`, Options{},
 			"[2]:\n  - [1]:\n    - [1]:\n      - [0]:\n  - [1]:\n    - [1]: 1"},
 		{"list primitives quoted with the delimiter", `{"x":["a,b",{}]}`, Options{}, "x[2]:\n  - \"a,b\"\n  -"},
+		// v4 nested field groups.
+		{"nested field group", `{"items":[{"id":"t1","meta":{"a":1,"b":2}},{"id":"t2","meta":{"b":4,"a":3}}]}`, Options{},
+			"items[2]{id,meta{a,b}}:\n  t1,1,2\n  t2,3,4"},
+		{"nested field groups first, deep and piped", `[{"a":{"b":{"c":1,"d":"x|y"}},"e":true},{"a":{"b":{"c":2,"d":"z"}},"e":false}]`, Options{Delimiter: '|'},
+			"[2|]{a{b{c|d}}|e}:\n  1|\"x|y\"|true\n  2|z|false"},
+		{"not a group: a null among the objects", `[{"id":1,"m":{"a":1}},{"id":2,"m":null}]`, Options{},
+			"[2]:\n  - id: 1\n    m:\n      a: 1\n  - id: 2\n    m: null"},
+		{"not a group: an empty object", `[{"id":1,"m":{}},{"id":2,"m":{}}]`, Options{},
+			"[2]:\n  - id: 1\n    m:\n  - id: 2\n    m:"},
+		{"not a group: other nested keys", `[{"m":{"a":1}},{"m":{"b":1}}]`, Options{},
+			"[2]:\n  - m:\n      a: 1\n  - m:\n      b: 1"},
+		{"not tabular: an array field", `[{"id":1,"tags":["a"]},{"id":2,"tags":[]}]`, Options{},
+			"[2]:\n  - id: 1\n    tags[1]: a\n  - id: 2\n    tags: []"},
+		{"no groups inside a list", `[[{"m":{"a":1}},{"m":{"a":2}}]]`, Options{},
+			"[1]:\n  - [2]:\n    - m:\n        a: 1\n    - m:\n        a: 2"},
+
+		// v4 keyed tables.
+		{"keyed table", `{"envs":{"prod":{"region":"eu","replicas":6},"staging":{"replicas":2,"region":"eu"}}}`, Options{},
+			"envs[2:]{region,replicas}:\n  prod: eu,6\n  staging: eu,2"},
+		{"keyed table at the root, tab", `{"a b":{"v":"x\ty","w":{"z":1}},"#c":{"v":"-","w":{"z":2}}}`, Options{Delimiter: '\t'},
+			"[2:\t]{v\tw{z}}:\n  \"a b\": \"x\\ty\"\t1\n  \"#c\": \"-\"\t2"},
+		{"keyed table as a list item's first field", `[{"s":{"a":{"p":1},"b":{"p":2}},"n":1},0]`, Options{},
+			"[2]:\n  - s[2:]{p}:\n      a: 1\n      b: 2\n    n: 1\n  - 0"},
+		{"not keyed: one entry", `{"s":{"a":{"p":1}}}`, Options{}, "s:\n  a:\n    p: 1"},
+		{"not keyed: an empty object", `{"s":{"a":{"p":1},"b":{}}}`, Options{}, "s:\n  a:\n    p: 1\n  b:"},
+		{"not keyed: a primitive", `{"s":{"a":{"p":1},"b":2}}`, Options{}, "s:\n  a:\n    p: 1\n  b: 2"},
+		{"not keyed: an array value", `{"s":{"a":{"p":[1]},"b":{"p":[2]}}}`, Options{},
+			"s:\n  a:\n    p[1]: 1\n  b:\n    p[1]: 2"},
+		{"not keyed: a list item itself", `[{"a":{"p":1},"b":{"p":2}},0]`, Options{},
+			"[2]:\n  - a:\n      p: 1\n    b:\n      p: 2\n  - 0"},
+		{"hash-led strings are quoted", `{"r":[{"a":"#1","b":"a#"}]}`, Options{}, "r[1]{a,b}:\n  \"#1\",a#"},
+
 		{"indent 4", `{"a":[{"b":[1]},{"c":{"d":1}}]}`, Options{Indent: 4},
 			"a[2]:\n    - b[1]: 1\n    - c:\n            d: 1"},
 		{"indent 1", `{"a":{"b":{"c":1}}}`, Options{Indent: 1}, "a:\n b:\n  c: 1"},
