@@ -3,6 +3,7 @@ package adapters
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/duet-cli/duet/envelope"
 	"github.com/duet-cli/duet/internal/flagname"
@@ -48,6 +49,10 @@ func (inv *invocation) checkOutputPath() []envelope.FieldError {
 		return []envelope.FieldError{{Code: "OUTPUT_IS_A_PATH", Field: flagname.Output,
 			Message:    fmt.Sprintf("--output takes the path of a file to write the answer to, and %q is a format's name", v),
 			Suggestion: "use --format " + v + " to choose the format; add --output <path> only to write the answer to a file"}}
+	case otherFormats[strings.ToLower(v)]:
+		return []envelope.FieldError{{Code: "OUTPUT_IS_A_PATH", Field: flagname.Output, ValidValues: envelope.FormatNames(),
+			Message:    fmt.Sprintf("--output takes the path of a file to write the answer to, and %q is a format's name", v),
+			Suggestion: "choose the format with --format, one of " + strings.Join(envelope.FormatNames(), ", ") + "; add --output <path> only to write the answer to a file"}}
 	case v == "-":
 		return []envelope.FieldError{{Code: "OUTPUT_IS_A_PATH", Field: flagname.Output,
 			Message:    "--output takes the path of a file to write the answer to; stdout carries the envelope",
@@ -56,8 +61,13 @@ func (inv *invocation) checkOutputPath() []envelope.FieldError {
 	return nil
 }
 
-// isFormatName reports whether v names a format --format takes, or one of
-// the CLI Agent Spec's that Duet does not (table).
+// otherFormats are the formats other CLIs take after --output or -o
+// (kubectl, aws, az, gh): given to a path flag they would make a stray file
+// of that name (CLI Agent Spec §78), so they are refused too.
+var otherFormats = map[string]bool{"yaml": true, "yml": true, "csv": true, "table": true, "wide": true, "name": true,
+	"xml": true, "html": true, "markdown": true, "md": true, "raw": true, "pretty": true}
+
+// isFormatName reports whether v names a format --format takes.
 func isFormatName(v string) bool {
-	return v != "" && (slices.Contains(envelope.FormatNames(), v) || v == "table")
+	return v != "" && slices.Contains(envelope.FormatNames(), v)
 }

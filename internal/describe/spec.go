@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/duet-cli/duet/envelope"
 	"github.com/duet-cli/duet/exitcode"
 	"github.com/duet-cli/duet/internal/flagname"
 	"github.com/duet-cli/duet/schema"
@@ -144,6 +145,7 @@ func (m Manifest) Spec() SpecManifest {
 	for _, g := range m.globals {
 		f := specFlag(g.entry)
 		if g.name == flagname.Format {
+			f.EnvVars = []SpecEnvVar{{Name: envelope.EnvName(m.Tool, "FORMAT")}}
 			f.MediaTypes = map[string]string{}
 			for _, v := range f.EnumValues {
 				if mt, ok := mediaTypes[v]; ok {
