@@ -1,10 +1,11 @@
 // Package exitcode is the table of process exit codes a Duet command may end with.
 //
-// The fourteen framework codes 0–13 come from the CLI Agent Spec. Each carries a
-// name, a description written for an agent, whether an identical retry may
-// succeed, and how much external state the command may have changed. Commands
-// declare the codes they use in a [Table], merged over [Defaults]; codes 79–125
-// are free for command-specific meanings but must be declared with a name.
+// The fifteen framework codes 0–14 come from the CLI Agent Spec (v1.16). Each
+// carries a name, a description written for an agent, whether an identical
+// retry may succeed, and how much external state the command may have
+// changed. Commands declare the codes they use in a [Table], merged over
+// [Defaults]; codes 15–63 are the framework's own extensions, and 79–125 are
+// free for command-specific meanings; both must be declared with a name.
 //
 // Returning a literal integer from a command is a bug: use the named constants.
 package exitcode
@@ -30,6 +31,10 @@ const (
 	RateLimited      Code = 11
 	Unavailable      Code = 12
 	Redirected       Code = 13
+	// Incomplete: the work goes on past the caller's budget, in a job the
+	// answer names with the commands that continue and cancel it (§79).
+	// Only a command that can answer so lists it (see [Defaults]).
+	Incomplete Code = 14
 )
 
 // Signal exits. They follow the shell convention 128+signal and are not part of
@@ -43,6 +48,12 @@ const (
 const (
 	CustomMin Code = 79
 	CustomMax Code = 125
+)
+
+// The range the framework (Duet) may use for extensions of its own.
+const (
+	ExtensionMin Code = 15
+	ExtensionMax Code = 63
 )
 
 // SideEffects says how much externally visible work was committed before an exit.
@@ -78,6 +89,7 @@ var framework = [...]Entry{
 	RateLimited:      {"RATE_LIMITED", "An upstream rate limit was hit; nothing was changed; retry after retry_after_ms.", true, None},
 	Unavailable:      {"UNAVAILABLE", "A service is temporarily unavailable; nothing was changed; retry with back-off.", true, None},
 	Redirected:       {"REDIRECTED", "The command or flag moved; error.redirect names the replacement.", false, None},
+	Incomplete:       {"INCOMPLETE", "The work goes on past the call's budget; continue_command resumes it, cancel_command stops it.", false, Partial},
 }
 
 var (
@@ -85,8 +97,8 @@ var (
 	terminated  = Entry{"CANCELLED", "Terminated by SIGTERM; state may be partially modified.", false, Partial}
 )
 
-// Framework reports whether c is one of the spec's codes 0–13.
-func (c Code) Framework() bool { return c >= Success && c <= Redirected }
+// Framework reports whether c is one of the spec's codes 0–14.
+func (c Code) Framework() bool { return c >= Success && c <= Incomplete }
 
 // Signal reports whether c is one of the signal exits, 130 and 143.
 func (c Code) Signal() bool { return c == Interrupted || c == Terminated }
@@ -100,6 +112,9 @@ func Signals() Table {
 
 // Custom reports whether c lies in the command-specific range 79–125.
 func (c Code) Custom() bool { return c >= CustomMin && c <= CustomMax }
+
+// Extension reports whether c lies in the framework's extension range 15–63.
+func (c Code) Extension() bool { return c >= ExtensionMin && c <= ExtensionMax }
 
 // Entry returns the default entry of a framework or signal code, and false for
 // any other code.

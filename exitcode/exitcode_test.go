@@ -98,7 +98,9 @@ func TestOtherCodes(t *testing.T) {
 		{79, "EXIT_79", false, true, false},
 		{125, "EXIT_125", false, true, false},
 		{126, "EXIT_126", false, false, false},
-		{14, "EXIT_14", false, false, false},
+		{exitcode.Incomplete, "INCOMPLETE", true, false, true},
+		{15, "EXIT_15", false, false, false}, // an extension: Duet names none
+		{64, "EXIT_64", false, false, false},
 		{-1, "EXIT_-1", false, false, false},
 	}
 	for _, tt := range tests {
@@ -272,9 +274,14 @@ func TestValidate(t *testing.T) {
 			want: []string{"exit code 200 is outside"},
 		},
 		{
+			name: "undeclared extension code",
+			over: exitcode.Table{50: {Description: "something", SideEffects: exitcode.None}},
+			want: []string{"extension exit code 50 has no name"},
+		},
+		{
 			name: "code between the ranges",
-			over: exitcode.Table{50: {Name: "FIFTY", Description: "x", SideEffects: exitcode.None}},
-			want: []string{"exit code 50 is outside"},
+			over: exitcode.Table{70: {Name: "SEVENTY", Description: "x", SideEffects: exitcode.None}},
+			want: []string{"exit code 70 is outside"},
 		},
 		{
 			name: "unknown side effects",
@@ -292,13 +299,13 @@ func TestValidate(t *testing.T) {
 				exitcode.Timeout: {Retryable: true},
 				99:               {Description: "x", SideEffects: exitcode.None},
 				200:              {Name: "HUGE", Description: "x", SideEffects: exitcode.None},
-				50:               {Name: "FIFTY", Description: "x", SideEffects: exitcode.None},
+				70:               {Name: "SEVENTY", Description: "x", SideEffects: exitcode.None},
 			},
 			drop: []exitcode.Code{exitcode.Success},
 			want: []string{ // in the order of the codes, whatever the map's
 				"no entry for exit code 0",
 				"exit code 10 (TIMEOUT) is retryable",
-				"exit code 50 is outside",
+				"exit code 70 is outside",
 				"custom exit code 99 has no name",
 				"exit code 200 is outside",
 			},

@@ -17,10 +17,12 @@ import (
 // entry that leaves Name or Description empty inherits them from the default.
 type Table map[Code]Entry
 
-// Defaults returns a fresh table holding the fourteen framework codes.
+// Defaults returns a fresh table holding the framework codes every command
+// may end with: 0–13. INCOMPLETE (14) is left to the commands whose work can
+// outlive a call, which declare it.
 func Defaults() Table {
-	t := make(Table, len(framework))
-	for c, e := range framework {
+	t := make(Table, Redirected+1)
+	for c, e := range framework[:Redirected+1] {
 		t[Code(c)] = e
 	}
 	return t
@@ -71,8 +73,12 @@ func (t Table) Validate() error {
 			if e.Name == "" {
 				errs = append(errs, fmt.Errorf("custom exit code %d has no name", c))
 			}
+		case c.Extension():
+			if e.Name == "" {
+				errs = append(errs, fmt.Errorf("extension exit code %d has no name", c))
+			}
 		default:
-			errs = append(errs, fmt.Errorf("exit code %d is outside 0–13 and the custom range %d–%d", c, CustomMin, CustomMax))
+			errs = append(errs, fmt.Errorf("exit code %d is outside 0–14, the extensions %d–%d and the custom range %d–%d", c, ExtensionMin, ExtensionMax, CustomMin, CustomMax))
 			continue
 		}
 		if e.Description == "" {

@@ -603,9 +603,11 @@ func (c *Command) OutputSchema() (Schema, error) {
 	return s, nil
 }
 
-// ExitCodes returns the command's declared table merged over the defaults,
-// with TIMEOUT marked retryable for a command that changes nothing. The
-// result may be shared between commands: do not modify it.
+// ExitCodes returns the command's declared table merged over the defaults.
+// A command that changes nothing changes nothing when it times out either,
+// but its TIMEOUT is not retryable unless it declares so: the identical
+// call would most often time out again (REQ-C-014, v1.14). The result may
+// be shared between commands: do not modify it.
 func (c *Command) ExitCodes() exitcode.Table {
 	base := mutatingDefaults.get(buildMutatingDefaults)
 	if c.Danger() == Safe {
@@ -625,7 +627,7 @@ func buildMutatingDefaults() exitcode.Table { return exitcode.Defaults().Merge(e
 func buildSafeDefaults() exitcode.Table {
 	return buildMutatingDefaults().Merge(exitcode.Table{
 		exitcode.Success:      {SideEffects: exitcode.None},
-		exitcode.Timeout:      {Description: "The operation exceeded its time limit; nothing was changed.", Retryable: true, SideEffects: exitcode.None},
+		exitcode.Timeout:      {Description: "The operation exceeded its time limit; nothing was changed; rerun with a larger --timeout.", SideEffects: exitcode.None},
 		exitcode.GeneralError: {Description: "An unclassified failure; nothing was changed.", SideEffects: exitcode.None},
 		exitcode.Interrupted:  {Description: "Interrupted by SIGINT; nothing was changed.", SideEffects: exitcode.None},
 		exitcode.Terminated:   {Description: "Terminated by SIGTERM; nothing was changed.", SideEffects: exitcode.None},
