@@ -34,7 +34,7 @@ func ExampleFrom() {
 	}
 	out.Finish(envelope.Meta{SchemaVersion: envelope.SchemaVersion, ToolVersion: "1.0.0", Command: "list", RequestID: "req-1"}, nil)
 	// Output:
-	// {"ok":true,"data":[{"id":"t1","title":"write tests","done":false},{"id":"t2","title":"ship","done":true}],"error":null,"warnings":["WARNING [STALE_INDEX]: the index is a day old. Next: run 'todo reindex'"],"meta":{"duration_ms":0,"schema_version":"1.0","tool_version":"1.0.0","command":"list","request_id":"req-1","config_sources":[]}}
+	// {"ok":true,"data":[{"id":"t1","title":"write tests","done":false},{"id":"t2","title":"ship","done":true}],"error":null,"warnings":[{"code":"STALE_INDEX","message":"the index is a day old. Next: run 'todo reindex'"}],"meta":{"exit_code":0,"duration_ms":0,"schema_version":"1.0","tool_version":"1.0.0","command":"list","request_id":"req-1","config_sources":[]}}
 }
 
 // Outside an invocation, such as a unit test calling a handler directly, From

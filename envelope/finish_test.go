@@ -88,10 +88,13 @@ func TestFinishEnvelopeShape(t *testing.T) {
 	if !w.OK || w.Error != nil || w.Warnings == nil {
 		t.Errorf("ok=%v error=%v warnings=%v; want true, null, []", w.OK, w.Error, w.Warnings)
 	}
-	for _, k := range []string{"duration_ms", "schema_version", "tool_version", "command", "request_id"} {
+	for _, k := range []string{"exit_code", "duration_ms", "schema_version", "tool_version", "command", "request_id"} {
 		if _, ok := w.Meta[k]; !ok {
 			t.Errorf("meta lacks %q: %v", k, w.Meta)
 		}
+	}
+	if keys := metaKeys(t, stdout.Bytes()); keys[0] != "exit_code" {
+		t.Errorf("meta keys %v, want exit_code first", keys)
 	}
 }
 
@@ -355,8 +358,9 @@ func TestSizeCap(t *testing.T) {
 			if !env.OK {
 				t.Errorf("ok = false for a truncated success")
 			}
-			if len(env.Warnings) != 1 || !strings.HasPrefix(env.Warnings[0], "WARNING [FIELD_TRUNCATED]: data cut to the size cap (field=data returned_bytes=") {
-				t.Errorf("warnings = %q, want one FIELD_TRUNCATED naming data and its bytes", env.Warnings)
+			if len(env.Warnings) != 1 || env.Warnings[0].Code != "FIELD_TRUNCATED" ||
+				!strings.HasPrefix(env.Warnings[0].Message, "data cut to the size cap (field=data returned_bytes=") {
+				t.Errorf("warnings = %+v, want one FIELD_TRUNCATED naming data and its bytes", env.Warnings)
 			}
 			if !tt.list {
 				if string(env.Data) != "null" {
@@ -453,8 +457,12 @@ func TestANSIInErrors(t *testing.T) {
 		if bytes.Contains(stdout.Bytes(), []byte(`\u001b`)) || bytes.Contains(stdout.Bytes(), []byte(`\r`)) {
 			t.Errorf("%s: an escape reached the agent: %s", f, stdout)
 		}
-		if !strings.Contains(stdout.String(), `"upstream is down"`) || !strings.Contains(stdout.String(), "WARNING [LIB]: careful") {
-			t.Errorf("%s: the text was lost: %s", f, stdout)
+		env := decodeOne(t, stdout.Bytes())
+		if env.Error == nil || env.Error.Message != "upstream is down" {
+			t.Errorf("%s: the error's text was lost: %s", f, stdout)
+		}
+		if diff := cmp.Diff([]envelope.Warning{{Code: "LIB", Message: "careful."}}, env.Warnings); diff != "" {
+			t.Errorf("%s: warnings (-want +got):\n%s", f, diff)
 		}
 	}
 }
@@ -672,8 +680,9 @@ func TestShowWarnings(t *testing.T) {
 		out.Warn("FIRST", "one", "do this")
 		out.ShowWarnings()
 		out.Finish(fixedMeta(), nil)
-		if env := decodeOne(t, stdout.Bytes()); len(env.Warnings) != 1 || stderr.Len() != 0 {
-			t.Errorf("warnings %q in the envelope, stderr %q; want the one warning in the envelope only", env.Warnings, stderr)
+		want := []envelope.Warning{{Code: "FIRST", Message: "one. Next: do this"}}
+		if env := decodeOne(t, stdout.Bytes()); !cmp.Equal(want, env.Warnings) || stderr.Len() != 0 {
+			t.Errorf("warnings %+v in the envelope, stderr %q; want %+v in the envelope only", env.Warnings, stderr, want)
 		}
 	})
 }

@@ -31,11 +31,11 @@ func newOutput(s envelope.Settings) (*envelope.Output, *bytes.Buffer, *bytes.Buf
 
 // wire is the envelope as an agent decodes it.
 type wire struct {
-	OK       bool            `json:"ok"`
-	Data     json.RawMessage `json:"data"`
-	Error    *envelope.Error `json:"error"`
-	Warnings []string        `json:"warnings"`
-	Meta     map[string]any  `json:"meta"`
+	OK       bool               `json:"ok"`
+	Data     json.RawMessage    `json:"data"`
+	Error    *envelope.Error    `json:"error"`
+	Warnings []envelope.Warning `json:"warnings"`
+	Meta     map[string]any     `json:"meta"`
 }
 
 // decodeOne decodes exactly one JSON envelope from b and fails on anything else.
@@ -48,4 +48,28 @@ func decodeOne(t *testing.T, b []byte) wire {
 		t.Fatalf("decode envelope: %v\n%s", err, b)
 	}
 	return w
+}
+
+// summary is a successful jsonl stream's terminal line as an agent decodes
+// it (REQ-O-004).
+type summary struct {
+	Summary    bool               `json:"_summary"`
+	Total      int                `json:"total"`
+	DurationMS int64              `json:"duration_ms"`
+	DryRun     bool               `json:"dry_run"`
+	Warnings   []envelope.Warning `json:"warnings"`
+	Meta       map[string]any     `json:"meta"`
+}
+
+// decodeSummary decodes exactly one summary line from b and fails on
+// anything else, an envelope included.
+func decodeSummary(t *testing.T, b []byte) summary {
+	t.Helper()
+	var s summary
+	dec := json.NewDecoder(bytes.NewReader(jsontest.One(t, b)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&s); err != nil || !s.Summary {
+		t.Fatalf("decode summary line (%v): %s", err, b)
+	}
+	return s
 }

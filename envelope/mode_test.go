@@ -28,8 +28,9 @@ func TestDetect(t *testing.T) {
 		name     string
 		tty      ttys
 		strict   bool
-		output   string
+		format   string
 		env      map[string]string
+		legacy   bool // Signals.LegacyEnv (WithLegacyOutput)
 		detector func(func(string) string) bool
 		want     envelope.Mode
 	}{
@@ -45,15 +46,18 @@ func TestDetect(t *testing.T) {
 		{name: "strict: stdout piped but stdin and stderr are terminals", tty: ttys{true, false, true}, strict: true, want: agent},
 		{name: "strict: CI at a terminal", tty: all, strict: true, env: map[string]string{"CI": "true"}, want: atTerminal(agent)},
 		{name: "strict: a person at a terminal", tty: all, strict: true, want: person},
-		{name: "strict: --format text into a pipe", tty: pipe, strict: true, output: "text", want: envelope.Mode{Agent: true, Format: envelope.Text}},
+		{name: "strict: --format text into a pipe", tty: pipe, strict: true, format: "text", want: envelope.Mode{Agent: true, Format: envelope.Text}},
 
-		{name: "--format json at a terminal", tty: all, output: "json", want: atTerminal(agent)},
-		{name: "--format json into a pipe", tty: pipe, output: "json", want: agent},
-		{name: "--format text at a terminal", tty: all, output: "text", want: person},
-		{name: "--format text into a pipe", tty: pipe, output: "text", want: script},
-		{name: "--format tsv into a pipe", tty: pipe, output: "tsv", want: envelope.Mode{Agent: true, Format: envelope.TSV}},
+		{name: "--format json at a terminal", tty: all, format: "json", want: atTerminal(agent)},
+		{name: "--format json into a pipe", tty: pipe, format: "json", want: agent},
+		{name: "--format text at a terminal", tty: all, format: "text", want: person},
+		{name: "--format text into a pipe", tty: pipe, format: "text", want: script},
+		{name: "--format tsv into a pipe", tty: pipe, format: "tsv", want: envelope.Mode{Agent: true, Format: envelope.TSV}},
 		{name: "<TOOL>_FORMAT at a terminal", tty: all, env: map[string]string{"MY_TOOL_FORMAT": "jsonl"}, want: atTerminal(envelope.Mode{Agent: true, Format: envelope.JSONL})},
-		{name: "--format wins over <TOOL>_FORMAT", tty: all, output: "text", env: map[string]string{"MY_TOOL_FORMAT": "json"}, want: person},
+		{name: "--format wins over <TOOL>_FORMAT", tty: all, format: "text", env: map[string]string{"MY_TOOL_FORMAT": "json"}, want: person},
+		{name: "<TOOL>_OUTPUT is no longer read", tty: pipe, env: map[string]string{"MY_TOOL_OUTPUT": "json"}, want: script},
+		{name: "<TOOL>_OUTPUT read with LegacyEnv", tty: pipe, legacy: true, env: map[string]string{"MY_TOOL_OUTPUT": "json"}, want: agent},
+		{name: "<TOOL>_FORMAT wins over a legacy <TOOL>_OUTPUT", tty: all, legacy: true, env: map[string]string{"MY_TOOL_FORMAT": "text", "MY_TOOL_OUTPUT": "json"}, want: person},
 
 		{name: "Claude Code runs it", tty: pipe, env: map[string]string{"CLAUDECODE": "1"}, want: named},
 		{name: "Claude Code runs it at a terminal", tty: all, env: map[string]string{"CLAUDECODE": "1"}, want: atTerminal(named)},
@@ -65,7 +69,7 @@ func TestDetect(t *testing.T) {
 		{name: "an agent that names itself", tty: pipe, env: map[string]string{"AI_AGENT": "claude-code_2-1-197_agent"}, want: named},
 		{name: "AGENT alone is too common a name", tty: pipe, env: map[string]string{"AGENT": "1"}, want: script},
 		{name: "a marker turned off", tty: pipe, env: map[string]string{"CLAUDECODE": "0", "GEMINI_CLI": "false"}, want: script},
-		{name: "--format text for an agent", tty: pipe, output: "text", env: map[string]string{"CLAUDECODE": "1"}, want: envelope.Mode{Agent: true, Named: true, Format: envelope.Text}},
+		{name: "--format text for an agent", tty: pipe, format: "text", env: map[string]string{"CLAUDECODE": "1"}, want: envelope.Mode{Agent: true, Named: true, Format: envelope.Text}},
 
 		{
 			name:     "the app's detector",
@@ -91,7 +95,7 @@ func TestDetect(t *testing.T) {
 			got, err := envelope.Detect(envelope.Signals{
 				Tool: "my-tool", LookupEnv: lookup,
 				StdinTTY: tt.tty.in, StdoutTTY: tt.tty.out, StderrTTY: tt.tty.err,
-				Format: tt.output, Detector: tt.detector, Strict: tt.strict,
+				Format: tt.format, LegacyEnv: tt.legacy, Detector: tt.detector, Strict: tt.strict,
 			})
 			if err != nil {
 				t.Fatalf("Detect: %v", err)
@@ -106,26 +110,31 @@ func TestDetect(t *testing.T) {
 	}
 }
 
-func TestDetectInvalidOutput(t *testing.T) {
+// TestDetectInvalidFormat: a format that is not one is refused with
+// INVALID_FORMAT (field "format"), naming where it came from, and the
+// audience is still decided without it.
+func TestDetectInvalidFormat(t *testing.T) {
 	tests := []struct {
 		name   string
-		output string
+		format string
 		env    map[string]string
+		legacy bool
 		tty    bool
 		strict bool
-		field  string
+		source string
 		want   envelope.Mode
 	}{
-		{"flag into a pipe", "xml", nil, false, false, "--output", envelope.Mode{Agent: false, Format: envelope.Text}},
-		{"flag into a pipe, strict", "xml", nil, false, true, "--output", envelope.Mode{Agent: true, Format: envelope.JSON}},
-		{"flag at a terminal", "yaml", nil, true, false, "--output", envelope.Mode{Agent: false}},
-		{"flag for an agent", "yaml", map[string]string{"CLAUDECODE": "1"}, true, false, "--output", envelope.Mode{Agent: true, Format: envelope.JSON}},
-		{"environment", "", map[string]string{"MY_TOOL_FORMAT": "html"}, false, true, "MY_TOOL_FORMAT", envelope.Mode{Agent: true, Format: envelope.JSON}},
+		{"flag into a pipe", "xml", nil, false, false, false, "--format", envelope.Mode{Agent: false, Format: envelope.Text}},
+		{"flag into a pipe, strict", "xml", nil, false, false, true, "--format", envelope.Mode{Agent: true, Format: envelope.JSON}},
+		{"flag at a terminal", "yaml", nil, false, true, false, "--format", envelope.Mode{Agent: false}},
+		{"flag for an agent", "yaml", map[string]string{"CLAUDECODE": "1"}, false, true, false, "--format", envelope.Mode{Agent: true, Format: envelope.JSON}},
+		{"environment", "", map[string]string{"MY_TOOL_FORMAT": "html"}, false, false, true, "MY_TOOL_FORMAT", envelope.Mode{Agent: true, Format: envelope.JSON}},
+		{"legacy environment", "", map[string]string{"MY_TOOL_OUTPUT": "html"}, true, false, true, "MY_TOOL_OUTPUT", envelope.Mode{Agent: true, Format: envelope.JSON}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			lookup := envOf(tt.env)
-			got, err := envelope.Detect(envelope.Signals{Tool: "my-tool", LookupEnv: lookup, StdoutTTY: tt.tty, StderrTTY: tt.tty, StdinTTY: tt.tty, Format: tt.output, Strict: tt.strict})
+			got, err := envelope.Detect(envelope.Signals{Tool: "my-tool", LookupEnv: lookup, LegacyEnv: tt.legacy, StdoutTTY: tt.tty, StderrTTY: tt.tty, StdinTTY: tt.tty, Format: tt.format, Strict: tt.strict})
 			if err == nil {
 				t.Fatal("Detect accepted an unknown format")
 			}
@@ -133,14 +142,14 @@ func TestDetectInvalidOutput(t *testing.T) {
 			if !errors.As(err, &e) {
 				t.Fatalf("error %v is not an *envelope.Error", err)
 			}
-			if e.Code != "INVALID_OUTPUT_FORMAT" || e.Exit != 2 || e.Phase != envelope.Validation {
-				t.Errorf("error = %s exit %d phase %q, want INVALID_OUTPUT_FORMAT exit 2 phase validation", e.Code, e.Exit, e.Phase)
+			if e.Code != "INVALID_FORMAT" || e.Exit != 2 || e.Phase != envelope.Validation || e.Field != "format" {
+				t.Errorf("error = %s exit %d phase %q field %q, want INVALID_FORMAT exit 2 phase validation field format", e.Code, e.Exit, e.Phase, e.Field)
 			}
 			if diff := cmp.Diff([]string{"json", "jsonl", "toon", "tsv", "text", "id", "plain"}, e.ValidValues); diff != "" {
 				t.Errorf("valid values (-want +got):\n%s", diff)
 			}
-			if !strings.Contains(err.Error(), tt.field) {
-				t.Errorf("error %q does not name its source %q", err, tt.field)
+			if !strings.HasPrefix(err.Error(), tt.source+": ") {
+				t.Errorf("error %q does not name its source %q", err, tt.source)
 			}
 			if got.Agent != tt.want.Agent {
 				t.Errorf("fallback Agent = %v, want %v", got.Agent, tt.want.Agent)

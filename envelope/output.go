@@ -289,7 +289,8 @@ func (o *Output) Effected() Effect {
 const ProgressEnv = "DUET_PROGRESS"
 
 // Warn records a non-fatal problem: a stable code, what happened, and what to
-// do next, in one form wherever it is read — the envelope's warnings, stderr:
+// do next. The envelope's warnings carry it as {"code": code, "message":
+// "message. Next: next"}; a person reads it on stderr as
 // "WARNING [CODE]: message. Next: next".
 func (o *Output) Warn(code, message, next string) {
 	o.mu.Lock()

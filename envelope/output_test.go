@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/duet-cli/duet/envelope"
+	"github.com/duet-cli/duet/internal/jsontest"
 )
 
 func TestItemStreamsJSONL(t *testing.T) {
@@ -40,12 +41,20 @@ func TestItemStreamsJSONL(t *testing.T) {
 	if bytes.Count(summary, []byte("\n")) != 1 {
 		t.Fatalf("Finish wrote %q, want one summary line", summary)
 	}
-	env := decodeOne(t, summary)
-	if !env.OK || string(env.Data) != "null" {
-		t.Errorf("summary ok=%v data=%s, want true, null", env.OK, env.Data)
+	if diff := cmp.Diff([]string{"_summary", "total", "duration_ms", "warnings", "meta"}, jsontest.Keys(t, summary)); diff != "" {
+		t.Errorf("summary line keys (-want +got):\n%s", diff)
 	}
-	if diff := cmp.Diff(map[string]any{"items": float64(3)}, env.Meta["stream"]); diff != "" {
+	sum := decodeSummary(t, summary)
+	if sum.Total != 3 || sum.Warnings == nil || sum.Meta["exit_code"] != float64(0) {
+		t.Errorf("summary total=%d warnings=%v exit_code=%v, want 3, [], 0", sum.Total, sum.Warnings, sum.Meta["exit_code"])
+	}
+	if diff := cmp.Diff(map[string]any{"items": float64(3)}, sum.Meta["stream"]); diff != "" {
 		t.Errorf("meta.stream (-want +got):\n%s", diff)
+	}
+	// O-004: the last line of a stream carries its pagination.
+	want := map[string]any{"total": float64(3), "returned": float64(3), "truncated": false, "has_more": false, "next_cursor": nil}
+	if diff := cmp.Diff(want, sum.Meta["pagination"]); diff != "" {
+		t.Errorf("meta.pagination (-want +got):\n%s", diff)
 	}
 }
 
@@ -325,7 +334,7 @@ func TestRenderTextOverride(t *testing.T) {
 		want string
 	}{
 		{humanMode(), "custom view\n"},
-		{agentMode(envelope.JSON), `{"ok":true,"data":{"n":1},"error":null,"warnings":[],"meta":{"duration_ms":0,"schema_version":"1.0","tool_version":"1.2.3","command":"item.list","request_id":"","config_sources":[]}}` + "\n"},
+		{agentMode(envelope.JSON), `{"ok":true,"data":{"n":1},"error":null,"warnings":[],"meta":{"exit_code":0,"duration_ms":0,"schema_version":"1.0","tool_version":"1.2.3","command":"item.list","request_id":"","config_sources":[]}}` + "\n"},
 		{agentMode(envelope.TSV), "n\n1\n"},
 	}
 	for _, tt := range tests {

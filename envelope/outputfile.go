@@ -48,11 +48,16 @@ type Written struct {
 }
 
 // finishFile writes the answer to the --output file, and on stdout the
-// envelope that describes the write (or the error, and no file).
+// envelope that describes the write. A failure writes no file: stdout
+// then carries the error as it would without --output, with the data
+// Finish gave it (null, the failure's payload, or {"partial": true}).
 func (o *Output) finishFile(p payload, meta Meta, fail *Error) *Error {
 	f := o.file
-	if fail == nil {
+	reported := fail != nil // the command failed: there is no answer to write
+	shown := false          // the error is on stderr already
+	if !reported {
 		fail = o.write(o.s.Mode.Format, p, meta, nil)
+		shown = fail != nil // a rendering that failed is reported by write
 	}
 	o.s.Stdout, o.writeErr = f.stdout, nil // what follows is stdout's
 	if fail == nil {
@@ -63,20 +68,28 @@ func (o *Output) finishFile(p payload, meta Meta, fail *Error) *Error {
 		}
 	}
 	meta.ExitCode = ExitCode(fail)
-	p = payload{one: json.RawMessage("null")}
-	meta.Pagination = nil
-	if fail == nil {
-		sum := sha256.Sum256(f.buf.Bytes())
-		raw, err := marshal(Written{Path: f.path, Bytes: f.buf.Len(), ContentType: MediaType(o.s.Mode.Format), SHA256: hex.EncodeToString(sum[:])})
-		if err == nil {
-			p.one = raw
+	if !reported {
+		// data describes the write, or is null when the answer could
+		// not be written. meta.pagination stays: it says where the page in
+		// the file ends, and how to ask for the next.
+		p = payload{one: json.RawMessage("null")}
+		if fail != nil {
+			meta.Pagination = nil
+		}
+		if fail == nil {
+			sum := sha256.Sum256(f.buf.Bytes())
+			raw, err := marshal(Written{Path: f.path, Bytes: f.buf.Len(), ContentType: MediaType(o.s.Mode.Format), SHA256: hex.EncodeToString(sum[:])})
+			if err == nil {
+				p.one = raw
+			}
 		}
 	}
 	if o.s.Mode.Agent {
 		o.writeEnvelope(JSON, p, meta, fail)
 		return fail
 	}
-	if fail == nil {
+	switch {
+	case fail == nil:
 		_ = o.writeText(func(w io.Writer) error {
 			v, err := decodeOrdered(p.one)
 			if err != nil {
@@ -84,8 +97,12 @@ func (o *Output) finishFile(p payload, meta Meta, fail *Error) *Error {
 			}
 			return renderText(w, v, Style{Color: o.s.Mode.Color})
 		})
+	case reported && fail.keepResult:
+		_ = o.writeRendered(Text, p) // a failure that still answers, as without --output
 	}
-	o.writeHumanDiagnostics(fail)
+	if !shown {
+		o.writeHumanDiagnostics(fail)
+	}
 	return fail
 }
 

@@ -36,7 +36,7 @@ func TestWireMatchesEncodingJSON(t *testing.T) {
 		RequiredScopes: []string{"repo:read", "repo:write"}, ActiveScopes: []string{"repo:read"}, MissingScopes: []string{"repo:write"},
 		AuthMethods:    []AuthMethod{{Type: "env_var", Name: "TODO_TOKEN", Hint: "Set TODO_TOKEN <to> your token"}},
 		NetworkContext: &NetworkContext{URL: "https://api.example.com/v1?a=1&b=2", StatusCode: 502, ProxyUsed: "http://proxy:3128", ProxySource: "HTTPS_PROXY", SSLVerify: true, Suggestion: "curl -v"}}
-	fullMeta := Meta{DurationMS: 12, SchemaVersion: "1.0", ToolVersion: "0.1.0", Command: "a <b> & \"c\"",
+	fullMeta := Meta{ExitCode: 3, DurationMS: 12, SchemaVersion: "1.0", ToolVersion: "0.1.0", Command: "a <b> & \"c\"",
 		RequestID: "x\u2028y", TimeoutMS: &timeout, Pagination: &Pagination{Returned: 1}, Stream: &Stream{Items: 3},
 		Truncated: true, TruncationHint: "hint\n", Effect: Created, WouldAffect: json.RawMessage(`{"items":["t1"]}`), DryRun: true, Confirmed: true, ValidationOnly: true, Help: true,
 		SchemaRef: "#/x", NotModified: true, ConfigSources: []string{"/a", "/b"},
@@ -50,6 +50,15 @@ func TestWireMatchesEncodingJSON(t *testing.T) {
 		InstanceID: "agent-1", InjectionProtection: new(false),
 		CacheUsed: new(true)}
 
+	// Warnings are objects: code and message always, context only when it
+	// holds something, encoded as encoding/json encodes a map.
+	warnings := []Warning{
+		{Code: "PLAIN", Message: "a <b> & \"c\" \u2028 é. Next: do it"},
+		{Code: "EMPTY_CONTEXT", Message: "", Context: map[string]any{}},
+		{Code: "CONTEXT", Message: "m", Context: map[string]any{
+			"z": 1, "a": []any{"<b>", nil, true, 1.5}, "nested": map[string]any{"k": "line\u2028sep", "n": []string{}}, "empty": "",
+		}},
+	}
 	tests := []struct {
 		name  string
 		value json.Marshaler
@@ -69,6 +78,10 @@ func TestWireMatchesEncodingJSON(t *testing.T) {
 			plainEnvelope{OK: true, Data: json.RawMessage(`{"a":1}`), Warnings: []Warning{{Code: "W", Message: "w <1>"}, {Code: "X", Message: "x", Context: map[string]any{"line": 3, "why": "<y>"}}}, Meta: fullMeta}},
 		{"envelope error", Envelope{Data: json.RawMessage("null"), Error: fullError, Warnings: []Warning{}},
 			plainEnvelope{Data: json.RawMessage("null"), Error: fullError, Warnings: []Warning{}}},
+		{"envelope exit code", Envelope{Data: json.RawMessage("null"), Error: fullError, Meta: Meta{ExitCode: 130, ConfigSources: []string{}}},
+			plainEnvelope{Data: json.RawMessage("null"), Error: fullError, Warnings: []Warning{}, Meta: Meta{ExitCode: 130, ConfigSources: []string{}}}},
+		{"envelope warnings", Envelope{OK: true, Data: json.RawMessage("null"), Warnings: warnings},
+			plainEnvelope{OK: true, Data: json.RawMessage("null"), Warnings: warnings}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -94,10 +107,38 @@ func TestWireMatchesEncodingJSON(t *testing.T) {
 // lists, never null.
 func TestEnvelopeNilListsAreLists(t *testing.T) {
 	got, _ := Envelope{}.MarshalJSON()
-	want := `{"ok":false,"data":null,"error":null,"warnings":[],"meta":{"duration_ms":0,"schema_version":"","tool_version":"","command":"","request_id":"","config_sources":[]}}`
+	want := `{"ok":false,"data":null,"error":null,"warnings":[],"meta":{"exit_code":0,"duration_ms":0,"schema_version":"","tool_version":"","command":"","request_id":"","config_sources":[]}}`
 	if string(got) != want {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// TestWarningWire: a warning is an object with its code apart; context
+// appears only when set; a person reads it as "WARNING [CODE]: message".
+func TestWarningWire(t *testing.T) {
+	tests := []struct {
+		name string
+		w    Warning
+		wire string
+	}{
+		{"without context", Warning{Code: "STALE", Message: "old. Next: sync"}, `{"code":"STALE","message":"old. Next: sync"}`},
+		{"with context", Warning{Code: "SLOW", Message: "slow.", Context: map[string]any{"ms": 1200, "host": "a"}}, `{"code":"SLOW","message":"slow.","context":{"host":"a","ms":1200}}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			raw, _ := Envelope{Warnings: []Warning{tt.w}}.MarshalJSON()
+			var env struct{ Warnings []json.RawMessage }
+			if err := json.Unmarshal(raw, &env); err != nil || len(env.Warnings) != 1 {
+				t.Fatalf("decode %s: %v", raw, err)
+			}
+			if got := string(env.Warnings[0]); got != tt.wire {
+				t.Errorf("warning = %s, want %s", got, tt.wire)
+			}
+			if got, want := tt.w.String(), "WARNING ["+tt.w.Code+"]: "+tt.w.Message; got != want {
+				t.Errorf("String() = %q, want %q", got, want)
+			}
+		})
+	}
+}
