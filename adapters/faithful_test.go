@@ -108,7 +108,7 @@ func TestFaithfulPanic(t *testing.T) {
 // listed for a command nobody ported, and are for an agent.
 func TestFaithfulHelp(t *testing.T) {
 	person := runPlain(t, adapters.Console, false, nil, "hello", "--help")
-	for _, builtin := range []string{"--output", "--schema", "--timeout", "describe"} {
+	for _, builtin := range []string{"--format", "--output", "--schema", "--timeout", "describe"} {
 		if strings.Contains(person.stdout, builtin) {
 			t.Errorf("a person's help lists Duet's %s:\n%s", builtin, person.stdout)
 		}
@@ -117,7 +117,7 @@ func TestFaithfulHelp(t *testing.T) {
 		t.Errorf("a person's help lacks the app's own flag:\n%s", person.stdout)
 	}
 	agent := runPlain(t, adapters.Piped, false, []string{"CLAUDECODE=1"}, "hello", "--help")
-	if !strings.Contains(agent.stderr, "--output") || !strings.Contains(agent.stderr, "--name") {
+	if !strings.Contains(agent.stderr, "--format") || !strings.Contains(agent.stderr, "--output") || !strings.Contains(agent.stderr, "--name") {
 		t.Errorf("an agent's help (on stderr) lists neither Duet's built-ins nor the app's flags:\n%s", agent.stderr)
 	}
 }
@@ -169,12 +169,12 @@ func TestStrayOutput(t *testing.T) {
 	tests := []struct {
 		name, printed string
 		args          []string
-		warnings      []string
+		warnings      []envelope.Warning
 		stderr        string
 	}{
-		{"prose", "working...\n", nil, []string{"WARNING [THIRD_PARTY_STDOUT]: working. Next: it is not part of the answer; the tool's author should answer through envelope.Output only"}, ""},
-		{"a JSON document", `{"n":2}` + "\n", nil, []string{}, ""},
-		{"under --debug", "working...\n", []string{"--debug"}, []string{"WARNING [THIRD_PARTY_STDOUT]: working. Next: it is not part of the answer; the tool's author should answer through envelope.Output only"},
+		{"prose", "working...\n", nil, []envelope.Warning{{Code: "THIRD_PARTY_STDOUT", Message: "working. Next: it is not part of the answer; the tool's author should answer through envelope.Output only"}}, ""},
+		{"a JSON document", `{"n":2}` + "\n", nil, []envelope.Warning{}, ""},
+		{"under --debug", "working...\n", []string{"--debug"}, []envelope.Warning{{Code: "THIRD_PARTY_STDOUT", Message: "working. Next: it is not part of the answer; the tool's author should answer through envelope.Output only"}},
 			"[stdout, not the answer] working...\n"},
 	}
 	for _, tt := range tests {

@@ -15,6 +15,11 @@ import (
 func (inv *invocation) readFormat() string {
 	c := inv.call
 	format, _ := c.opt(flagname.Format)
+	if given := c.values[flagname.Format]; slices.ContainsFunc(given, func(v string) bool { return v != given[0] }) {
+		// Refused (CONFLICTING_VALUES): the refusal is answered in the
+		// default format, not in whichever value the parser kept last.
+		format = ""
+	}
 	if !inv.cfg.legacyOutput || format != "" {
 		return format
 	}
@@ -49,7 +54,7 @@ func (inv *invocation) checkOutputPath() []envelope.FieldError {
 		return []envelope.FieldError{{Code: "OUTPUT_IS_A_PATH", Field: flagname.Output,
 			Message:    fmt.Sprintf("--output takes the path of a file to write the answer to, and %q is a format's name", v),
 			Suggestion: "use --format " + v + " to choose the format; add --output <path> only to write the answer to a file"}}
-	case otherFormats[strings.ToLower(v)]:
+	case isOtherFormat(strings.ToLower(v)):
 		return []envelope.FieldError{{Code: "OUTPUT_IS_A_PATH", Field: flagname.Output, ValidValues: envelope.FormatNames(),
 			Message:    fmt.Sprintf("--output takes the path of a file to write the answer to, and %q is a format's name", v),
 			Suggestion: "choose the format with --format, one of " + strings.Join(envelope.FormatNames(), ", ") + "; add --output <path> only to write the answer to a file"}}
@@ -61,11 +66,18 @@ func (inv *invocation) checkOutputPath() []envelope.FieldError {
 	return nil
 }
 
-// otherFormats are the formats other CLIs take after --output or -o
-// (kubectl, aws, az, gh): given to a path flag they would make a stray file
-// of that name (CLI Agent Spec §78), so they are refused too.
-var otherFormats = map[string]bool{"yaml": true, "yml": true, "csv": true, "table": true, "wide": true, "name": true,
-	"xml": true, "html": true, "markdown": true, "md": true, "raw": true, "pretty": true}
+// isOtherFormat reports whether v is one of the formats other CLIs take
+// after --output or -o (kubectl, aws, az, gh): given to a path flag they
+// would make a stray file of that name (CLI Agent Spec §78), so they are
+// refused too. A switch, not a package map, which every start would build
+// (TestStartCostInit).
+func isOtherFormat(v string) bool {
+	switch v {
+	case "yaml", "yml", "csv", "table", "wide", "name", "xml", "html", "markdown", "md", "raw", "pretty":
+		return true
+	}
+	return false
+}
 
 // isFormatName reports whether v names a format --format takes.
 func isFormatName(v string) bool {

@@ -139,7 +139,7 @@ func TestPipefailWarning(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			w := wantOK(t, a.do(t, run{env: append([]string{"TMPDIR=" + t.TempDir()}, tt.env...)}, "env"))
-			got := len(w.Warnings) == 1 && strings.HasPrefix(w.Warnings[0], "WARNING ["+adapters.CodePipefailUnset+"]:")
+			got := len(w.Warnings) == 1 && w.Warnings[0].Code == adapters.CodePipefailUnset
 			if got != tt.warn || !tt.warn && len(w.Warnings) != 0 {
 				t.Errorf("warnings %q, want a %s warning: %v", w.Warnings, adapters.CodePipefailUnset, tt.warn)
 			}

@@ -9,6 +9,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -250,11 +251,33 @@ func (s *syncBuffer) String() string {
 
 // wire is an envelope as an agent reads it.
 type wire struct {
-	OK       bool            `json:"ok"`
-	Data     json.RawMessage `json:"data"`
-	Error    *envelope.Error `json:"error"`
-	Warnings []string        `json:"warnings"`
-	Meta     map[string]any  `json:"meta"`
+	OK       bool               `json:"ok"`
+	Data     json.RawMessage    `json:"data"`
+	Error    *envelope.Error    `json:"error"`
+	Warnings []envelope.Warning `json:"warnings"`
+	Meta     map[string]any     `json:"meta"`
+}
+
+// codes are the codes of the warnings, in order.
+func (w wire) codes() []string {
+	out := make([]string, len(w.Warnings))
+	for i, x := range w.Warnings {
+		out[i] = x.Code
+	}
+	return out
+}
+
+// warned reports whether a warning of code is among the envelope's.
+func (w wire) warned(code string) bool { return slices.Contains(w.codes(), code) }
+
+// text is the warnings as a person reads them, "WARNING [CODE]: message",
+// a line each.
+func (w wire) text() string {
+	lines := make([]string, len(w.Warnings))
+	for i, x := range w.Warnings {
+		lines[i] = x.String()
+	}
+	return strings.Join(lines, "\n")
 }
 
 // envelopeOf decodes stdout, which must hold exactly one envelope.
@@ -277,7 +300,29 @@ func envelopeOf(t *testing.T, r result) wire {
 	if w.Warnings == nil {
 		t.Errorf("warnings is null, want an array")
 	}
+	wantExitCode(t, one, r.code)
 	return w
+}
+
+// wantExitCode checks that meta.exit_code is there, meta's first key, and
+// the process's exit code (ResponseEnvelope 2.x).
+func wantExitCode(t *testing.T, one []byte, code int) {
+	t.Helper()
+	var env struct {
+		Meta json.RawMessage `json:"meta"`
+	}
+	if err := json.Unmarshal(one, &env); err != nil {
+		t.Fatalf("decode envelope: %v\n%s", err, one)
+	}
+	if keys := jsontest.Keys(t, env.Meta); len(keys) == 0 || keys[0] != "exit_code" {
+		t.Errorf("meta's keys %q, want exit_code first", keys)
+	}
+	var meta struct {
+		ExitCode *int `json:"exit_code"`
+	}
+	if err := json.Unmarshal(env.Meta, &meta); err != nil || meta.ExitCode == nil || *meta.ExitCode != code {
+		t.Errorf("meta.exit_code %v (%v), want %d, the exit code", meta.ExitCode, err, code)
+	}
 }
 
 // wantError checks the exit code and the error code of a failed invocation.
@@ -377,7 +422,9 @@ func TestErrorMapping(t *testing.T) {
 		retryable bool
 	}{
 		{"missing", 5, "NOT_FOUND", false},
-		{"deadline", 10, "TIMEOUT", true}, // a safe command's timeout changed nothing
+		// A safe command's timeout changed nothing, but the identical call
+		// would most often time out again: not retryable (REQ-C-014, v1.14).
+		{"deadline", 10, "TIMEOUT", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.cmd, func(t *testing.T) {
@@ -482,6 +529,10 @@ func TestSignals(t *testing.T) {
 			w := wantError(t, r, tt.exit, "CANCELLED")
 			if !strings.Contains(w.Error.Message, tt.name) {
 				t.Errorf("message %q does not name %s", w.Error.Message, tt.name)
+			}
+			// The signal is in error.context, and data says the work is partial.
+			if w.Error.Context["signal"] != tt.name || string(w.Data) != `{"partial":true}` {
+				t.Errorf("error.context %v, data %s; want signal %s and {\"partial\":true}", w.Error.Context, w.Data, tt.name)
 			}
 		})
 	}
@@ -853,9 +904,13 @@ func TestConfirmationInAgentMode(t *testing.T) {
 			t.Errorf("purge acted %d times and previewed %d, want 0 and 1", h.called("purge"), h.called("purge --dry-run"))
 		}
 		preview := map[string]any{"effect": w.Meta["effect"], "would_affect": w.Meta["would_affect"], "dry_run": w.Meta["dry_run"], "data": string(w.Data)}
-		want := map[string]any{"effect": "would_delete", "would_affect": map[string]any{"items": 3.0, "reversible": false}, "dry_run": true, "data": `{"deleted":3}`}
+		// data is null on a failure: the preview the refusal ran is in meta alone.
+		want := map[string]any{"effect": "would_delete", "would_affect": map[string]any{"items": 3.0, "reversible": false}, "dry_run": true, "data": "null"}
 		if diff := cmp.Diff(want, preview); diff != "" {
 			t.Errorf("the refusal's preview (-want +got):\n%s", diff)
+		}
+		if !strings.Contains(w.Error.FixRequired, "meta.would_affect") || strings.Contains(w.Error.FixRequired, "data") {
+			t.Errorf("fix_required %q, want it to point at meta.would_affect, not at data", w.Error.FixRequired)
 		}
 		if strings.Contains(r.stderr, "Continue?") {
 			t.Errorf("prompted an agent: %q", r.stderr)

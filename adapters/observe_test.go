@@ -365,7 +365,7 @@ func TestAutoQuiet(t *testing.T) {
 // and stays in warnings; without a warning, or without the flag, it passes.
 func TestWarningsAsErrors(t *testing.T) {
 	w := wantError(t, obsRun{}.do(t, &observed{}, "warn", "--warnings-as-errors"), 1, "WARNINGS_AS_ERRORS")
-	if len(w.Warnings) != 1 || !strings.HasPrefix(w.Warnings[0], "WARNING [OLD_FORMAT]: ") || w.Error.Retryable {
+	if len(w.Warnings) != 1 || w.Warnings[0].Code != "OLD_FORMAT" || w.Error.Retryable {
 		t.Errorf("warnings %q, retryable %v", w.Warnings, w.Error.Retryable)
 	}
 	wantOK(t, obsRun{}.do(t, &observed{}, "warn", "--quietly", "--warnings-as-errors"))
@@ -766,7 +766,7 @@ func TestOpen(t *testing.T) {
 		t.Errorf("headless: data %s, meta.headless %v", w.Data, w.Meta["headless"])
 	}
 	w = wantOK(t, obsRun{opts: []urfave.Option{opener}}.do(t, &observed{}, "notify"))
-	if string(w.Data) != "null" || len(w.Warnings) != 1 || !strings.HasPrefix(w.Warnings[0], "WARNING [GUI_SKIPPED]: ") {
+	if string(w.Data) != "null" || len(w.Warnings) != 1 || w.Warnings[0].Code != "GUI_SKIPPED" {
 		t.Errorf("skip: data %s, warnings %q", w.Data, w.Warnings)
 	}
 	wantError(t, obsRun{opts: []urfave.Option{opener}}.do(t, &observed{}, "preview"), 4, "NO_DISPLAY")

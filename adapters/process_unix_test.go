@@ -97,8 +97,8 @@ func TestStrayOutputProcess(t *testing.T) {
 			}
 			var stray []string
 			for _, warning := range w.Warnings {
-				if strings.HasPrefix(warning, "WARNING [THIRD_PARTY_STDOUT]: ") {
-					stray = append(stray, warning)
+				if warning.Code == "THIRD_PARTY_STDOUT" {
+					stray = append(stray, warning.Message)
 				}
 			}
 			if len(tt.quoted) == 0 {

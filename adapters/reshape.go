@@ -71,7 +71,7 @@ func (inv *invocation) checkDiscovery(args []string) {
 			}
 		}
 	}
-	if inv.mode.Agent && n.Meta.StreamingDefault && inv.readFormat() == "" && !c.on(flagname.NoStream) && !c.on(flagname.Stream) {
+	if inv.mode.Agent && n.Meta.StreamingDefault && inv.format == "" && !c.on(flagname.NoStream) && !c.on(flagname.Stream) {
 		inv.mode.Format = envelope.JSONL
 	}
 	if c.on(flagname.Stream) && n.Runnable && !n.Meta.Streaming && !n.Meta.StreamingDefault {

@@ -41,6 +41,7 @@ type invocation struct {
 	call         *call
 	mode         envelope.Mode
 	human        bool   // --human: show every command whatever the audience
+	format       string // the format the command line asks for (readFormat), read once
 	legacyFormat string // a format given to --output under WithLegacyOutput
 	out          *envelope.Output
 	meta         envelope.Meta
@@ -171,7 +172,8 @@ func (inv *invocation) read(args []string) ([]string, readLine) {
 	}
 	c.version = c.version || c.on(flagname.Version) && c.node.Parent == nil
 	inv.human = c.on(flagname.Human)
-	format := inv.streamOutput(inv.readFormat())
+	inv.format = inv.readFormat() // once: under WithLegacyOutput it warns
+	format := inv.streamOutput(inv.format)
 	mode, modeErr := envelope.Detect(envelope.Signals{
 		Tool:      inv.root.Name,
 		LookupEnv: cfg.lookupEnv,
@@ -583,7 +585,8 @@ func (inv *invocation) finish(fail *envelope.Error) int {
 // previewed checks the answer of a dry run. One that succeeded without
 // reporting an effect may have ignored --dry-run and acted: it is reported
 // as the author's bug. One that ran in place of a refused confirmation
-// becomes the refusal, with the preview as its data and meta.would_affect.
+// becomes the refusal, with the preview in meta.effect and meta.would_affect
+// (data is null, as on every failure).
 func (inv *invocation) previewed(fail *envelope.Error) *envelope.Error {
 	if inv.out == nil || !inv.out.DryRun() || !inv.ran.Load() || fail != nil {
 		return fail
@@ -673,7 +676,7 @@ func (inv *invocation) unconfirmed(args []string) *envelope.Error {
 	if c.node.Flag(flagname.DryRun) == nil {
 		return e.WithFix("confirm with --yes", "").WithSuggestion(fmt.Sprintf("run '%s --yes' to proceed", line))
 	}
-	return e.WithFix("confirm with --yes; data and meta.would_affect are what it would change", "").
+	return e.WithFix("confirm with --yes; meta.effect and meta.would_affect are what it would change", "").
 		WithSuggestion(fmt.Sprintf("check what it would change (here, or with '%s --dry-run'), then run '%s --yes'", line, line))
 }
 

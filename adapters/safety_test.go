@@ -123,7 +123,7 @@ func TestEffectReported(t *testing.T) {
 		}
 	}
 	w := wantOK(t, runAgent(t, newApp(), "silent"))
-	if len(w.Warnings) != 1 || !strings.HasPrefix(w.Warnings[0], "WARNING ["+adapters.EffectUnreported+"]:") {
+	if len(w.Warnings) != 1 || w.Warnings[0].Code != adapters.EffectUnreported {
 		t.Errorf("a mutating command with no effect: warnings %q", w.Warnings)
 	}
 	wantError(t, runAgent(t, newApp(), "silent", "--warnings-as-errors"), 1, "WARNINGS_AS_ERRORS")
@@ -379,7 +379,7 @@ func TestConfigFileScope(t *testing.T) {
 	for _, tt := range tests {
 		r, h := trustRun(t, []string{"HOME=" + home}, []urfave.Option{adapters.WithWorkDir(project)}, tt.args...)
 		w := wantOK(t, r)
-		warned := strings.Contains(strings.Join(w.Warnings, "\n"), "GLOBAL_CONFIG_MODIFIED")
+		warned := w.warned("GLOBAL_CONFIG_MODIFIED")
 		if h.env.ConfigFile != tt.want || warned != tt.global {
 			t.Errorf("%v: ConfigFile %q, GLOBAL_CONFIG_MODIFIED %v; want %q, %v", tt.args, h.env.ConfigFile, warned, tt.want, tt.global)
 		}

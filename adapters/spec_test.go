@@ -223,14 +223,15 @@ func TestExitCodesHeldToTheTable(t *testing.T) {
 					Code  string `json:"code"`
 					Phase string `json:"phase"`
 				} `json:"error"`
-				Warnings []string `json:"warnings"`
+				Warnings []envelope.Warning `json:"warnings"`
 			}
 			if err := json.Unmarshal(stdout.Bytes(), &env); err != nil {
 				t.Fatalf("not one envelope: %v\n%s", err, stdout.String())
 			}
+			wantExitCode(t, stdout.Bytes(), code)
 			warning := ""
 			if len(env.Warnings) > 0 {
-				warning, _, _ = strings.Cut(strings.TrimPrefix(env.Warnings[0], "WARNING ["), "]")
+				warning = env.Warnings[0].Code
 			}
 			got := []any{code, env.Error.Phase, warning, len(env.Warnings) <= 1}
 			if diff := cmp.Diff([]any{tt.exit, tt.phase, tt.warning, true}, got); diff != "" {
@@ -284,7 +285,7 @@ func TestFixCommand(t *testing.T) {
 			Code       string `json:"code"`
 			FixCommand string `json:"fix_command"`
 		} `json:"error"`
-		Warnings []string `json:"warnings"`
+		Warnings []envelope.Warning `json:"warnings"`
 	}
 	run := func(t *testing.T, args ...string) (int, answer) {
 		t.Helper()
@@ -325,7 +326,7 @@ func TestFixCommand(t *testing.T) {
 	} {
 		t.Run(tt.cmd, func(t *testing.T) {
 			_, a := run(t, tt.cmd)
-			dropped := len(a.Warnings) == 1 && strings.HasPrefix(a.Warnings[0], "WARNING [FIX_COMMAND_DROPPED]: ")
+			dropped := len(a.Warnings) == 1 && a.Warnings[0].Code == "FIX_COMMAND_DROPPED"
 			if a.Error == nil || a.Error.FixCommand != tt.want || dropped != tt.dropped {
 				t.Errorf("fix_command %+v, warnings %q; want %q, dropped %v", a.Error, a.Warnings, tt.want, tt.dropped)
 			}
@@ -353,7 +354,9 @@ func TestWorkdirKept(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if code != 0 || now != start || !strings.Contains(stdout.String(), `"WARNING [CWD_CHANGED]: wander changed the working directory to `+elsewhere) {
-		t.Errorf("exit %d, working directory %s (want %s)\nstdout: %s", code, now, start, stdout.String())
+	w := wantOK(t, result{code: code, stdout: stdout.String(), stderr: stderr.String()})
+	if now != start || len(w.Warnings) != 1 || w.Warnings[0].Code != "CWD_CHANGED" ||
+		!strings.HasPrefix(w.Warnings[0].Message, "wander changed the working directory to "+elsewhere) {
+		t.Errorf("working directory %s (want %s), warnings %q", now, start, w.Warnings)
 	}
 }

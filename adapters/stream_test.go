@@ -12,6 +12,7 @@ import (
 
 	"github.com/duet-cli/duet/adapters/urfave"
 	"github.com/duet-cli/duet/envelope"
+	"github.com/duet-cli/duet/internal/jsontest"
 	"github.com/duet-cli/duet/schema"
 )
 
@@ -36,8 +37,38 @@ func streamApp() *cli.Command {
 	}}
 }
 
+// summary is a successful stream's last line (CLI Agent Spec v1.16): no
+// envelope, but "_summary": true, the count of items, the warnings and meta.
+type summary struct {
+	Summary    bool               `json:"_summary"`
+	Total      int                `json:"total"`
+	DurationMS int64              `json:"duration_ms"`
+	Warnings   []envelope.Warning `json:"warnings"`
+	Meta       map[string]any     `json:"meta"`
+}
+
+// summaryOf decodes a stream's last line, which must be a summary line of
+// exactly its five keys, in order, whose meta.exit_code is code.
+func summaryOf(t *testing.T, line []byte, code int) summary {
+	t.Helper()
+	if diff := cmp.Diff([]string{"_summary", "total", "duration_ms", "warnings", "meta"}, jsontest.Keys(t, line)); diff != "" {
+		t.Errorf("the summary line's keys (-want +got):\n%s\n%s", diff, line)
+	}
+	var s summary
+	dec := json.NewDecoder(bytes.NewReader(line))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&s); err != nil {
+		t.Fatalf("decode the summary line: %v\n%s", err, line)
+	}
+	if !s.Summary || s.Warnings == nil {
+		t.Errorf("_summary %v, warnings %v; want true and an array\n%s", s.Summary, s.Warnings, line)
+	}
+	wantExitCode(t, line, code)
+	return s
+}
+
 // TestStreamFlags: --stream writes one JSON object a line, items first and
-// last a summary with meta.pagination; a command that does not declare
+// last a summary line with meta.pagination; a command that does not declare
 // streaming warns STREAMING_NOT_SUPPORTED; a streaming-default command
 // streams unasked and answers one envelope under --no-stream; describe
 // says supports_streaming and streaming_default (REQ-O-004). That lines
@@ -49,7 +80,7 @@ func TestStreamFlags(t *testing.T) {
 		return result{code: code, stdout: stdout.String(), stderr: stderr.String()}
 	}
 	// stream splits stdout into JSON objects, the items and the summary.
-	stream := func(t *testing.T, r result) (ids []string, summary wire) {
+	stream := func(t *testing.T, r result) (ids []string, last summary) {
 		t.Helper()
 		if r.code != 0 {
 			t.Fatalf("exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
@@ -62,7 +93,11 @@ func TestStreamFlags(t *testing.T) {
 			}
 			ids = append(ids, it["id"])
 		}
-		return ids, wantOK(t, result{stdout: lines[len(lines)-1] + "\n"})
+		last = summaryOf(t, []byte(lines[len(lines)-1]), r.code)
+		if last.Total != len(ids) {
+			t.Errorf("the summary's total %d, want %d, the items", last.Total, len(ids))
+		}
+		return ids, last
 	}
 	wantItems := []string{"e1", "e2", "e3"}
 	wantPage := map[string]any{"total": 3.0, "returned": 3.0, "truncated": false, "has_more": false, "next_cursor": nil}
@@ -76,8 +111,8 @@ func TestStreamFlags(t *testing.T) {
 			if diff := cmp.Diff(wantPage, summary.Meta["pagination"]); diff != "" {
 				t.Errorf("the summary's pagination (-want +got):\n%s", diff)
 			}
-			if string(summary.Data) != "null" || len(summary.Warnings) != 0 {
-				t.Errorf("the summary has data %s, warnings %q", summary.Data, summary.Warnings)
+			if len(summary.Warnings) != 0 {
+				t.Errorf("the summary has warnings %q", summary.Warnings)
 			}
 		})
 	}
@@ -91,7 +126,7 @@ func TestStreamFlags(t *testing.T) {
 	}
 	t.Run("deploy --stream", func(t *testing.T) {
 		_, summary := stream(t, runApp("deploy", "--stream"))
-		if len(summary.Warnings) != 1 || !strings.HasPrefix(summary.Warnings[0], "WARNING [STREAMING_NOT_SUPPORTED]: ") {
+		if len(summary.Warnings) != 1 || summary.Warnings[0].Code != "STREAMING_NOT_SUPPORTED" {
 			t.Errorf("warnings %q, want STREAMING_NOT_SUPPORTED", summary.Warnings)
 		}
 	})

@@ -73,7 +73,7 @@ func TestFieldTruncation(t *testing.T) {
 		want := []string{"WARNING [FIELD_TRUNCATED]: data.body is cut short (field=data.body returned_bytes=255 original_bytes=8192)"}
 		got := make([]string, len(w.Warnings))
 		for i, s := range w.Warnings {
-			got[i], _, _ = strings.Cut(s, ". Next:")
+			got[i], _, _ = strings.Cut(s.String(), ". Next:")
 		}
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("warnings (-want +got):\n%s", diff)

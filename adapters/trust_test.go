@@ -364,7 +364,7 @@ func TestCheckPermissions(t *testing.T) {
 	t.Run("for, over-privileged", func(t *testing.T) {
 		r, _ := trustRun(t, nil, []urfave.Option{granted("repo:read", "admin:org")}, "check-permissions", "--for", "repos")
 		w := wantOK(t, r)
-		if !strings.Contains(string(w.Data), `"over_privileged":true`) || len(w.Warnings) != 1 || !strings.Contains(w.Warnings[0], "[repo:read]") {
+		if !strings.Contains(string(w.Data), `"over_privileged":true`) || len(w.Warnings) != 1 || w.Warnings[0].Code != "OVER_PRIVILEGED" || !strings.Contains(w.Warnings[0].Message, "[repo:read]") {
 			t.Errorf("data %s warnings %q, want over_privileged and a warning", w.Data, w.Warnings)
 		}
 	})
@@ -394,14 +394,14 @@ func TestCheckPermissions(t *testing.T) {
 		if c := data.Commands["deploy"]; c.Covered {
 			t.Errorf("deploy: %+v, want not covered", c)
 		}
-		if len(w.Warnings) != 1 || !strings.Contains(w.Warnings[0], "repos") {
+		if len(w.Warnings) != 1 || w.Warnings[0].Code != "OVER_PRIVILEGED" || !strings.Contains(w.Warnings[0].Message, "repos") {
 			t.Errorf("warnings %q, want one naming repos", w.Warnings)
 		}
 	})
 	t.Run("runtime over-privileged", func(t *testing.T) {
 		r, h := trustRun(t, nil, []urfave.Option{granted("repo:read", "repo:write")}, "repos")
 		w := wantOK(t, r)
-		if h.calls["repos"] != 1 || len(w.Warnings) != 1 || !strings.Contains(w.Warnings[0], "beyond") {
+		if h.calls["repos"] != 1 || len(w.Warnings) != 1 || w.Warnings[0].Code != "OVER_PRIVILEGED" || !strings.Contains(w.Warnings[0].Message, "beyond") {
 			t.Errorf("ran %d, warnings %q; want it run with an over-privilege warning", h.calls["repos"], w.Warnings)
 		}
 	})
@@ -528,7 +528,7 @@ func TestTrustTagging(t *testing.T) {
 			if string(w.Data) != tt.data {
 				t.Errorf("data\n got %s\nwant %s", w.Data, tt.data)
 			}
-			got := strings.Join(w.Warnings, "\n")
+			got := w.text()
 			if tt.warning == "" && got != "" || !strings.Contains(got, tt.warning) {
 				t.Errorf("warnings %q, want one containing %q", w.Warnings, tt.warning)
 			}
@@ -640,7 +640,7 @@ func TestRunenvProxy(t *testing.T) {
 func TestPlatformAndTools(t *testing.T) {
 	r, h := trustRun(t, nil, nil, "plan9-only")
 	w := wantError(t, r, int(exitcode.Precondition), "UNSUPPORTED_PLATFORM")
-	if h.calls["plan9-only"] != 0 || len(w.Warnings) != 1 || !strings.Contains(w.Warnings[0], "expected plan9") {
+	if h.calls["plan9-only"] != 0 || len(w.Warnings) != 1 || w.Warnings[0].Code != "UNSUPPORTED_PLATFORM" || !strings.Contains(w.Warnings[0].Message, "expected plan9") {
 		t.Errorf("ran %d, warnings %q; want refused with a compatibility warning", h.calls["plan9-only"], w.Warnings)
 	}
 	doc := schemaDoc(t, "plan9-only")
@@ -745,7 +745,7 @@ func TestConfigWriteScope(t *testing.T) {
 				return
 			}
 			w := wantOK(t, r)
-			warned := strings.Contains(strings.Join(w.Warnings, "\n"), "global configuration")
+			warned := w.warned("GLOBAL_CONFIG_MODIFIED") && strings.Contains(w.text(), "global configuration")
 			if h.env.GlobalConfig != tt.global || warned != tt.warning {
 				t.Errorf("GlobalConfig %v, warned %v (%q); want %v, %v", h.env.GlobalConfig, warned, w.Warnings, tt.global, tt.warning)
 			}

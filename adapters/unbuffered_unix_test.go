@@ -144,13 +144,14 @@ func TestUnbufferedStdout(t *testing.T) {
 			var last map[string]any
 			second := false
 			for lines.Scan() {
+				last = nil // a fresh map a line: Unmarshal would merge into the last one
 				if err := json.Unmarshal(lines.Bytes(), &last); err != nil {
 					t.Fatalf("line %q is not JSON: %v", lines.Text(), err)
 				}
 				second = second || last["line"] == "2"
 			}
-			if !second || last["ok"] != true {
-				t.Errorf("after the fifo opened: second item %v, last line %v; want the item, then the envelope", second, last)
+			if !second || last["_summary"] != true || last["total"] != 2.0 {
+				t.Errorf("after the fifo opened: second item %v, last line %v; want the item, then the summary line of 2 items", second, last)
 			}
 		})
 	}

@@ -129,7 +129,7 @@ func TestSchemaVersionPin(t *testing.T) {
 		if w.Meta["schema_version"] != tt.meta {
 			t.Errorf("--schema-version %s: meta.schema_version %v, want %s", tt.version, w.Meta["schema_version"], tt.meta)
 		}
-		if len(w.Warnings) != tt.warnings || tt.warnings > 0 && !strings.Contains(w.Warnings[0], "SCHEMA_DEPRECATED") {
+		if len(w.Warnings) != tt.warnings || tt.warnings > 0 && w.Warnings[0].Code != "SCHEMA_DEPRECATED" {
 			t.Errorf("--schema-version %s: warnings %q, want %d SCHEMA_DEPRECATED", tt.version, w.Warnings, tt.warnings)
 		}
 	}

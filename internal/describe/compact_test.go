@@ -3,12 +3,14 @@ package describe_test
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/duet-cli/duet/internal/describe"
 	"github.com/duet-cli/duet/schema"
@@ -218,16 +220,41 @@ func TestCompactOnly(t *testing.T) {
 	}
 }
 
-// TestSpecOutputFormats lists the formats --output takes, toon among them,
-// in each runnable command's entry of the spec's manifest.
-func TestSpecOutputFormats(t *testing.T) {
+// TestSpecManifest: the spec's manifest (ManifestResponse 3.x) lists the
+// global options once, in its root flags — --format with every format,
+// toon among them, its variable and the media types the spec's table lacks
+// — and each command's own flags, positionals and --output in its entry.
+func TestSpecManifest(t *testing.T) {
 	spec := manifest(t, generatedTree(t, 1, 2)).Spec()
-	leaf, group := spec.Commands["group00.leaf00"], spec.Commands["group00"]
-	if !slices.Contains(leaf.OutputFormats, "toon") || !slices.Contains(leaf.OutputFormats, "json") {
-		t.Errorf("group00.leaf00's output_formats %v, want toon and json among them", leaf.OutputFormats)
+	if spec.SchemaVersion != describe.SpecVersion {
+		t.Errorf("schema_version %q, want %q", spec.SchemaVersion, describe.SpecVersion)
 	}
-	if group.OutputFormats != nil {
-		t.Errorf("the group group00 lists output formats %v: it answers with its help", group.OutputFormats)
+	format := spec.Flags["format"]
+	want := describe.SpecFlag{Type: "enum", EnumValues: []string{"json", "jsonl", "toon", "tsv", "text", "id", "plain"},
+		EnvVars: []describe.SpecEnvVar{{Name: "GEN_FORMAT"}}, MediaTypes: map[string]string{"text": "text/plain", "toon": "text/toon"}}
+	if diff := cmp.Diff(want, format, cmpopts.IgnoreFields(describe.SpecFlag{}, "Description")); diff != "" {
+		t.Errorf("root flag format (-want +got):\n%s", diff)
+	}
+	if _, ok := spec.Flags["config"]; !ok {
+		t.Errorf("the app's persistent --config is not among the root flags %v", slices.Sorted(maps.Keys(spec.Flags)))
+	}
+	leaf, group := spec.Commands["group00.leaf00"], spec.Commands["group00"]
+	for name := range leaf.Flags {
+		if _, global := spec.Flags[name]; global {
+			t.Errorf("group00.leaf00 lists the global option --%s among its own flags", name)
+		}
+	}
+	if _, ok := leaf.Flags["name"]; !ok {
+		t.Errorf("group00.leaf00's own --name is not among its flags")
+	}
+	if diff := cmp.Diff([]describe.SpecPositional{{Name: "id", Type: "string", Required: true, Description: "the record's id"}}, leaf.Positionals); diff != "" {
+		t.Errorf("group00.leaf00's positionals (-want +got):\n%s", diff)
+	}
+	if leaf.OutputFile != "formatted" || group.OutputFile != "" {
+		t.Errorf("output_file: leaf %q, group %q; want formatted on the runnable leaf alone", leaf.OutputFile, group.OutputFile)
+	}
+	if leaf.RequiredScopes == nil {
+		t.Error("required_scopes is null; the spec requires a list, empty without auth")
 	}
 }
 

@@ -124,9 +124,17 @@ func factsOf(c *schema.Command) entryFacts {
 	}
 }
 
-// mediaTypes are the media types of the formats Duet adds beside the
-// spec's table (REQ-O-001): the root format flag must name them.
-var mediaTypes = map[string]string{"text": "text/plain", "toon": "text/toon"}
+// mediaType is the media type of a format Duet adds beside the spec's
+// table (REQ-O-001), which the root format flag must name, or "".
+func mediaType(format string) string {
+	switch format {
+	case "text":
+		return "text/plain"
+	case "toon":
+		return "text/toon"
+	}
+	return ""
+}
 
 // Spec projects the manifest onto the spec's ManifestResponse.
 //
@@ -148,7 +156,7 @@ func (m Manifest) Spec() SpecManifest {
 			f.EnvVars = []SpecEnvVar{{Name: envelope.EnvName(m.Tool, "FORMAT")}}
 			f.MediaTypes = map[string]string{}
 			for _, v := range f.EnumValues {
-				if mt, ok := mediaTypes[v]; ok {
+				if mt := mediaType(v); mt != "" {
 					f.MediaTypes[v] = mt
 				}
 			}
