@@ -40,11 +40,18 @@ func jobNode() *schema.Command {
 	status := leaf("status", "Show a job's state, and its answer once it has ended", schema.Safe)
 	status.Flags = []schema.Flag{{Name: flagname.Wait, Type: schema.Boolean, Default: false, Builtin: true, Usage: "wait until the job has ended, within --timeout"}}
 	status.Meta.ExitCodes = exitcode.Table{
-		exitcode.Success:        {Description: "The job is complete; data.result holds its answer's data."},
-		exitcode.PartialFailure: {Name: "RUNNING", Description: "The job is still running; ask again after retry_after_ms.", Retryable: true, SideEffects: exitcode.None},
-		exitcode.Precondition:   {Description: "The job failed or was cancelled; data.error holds its error."},
-		exitcode.NotFound:       {Description: "No job has that id."},
+		exitcode.Success:      {Description: "The job is complete; data.result holds its answer's data."},
+		exitcode.Incomplete:   {Name: "INCOMPLETE", Description: "The job is still running; ask again after retry_after_ms.", Retryable: true, SideEffects: exitcode.None},
+		exitcode.Precondition: {Description: "The job failed or was cancelled; data.error holds its error."},
+		exitcode.NotFound:     {Description: "No job has that id."},
 	}
+	wait := leaf("wait", "Wait for a job within the call's budget: its command's answer once it has ended, else INCOMPLETE again", schema.Safe)
+	wait.Flags = []schema.Flag{budgetFlag()}
+	wait.Meta.ExitCodes = exitcode.Table{
+		exitcode.Incomplete: {Name: "INCOMPLETE", Description: "The call's budget ran out and the job runs on; run the same command again.", Retryable: true, SideEffects: exitcode.None},
+		exitcode.NotFound:   {Description: "No job has that id."},
+	}
+	wait.Meta.Examples = []schema.Example{{Description: "the answer of work that outlived its call", Command: "job wait <id>"}}
 	status.Meta.Examples = []schema.Example{{Description: "wait for a job's answer", Command: "job status <id> --wait --timeout 10m"}}
 	cancel := leaf("cancel", "Cancel a running job (SIGTERM to its process) and show its state", schema.Mutating)
 	cancel.Meta.ExitCodes = exitcode.Table{exitcode.NotFound: {Description: "No job has that id."}}
@@ -55,7 +62,7 @@ func jobNode() *schema.Command {
 		Usage:    "Follow and cancel the jobs of async commands",
 		Builtin:  true,
 		Meta:     schema.Meta{Danger: schema.Safe},
-		Commands: []*schema.Command{cancel, list, status},
+		Commands: []*schema.Command{cancel, list, status, wait},
 	}
 }
 
@@ -110,9 +117,25 @@ func (inv *invocation) jobEnv() string { return envelope.EnvName(inv.root.Name, 
 // startJob starts an async command's job in a detached process and answers
 // with its descriptor.
 func (inv *invocation) startJob(args []string) int {
-	store, e := inv.jobStore()
+	j, e := inv.launchJob(args, "")
 	if e != nil {
 		return inv.finish(e)
+	}
+	d := inv.descriptor(j)
+	inv.out.RenderText(func(w io.Writer) error {
+		_, err := fmt.Fprintf(w, "Started job %s.\nFollow it with: %s\nCancel it with: %s\n", d.JobID, d.StatusCommand, d.CancelCommand)
+		return err
+	})
+	inv.out.Result(d)
+	return inv.finish(nil)
+}
+
+// launchJob records a job of the invocation's command, under key, and
+// starts the detached process that does it.
+func (inv *invocation) launchJob(args []string, key string) (jobstore.Job, *envelope.Error) {
+	store, e := inv.jobStore()
+	if e != nil {
+		return jobstore.Job{}, e
 	}
 	node := inv.call.node
 	timeout := node.Timeout()
@@ -130,6 +153,7 @@ func (inv *invocation) startJob(args []string) int {
 		TimeoutMS: timeout.Milliseconds(),
 		PollMS:    poll.Milliseconds(),
 		Created:   time.Now().UTC(),
+		Key:       key,
 	}
 	exe, err := os.Executable()
 	if err == nil {
@@ -138,16 +162,10 @@ func (inv *invocation) startJob(args []string) int {
 	if err != nil {
 		j.Status = jobstore.Failed
 		store.Save(j)
-		return inv.finish(envelope.Errorf(exitcode.GeneralError, "JOB_NOT_STARTED", "the job could not be started: %v", err).
-			WithSuggestion("run it again; if it fails again, report it"))
+		return j, envelope.Errorf(exitcode.GeneralError, "JOB_NOT_STARTED", "the job could not be started: %v", err).
+			WithSuggestion("run it again; if it fails again, report it")
 	}
-	d := inv.descriptor(j)
-	inv.out.RenderText(func(w io.Writer) error {
-		_, err := fmt.Fprintf(w, "Started job %s.\nFollow it with: %s\nCancel it with: %s\n", d.JobID, d.StatusCommand, d.CancelCommand)
-		return err
-	})
-	inv.out.Result(d)
-	return inv.finish(nil)
+	return j, nil
 }
 
 // jobArgs is the detached process's command line: the invocation's, with
@@ -193,7 +211,9 @@ func (inv *invocation) jobEnviron(id string) []string {
 			env = append(env, kv)
 		}
 	}
-	return append(env, output+"=json", inv.jobEnv()+"="+id)
+	// Its progress goes to its stderr, the job's file, where a call that
+	// waits for it reads how far it has come.
+	return append(env, output+"=json", inv.jobEnv()+"="+id, envelope.ProgressEnv+"=1")
 }
 
 // claimJob makes this process the one doing the job its environment names,
@@ -283,6 +303,9 @@ func (inv *invocation) jobAction(ctx context.Context) error {
 		}
 		return inv.out.Result(inv.jobView(store, j))
 	}
+	if inv.call.node.Name == "wait" {
+		return inv.jobWait(ctx, store, j)
+	}
 	if inv.call.bool(flagname.Wait) && !j.Status.Terminal() {
 		if j, err = inv.waitJob(ctx, store, id, 0); err != nil {
 			return err
@@ -324,8 +347,9 @@ func (inv *invocation) cancelJob(ctx context.Context, store *jobstore.Store, j j
 	return j2, err
 }
 
-// answerJob answers `job status`: exit 0 when the job is complete, 3 while
-// it runs, 4 when it failed or was cancelled, the job's view as data always.
+// answerJob answers `job status`: exit 0 when the job is complete, 14
+// (INCOMPLETE) while it runs, 4 when it failed or was cancelled, the job's
+// view as data always.
 func (inv *invocation) answerJob(store *jobstore.Store, j jobstore.Job) error {
 	v := inv.jobView(store, j)
 	inv.out.Result(v)
@@ -333,7 +357,7 @@ func (inv *invocation) answerJob(store *jobstore.Store, j jobstore.Job) error {
 	case jobstore.Complete:
 		return nil
 	case jobstore.Running:
-		return envelope.Errorf(exitcode.PartialFailure, "JOB_RUNNING", "job %s is still running", j.ID).
+		return envelope.Errorf(exitcode.Incomplete, "JOB_RUNNING", "job %s is still running", j.ID).
 			WithRetry(time.Duration(j.PollMS)*time.Millisecond, envelope.RetryLinear).
 			WithSuggestion(fmt.Sprintf("ask again after retry_after_ms, or wait with '%s --wait'", v.StatusCommand)).
 			WithResult()

@@ -57,6 +57,9 @@ func workFlags(flags []schema.Flag, c *schema.Command) []schema.Flag {
 		flags = append(flags, schema.Flag{Name: flagname.IdempotencyKey, Type: schema.String, Pattern: `^[A-Za-z0-9._:-]{1,200}$`,
 			Usage: "the caller's key for this call: repeated with the same key within 24h, the call is not run again and answers the first call's data with effect noop; without a key, a repeated call runs again"})
 	}
+	if c.Meta.Interruption != nil {
+		flags = append(flags, budgetFlag())
+	}
 	if len(c.Meta.Steps) > 0 {
 		flags = append(flags, schema.Flag{Name: flagname.ResumeFrom, Type: schema.String, Enum: slices.Clone(c.Meta.Steps),
 			Usage: "start at this step, skipping those before it: the resume_from of a failed run"})
@@ -92,7 +95,27 @@ func checkWork(c *schema.Command) error {
 			errs = append(errs, errors.New("an async command runs detached: it cannot be interactive, a list or a protocol server"))
 		}
 	}
+	if i := m.Interruption; i != nil { // REQ-C-033
+		switch {
+		case !c.Runnable:
+			errs = append(errs, errors.New("Meta.Interruption is declared on a command that does not run"))
+		case i.Resume:
+			errs = append(errs, errors.New("Meta.Interruption.Resume: Duet does not checkpoint work (REQ-C-035); declare Detach"))
+		case !i.Detach:
+			errs = append(errs, errors.New("Meta.Interruption declares neither Detach nor Resume"))
+		case m.Async || m.StreamingDefault || m.Streaming || m.Protocol != "" || m.Interactive:
+			errs = append(errs, errors.New("Meta.Interruption cannot go with an async, streaming, interactive or protocol command: its answer is one envelope, now or from the job"))
+		case i.IdleTimeout < 0 || i.MaxLifetime < 0:
+			errs = append(errs, errors.New("Meta.Interruption's IdleTimeout and MaxLifetime cannot be negative"))
+		}
+	}
 	return errors.Join(errs...)
+}
+
+// budgetFlag is --budget, of a command that declares interruption.
+func budgetFlag() schema.Flag {
+	return schema.Flag{Name: flagname.Budget, Type: schema.String, Format: "duration", Builtin: true,
+		Usage: "answer within this long, with the result or INCOMPLETE and the job the work goes on in; 0 waits for the work (default: $" + BudgetEnv + " ms, else 30s for an agent)"}
 }
 
 // checkWorkFlags checks the values of the long-work flags.
@@ -124,7 +147,7 @@ func WithCleanupCommand() Option { return func(c *config) { c.cleanup = true } }
 // asked for it, job to an app with an async command.
 func workNodes(root *schema.Command, cleanup bool) []*schema.Command {
 	async := false
-	root.Walk(func(c *schema.Command) { async = async || c.Meta.Async })
+	root.Walk(func(c *schema.Command) { async = async || c.Meta.Async || c.Meta.Interruption != nil })
 	var nodes []*schema.Command
 	if cleanup && root.Sub(cleanupCommand) == nil {
 		nodes = append(nodes, cleanupNode())
@@ -204,6 +227,13 @@ func (inv *invocation) beforeWork(ctx context.Context, args []string) (code int,
 	}
 	if inv.call.node.Meta.Async {
 		return inv.startJob(args), true
+	}
+	if budget, ok := inv.callBudget(); ok {
+		ms := budget.Milliseconds()
+		inv.meta.BudgetMS = &ms
+		if budget > 0 {
+			return inv.detach(ctx, args, budget), true
+		}
 	}
 	return 0, false
 }

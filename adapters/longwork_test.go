@@ -563,8 +563,8 @@ func TestHeartbeats(t *testing.T) {
 	})
 }
 
-// TestJobStatusExitCodes: `job status` exits 0 for a complete job, 3 for
-// one running, 4 for one failed (or lost: its process ended without
+// TestJobStatusExitCodes: `job status` exits 0 for a complete job, 14
+// (INCOMPLETE, REQ-C-022 as v1.15 has it) for one running, 4 for one failed (or lost: its process ended without
 // recording an answer) or cancelled, 5 for no such job.
 func TestJobStatusExitCodes(t *testing.T) {
 	dir := t.TempDir()
@@ -598,7 +598,7 @@ func TestJobStatusExitCodes(t *testing.T) {
 		status string
 	}{
 		{"later-complete", 0, "", "complete"},
-		{"later-running", 3, "JOB_RUNNING", "running"},
+		{"later-running", 14, "JOB_RUNNING", "running"},
 		{"later-failed", 4, "JOB_FAILED", "failed"},
 		{"later-lost", 4, "JOB_FAILED", "failed"},
 		{"later-cancelled", 4, "JOB_CANCELLED", "cancelled"},

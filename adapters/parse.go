@@ -2,6 +2,7 @@ package adapters
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strconv"
@@ -206,6 +207,13 @@ func (c *call) check(classify func(error) *envelope.Error, lookupEnv func(string
 			c.constrain(f.Name, what, v, f.Enum, f.Pattern, f.ID)
 		}
 		c.checkRepeated(f)
+	}
+	// A parent's own flag given before the command's name (urfave's Local,
+	// a v2 app's flag) is not among the command's, and repeats all the same.
+	for _, name := range slices.Sorted(maps.Keys(c.flags)) {
+		if c.node.Flag(name) == nil {
+			c.checkRepeated(c.flags[name])
+		}
 	}
 	if c.refused == nil {
 		c.checkArgs()

@@ -53,6 +53,7 @@ type Meta struct {
 	Command        string          `json:"command"`
 	RequestID      string          `json:"request_id"`
 	TimeoutMS      *int64          `json:"timeout_ms,omitempty"`
+	BudgetMS       *int64          `json:"budget_ms,omitempty"` // the call budget in force (REQ-F-080)
 	Pagination     *Pagination     `json:"pagination,omitempty"`
 	Stream         *Stream         `json:"stream,omitempty"`
 	Truncated      bool            `json:"truncated,omitempty"`

@@ -59,6 +59,10 @@ func (m Meta) appendJSON(b []byte) []byte {
 		b = append(b, `,"timeout_ms":`...)
 		b = jsonw.Int(b, *m.TimeoutMS)
 	}
+	if m.BudgetMS != nil {
+		b = append(b, `,"budget_ms":`...)
+		b = jsonw.Int(b, *m.BudgetMS)
+	}
 	if m.Pagination != nil {
 		b = append(b, `,"pagination":`...)
 		b = m.Pagination.appendJSON(b)

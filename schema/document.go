@@ -66,11 +66,12 @@ type Doc struct {
 	HeadlessBehavior           HeadlessBehavior `json:"headless_behavior,omitempty"`
 	HighEntropyFields          []string         `json:"high_entropy_fields,omitempty"`
 	// long work
-	Steps               []string `json:"steps,omitempty"`
-	Resumable           bool     `json:"resumable,omitempty"`
-	RollbackAvailable   bool     `json:"rollback_available,omitempty"`
-	Async               bool     `json:"async,omitempty"`
-	JobDescriptorSchema Schema   `json:"job_descriptor_schema,omitempty"`
+	Steps               []string           `json:"steps,omitempty"`
+	Resumable           bool               `json:"resumable,omitempty"`
+	RollbackAvailable   bool               `json:"rollback_available,omitempty"`
+	Async               bool               `json:"async,omitempty"`
+	JobDescriptorSchema Schema             `json:"job_descriptor_schema,omitempty"`
+	Interruption        *InterruptionEntry `json:"interruption,omitempty"`
 	// input: what the command reads beyond its flags (see Meta).
 	StdinInput         *StdinInput `json:"stdin_input,omitempty"`
 	RecursiveTraversal bool        `json:"recursive_traversal,omitempty"`

@@ -173,6 +173,11 @@ type Meta struct {
 	// answers at once with a job descriptor, and the work goes on in a
 	// detached process that `job status` follows.
 	Async bool
+	// Interruption declares how the command's work survives the caller's
+	// call budget (CLI Agent Spec §79, REQ-C-033): with Detach, a call that
+	// runs out of budget hands the work to a background job and answers
+	// INCOMPLETE (14), and the same call, or `job wait`, picks it up.
+	Interruption *Interruption
 	// input: what the command reads beyond its flags and arguments.
 	//
 	// Stdin declares that the command reads a payload on stdin, and says
@@ -240,6 +245,24 @@ const (
 	SkipHeadless HeadlessBehavior = "skip"           // leave it out, with a warning
 	FailHeadless HeadlessBehavior = "error"          // refuse: exit 4
 )
+
+// Interruption is how a command's work outlives one call (REQ-C-033).
+type Interruption struct {
+	// Detach hands the work to a background job when the call's budget
+	// runs out; the job runs to its end, bounded by MaxLifetime or
+	// --timeout.
+	Detach bool
+	// Resume would stop the work at a checkpoint and continue it on the
+	// identical call (REQ-C-035). Duet does not implement checkpoints:
+	// declaring it is refused at registration.
+	Resume bool
+	// IdleTimeout ends a background job that reports no progress for this
+	// long; 0 means no limit.
+	IdleTimeout time.Duration
+	// MaxLifetime bounds the whole work, across calls; 0 leaves it to
+	// --timeout and the command's Timeout.
+	MaxLifetime time.Duration
+}
 
 // ToolMode says whether a command is served as an MCP tool (see adapters/mcp).
 type ToolMode int
@@ -613,6 +636,9 @@ func (c *Command) ExitCodes() exitcode.Table {
 	if c.Danger() == Safe {
 		base = safeDefaults.get(buildSafeDefaults)
 	}
+	if c.Meta.Interruption != nil {
+		base = base.Merge(exitcode.Table{exitcode.Incomplete: incomplete(c.Danger())})
+	}
 	if len(c.Meta.ExitCodes) == 0 {
 		return base
 	}
@@ -623,6 +649,16 @@ func (c *Command) ExitCodes() exitcode.Table {
 var mutatingDefaults, safeDefaults lazy[exitcode.Table]
 
 func buildMutatingDefaults() exitcode.Table { return exitcode.Defaults().Merge(exitcode.Signals()) }
+
+// incomplete is the INCOMPLETE (14) entry of a command that declares
+// interruption: the identical call picks the work up where it is, so a
+// command that changes nothing may retry it; one that writes has written.
+func incomplete(danger Danger) exitcode.Entry {
+	if danger == Safe {
+		return exitcode.Entry{Name: "INCOMPLETE", Description: "The call's budget ran out; the work goes on in the background: run data.continue_command.", Retryable: true, SideEffects: exitcode.None}
+	}
+	return exitcode.Entry{Name: "INCOMPLETE", Description: "The call's budget ran out; the work goes on in the background: run data.continue_command.", SideEffects: exitcode.Partial}
+}
 
 func buildSafeDefaults() exitcode.Table {
 	return buildMutatingDefaults().Merge(exitcode.Table{

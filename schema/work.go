@@ -43,6 +43,19 @@ func (d *Doc) work(c *Command) {
 	if c.Meta.Async {
 		d.JobDescriptorSchema = JobDescriptor()
 	}
+	if i := c.Meta.Interruption; i != nil {
+		d.Interruption = &InterruptionEntry{Detach: i.Detach, Resume: i.Resume,
+			IdleTimeoutMS: i.IdleTimeout.Milliseconds(), MaxLifetimeMS: i.MaxLifetime.Milliseconds()}
+	}
+}
+
+// InterruptionEntry is the spec's interruption declaration of a command
+// (REQ-C-033): how its work outlives the caller's call budget.
+type InterruptionEntry struct {
+	Detach        bool  `json:"detach"`
+	Resume        bool  `json:"resume"`
+	IdleTimeoutMS int64 `json:"idle_timeout_ms,omitempty"`
+	MaxLifetimeMS int64 `json:"max_lifetime_ms,omitempty"`
 }
 
 // appendWork appends the long-work members, as encoding/json would.
@@ -61,8 +74,23 @@ func (d Doc) appendWork(b []byte) ([]byte, error) {
 		b = append(b, `,"async":true`...)
 	}
 	if len(d.JobDescriptorSchema) > 0 {
-		b = append(b, `,"job_descriptor_schema":`...)
-		return jsonw.Map(b, d.JobDescriptorSchema)
+		var err error
+		if b, err = jsonw.Map(append(b, `,"job_descriptor_schema":`...), d.JobDescriptorSchema); err != nil {
+			return b, err
+		}
+	}
+	if i := d.Interruption; i != nil {
+		b = append(b, `,"interruption":{"detach":`...)
+		b = jsonw.Bool(b, i.Detach)
+		b = append(b, `,"resume":`...)
+		b = jsonw.Bool(b, i.Resume)
+		if i.IdleTimeoutMS != 0 {
+			b = jsonw.Int(append(b, `,"idle_timeout_ms":`...), i.IdleTimeoutMS)
+		}
+		if i.MaxLifetimeMS != 0 {
+			b = jsonw.Int(append(b, `,"max_lifetime_ms":`...), i.MaxLifetimeMS)
+		}
+		b = append(b, '}')
 	}
 	return b, nil
 }

@@ -41,7 +41,8 @@ type Result struct {
 
 // Run runs one invocation of fw with args in agent mode: no terminal, empty
 // stdin, an environment holding only env (KEY=value). It fails the test when
-// stdout is not exactly one envelope with the five keys.
+// stdout is not exactly one envelope with the five keys, whose meta opens
+// with the exit code the process ended with.
 func Run(t testing.TB, fw adapters.Framework, args []string, env ...string) *Result {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
@@ -76,7 +77,25 @@ func (r *Result) decode(t testing.TB) {
 	if r.Envelope.OK != (r.Code == 0) {
 		t.Errorf("ok is %v but the exit code is %d", r.Envelope.OK, r.Code)
 	}
+	if first := firstKey(keys["meta"]); first != "exit_code" || r.Envelope.Meta.ExitCode != r.Code {
+		t.Errorf("meta opens with %q, exit_code %d, but the exit code is %d; want exit_code first, the same: %s", first, r.Envelope.Meta.ExitCode, r.Code, r.Stdout)
+	}
 	r.checkEffect(t)
+}
+
+// firstKey is the first key of the JSON object obj, or "" when it is not an
+// object or has none.
+func firstKey(obj json.RawMessage) string {
+	dec := json.NewDecoder(bytes.NewReader(obj))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return ""
+	}
+	if tok, err := dec.Token(); err == nil {
+		if key, ok := tok.(string); ok {
+			return key
+		}
+	}
+	return ""
 }
 
 // AssertOK fails the test unless the invocation succeeded.

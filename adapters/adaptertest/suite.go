@@ -317,7 +317,9 @@ func (s *suite) testAgent(t *testing.T) {
 }
 
 // testErrors: what the framework or the declarations refuse is a usage
-// error, and a destructive command waits for a confirmation.
+// error, with no data; a flag that takes one value given two is refused
+// (REQ-F-067); and a destructive command waits for a confirmation, its
+// preview in meta.
 func (s *suite) testErrors(t *testing.T) {
 	for _, tc := range []struct {
 		args []string
@@ -328,13 +330,28 @@ func (s *suite) testErrors(t *testing.T) {
 		{[]string{"greet", "--times", "many"}, exitcode.ArgError, errcode.InvalidFlagValue},
 		{[]string{"notes", "add"}, exitcode.ArgError, "MISSING_ARGUMENT"},
 		{[]string{"nothing"}, exitcode.ArgError, errcode.UnknownCommand},
+		{[]string{"greet", "--times", "2", "--times", "3"}, exitcode.ArgError, "CONFLICTING_VALUES"},
+		{[]string{"greet", "--loud", "--loud=false"}, exitcode.ArgError, "CONFLICTING_VALUES"},
+		{[]string{"--region", "us", "greet", "--region", "eu"}, exitcode.ArgError, "CONFLICTING_VALUES"},
 		{[]string{"notes", "rm", "n1"}, exitcode.ArgError, "CONFIRMATION_REQUIRED"},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
-			s.agent(t, tc.args...).AssertError(t, int(tc.exit), tc.code)
+			r := s.agent(t, tc.args...)
+			r.AssertError(t, int(tc.exit), tc.code)
+			if string(r.Envelope.Data) != "null" {
+				t.Errorf("data %s; want null: the command declared no failure payload", r.Envelope.Data)
+			}
 		})
 	}
-	r := s.agent(t, "notes", "rm", "--yes", "n1")
+	// The same value twice, or a list's items, are no conflict.
+	for _, args := range [][]string{{"greet", "--times", "2", "--times=2"}, {"notes", "add", "--tag", "a", "--tag", "b", "milk"}} {
+		s.agent(t, args...).AssertOK(t)
+	}
+	r := s.agent(t, "notes", "rm", "n1")
+	if m := r.Envelope.Meta; m.Effect != envelope.Deleted.Would() || !m.DryRun {
+		t.Errorf("notes rm, unconfirmed: meta.effect %q, meta.dry_run %v; want the preview, %q and true", m.Effect, m.DryRun, envelope.Deleted.Would())
+	}
+	r = s.agent(t, "notes", "rm", "--yes", "n1")
 	r.AssertOK(t)
 	if r.Envelope.Meta.Effect != envelope.Deleted {
 		t.Errorf("notes rm --yes: effect %q", r.Envelope.Meta.Effect)
@@ -420,7 +437,8 @@ func Describe(t *testing.T, build Build) []byte {
 }
 
 // testSignals: an interrupt stops the command through its context, and
-// the agent is told so with exit 130.
+// the agent is told so with exit 130, the signal in error.context and data
+// that says the work is partial.
 func (s *suite) testSignals(t *testing.T) {
 	s.started = make(chan struct{})
 	defer func() { s.started = nil }()
@@ -431,8 +449,10 @@ func (s *suite) testSignals(t *testing.T) {
 	}()
 	code, stdout, _ := s.run(t, []string{"wait"}, adapters.WithTerminal(adapters.Piped), adapters.WithSpecStrict(), adapters.WithSignals(sigs))
 	var env struct {
+		Data  json.RawMessage `json:"data"`
 		Error struct {
-			Code string `json:"code"`
+			Code    string         `json:"code"`
+			Context map[string]any `json:"context"`
 		} `json:"error"`
 	}
 	if err := json.Unmarshal([]byte(stdout), &env); err != nil {
@@ -440,5 +460,8 @@ func (s *suite) testSignals(t *testing.T) {
 	}
 	if code != int(exitcode.Interrupted) || env.Error.Code != "CANCELLED" {
 		t.Errorf("wait, interrupted: exit %d, error %q; want %d CANCELLED", code, env.Error.Code, exitcode.Interrupted)
+	}
+	if env.Error.Context["signal"] != "SIGINT" || string(env.Data) != `{"partial":true}` {
+		t.Errorf("wait, interrupted: error.context %v, data %s; want signal SIGINT, data {\"partial\":true}", env.Error.Context, env.Data)
 	}
 }

@@ -13,7 +13,7 @@
 //
 //	duetcobra.Annotate(list, schema.Meta{Danger: schema.Safe, List: true, Output: schema.Of[[]Item]()})
 //
-// Duet's built-in flags (--output, --schema, --dry-run, --yes, --limit ...)
+// Duet's built-in flags (--format, --output, --schema, --dry-run, --yes ...)
 // are cobra flags of the commands they belong to, shown in help; a command
 // reads them through the result handle (DryRun, Window). What cobra knows is
 // read: flag types, required flags and groups, Aliases, Example, Deprecated,

@@ -14,7 +14,7 @@ import (
 )
 
 // A ported cobra command answers a script reading a pipe with text, the
-// rendering of its result, or in the format --output asks for.
+// rendering of its result, or in the format --format asks for.
 func ExampleRun() {
 	type run struct {
 		ID     string `json:"id"`

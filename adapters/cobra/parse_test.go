@@ -69,15 +69,20 @@ func cobraReads(args []string) parsetest.Reading {
 	return parsetest.Ran(r, app.Execute())
 }
 
+// duetParses is the adapter's Parse of args.
+func duetParses(t testing.TB, args []string) adapters.Parsed {
+	app, err := duetcobra.Wrap(parseApp(new(parsetest.Reading)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return app.Parse(args)
+}
+
 // duetReads is what Parse says cobra will do with args: the flags it reads
 // are set on a fresh app's own, for pflag to print as it does.
 func duetReads(t testing.TB, args []string) (parsetest.Reading, bool) {
 	var unused parsetest.Reading
-	app, err := duetcobra.Wrap(parseApp(&unused))
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := app.Parse(args)
+	p := duetParses(t, args)
 	if p.Err != nil {
 		return parsetest.Reading{Err: strings.SplitN(p.Err.Error(), "\n", 2)[0]}, true
 	}
@@ -107,8 +112,9 @@ func duetReads(t testing.TB, args []string) (parsetest.Reading, bool) {
 var check = parsetest.Check{
 	Framework: cobraReads,
 	Parse:     duetReads,
-	Wrapped: parsetest.Wrapped(func(r *parsetest.Reading, args []string, opts ...adapters.Option) {
-		duetcobra.Run(context.Background(), parseApp(r), args, opts...)
+	Parsed:    duetParses,
+	Wrapped: parsetest.Wrapped(func(r *parsetest.Reading, args []string, opts ...adapters.Option) int {
+		return duetcobra.Run(context.Background(), parseApp(r), args, opts...)
 	}),
 	// A flag refused its value, or the command its arguments, after
 	// parsing: Parse sets no flag and validates no argument count.
@@ -134,6 +140,11 @@ var parseCases = [][]string{
 	{"list", "--color=never"},
 	{"list", "-Cnever"},
 	{"list", "--all=false", "-a=true"},
+	{"list", "--limit=5", "-n", "5"}, // the same value twice
+	{"list", "-a", "--all", "-lll"},  // the same value twice; a count
+	{"-c", "a", "list", "-c", "b"},   // a persistent flag given twice
+	{"-c", "a", "list", "-c", "b", "-n", "1", "--limit=2"}, // two flags given two values
+	{"get", "-f", "json", "-f=json"},                       // the same value twice
 	{"list", "--", "-a"},
 	{"list", "x", "-a", "y"},
 	{"list", "-z"},
@@ -144,6 +155,9 @@ var parseCases = [][]string{
 	{"-V", "ls", "-a"},
 	{"-c", "cfg", "get", "-f", "json", "name"},
 	{"get", "--config=cfg"},
+	{"get", "--format", "yaml", "x"}, // the app's own flag of a name Duet has
+	{"--format"},                     // Duet's: the app unwrapped has none
+	{"list", "--format", "json"},
 	{"get", "-c"},
 	{"remote"},
 	{"remote", "add", "-f", "origin"},

@@ -154,6 +154,6 @@ var (
 	// listFlags are what `notes list` accepts, its own and inherited,
 	// Duet's built-ins among them, by every spelling but the hidden one.
 	listFlags = []string{
-		"--color", "--colour", "--cursor", "--cwd", "--debug", "--dir", "--fields", "--help", "--instance-id", "--limit", "--min-words", "--no-update-check", "--output", "--output-schema", "--quiet", "--schema", "--show-config", "--stable-output", "--status", "--stream", "--timeout", "--token-count", "--token-limit", "--token-offset", "--tokenizer", "--unmask", "--validate-only", "--verbose", "--warnings-as-errors", "--width", "-h", "-s",
+		"--color", "--colour", "--cursor", "--cwd", "--debug", "--dir", "--fields", "--format", "--help", "--instance-id", "--limit", "--min-words", "--no-update-check", "--output", "--output-schema", "--quiet", "--schema", "--show-config", "--stable-output", "--status", "--stream", "--timeout", "--token-count", "--token-limit", "--token-offset", "--tokenizer", "--unmask", "--validate-only", "--verbose", "--warnings-as-errors", "--width", "-h", "-s",
 	}
 )

@@ -36,7 +36,7 @@ func TestScripts(t *testing.T) {
 }
 
 // TestAnswer checks what the command answers: the script on stdout whatever
-// the audience and --output, and an ARG_ERROR envelope, validated by the
+// the audience and --format, and an ARG_ERROR envelope, validated by the
 // lifecycle before the command runs, for a missing or unknown shell.
 func TestAnswer(t *testing.T) {
 	bash := script(t, "bash")
@@ -51,7 +51,7 @@ func TestAnswer(t *testing.T) {
 	}{
 		{name: "agent", args: []string{"completion", "bash"}, stdout: bash},
 		{name: "person", terminal: adapters.Console, args: []string{"completion", "bash"}, stdout: bash},
-		{name: "output json", args: []string{"completion", "bash", "--format", "json"}, stdout: bash},
+		{name: "format json", args: []string{"completion", "bash", "--format", "json"}, stdout: bash},
 		{name: "human flag", args: []string{"--human", "completion", "bash"}, stdout: bash},
 		{name: "unknown shell", args: []string{"completion", "tcsh"}, code: 2, errCode: "INVALID_ENUM_VALUE", valid: []string{"bash", "zsh", "fish", "install"}},
 		{name: "no shell", args: []string{"completion"}, code: 2, errCode: "MISSING_ARGUMENT"},

@@ -46,7 +46,7 @@ var cases = []completionCase{
 	{"notes note add title ", nil}, // add takes one argument
 	{"notes completion ", []string{"bash", "fish", "install", "zsh"}},
 	{"notes -- ", nil}, // after --, no command and no flag
-	{"notes --", []string{"--color", "--colour", "--debug", "--dir", "--help", "--instance-id", "--no-update-check", "--output", "--output-schema", "--quiet", "--schema", "--show-config", "--stable-output", "--stream", "--token-count", "--token-limit", "--token-offset", "--tokenizer", "--unmask", "--verbose", "--version", "--warnings-as-errors", "--width"}},
+	{"notes --", []string{"--color", "--colour", "--debug", "--dir", "--format", "--help", "--instance-id", "--no-update-check", "--output-schema", "--quiet", "--schema", "--show-config", "--stable-output", "--stream", "--token-count", "--token-limit", "--token-offset", "--tokenizer", "--unmask", "--verbose", "--version", "--warnings-as-errors", "--width"}},
 }
 
 // words splits a line as bash does for COMP_WORDS: at blanks, and at = (in
@@ -83,13 +83,14 @@ func TestBash(t *testing.T) {
 	more := []completionCase{
 		{"notes list --status=", []string{"all", "done", "open"}},
 		{"notes list --status=o", []string{"open"}},
-		{"notes --output=j", []string{"json", "jsonl"}},
+		{"notes --format=j", []string{"json", "jsonl"}},
 		{"notes list --status=done --li", []string{"--limit"}},
 		// Files, where a string is expected: readline marks the
 		// directory itself (compopt -o filenames).
 		{"notes --dir n", []string{"nested", "notes.txt"}},
 		{"notes --dir=n", []string{"nested", "notes.txt"}},
 		{"notes note add n", []string{"nested", "notes.txt"}},
+		{"notes list --output=n", []string{"nested", "notes.txt"}}, // a path, not a format
 	}
 	for _, tt := range append(cases, more...) {
 		t.Run(tt.line, func(t *testing.T) {
@@ -124,6 +125,7 @@ func TestFish(t *testing.T) {
 		{"notes list --status=o", []string{"--status=open"}},
 		{"notes --dir n", []string{"nested/", "notes.txt"}}, // fish marks a directory
 		{"notes note add n", []string{"nested/", "notes.txt"}},
+		{"notes list --output n", []string{"nested/", "notes.txt"}}, // a path, not a format
 	}
 	for _, tt := range append(cases, more...) {
 		t.Run(tt.line, func(t *testing.T) {

@@ -86,6 +86,7 @@ func TestInputAgreesWithJSONSchema(t *testing.T) {
 		`{` + base + `,"label":["k"]}`,
 		`{` + base + `,"secret":"s"}`,
 		`{` + base + `,"output":"text"}`,
+		`{` + base + `,"format":"text"}`,
 		`{` + base + `,"timeout":"5s"}`,
 		`{` + base + `,"timeout":5}`,
 		`{` + base + `,"values":[1,2]}`,

@@ -10,7 +10,7 @@
 // that agents see becomes a tool (see [schema.Command.IsTool] and
 // schema.Meta.Tool): run.spawn is the tool run_spawn, described by the
 // command's usage, taking the input schema --schema prints (less the CLI's own
-// switches such as --output), declaring the command's output schema, and
+// switches such as --format and --output), declaring the command's output schema, and
 // hinting its danger level (readOnlyHint, destructiveHint, idempotentHint).
 // `app describe --mcp` prints the same list, with the etag of `app describe`.
 //
@@ -231,7 +231,14 @@ func handler(cfg *config, t *describe.Tool) sdk.ToolHandler {
 		if bad != nil {
 			return failure(bad, int(exitcode.ArgError)), nil
 		}
-		args = append(args[:len(c.Path):len(c.Path)], append([]string{"--format=json"}, args[len(c.Path):]...)...)
+		// The answer is read as one JSON envelope: Duet's --format json
+		// says so, unless the command has a --format of its own, which is
+		// the app's to read (and the caller's to give); the runner also
+		// sets <TOOL>_FORMAT=json, which only Duet reads.
+		if f := c.Flag(flagname.Format); f != nil && f.Builtin {
+			args = slices.Insert(args[:len(args):len(args)], len(c.Path), "--"+flagname.Format+"=json")
+		}
+		ctx = withEnv(ctx, formatEnv(c))
 		if limit := callLimit(c, args); limit > 0 {
 			var cancel context.CancelFunc
 			ctx, cancel = context.WithTimeout(ctx, limit+cfg.grace)
@@ -242,7 +249,7 @@ func handler(cfg *config, t *describe.Tool) sdk.ToolHandler {
 		}
 		answered, asked := confirmation(req)
 		if answered {
-			args = slices.Insert(args, len(c.Path)+1, "--"+flagname.Yes)
+			args = slices.Insert(args, len(c.Path), "--"+flagname.Yes)
 		}
 		stdout, exit, err := cfg.runner.Run(ctx, args)
 		if err == nil && !asked && exit == int(exitcode.ArgError) && c.NeedsConfirmation() {
@@ -255,6 +262,15 @@ func handler(cfg *config, t *describe.Tool) sdk.ToolHandler {
 		}
 		return answer(t, stdout, exit, ctx.Err()), nil
 	}
+}
+
+// formatEnv is the variable that has c's tool answer in JSON:
+// <TOOL>_FORMAT=json.
+func formatEnv(c *schema.Command) string {
+	for c.Parent != nil {
+		c = c.Parent
+	}
+	return envelope.EnvName(c.Name, "FORMAT") + "=json"
 }
 
 // callLimit is how long a call may take: its --timeout, else the command's.

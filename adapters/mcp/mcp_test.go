@@ -141,7 +141,7 @@ func TestToolInputIsTheSchemaLessControls(t *testing.T) {
 			}
 		}
 		slices.Sort(dropped)
-		want := []string{"cwd", "debug", "fields", "instance-id", "no-update-check", "output", "output-schema", "quiet", "schema", "show-config", "stable-output", "stream", "token-count", "token-limit", "token-offset", "tokenizer", "unmask", "validate-only", "verbose", "warnings-as-errors", "width"}
+		want := []string{"cwd", "debug", "fields", "format", "instance-id", "no-update-check", "output", "output-schema", "quiet", "schema", "show-config", "stable-output", "stream", "token-count", "token-limit", "token-offset", "tokenizer", "unmask", "validate-only", "verbose", "warnings-as-errors", "width"}
 		if diff := cmp.Diff(want, dropped); diff != "" {
 			t.Errorf("%s: properties a tool does not take (-want +got):\n%s", path, diff)
 		}

@@ -139,6 +139,14 @@ func TestProgressive(t *testing.T) {
 		if diff := cmp.Diff(text(straight), text(via)); diff != "" || !strings.Contains(text(via), `"name":"Dune"`) {
 			t.Errorf("call_tool shelf09_add answers unlike the tool (-direct +call_tool):\n%s", diff)
 		}
+		// The command's own --format is the caller's to give: the answer
+		// is JSON all the same, and nothing else was given to it.
+		for _, format := range []string{"csv", "json"} {
+			own := call(t, cs, mcp.CallTool, map[string]any{"name": "shelf09_add", "arguments": map[string]any{"name": "Dune", "format": format}})
+			if own.IsError || !strings.Contains(text(own), `"name":"Dune"`) {
+				t.Errorf("call_tool with the command's own format %s: %s", format, text(own))
+			}
+		}
 		// Its arguments are checked as the tool's are.
 		bad := call(t, cs, mcp.CallTool, map[string]any{"name": "shelf09_add", "arguments": map[string]any{"format": "xml"}})
 		if !bad.IsError || !strings.Contains(text(bad), "xml") {

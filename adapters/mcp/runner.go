@@ -21,7 +21,9 @@ import (
 
 // A Runner runs the app once with a command line, in agent mode, and returns
 // what it printed on stdout — one envelope — and its exit code. When ctx is
-// done it must stop the command and return.
+// done it must stop the command and return. The runners of this package
+// add to the command's environment what the call needs there (the JSON
+// format, <TOOL>_FORMAT=json, for a command whose --format is the app's own).
 type Runner interface {
 	Run(ctx context.Context, args []string) (stdout []byte, exit int, err error)
 }
@@ -58,13 +60,17 @@ func (r *ExecRunner) Run(ctx context.Context, args []string) ([]byte, int, error
 	cmd.PreserveLocale = true
 	var stdout bytes.Buffer
 	cmd.Stdout = &stdout // stdin stays nil: /dev/null
+	extra := envOf(ctx)
 	if fn := progressOf(ctx); fn != nil {
 		cmd.Stderr = &progressLines{fn: fn} // else nil too
+		extra = append(slices.Clip(extra), envelope.ProgressEnv+"=1")
+	}
+	if len(extra) > 0 {
 		env := r.Env
 		if env == nil {
 			env = os.Environ()
 		}
-		cmd.Env = append(slices.Clone(env), envelope.ProgressEnv+"=1")
+		cmd.Env = append(slices.Clone(env), extra...) // the last of a name wins
 	}
 	// proc stops the child's process group when ctx is done (SIGTERM,
 	// SIGKILL after Grace), kills what it left in its group when it exits,
@@ -162,9 +168,13 @@ func (p *inProcess) Run(ctx context.Context, args []string) ([]byte, int, error)
 	var stdout bytes.Buffer
 	var stderr io.Writer = io.Discard
 	opts := slices.Clone(p.opts)
+	extra := envOf(ctx)
 	if fn := progressOf(ctx); fn != nil {
 		stderr = &progressLines{fn: fn}
-		opts = append(opts, adapters.WithEnvOverlay(envelope.ProgressEnv+"=1"))
+		extra = append(slices.Clip(extra), envelope.ProgressEnv+"=1")
+	}
+	if len(extra) > 0 {
+		opts = append(opts, adapters.WithEnvOverlay(extra...))
 	}
 	opts = append(opts,
 		adapters.WithStdio(strings.NewReader(""), &stdout, stderr),
@@ -175,6 +185,19 @@ func (p *inProcess) Run(ctx context.Context, args []string) ([]byte, int, error)
 	)
 	exit := adapters.Run(ctx, app, args, opts...)
 	return stdout.Bytes(), exit, nil
+}
+
+// A call's environment: variables the handler of a call has the runners
+// add to the command's environment (KEY=value).
+type envKey struct{}
+
+func withEnv(ctx context.Context, kv ...string) context.Context {
+	return context.WithValue(ctx, envKey{}, append(slices.Clip(envOf(ctx)), kv...))
+}
+
+func envOf(ctx context.Context) []string {
+	env, _ := ctx.Value(envKey{}).([]string)
+	return env
 }
 
 // A call's progress: the handler of a call whose client asked for progress

@@ -68,6 +68,13 @@ func canonical(v any) string {
 
 // check holds the adapter's Parse to urfave, short options on or off.
 func check(short bool) parsetest.Check {
+	parsed := func(t testing.TB, args []string) adapters.Parsed {
+		app, err := urfave.Wrap(parseApp(short, new(parsetest.Reading)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return app.Parse(args)
+	}
 	return parsetest.Check{
 		Name: fmt.Sprintf("short options %v, ", short),
 		Framework: func(args []string) parsetest.Reading {
@@ -78,14 +85,11 @@ func check(short bool) parsetest.Check {
 			return parsetest.Ran(r, app.Run(context.Background(), append([]string{"app"}, args...)))
 		},
 		Parse: func(t testing.TB, args []string) (parsetest.Reading, bool) {
-			app, err := urfave.Wrap(parseApp(short, new(parsetest.Reading)))
-			if err != nil {
-				t.Fatal(err)
-			}
-			return parsetest.Canonical(app.Parse(args), "app")
+			return parsetest.Canonical(parsed(t, args), "app")
 		},
-		Wrapped: parsetest.Wrapped(func(r *parsetest.Reading, args []string, opts ...adapters.Option) {
-			urfave.Run(context.Background(), parseApp(short, r), args, opts...)
+		Parsed: parsed,
+		Wrapped: parsetest.Wrapped(func(r *parsetest.Reading, args []string, opts ...adapters.Option) int {
+			return urfave.Run(context.Background(), parseApp(short, r), args, opts...)
 		}),
 		// A flag refused its value as urfave set it: Parse sets no flag,
 		// and leaves values to the framework when it runs (and to Duet's
@@ -114,6 +118,12 @@ var parseCases = [][]string{
 	{"list", "-1", "-a"},
 	{"list", "-t", "a,b", "--tag", "c"},
 	{"list", "--all=false", "-a=true"},
+	{"list", "--limit=5", "-n", "5"},
+	{"list", "-a", "--all", "-t", "a", "-t", "b"},
+	{"-c", "a", "list", "-c", "b"},
+	{"-c", "a", "list", "-c", "b", "-n", "1", "--limit=2"}, // two flags given two values
+	{"--local", "a", "--local", "b", "list"},
+	{"get", "-f", "json", "-f=json"},
 	{"list", "-al=false"},
 	{"list", "--", "-a"},
 	{"list", "-", "-a"},
@@ -128,6 +138,9 @@ var parseCases = [][]string{
 	{"-c", "cfg", "get", "-f", "json", "name"},
 	{"get", "--config=cfg", "--format", "yaml"},
 	{"get", "-c"},
+	{"get", "--format", "yaml", "x"}, // the app's own flag of a name Duet has
+	{"--format"},                     // Duet's: the app unwrapped has none
+	{"list", "--format", "json"},
 	{"remote"},
 	{"remote", "add", "-f", "origin"},
 	{"remote", "--verbose", "add", "origin", "--force"},

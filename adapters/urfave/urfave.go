@@ -10,7 +10,7 @@
 //
 //	urfave.Annotate(list, schema.Meta{Danger: schema.Safe, List: true, Output: schema.Of[[]Item]()})
 //
-// Duet's built-in flags (--output, --dry-run, --yes, --limit, --cursor,
+// Duet's built-in flags (--format, --output, --dry-run, --yes, --limit,
 // --timeout ...) are urfave flags of the commands they belong to, shown in
 // help; an action reads them through the result handle (DryRun, Window)
 // rather than with cmd.Bool. An app flag of the same name is the app's own.

@@ -69,6 +69,13 @@ func parseApp(short bool, ran *parsetest.Reading) *cli.App {
 
 // check holds the adapter's Parse to v2, short options on or off.
 func check(short bool) parsetest.Check {
+	parsed := func(t testing.TB, args []string) adapters.Parsed {
+		app, err := urfavev2.Wrap(parseApp(short, new(parsetest.Reading)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return app.Parse(args)
+	}
 	return parsetest.Check{
 		Name: fmt.Sprintf("short options %v, ", short),
 		Framework: func(args []string) parsetest.Reading {
@@ -79,14 +86,11 @@ func check(short bool) parsetest.Check {
 			return parsetest.Ran(r, app.RunContext(context.Background(), append([]string{"app"}, args...)))
 		},
 		Parse: func(t testing.TB, args []string) (parsetest.Reading, bool) {
-			app, err := urfavev2.Wrap(parseApp(short, new(parsetest.Reading)))
-			if err != nil {
-				t.Fatal(err)
-			}
-			return parsetest.Canonical(app.Parse(args), "app")
+			return parsetest.Canonical(parsed(t, args), "app")
 		},
-		Wrapped: parsetest.Wrapped(func(r *parsetest.Reading, args []string, opts ...adapters.Option) {
-			urfavev2.Run(context.Background(), parseApp(short, r), args, opts...)
+		Parsed: parsed,
+		Wrapped: parsetest.Wrapped(func(r *parsetest.Reading, args []string, opts ...adapters.Option) int {
+			return urfavev2.Run(context.Background(), parseApp(short, r), args, opts...)
 		}),
 		// A value the flag refuses is the framework's to refuse when it runs.
 		Late: func(err string) bool { return strings.HasPrefix(err, "invalid value") },
@@ -111,6 +115,11 @@ var parseCases = [][]string{
 	{"list", "-n", "-1"},
 	{"list", "-t", "a,b", "--tag", "c"},
 	{"list", "--all=false", "-a=true"}, // two forms of one flag
+	{"list", "--limit=5", "-n", "5"},   // the same value twice
+	{"list", "--all", "--all", "-t", "a", "-t", "b"},         // the same value twice; a list
+	{"-c", "a", "-c", "b", "get"},                            // the app's flag given twice
+	{"-c", "a", "-c", "b", "list", "--limit=1", "--limit=2"}, // two flags given two values
+	{"get", "-f", "json", "-f=json"},                         // the same value twice
 	{"list", "--", "-a"},
 	{"list", "-", "-a"},
 	{"list", "-z"},
@@ -121,6 +130,9 @@ var parseCases = [][]string{
 	{"list", "--verbose"}, // the app's flag, after a command's name
 	{"-c", "cfg", "get", "-f", "json", "name"},
 	{"get", "-c"},
+	{"get", "--format", "yaml", "x"}, // the app's own flag of a name Duet has
+	{"--format"},                     // Duet's: the app unwrapped has none
+	{"list", "--format", "json"},
 	{"remote"},
 	{"remote", "add", "-f", "origin"},
 	{"remote", "nope"},

@@ -31,33 +31,34 @@ type SpecManifest struct {
 
 // SpecCommand is the spec's CommandEntry.
 type SpecCommand struct {
-	Description      string              `json:"description"`
-	DangerLevel      string              `json:"danger_level"`
-	RequiredScopes   []string            `json:"required_scopes"`
-	Flags            map[string]SpecFlag `json:"flags"`
-	Positionals      []SpecPositional    `json:"positionals,omitempty"`
-	ExitCodes        exitcode.Table      `json:"exit_codes"`
-	Aliases          []string            `json:"aliases,omitempty"`
-	OutputSchema     schema.Schema       `json:"output_schema,omitempty"`
-	Examples         []schema.Example    `json:"examples,omitempty"`
-	Subcommands      []string            `json:"subcommands,omitempty"`
-	Builtin          bool                `json:"builtin,omitempty"`
-	OutputFile       string              `json:"output_file,omitempty"`
-	Stdout           string              `json:"stdout,omitempty"`
-	Protocol         string              `json:"protocol,omitempty"`
-	MCP              *bool               `json:"mcp,omitempty"` // only ever false
-	Interactive      bool                `json:"interactive,omitempty"`
-	HasNetworkIO     bool                `json:"has_network_io,omitempty"`
-	Steps            []string            `json:"steps,omitempty"`
-	Async            bool                `json:"async,omitempty"`
-	SecretEnvVars    []string            `json:"secret_env_vars,omitempty"`
-	TokenEnvVars     []string            `json:"token_env_vars,omitempty"`
-	Platform         []string            `json:"platform,omitempty"`
-	RequiredTools    map[string]string   `json:"required_tools,omitempty"`
-	ConfigWriteScope string              `json:"config_write_scope,omitempty"`
-	StreamingDefault bool                `json:"streaming_default,omitempty"`
-	SafeDefault      bool                `json:"safe_default,omitempty"`
-	OptionPlacement  string              `json:"option_placement,omitempty"`
+	Description      string                    `json:"description"`
+	DangerLevel      string                    `json:"danger_level"`
+	RequiredScopes   []string                  `json:"required_scopes"`
+	Flags            map[string]SpecFlag       `json:"flags"`
+	Positionals      []SpecPositional          `json:"positionals,omitempty"`
+	ExitCodes        exitcode.Table            `json:"exit_codes"`
+	Aliases          []string                  `json:"aliases,omitempty"`
+	OutputSchema     schema.Schema             `json:"output_schema,omitempty"`
+	Examples         []schema.Example          `json:"examples,omitempty"`
+	Subcommands      []string                  `json:"subcommands,omitempty"`
+	Builtin          bool                      `json:"builtin,omitempty"`
+	OutputFile       string                    `json:"output_file,omitempty"`
+	Stdout           string                    `json:"stdout,omitempty"`
+	Protocol         string                    `json:"protocol,omitempty"`
+	MCP              *bool                     `json:"mcp,omitempty"` // only ever false
+	Interactive      bool                      `json:"interactive,omitempty"`
+	HasNetworkIO     bool                      `json:"has_network_io,omitempty"`
+	Steps            []string                  `json:"steps,omitempty"`
+	Async            bool                      `json:"async,omitempty"`
+	Interruption     *schema.InterruptionEntry `json:"interruption,omitempty"`
+	SecretEnvVars    []string                  `json:"secret_env_vars,omitempty"`
+	TokenEnvVars     []string                  `json:"token_env_vars,omitempty"`
+	Platform         []string                  `json:"platform,omitempty"`
+	RequiredTools    map[string]string         `json:"required_tools,omitempty"`
+	ConfigWriteScope string                    `json:"config_write_scope,omitempty"`
+	StreamingDefault bool                      `json:"streaming_default,omitempty"`
+	SafeDefault      bool                      `json:"safe_default,omitempty"`
+	OptionPlacement  string                    `json:"option_placement,omitempty"`
 }
 
 // SpecFlag is the spec's FlagEntry.
@@ -179,6 +180,7 @@ func (m Manifest) Spec() SpecManifest {
 			HasNetworkIO:     d.HasNetworkIO,
 			Steps:            d.Steps,
 			Async:            d.Async,
+			Interruption:     d.Interruption,
 			SecretEnvVars:    d.SecretEnvVars,
 			TokenEnvVars:     d.TokenEnvVars,
 			Platform:         d.Platform,

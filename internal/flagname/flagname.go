@@ -72,6 +72,7 @@ const (
 	PrintSchema   = "print-schema"  // the same as --schema
 	OutputSchema  = "output-schema" // the JSON Schema of data
 	StableOutput  = "stable-output"
+	Budget        = "budget"    // the call budget of a command that declares interruption
 	Stream        = "stream"    // --format jsonl
 	NoStream      = "no-stream" // --format json, on a command that streams by default
 	TokenLimit    = "token-limit"

@@ -56,6 +56,10 @@ type Job struct {
 	Finished  *time.Time `json:"finished,omitempty"`
 	ExitCode  *int       `json:"exit_code,omitempty"`
 	Lost      bool       `json:"lost,omitempty"` // its process ended without recording how
+	// Key names the call that started the job, for a command whose work
+	// detaches when the call's budget runs out: the same call attaches
+	// to the job while it runs (REQ-F-081).
+	Key string `json:"key,omitempty"`
 }
 
 // Store is a directory of job records.
