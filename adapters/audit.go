@@ -2,9 +2,11 @@ package adapters
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"maps"
 	"os"
@@ -48,7 +50,7 @@ type AuditEntry struct {
 	DurationMS int64          `json:"duration_ms"`
 	TraceID    string         `json:"trace_id,omitempty"`
 	RequestID  string         `json:"request_id"`
-	Operator   string         `json:"operator,omitempty"` // the agent session, else the user, that ran it
+	SessionID  string         `json:"session_id,omitempty"` // <TOOL>_SESSION_ID, verbatim, when set
 	Cwd        string         `json:"cwd,omitempty"`
 	// safety (issue 16): the codes of the answer's warnings, such as
 	// INJECTION_PROTECTION_OFF (O-023)
@@ -68,7 +70,7 @@ type auditRecord struct {
 	DurationMS int64          `json:"duration_ms"`
 	TraceID    string         `json:"trace_id,omitempty"`
 	RequestID  string         `json:"request_id"`
-	Operator   string         `json:"operator,omitempty"`
+	SessionID  string         `json:"session_id,omitempty"`
 	Cwd        string         `json:"cwd,omitempty"`
 	// safety (issue 16): the codes of the answer's warnings, such as
 	// INJECTION_PROTECTION_OFF (O-023)
@@ -76,40 +78,55 @@ type auditRecord struct {
 	Data     json.RawMessage `json:"data,omitempty"` // the answer's data, secret fields [REDACTED] (F-034, auditdata.go)
 }
 
-// WithAuditLog sets where the audit log is kept; "" keeps none. It takes
-// the place of the default and of <TOOL>_AUDIT_LOG, and keeps a log for an
-// app that declares nothing to Duet too.
+// WithAuditLog turns the audit log on, kept at path, or at the default
+// place (see [AuditLogPath]) when path is "". Without it the log is off
+// unless the operator turns it on with <TOOL>_AUDIT_LOG (REQ-O-030): a tool
+// does not append to its user's home on every call unasked.
 func WithAuditLog(path string) Option {
 	return func(c *config) { c.audit, c.auditGiven = path, true }
 }
 
 // auditPath is where this invocation is recorded, or "".
 func (inv *invocation) auditPath() string {
-	cfg := inv.cfg
 	if pureAnswer(inv.call) {
 		return "" // help and version write nothing (F-068)
 	}
-	if cfg.auditGiven {
-		return cfg.audit
-	}
-	if !inv.fw.Declared() {
-		return "" // an app that only adopted Duet writes no file it did not write before
-	}
-	return AuditLogPath(inv.root.Name, cfg.getenv)
+	return inv.auditLogPath()
 }
 
-// AuditLogPath returns where a tool keeps its audit log, as getenv's
-// environment says: <TOOL>_AUDIT_LOG ("off", "0" or "false": none), else
-// $XDG_DATA_HOME/<tool>/audit.jsonl, else ~/.local/share/<tool>/audit.jsonl;
+// auditLogPath is where the tool keeps its audit log, or "" when the log
+// is off: <TOOL>_AUDIT_LOG decides (0 off, 1 on at the app's place or the
+// default, an absolute path on there), else the app (WithAuditLog).
+func (inv *invocation) auditLogPath() string {
+	cfg := inv.cfg
+	v, set := cfg.lookupEnv(envelope.EnvName(inv.root.Name, "AUDIT_LOG"))
+	switch {
+	case set && v == "0", set && v != "1" && !filepath.IsAbs(v):
+		return "" // off, or a setting checkAuditSetting refuses
+	case set && v != "1":
+		return v
+	case set || cfg.auditGiven:
+		return cmp.Or(cfg.audit, AuditLogPath(inv.root.Name, cfg.getenv))
+	}
+	return ""
+}
+
+// checkAuditSetting refuses a <TOOL>_AUDIT_LOG that is neither 0, 1 nor an
+// absolute path (INVALID_AUDIT_LOG_SETTING): a relative path would land in
+// whatever directory the tool was called from.
+func (inv *invocation) checkAuditSetting() {
+	name := envelope.EnvName(inv.root.Name, "AUDIT_LOG")
+	if v, set := inv.cfg.lookupEnv(name); set && v != "0" && v != "1" && !filepath.IsAbs(v) {
+		inv.call.problems = append(inv.call.problems, envelope.FieldError{Code: "INVALID_AUDIT_LOG_SETTING", Field: name,
+			Message:    fmt.Sprintf("%s=%q is not 0, 1 or an absolute path", name, v),
+			Suggestion: fmt.Sprintf("set %s to 1 (on), 0 (off) or the absolute path of the log", name)})
+	}
+}
+
+// AuditLogPath returns the default place of a tool's audit log, once it is
+// on: $XDG_DATA_HOME/<tool>/audit.jsonl, else ~/.local/share/<tool>/audit.jsonl;
 // "" when there is no home directory.
 func AuditLogPath(tool string, getenv func(string) string) string {
-	switch v := getenv(envelope.EnvName(tool, "AUDIT_LOG")); strings.ToLower(v) {
-	case "":
-	case "off", "0", "false", "none":
-		return ""
-	default:
-		return v
-	}
 	if dir := getenv("XDG_DATA_HOME"); dir != "" && filepath.IsAbs(dir) {
 		return filepath.Join(dir, tool, "audit.jsonl")
 	}
@@ -204,7 +221,7 @@ func (inv *invocation) auditEntry(code int, fail *envelope.Error) AuditEntry {
 		DurationMS: inv.meta.DurationMS,
 		TraceID:    inv.obs.trace,
 		RequestID:  inv.meta.RequestID,
-		Operator:   operator(inv.root.Name, inv.cfg.getenv),
+		SessionID:  inv.cfg.getenv(envelope.EnvName(inv.root.Name, "SESSION_ID")),
 		Cwd:        inv.obs.cwd,
 	}
 	if fail != nil && code != 0 {
@@ -215,20 +232,6 @@ func (inv *invocation) auditEntry(code int, fail *envelope.Error) AuditEntry {
 	}
 	e.Data = inv.auditData(secrets)
 	return e
-}
-
-// operator is who ran the invocation: the session of the coding agent that
-// ran it, when its CLI names one, else the user.
-func operator(tool string, getenv func(string) string) string {
-	for _, name := range []string{envelope.EnvName(tool, "SESSION_ID"), "CLAUDE_CODE_SESSION_ID", "CODEX_THREAD_ID"} {
-		if v := getenv(name); v != "" {
-			return v
-		}
-	}
-	if v := getenv("USER"); v != "" {
-		return v
-	}
-	return getenv("LOGNAME")
 }
 
 // auditLogNode is the audit-log command.
@@ -254,10 +257,7 @@ func auditLogNode() *schema.Command {
 // auditLog answers the audit-log command.
 func (inv *invocation) auditLog(ctx context.Context) error {
 	c := inv.call
-	path := inv.obs.audit
-	if path == "" {
-		path = AuditLogPath(inv.root.Name, inv.cfg.getenv)
-	}
+	path := inv.auditLogPath()
 	var since time.Time
 	if v := c.last(flagname.Since); v != "" {
 		t, err := parseSince(v, inv.startedAt())
@@ -269,8 +269,9 @@ func (inv *invocation) auditLog(ctx context.Context) error {
 	command, trace := c.last(flagname.CommandName), c.last(flagname.TraceID)
 	records := []auditRecord{}
 	if path == "" {
-		return envelope.Errorf(exitcode.Precondition, "NO_AUDIT_LOG", "this tool keeps no audit log here").
-			WithFix("set "+envelope.EnvName(inv.root.Name, "AUDIT_LOG")+" to a file, or HOME", "")
+		name := envelope.EnvName(inv.root.Name, "AUDIT_LOG")
+		return envelope.Errorf(exitcode.Precondition, "AUDIT_LOG_DISABLED", "this tool keeps no audit log: it is off unless the tool or %s turns it on", name).
+			WithFix("set "+name+"=1 (or an absolute path) for the calls to be recorded", "")
 	}
 	for _, name := range auditLogFiles(path) {
 		var err error

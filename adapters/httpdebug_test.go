@@ -56,7 +56,7 @@ func TestDebugTracesHTTP(t *testing.T) {
 		return &cli.Command{Name: "app", Commands: []*cli.Command{deploy}}
 	}
 	home := t.TempDir()
-	env := []urfave.Option{adapters.WithEnv([]string{"CLAUDECODE=1", "HOME=" + home, "DEPLOY_KEY=" + token})}
+	env := []urfave.Option{adapters.WithEnv([]string{"CLAUDECODE=1", "HOME=" + home, "DEPLOY_KEY=" + token, "APP_AUDIT_LOG=1"})}
 	r := runAgentIn(t, home, newApp(), env, "deploy", "--api-key-from-env", "DEPLOY_KEY", "--debug")
 	w := wantOK(t, r)
 	if !strings.Contains(string(w.Data), "deployed") {

@@ -526,29 +526,72 @@ func TestAuditLog(t *testing.T) {
 	wantError(t, run(nil, "audit-log", "--since", "yesterday"), 2, "INVALID_FLAG_VALUE")
 }
 
-// TestAuditLogWhere: an app that declares anything keeps its log where the
-// spec says, or where <TOOL>_AUDIT_LOG says ("off": none); an app that
-// declares nothing keeps none unless told to.
+// TestAuditLogWhere (REQ-O-030): the audit log is off unless the app
+// (WithAuditLog) or the operator (<TOOL>_AUDIT_LOG) turns it on: 1 turns it
+// on at the app's place or the default one, 0 off, an absolute path on
+// there; anything else is refused before the command runs.
 func TestAuditLogWhere(t *testing.T) {
-	tests := []struct {
+	for _, tt := range []struct {
 		env  map[string]string
 		want string
 	}{
 		{map[string]string{"HOME": "/home/u"}, "/home/u/.local/share/app/audit.jsonl"},
 		{map[string]string{"HOME": "/home/u", "XDG_DATA_HOME": "/data"}, "/data/app/audit.jsonl"},
-		{map[string]string{"HOME": "/home/u", "APP_AUDIT_LOG": "/var/log/app.jsonl"}, "/var/log/app.jsonl"},
-		{map[string]string{"HOME": "/home/u", "APP_AUDIT_LOG": "off"}, ""},
 		{map[string]string{}, ""},
-	}
-	for _, tt := range tests {
+	} {
 		if got := adapters.AuditLogPath("app", func(k string) string { return tt.env[k] }); got != tt.want {
 			t.Errorf("AuditLogPath(%v) = %q, want %q", tt.env, got, tt.want)
 		}
 	}
-	home := t.TempDir()
-	wantOK(t, obsRun{env: []string{"HOME=" + home}}.do(t, &observed{}, "where"))
-	if _, err := os.Stat(filepath.Join(home, ".local", "share", "app", "audit.jsonl")); err != nil {
-		t.Errorf("a ported app keeps no log in its home: %v", err)
+	own := filepath.Join(t.TempDir(), "own.jsonl")
+	for _, tt := range []struct {
+		name    string
+		setting string // <TOOL>_AUDIT_LOG, "-" for unset
+		app     bool   // WithAuditLog(own)
+		want    string // the log written: "default", "own", "env", or "" for none
+	}{
+		{"off by default", "-", false, ""},
+		{"the operator turns it on", "1", false, "default"},
+		{"the app turns it on", "-", true, "own"},
+		{"the operator turns the app's off", "0", true, ""},
+		{"1 keeps the app's place", "1", true, "own"},
+		{"an absolute path wins", "abs", true, "env"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			home := t.TempDir()
+			env := []string{"HOME=" + home}
+			abs := filepath.Join(t.TempDir(), "env.jsonl")
+			switch tt.setting {
+			case "-":
+			case "abs":
+				env = append(env, "APP_AUDIT_LOG="+abs)
+			default:
+				env = append(env, "APP_AUDIT_LOG="+tt.setting)
+			}
+			var opts []urfave.Option
+			if tt.app {
+				opts = append(opts, adapters.WithAuditLog(own))
+			}
+			r := wantOK(t, obsRun{env: env, opts: opts}.do(t, &observed{}, "where"))
+			paths := map[string]string{"default": filepath.Join(home, ".local", "share", "app", "audit.jsonl"), "own": own, "env": abs}
+			for name, path := range paths {
+				_, err := os.Stat(path)
+				if written := err == nil; written != (name == tt.want) {
+					t.Errorf("%s log %s written: %v", name, path, written)
+				}
+			}
+			if got, ok := r.Meta["audit_log_path"]; (tt.want != "") != ok || ok && got != paths[tt.want] {
+				t.Errorf("meta.audit_log_path %v, want %q", got, paths[tt.want])
+			}
+			os.Remove(own)
+		})
+	}
+	for _, bad := range []string{"true", "off", "logs/audit.jsonl"} {
+		home := t.TempDir()
+		wantError(t, obsRun{env: []string{"HOME=" + home, "APP_AUDIT_LOG=" + bad}}.do(t, &observed{}, "where"), 2, "INVALID_AUDIT_LOG_SETTING")
+		if _, err := os.Stat(filepath.Join(home, ".local")); err == nil {
+			t.Errorf("APP_AUDIT_LOG=%s wrote under the home", bad)
+		}
 	}
 }
 
