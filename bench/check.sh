@@ -24,7 +24,7 @@ go build -o "$tmp/todo" ./examples/todo/cmd/todo
 times=()
 for _ in $(seq 1 "$RUNS"); do
 	start=$(date +%s%N)
-	DUET_CHECK_OUTPUT=json "$tmp/duet-check" check "$tmp/todo" >"$tmp/report.json"
+	DUET_CHECK_FORMAT=json "$tmp/duet-check" check "$tmp/todo" >"$tmp/report.json"
 	times+=($((($(date +%s%N) - start) / 1000000)))
 done
 median=$(printf '%s\n' "${times[@]}" | sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }')

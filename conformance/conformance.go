@@ -11,7 +11,8 @@
 // and commands, bad values, hallucinated ids, --validate-only, --dry-run,
 // destructive commands without --yes (refused, and nothing changed), safe
 // commands, list paging, colour, width and locale invariance, a closed
-// stdout, stdin at its end — and sends signals only to commands that are
+// stdout, stdin at its end, JSONL streams (--format jsonl), --output given
+// a format's name — and sends signals only to commands that are
 // long-running (marked so in the manifest, or named in
 // Options.LongRunning). A made-up flag or command goes only to a target
 // that speaks the manifest protocol or has shown it refuses one (`<command>
@@ -27,6 +28,14 @@
 // afterwards. A program that starts through [Isolate] does more: its runs
 // happen in namespaces of their own, with no network but loopback (DNS
 // questions recorded too) and every file system read-only but the sandbox.
+// The wire format is judged by the CLI Agent Spec v1.16: every envelope by
+// ResponseEnvelope 2.x (warnings as objects, meta.exit_code the process's
+// exit code), `tool manifest` by ManifestResponse 3.21, a stream by its
+// terminal line (schemas/PROVENANCE.md says where the schemas come from).
+// JSON is asked for with --format json, or --output json where a CLI's
+// --output is its format flag as before the spec's 1.8; a --output that
+// takes a path never gets a format's name.
+//
 // A requirement passes only when a run could have failed it; otherwise it
 // is not judged, and the report says why. [Test] runs the same checks as
 // subtests of a Go test.

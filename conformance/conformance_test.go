@@ -61,15 +61,21 @@ func TestFixturesFailWhatTheyBreak(t *testing.T) {
 		ok      bool // conforms all the same: what it breaks is not required (P0)
 	}{
 		{fixture: "conformant"},
-		{fixture: "prose", want: []string{"F-006"}},                               // a line of prose before the envelope
-		{fixture: "helpstdout", want: []string{"F-048"}},                          // help on stdout when piped
-		{fixture: "exit1", want: []string{"F-002", "O-021"}},                      // exit 1 for a bad flag or a missing --yes, envelope unchanged
+		{fixture: "prose", want: []string{"F-006"}},      // a line of prose before the envelope
+		{fixture: "helpstdout", want: []string{"F-048"}}, // help on stdout when piped
+		// exit1 exits 1 for a bad flag or a missing --yes, its envelope
+		// unchanged: exit 2 is validation's (F-002, O-021), and the
+		// envelope's meta.exit_code, 2, is no longer the process's (F-001).
+		{fixture: "exit1", want: []string{"F-001", "F-002", "O-021"}},
 		{fixture: "nocolor", want: []string{"F-008"}},                             // colour under NO_COLOR, CI and TERM=dumb
 		{fixture: "stdinhang", timeout: 5 * time.Second, want: []string{"F-009"}}, // asks again at the end of stdin, for ever
 		{fixture: "sigterm2", want: []string{"F-013"}},                            // two envelopes after SIGTERM
 		{fixture: "noyes", want: []string{"O-021"}},                               // a destructive command runs without --yes
-		{fixture: "firstrun", want: []string{"F-068"}},
-		{fixture: "undeclared", want: []string{"C-011"}, ok: true}, // list writes its cache, declaring nothing                            // its first run, discovery's --help, writes ~/.firstrun/id
+		{fixture: "firstrun", want: []string{"F-068"}},                            // its first run, discovery's --help, writes ~/.firstrun/id
+		{fixture: "undeclared", want: []string{"C-011"}, ok: true},                // list writes its cache, declaring nothing
+		{fixture: "oldstream", want: []string{"O-004"}, ok: true},                 // a stream ends on {"ok": true, ...}, not its summary line
+		{fixture: "oldcancel", want: []string{"F-013", "F-069"}},                  // a cancelled run's data is null, its signal in error.signal
+		{fixture: "legacyoutput", want: []string{"F-002", "O-001"}},               // --output json picks the format (exit 0), where it must be refused (exit 2)
 		// liedry's wipe writes under --dry-run all the same (C-004); the
 		// refusal without --yes previews through the same dry run, so it
 		// writes too (O-021).

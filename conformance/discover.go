@@ -40,7 +40,29 @@ type SideEffect struct {
 type Flag struct {
 	Type       string   `json:"type"`
 	Required   bool     `json:"required"`
-	EnumValues []string `json:"enum_values,omitempty"`
+	EnumValues []string `json:"enum_values,omitempty"` // an integer flag's (ManifestResponse 3.18) as they are written
+}
+
+// UnmarshalJSON reads a flag of a manifest, whose enum_values are strings,
+// or integers on an integer flag (ManifestResponse 3.18).
+func (f *Flag) UnmarshalJSON(b []byte) error {
+	var raw struct {
+		Type       string            `json:"type"`
+		Required   bool              `json:"required"`
+		EnumValues []json.RawMessage `json:"enum_values"`
+	}
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return err
+	}
+	*f = Flag{Type: raw.Type, Required: raw.Required}
+	for _, v := range raw.EnumValues {
+		var s string
+		if json.Unmarshal(v, &s) != nil {
+			s = string(bytes.TrimSpace(v)) // a number, as the command line gives it
+		}
+		f.EnumValues = append(f.EnumValues, s)
+	}
+	return nil
 }
 
 // Arg is a positional argument, as a Duet manifest lists it.
@@ -52,8 +74,17 @@ type Arg struct {
 }
 
 // manifestTree reads the commands of a manifest: the data of `describe`
-// (source) or `manifest`, in the spec's shape or Duet's compact one. It
-// returns nil for data that lists no commands.
+// (source) or `manifest`, in the spec's shape (ManifestResponse 3.x) or
+// Duet's compact one. It returns nil for data that lists no commands.
+//
+// The two say what a command takes differently. Duet's compact describe
+// names its root (tool), lists the flags every command takes once
+// (global_flags), and on a group the flags of every command under it; a
+// command's positional arguments are its arguments. ManifestResponse 3.x
+// lists the global options once in the root flags, each command's flags
+// are its own alone, and its positional arguments are its positionals; the
+// root command, where it is listed, is the entry whose subcommands are the
+// top-level commands.
 func manifestTree(source string, data json.RawMessage) *tree {
 	var m struct {
 		Tool     string                     `json:"tool"` // Duet's: the root's key
@@ -62,15 +93,19 @@ func manifestTree(source string, data json.RawMessage) *tree {
 		// Duet's compact describe says once what every command takes,
 		// and on a group what every command under it takes.
 		GlobalFlags map[string]Flag `json:"global_flags"`
+		// ManifestResponse 3.x: the global options.
+		Flags map[string]Flag `json:"flags"`
 	}
 	if json.Unmarshal(data, &m) != nil || len(m.Commands) == 0 {
 		return nil
 	}
+	compact := m.GlobalFlags != nil || m.Tool != ""
 	t := &tree{source: source, manifest: data, etag: m.Etag}
 	for path, raw := range m.Commands {
 		var entry struct {
 			Command
-			Runnable *bool `json:"runnable"` // Duet's; the spec's manifest does not say
+			Runnable    *bool `json:"runnable"`    // Duet's; the spec's manifest does not say
+			Positionals []Arg `json:"positionals"` // the spec's (3.x) arguments
 		}
 		if json.Unmarshal(raw, &entry) != nil {
 			continue
@@ -80,28 +115,48 @@ func manifestTree(source string, data json.RawMessage) *tree {
 		if entry.Runnable != nil {
 			cmd.Runnable = *entry.Runnable
 		}
-		cmd.Path = nil
-		if path != m.Tool {
-			cmd.Path = strings.Split(path, ".")
+		if cmd.Args == nil {
+			cmd.Args = entry.Positionals
+		}
+		cmd.Path = strings.Split(path, ".")
+		if path == m.Tool || !compact && isRoot(path, cmd.Subcommands) {
+			cmd.Path = nil
 		}
 		t.commands = append(t.commands, &cmd)
 	}
-	t.inherit(m.GlobalFlags)
+	if compact {
+		t.inherit(m.GlobalFlags, true)
+	} else {
+		t.inherit(m.Flags, false)
+	}
+	// (Duet's compact describe without global_flags, as --full gives it,
+	// lists every flag on each command: there is nothing to inherit.)
 	t.sort()
 	return t
 }
 
-// inherit gives every runnable command of a compact manifest the flags it
-// takes without listing them: the global ones, and those of the groups
-// above it.
-func (t *tree) inherit(global map[string]Flag) {
+// isRoot reports whether the entry at key is a 3.x manifest's root
+// command: its subcommands are not under it, but at the top.
+func isRoot(key string, subcommands []string) bool {
+	for _, s := range subcommands {
+		if !strings.HasPrefix(s, key+".") {
+			return true
+		}
+	}
+	return false
+}
+
+// inherit gives every runnable command the flags it takes without listing
+// them: the global ones and, in Duet's compact describe (groups), those of
+// the groups above it. A flag a command lists itself stays as it is.
+func (t *tree) inherit(global map[string]Flag, groups bool) {
 	if global == nil {
 		return
 	}
-	groups := map[string]map[string]Flag{}
+	byGroup := map[string]map[string]Flag{}
 	for _, c := range t.commands {
-		if !c.Runnable {
-			groups[c.DotPath()] = c.Flags
+		if !c.Runnable && groups {
+			byGroup[c.DotPath()] = c.Flags
 		}
 	}
 	for _, c := range t.commands {
@@ -113,7 +168,7 @@ func (t *tree) inherit(global map[string]Flag) {
 		}
 		inherited := []map[string]Flag{global}
 		for i := range c.Path {
-			inherited = append(inherited, groups[strings.Join(c.Path[:i], ".")])
+			inherited = append(inherited, byGroup[strings.Join(c.Path[:i], ".")])
 		}
 		for _, flags := range inherited {
 			for name, f := range flags {

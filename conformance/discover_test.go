@@ -93,29 +93,80 @@ func TestHelpCommandsOclif(t *testing.T) {
 // takes the global flags and those of the groups above it besides its own,
 // which stay as they are listed.
 func TestManifestTreeCompact(t *testing.T) {
-	data := `{"tool":"m","etag":"e1","global_flags":{"output":{"type":"enum","enum_values":["json","text"],"description":"o"},"validate-only":{"type":"boolean","description":"v"}},
+	data := `{"tool":"m","etag":"e1","global_flags":{"format":{"type":"enum","enum_values":["json","text"],"description":"f"},"validate-only":{"type":"boolean","description":"v"}},
 		"commands":{"m":{"description":"root","danger_level":"safe","runnable":false},
 		"run":{"description":"runs","danger_level":"safe","runnable":false,"flags":{"space":{"type":"string","description":"s"}}},
-		"run.spawn":{"description":"spawn","danger_level":"mutating","flags":{"prompt":{"type":"string","required":true,"description":"p"},"output":{"type":"string","description":"its own"}}}}}`
+		"run.spawn":{"description":"spawn","danger_level":"mutating","arguments":[{"name":"id","required":true,"id":true}],
+			"flags":{"prompt":{"type":"string","required":true,"description":"p"},"format":{"type":"string","description":"its own"}}}}}`
 	tr := manifestTree("describe", json.RawMessage(data))
 	if tr == nil {
 		t.Fatal("no tree")
 	}
 	got := map[string]map[string]Flag{}
+	args := map[string][]Arg{}
 	for _, c := range tr.commands {
 		got[c.DotPath()] = c.Flags
+		args[c.DotPath()] = c.Args
 	}
 	want := map[string]map[string]Flag{
 		"":    nil,
 		"run": {"space": {Type: "string"}},
 		"run.spawn": {
 			"prompt":        {Type: "string", Required: true},
-			"output":        {Type: "string"}, // its own, not the global one
+			"format":        {Type: "string"}, // its own, not the global one
 			"space":         {Type: "string"},
 			"validate-only": {Type: "boolean"},
 		},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("flags (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]Arg{{Name: "id", Required: true, ID: true}}, args["run.spawn"]); diff != "" {
+		t.Errorf("run.spawn's arguments (-want +got):\n%s", diff)
+	}
+}
+
+// TestManifestTree3x reads a ManifestResponse 3.x manifest: every runnable
+// command takes the root flags (the global options) besides its own, and
+// not those of a group above it; its positionals are its arguments; the
+// root is the entry whose subcommands are the top-level commands; an
+// integer flag's enum_values are numbers.
+func TestManifestTree3x(t *testing.T) {
+	data := `{"schema_version":"3.21","framework_version":"1.0.0","etag":"e2",
+		"flags":{"format":{"type":"enum","required":false,"description":"f","enum_values":["json","jsonl"]},"quiet":{"type":"boolean","required":false,"description":"q"}},
+		"commands":{
+		"m":{"description":"root","danger_level":"safe","required_scopes":[],"flags":{"version":{"type":"boolean","required":false,"description":"v"}},"exit_codes":{},"subcommands":["run","ping"]},
+		"run":{"description":"runs","danger_level":"safe","required_scopes":[],"flags":{"space":{"type":"string","required":false,"description":"s"}},"exit_codes":{},"subcommands":["run.spawn"]},
+		"run.spawn":{"description":"spawn","danger_level":"mutating","required_scopes":[],"flags":{"prompt":{"type":"string","required":true,"description":"p"}},"exit_codes":{},
+			"positionals":[{"name":"id","type":"string","required":true,"description":"d"}]},
+		"ping":{"description":"ping","danger_level":"safe","required_scopes":[],"flags":{"count":{"type":"integer","required":false,"description":"c","enum_values":[1,2,3]}},"exit_codes":{}}}}`
+	if problem := validManifest(json.RawMessage(data)); problem != "" {
+		t.Fatalf("the test's manifest is not ManifestResponse 3.21: %s", problem)
+	}
+	tr := manifestTree("manifest", json.RawMessage(data))
+	if tr == nil {
+		t.Fatal("no tree")
+	}
+	type entry struct {
+		Runnable bool
+		Flags    map[string]Flag
+		Args     []Arg
+	}
+	got := map[string]entry{}
+	for _, c := range tr.commands {
+		got[c.DotPath()] = entry{c.Runnable, c.Flags, c.Args}
+	}
+	format, quiet := Flag{Type: "enum", EnumValues: []string{"json", "jsonl"}}, Flag{Type: "boolean"}
+	want := map[string]entry{
+		"":          {Flags: map[string]Flag{"version": {Type: "boolean"}}},
+		"run":       {Flags: map[string]Flag{"space": {Type: "string"}}},
+		"run.spawn": {Runnable: true, Flags: map[string]Flag{"prompt": {Type: "string", Required: true}, "format": format, "quiet": quiet}, Args: []Arg{{Name: "id", Required: true}}},
+		"ping":      {Runnable: true, Flags: map[string]Flag{"count": {Type: "integer", EnumValues: []string{"1", "2", "3"}}, "format": format, "quiet": quiet}},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("commands (-want +got):\n%s", diff)
+	}
+	if tr.etag != "e2" || !tr.fromManifest() {
+		t.Errorf("etag %q, from the manifest %v", tr.etag, tr.fromManifest())
 	}
 }

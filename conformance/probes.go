@@ -81,6 +81,8 @@ func (c *checker) probe(ctx context.Context, t *tree) {
 		}
 	}
 	c.variations(ctx, safe)
+	c.streams(ctx, safe)
+	c.outputIsAPath(ctx, safe)
 	c.overAll()
 }
 
@@ -96,7 +98,8 @@ func (c *checker) expectEnvelope(probe string, inv invocationSpec, out runOutcom
 }
 
 // answer reads a run's envelope and records what it shows: one envelope
-// (F-004), the exit code agreeing with it (F-001), the error object of a
+// valid by ResponseEnvelope 2.x (F-004), the process's exit code equal to
+// its meta.exit_code and in the spec's table (F-001), the error object of a
 // failure (C-013), schema_version and duration_ms in meta (F-022, F-039).
 // A run that did not answer with one envelope fails the requirement its
 // fault breaks, or blame when the probe is about that requirement (a
@@ -130,10 +133,12 @@ func (c *checker) answer(probe string, inv invocationSpec, out runOutcome, blame
 		return env, f
 	}
 	c.record(probe, &inv, &out, Pass, "", "F-004")
-	if env.OK != (out.Exit == 0) {
-		c.record(probe, &inv, &out, Fail, fmt.Sprintf("ok is %v but the exit code is %d", env.OK, out.Exit), "F-001")
+	// The schema holds ok and error to meta.exit_code; the process's exit
+	// code, which it cannot see, must be the same.
+	if declared := env.exitCode(); declared != out.Exit {
+		c.record(probe, &inv, &out, Fail, fmt.Sprintf("meta.exit_code is %d (ok %v) but the process exited %d", declared, env.OK, out.Exit), "F-001")
 	} else if !standardExit(out.Exit) {
-		c.record(probe, &inv, &out, Fail, fmt.Sprintf("exit code %d is outside 0–13, 79–125, 130 and 143", out.Exit), "F-001")
+		c.record(probe, &inv, &out, Fail, fmt.Sprintf("exit code %d is outside 0–14, 79–125, 130 and 143", out.Exit), "F-001")
 	} else {
 		c.record(probe, &inv, &out, Pass, "", "F-001")
 	}
@@ -170,8 +175,11 @@ func (c *checker) skip(probe string, inv invocationSpec, out runOutcome, f fault
 	c.record(probe, &inv, &out, NotJudged, why, ids...)
 }
 
+// standardExit reports whether code is one the spec's exit code table
+// allows: the framework's 0–14 (14 INCOMPLETE since ExitCode 1.1), a
+// command's own 79–125, and the signal exits 130 and 143.
 func standardExit(code int) bool {
-	return code >= 0 && code <= 13 || code >= 79 && code <= 125 || code == 130 || code == 143
+	return code >= 0 && code <= 14 || code >= 79 && code <= 125 || code == 130 || code == 143
 }
 
 // stackTraceMarkers begin the stack trace of a crash in Go and Python.
@@ -316,7 +324,7 @@ func (c *checker) manifest(ctx context.Context, t *tree) {
 		c.record("manifest", &inv, &out, Fail, detail, "O-041")
 		return
 	}
-	if problem := validStrictManifest(env.Data); problem != "" {
+	if problem := validManifest(env.Data); problem != "" {
 		c.record("manifest", &inv, &out, Fail, "the manifest does not match the spec's schema: "+problem, "O-041")
 		return
 	}
@@ -790,15 +798,18 @@ func (c *checker) listLimit(ctx context.Context, cmd *Command) {
 }
 
 // signals interrupts, terminates and times out a long-running command:
-// each must end it with one envelope and the signal's exit code. What the
-// run printed is judged against the signal's requirement alone: a second
-// envelope after SIGTERM is a broken SIGTERM handler.
+// each must end it with one envelope and the signal's exit code, the error
+// CANCELLED and data.partial true; SIGINT's names the signal in
+// error.context.signal (REQ-F-069). What the run printed is judged against
+// the signal's requirement alone: a second envelope after SIGTERM is a
+// broken SIGTERM handler.
 func (c *checker) signals(ctx context.Context, cmd *Command) {
 	for _, s := range []struct {
 		sig  syscall.Signal
 		exit int
 		id   string
-	}{{syscall.SIGINT, 130, "F-069"}, {syscall.SIGTERM, 143, "F-013"}} {
+		name string // what error.context.signal must say; empty: not judged
+	}{{syscall.SIGINT, 130, "F-069", "SIGINT"}, {syscall.SIGTERM, 143, "F-013", ""}} {
 		inv := c.invoke(cmd.Path...)
 		inv.Signals = []timedSignal{{After: 700 * time.Millisecond, Idle: 150 * time.Millisecond, Signal: s.sig}}
 		out := c.run(ctx, inv)
@@ -808,6 +819,10 @@ func (c *checker) signals(ctx context.Context, cmd *Command) {
 		case f != noFault:
 		case out.Exit != s.exit || env.Error == nil || env.Error.Code != "CANCELLED":
 			c.record(probe, &inv, &out, Fail, fmt.Sprintf("exit %d, want %d with error CANCELLED", out.Exit, s.exit), s.id)
+		case !env.partial():
+			c.record(probe, &inv, &out, Fail, "the CANCELLED envelope's data is "+excerpt(env.Data)+", want data.partial true", s.id)
+		case s.name != "" && env.signal() != s.name:
+			c.record(probe, &inv, &out, Fail, fmt.Sprintf("error.context.signal is %q, want %q", env.signal(), s.name), s.id)
 		default:
 			c.record(probe, &inv, &out, Pass, "", s.id)
 		}
@@ -856,8 +871,8 @@ func (c *checker) variations(ctx context.Context, safe []*Command) {
 				c.record("colour", &inv, &out, Pass, "", "F-008")
 			}
 		}
-		if _, ok := cmd.Flags["format"]; ok {
-			inv := with(c.invoke(append(slices.Clone(cmd.Path), "--format", "json")...), "FORCE_COLOR=1", "CLICOLOR_FORCE=1")
+		if asJSON := formatArgs(cmd, "json"); asJSON != nil {
+			inv := with(c.invoke(append(slices.Clone(cmd.Path), asJSON...)...), "FORCE_COLOR=1", "CLICOLOR_FORCE=1")
 			inv.PTY, inv.Stdin = true, stdinEOF
 			out := c.run(ctx, inv)
 			if bytes.IndexByte(out.Stdout, 0x1b) >= 0 {
@@ -875,6 +890,115 @@ func (c *checker) variations(ctx context.Context, safe []*Command) {
 			c.record("closed-stdout", &inv, &out, Pass, "", "F-014")
 		}
 	}
+}
+
+// formatArgs are the words that ask cmd for its answer in format: --format
+// <format> where it takes --format (REQ-O-001) with that value (json, which
+// every format flag has, where it lists none), or else --output <format>
+// where its --output is the format flag of a CLI older than the spec's
+// 1.8, which renamed it: an enum listing that value. A path-typed --output
+// never gets a format's name, which would write a file of that name
+// (§78). Nil when cmd has neither.
+func formatArgs(cmd *Command, format string) []string {
+	if f, ok := cmd.Flags["format"]; ok && (slices.Contains(f.EnumValues, format) || format == "json" && len(f.EnumValues) == 0) {
+		return []string{"--format", format}
+	}
+	if f, ok := cmd.Flags["output"]; ok && slices.Contains(f.EnumValues, format) {
+		return []string{"--output", format}
+	}
+	return nil
+}
+
+// streams runs each safe command that can answer in JSONL as a stream
+// (REQ-O-004), and the first of them given a made-up flag as well: each
+// stream must be JSON objects, one a line, ending on exactly one terminal
+// line — the summary line ("_summary": true) of a run that exits 0, or a
+// valid error envelope, whose meta.exit_code must be the process's (F-001).
+func (c *checker) streams(ctx context.Context, safe []*Command) {
+	refused := false
+	for _, cmd := range safe {
+		asJSONL := formatArgs(cmd, "jsonl")
+		if asJSONL == nil {
+			continue
+		}
+		lines := [][]string{append(slices.Clone(cmd.Path), asJSONL...)}
+		if !refused {
+			lines, refused = append(lines, append(slices.Clone(lines[0]), bogusFlag)), true
+		}
+		for _, line := range lines {
+			inv := c.invoke(line...)
+			inv.Stdin = stdinEOF
+			out := c.run(ctx, inv)
+			c.stream(inv, out)
+		}
+	}
+}
+
+// stream judges one run of a stream by REQ-O-004's line contract.
+func (c *checker) stream(inv invocationSpec, out runOutcome) {
+	const probe = "stream"
+	if out.Err != nil {
+		c.record(probe, &inv, &out, Fail, "could not run: "+out.Err.Error(), "O-004")
+		return
+	}
+	p := parseStream(out.Stdout)
+	problem := ""
+	switch {
+	case out.TimedOut:
+		problem = fmt.Sprintf("did not finish within %v after %d lines: killed", inv.Timeout, p.lines)
+	case len(p.problems) > 0:
+		problem = p.problems[0]
+		if len(p.problems) > 1 {
+			problem += fmt.Sprintf(" (and %d more)", len(p.problems)-1)
+		}
+	case p.terminal == 0:
+		problem = fmt.Sprintf(`stdout ended after %d lines without a terminal line ("_summary": true or an error envelope)`, p.lines)
+	case p.summary && out.Exit != 0:
+		problem = fmt.Sprintf("the stream ended on its summary line but exited %d, want 0", out.Exit)
+	}
+	if problem != "" {
+		c.record(probe, &inv, &out, Fail, problem+"; stdout "+excerpt(out.Stdout), "O-004")
+		return
+	}
+	c.record(probe, &inv, &out, Pass, "", "O-004")
+	// An error envelope ends a stream as it answers a run: its exit code
+	// is the process's (F-001, as answer holds every envelope to it).
+	if !p.summary {
+		if declared := p.failure.exitCode(); declared != out.Exit {
+			c.record(probe, &inv, &out, Fail, fmt.Sprintf("the terminal error envelope's meta.exit_code is %d but the process exited %d", declared, out.Exit), "F-001")
+		} else {
+			c.record(probe, &inv, &out, Pass, "", "F-001")
+		}
+	}
+}
+
+// outputIsAPath gives each safe command whose --output takes a path a
+// format's name instead, as an agent used to other CLIs does (§78): it
+// must be refused, exit 2, in the validation phase, with nothing written
+// and a way out that names --format json (REQ-O-001).
+func (c *checker) outputIsAPath(ctx context.Context, safe []*Command) {
+	for _, cmd := range safe {
+		if f, ok := cmd.Flags["output"]; !ok || f.Type != "string" {
+			continue
+		}
+		inv := c.invoke(append(slices.Clone(cmd.Path), "--output", "json")...)
+		inv.Stdin = stdinEOF
+		out, diff := c.watched(ctx, inv)
+		env, ok := c.expectRefused("output-is-a-path", inv, out, "O-001")
+		switch {
+		case len(diff) > 0:
+			c.record("output-is-a-path", &inv, &out, Fail, "--output json changed the sandbox: "+strings.Join(diff, ", "), "O-001")
+		case !ok:
+		case !bytes.Contains(mustJSON(env.Error), []byte("--format json")):
+			c.record("output-is-a-path", &inv, &out, Fail, "the refusal does not name --format json: "+excerpt(mustJSON(env.Error)), "O-001")
+		}
+	}
+}
+
+// mustJSON is v as JSON, or nothing.
+func mustJSON(v any) []byte {
+	b, _ := json.Marshal(v)
+	return b
 }
 
 func (c *checker) compare(probe string, cmd *Command, a, b json.RawMessage, what string, id string) {

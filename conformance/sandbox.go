@@ -387,9 +387,10 @@ func onlyItself(snap fsSnapshot, dir string) bool {
 }
 
 // auditLog reports whether path is a tool's audit log where the CLI Agent
-// Spec keeps it (REQ-F-026: <data home>/<tool>/audit.jsonl): one line
-// appended for every invocation, help and refusals included, it is the
-// record of what ran, not a side effect of running it.
+// Spec keeps it (REQ-O-030, which took in REQ-F-026 in the spec's 1.8:
+// <data home>/<tool>/audit.jsonl): one line appended for every invocation,
+// help and refusals included, it is the record of what ran, not a side
+// effect of running it.
 func (s *probeSandbox) auditLog(path string) bool {
 	if filepath.Base(path) != "audit.jsonl" {
 		return false

@@ -13,7 +13,9 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
-// The spec's own schemas (MIT, see schemas/LICENSE), as published.
+// The spec's schemas, v1.16 (MIT, see schemas/LICENSE): ResponseEnvelope 2.4
+// and ManifestResponse 3.21, copied from internal/speckit/kit/schemas
+// (schemas/PROVENANCE.md says where each came from).
 //
 //go:embed schemas/*.json
 var schemaFiles embed.FS
@@ -24,19 +26,19 @@ const schemaBase = "https://cli-agent-spec.invalid/schemas/"
 var schemas = sync.OnceValues(compileSchemas)
 
 type compiled struct {
-	envelope, manifest, exitCode *jsonschema.Schema
-	strictManifest               *jsonschema.Schema // the manifest schema as published, closed: for `tool manifest`
+	envelope *jsonschema.Schema // ResponseEnvelope 2.x
+	manifest *jsonschema.Schema // ManifestResponse 3.x, every entry closed: for `tool manifest`
+	exitCode *jsonschema.Schema // its ExitCodeEntry (1.1): for the exit_codes of --schema
 }
 
-// compileSchemas compiles the envelope and manifest schemas. The manifest's
-// command and flag entries forbid members the spec does not list, yet the
-// spec's requirements add documented ones (Duet's describe adds runnable,
-// arguments, input_schema ...): those objects are opened to extensions,
-// while every member they do list keeps its type.
+// compileSchemas compiles the envelope and manifest schemas as they are.
+// Formats are asserted (an envelope's meta.timestamp is a date-time), as
+// the spec's own kit does.
 func compileSchemas() (compiled, error) {
 	c := jsonschema.NewCompiler()
 	c.UseLoader(jsonschema.SchemeURLLoader{}) // load nothing from outside
-	for _, name := range []string{"response-envelope.json", "manifest-response.json", "exit-code-entry.json"} {
+	c.AssertFormat()
+	for _, name := range []string{"response-envelope.json", "manifest-response.json"} {
 		raw, err := schemaFiles.ReadFile("schemas/" + name)
 		if err != nil {
 			return compiled{}, err
@@ -45,50 +47,45 @@ func compileSchemas() (compiled, error) {
 		if err != nil {
 			return compiled{}, fmt.Errorf("conformance: schema %s: %w", name, err)
 		}
-		if name == "manifest-response.json" {
-			strict, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
-			if err != nil {
-				return compiled{}, err
-			}
-			delete(strict.(map[string]any), "$id")
-			if err := c.AddResource(schemaBase+"manifest-response.strict.json", strict); err != nil {
-				return compiled{}, err
-			}
-			m := doc.(map[string]any)
-			m["additionalProperties"] = true
-			defs := m["definitions"].(map[string]any)
-			for _, d := range []string{"CommandEntry", "FlagEntry"} {
-				defs[d].(map[string]any)["additionalProperties"] = true
-			}
-		}
 		delete(doc.(map[string]any), "$id") // the URL names it
 		if err := c.AddResource(schemaBase+name, doc); err != nil {
 			return compiled{}, err
 		}
 	}
-	env, err := c.Compile(schemaBase + "response-envelope.json")
-	if err != nil {
-		return compiled{}, err
+	var (
+		out compiled
+		err error
+	)
+	for _, s := range []struct {
+		to  **jsonschema.Schema
+		url string
+	}{
+		{&out.envelope, "response-envelope.json"},
+		{&out.manifest, "manifest-response.json"},
+		{&out.exitCode, "manifest-response.json#/definitions/ExitCodeEntry"},
+	} {
+		if *s.to, err = c.Compile(schemaBase + s.url); err != nil {
+			return compiled{}, err
+		}
 	}
-	man, err := c.Compile(schemaBase + "manifest-response.json")
-	if err != nil {
-		return compiled{}, err
-	}
-	code, err := c.Compile(schemaBase + "exit-code-entry.json")
-	if err != nil {
-		return compiled{}, err
-	}
-	strict, err := c.Compile(schemaBase + "manifest-response.strict.json")
-	return compiled{env, man, code, strict}, err
+	return out, nil
 }
 
-// envelope is what the checker reads of a response.
+// envelope is what the checker reads of a response (ResponseEnvelope 2.x).
 type envelope struct {
-	OK       bool              `json:"ok"`
-	Data     json.RawMessage   `json:"data"`
-	Error    *wireError        `json:"error"`
-	Warnings []json.RawMessage `json:"warnings"`
-	Meta     map[string]any    `json:"meta"`
+	OK       bool            `json:"ok"`
+	Data     json.RawMessage `json:"data"`
+	Error    *wireError      `json:"error"`
+	Warnings []wireWarning   `json:"warnings"`
+	Meta     map[string]any  `json:"meta"`
+}
+
+// wireWarning is one of an envelope's warnings: an object since
+// ResponseEnvelope 2.0 (a string before).
+type wireWarning struct {
+	Code    string         `json:"code"`
+	Message string         `json:"message"`
+	Context map[string]any `json:"context,omitempty"`
 }
 
 type wireError struct {
@@ -98,16 +95,51 @@ type wireError struct {
 	Phase       string            `json:"phase"`
 	FixRequired string            `json:"fix_required"`
 	FixCommand  string            `json:"fix_command"`
+	Suggestion  string            `json:"suggestion"`
 	Detail      json.RawMessage   `json:"detail"`
+	Context     json.RawMessage   `json:"context"` // the structured facts (ResponseEnvelope 2.0)
 	WouldAffect json.RawMessage   `json:"would_affect"`
 	Errors      []json.RawMessage `json:"errors"`
 	ValidValues []string          `json:"valid_values"`
 }
 
+// exitCode is the envelope's meta.exit_code, which ResponseEnvelope 2.x
+// requires; -1 when it has none.
+func (e envelope) exitCode() int {
+	if code, ok := e.Meta["exit_code"].(float64); ok {
+		return int(code)
+	}
+	return -1
+}
+
+// partial reports whether the envelope's data says the run stopped short:
+// data.partial true, as a cancelled run's is (REQ-F-013, REQ-F-069).
+func (e envelope) partial() bool {
+	var data struct {
+		Partial bool `json:"partial"`
+	}
+	_ = json.Unmarshal(e.Data, &data) // data need not be an object
+	return data.Partial
+}
+
+// signal is the signal a cancelled run's error names in its context
+// (error.context.signal, REQ-F-069); empty when it names none.
+func (e envelope) signal() string {
+	if e.Error == nil {
+		return ""
+	}
+	var ctx struct {
+		Signal string `json:"signal"`
+	}
+	_ = json.Unmarshal(e.Error.Context, &ctx)
+	return ctx.Signal
+}
+
 // preview finds a dry run's account of a live run in an envelope: its
 // effect (which must start would_) and what it would affect, where a tool
-// may put them — in meta (Duet), in data (the spec's examples), or for a
-// refusal in the error or its detail.
+// may put them — in meta (Duet, and a refusal's, whose data is null), in
+// data (the spec's examples), or for a refusal in the error, its context
+// or (before ResponseEnvelope 2.0) its detail.
 func (e envelope) preview() (effect string, affects bool) {
 	var data struct {
 		Effect      string          `json:"effect"`
@@ -121,11 +153,15 @@ func (e envelope) preview() (effect string, affects bool) {
 	present := func(raw json.RawMessage) bool { return len(raw) > 0 && string(raw) != "null" }
 	affects = e.Meta["would_affect"] != nil || present(data.WouldAffect)
 	if e.Error != nil {
-		var detail struct {
+		var within struct {
 			WouldAffect json.RawMessage `json:"would_affect"`
 		}
-		_ = json.Unmarshal(e.Error.Detail, &detail) // detail is a string in the spec's schema, an object in its example
-		affects = affects || present(e.Error.WouldAffect) || present(detail.WouldAffect)
+		for _, raw := range []json.RawMessage{e.Error.Context, e.Error.Detail} { // detail is a string in the schema, an object in old examples
+			within.WouldAffect = nil
+			_ = json.Unmarshal(raw, &within)
+			affects = affects || present(within.WouldAffect)
+		}
+		affects = affects || present(e.Error.WouldAffect)
 	}
 	return effect, affects
 }
@@ -206,18 +242,14 @@ func splitJSON(b []byte) (values []json.RawMessage, text bool) {
 	return values, text
 }
 
-// validManifest checks a manifest against the spec's schema.
+// validManifest checks the data of `tool manifest` against ManifestResponse
+// 3.x as the schema states it: no member it does not list.
 func validManifest(data json.RawMessage) string {
 	return validate(data, func(c compiled) *jsonschema.Schema { return c.manifest })
 }
 
-// validStrictManifest checks the data of `tool manifest` against the spec's
-// manifest schema as published: no member it does not list.
-func validStrictManifest(data json.RawMessage) string {
-	return validate(data, func(c compiled) *jsonschema.Schema { return c.strictManifest })
-}
-
-// validExitCode checks one entry of a command's exit_codes.
+// validExitCode checks one entry of a command's exit_codes (ExitCodeEntry
+// 1.1).
 func validExitCode(data json.RawMessage) string {
 	return validate(data, func(c compiled) *jsonschema.Schema { return c.exitCode })
 }
@@ -243,4 +275,64 @@ func oneLine(err error) string {
 		s = s[:300] + "…"
 	}
 	return s
+}
+
+// streamParse is what a JSONL stream's stdout shows (REQ-O-004): items,
+// then exactly one terminal line — the summary line ("_summary": true) or
+// an error envelope, which must be valid and say ok false.
+type streamParse struct {
+	lines    int
+	terminal int      // the terminal line's number, from 1; 0 when there is none
+	summary  bool     // the terminal line is the summary line
+	failure  envelope // the terminal error envelope, where it is one and valid
+	valid    bool     // the terminal line is a summary line or a valid error envelope
+	problems []string // what breaks the contract, line by line
+}
+
+// parseStream reads stdout as a JSONL stream, as the spec's kit does: every
+// line one JSON object, a line with "_summary": true or with an ok boolean
+// beside an error key the terminal line, and nothing after it.
+func parseStream(stdout []byte) streamParse {
+	var p streamParse
+	text := strings.TrimSuffix(string(stdout), "\n")
+	if text == "" {
+		return p
+	}
+	lines := strings.Split(text, "\n")
+	p.lines = len(lines)
+	for i, line := range lines {
+		n := i + 1
+		if p.terminal != 0 {
+			p.problems = append(p.problems, fmt.Sprintf("line %d follows the terminal line %d; a stream ends with exactly one terminal line", n, p.terminal))
+			break
+		}
+		if strings.TrimSpace(line) == "" {
+			p.problems = append(p.problems, fmt.Sprintf("line %d is blank; every stream line is one JSON object", n))
+			continue
+		}
+		var doc map[string]json.RawMessage
+		if err := json.Unmarshal([]byte(line), &doc); err != nil {
+			p.problems = append(p.problems, fmt.Sprintf("line %d is not one JSON object: %v", n, err))
+			continue
+		}
+		_, hasError := doc["error"]
+		var ok *bool
+		_ = json.Unmarshal(doc["ok"], &ok)
+		switch {
+		case string(doc["_summary"]) == "true":
+			p.terminal, p.summary, p.valid = n, true, true
+		case ok != nil && hasError:
+			p.terminal = n
+			env, f, why := parseEnvelope([]byte(line))
+			switch {
+			case f != noFault:
+				p.problems = append(p.problems, fmt.Sprintf("line %d is an error envelope that does not validate: %s", n, why))
+			case env.OK:
+				p.problems = append(p.problems, fmt.Sprintf("line %d has ok true beside error; a stream's error line is an envelope with ok false", n))
+			default:
+				p.failure, p.valid = env, true
+			}
+		}
+	}
+	return p
 }

@@ -39,7 +39,7 @@ func TestArtifactsCommand(t *testing.T) {
 	}
 	run := func(args ...string) (int, []report, string) {
 		cmd := exec.Command(check, args...)
-		cmd.Env = append(os.Environ(), "DUET_CHECK_OUTPUT=json", "HOME="+dir)
+		cmd.Env = append(os.Environ(), "DUET_CHECK_FORMAT=json", "HOME="+dir)
 		out, err := cmd.Output()
 		var exit *exec.ExitError
 		if err != nil && !errors.As(err, &exit) {
@@ -78,8 +78,8 @@ func TestArtifactsCommand(t *testing.T) {
 	want := []report{
 		{"describe --agents-md", []mismatch{{"command", "stale frob"}, {"flag", "--loud"}}},
 		{"describe --mcp", []mismatch{{"flag", "--limit"}}},
-		{"generate-skills --format markdown", []mismatch{{"artifact", "generate-skills --format markdown"}}},
-		{"generate-skills --format json", []mismatch{{"artifact", "generate-skills --format json"}}},
+		{"generate-skills --skill-format markdown", []mismatch{{"artifact", "generate-skills --skill-format markdown"}}},
+		{"generate-skills --skill-format json", []mismatch{{"artifact", "generate-skills --skill-format json"}}},
 	}
 	if diff := cmp.Diff(want, reports); diff != "" {
 		t.Errorf("reports (-want +got):\n%s", diff)

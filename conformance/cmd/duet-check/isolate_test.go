@@ -26,7 +26,7 @@ func TestIsolation(t *testing.T) {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(check, "check", "--env", "PHONEHOME_MARK="+mark, target)
-	cmd.Env = append(os.Environ(), "DUET_CHECK_OUTPUT=json")
+	cmd.Env = append(os.Environ(), "DUET_CHECK_FORMAT=json")
 	out, err := cmd.Output()
 	if exit := (*exec.ExitError)(nil); err != nil && !errors.As(err, &exit) {
 		t.Fatal(err)
@@ -94,7 +94,7 @@ func namespacesAvailable() bool {
 func TestCheckProfile(t *testing.T) {
 	check, target := buildWith(t, "phonehome", "phonehome")
 	dir := filepath.Dir(check)
-	env := append(os.Environ(), "HOME="+filepath.Join(dir, "home"), "XDG_CONFIG_HOME=", "XDG_DATA_HOME=", "DUET_CHECK_OUTPUT=json")
+	env := append(os.Environ(), "HOME="+filepath.Join(dir, "home"), "XDG_CONFIG_HOME=", "XDG_DATA_HOME=", "DUET_CHECK_FORMAT=json")
 	save := exec.Command(check, "profile", "save", "phonehome", "--read-only", "status", "--budget", "30s")
 	save.Env = env
 	if out, err := save.CombinedOutput(); err != nil {

@@ -92,7 +92,7 @@ func TestAgentsMDCommand(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			exit, out := run(t, []string{"DUET_CHECK_OUTPUT=json"}, tt.args...)
+			exit, out := run(t, []string{"DUET_CHECK_FORMAT=json"}, tt.args...)
 			if exit != tt.wantExit {
 				t.Errorf("exit %d, want %d; stdout %s", exit, tt.wantExit, out)
 			}
@@ -125,7 +125,7 @@ func TestAgentsMDCommand(t *testing.T) {
 	}
 
 	t.Run("diff for a person", func(t *testing.T) {
-		exit, out := run(t, []string{"DUET_CHECK_OUTPUT=text"}, "agents-md", stale, notes)
+		exit, out := run(t, []string{"DUET_CHECK_FORMAT=text"}, "agents-md", stale, notes)
 		if exit != 81 {
 			t.Errorf("exit %d, want 81", exit)
 		}

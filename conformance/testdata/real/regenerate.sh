@@ -80,7 +80,7 @@ for cli in $clis; do
 	while IFS= read -r line; do
 		args+=(--read-only "$line")
 	done < <(readonly "$cli")
-	"$tmp/duet-check" check "${args[@]}" "$path" --output json </dev/null >"$tmp/$cli.envelope.json" 2>/dev/null || [[ $? == 80 ]]
+	"$tmp/duet-check" check "${args[@]}" "$path" --format json </dev/null >"$tmp/$cli.envelope.json" 2>/dev/null || [[ $? == 80 ]]
 	# The scorecard is of the same run: a budget makes two runs differ.
 	"$tmp/scorecard" <"$tmp/$cli.envelope.json" >"$here/$cli.md"
 	python3 - "$tmp/$cli.envelope.json" "$here/$cli.json" "$cli" "$version" >>"$tmp/README.md" <<'PY'

@@ -1,5 +1,5 @@
 // Command scorecard renders duet-check's report as its markdown scorecard:
-// it reads the envelope `duet-check check --output json` printed on stdin
+// it reads the envelope `duet-check check --format json` printed on stdin
 // and writes what `--markdown` would have, for the same run.
 package main
 
