@@ -38,11 +38,12 @@ func (inv *invocation) needsPerson() *envelope.Error {
 		// agent that is named as one: a person's script reads a pipe too.
 		for c := n; c != nil; c = c.Parent {
 			if !c.VisibleTo(true) {
-				return envelope.Errorf(exitcode.PermissionDenied, "HUMAN_ONLY_COMMAND", "%q is for people: it is not run for an agent", n.DotPath()).
-					WithPhase(envelope.Validation).
-					WithSuggestion(fmt.Sprintf("ask a person to run it at a terminal: %s", commandLine(append([]string{inv.root.Name}, inv.args...))))
+				return inv.personRequired(fmt.Sprintf("%q is for people: it is not run for an agent", n.DotPath()))
 			}
 		}
+	}
+	if n.Meta.RequiresPerson && (!inv.mode.Interactive || !inv.cfg.tty.stdout) {
+		return inv.personRequired(fmt.Sprintf("%q needs a person at a terminal to confirm it, and stdin or stdout is not one", n.DotPath()))
 	}
 	if inv.mode.Interactive {
 		return nil

@@ -290,6 +290,9 @@ func (inv *invocation) answer(ctx context.Context, args []string, read readLine)
 	if err := inv.confirm(args); err != nil {
 		return inv.finish(err)
 	}
+	if err := inv.attest(); err != nil {
+		return inv.finish(err)
+	}
 	inv.meta.Confirmed = c.node.NeedsConfirmation() && inv.refusal == nil && !inv.out.DryRun()
 	if code, done := inv.beforeWork(ctx, args); done {
 		return code

@@ -10,7 +10,10 @@
 // Returning a literal integer from a command is a bug: use the named constants.
 package exitcode
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // Code is a process exit status.
 type Code int
@@ -72,29 +75,40 @@ type Entry struct {
 	Description string      `json:"description"`
 	Retryable   bool        `json:"retryable"`
 	SideEffects SideEffects `json:"side_effects"`
+	// ErrorCodes lists the error.code values the command answers under
+	// this exit, when it declares them (ExitCodeEntry 1.1): an agent plans
+	// its branches before the call. nil says nothing; it is no promise of
+	// none.
+	ErrorCodes []string `json:"error_codes,omitempty"`
+}
+
+// Equal reports whether e and o say the same.
+func (e Entry) Equal(o Entry) bool {
+	return e.Name == o.Name && e.Description == o.Description && e.Retryable == o.Retryable &&
+		e.SideEffects == o.SideEffects && slices.Equal(e.ErrorCodes, o.ErrorCodes)
 }
 
 var framework = [...]Entry{
-	Success:          {"SUCCESS", "The operation completed as intended.", false, Complete},
-	GeneralError:     {"GENERAL_ERROR", "An unclassified failure; state may be partially modified.", false, Partial},
-	ArgError:         {"ARG_ERROR", "Input failed validation before any side effect; fix the input and reissue.", false, None},
-	PartialFailure:   {"PARTIAL_FAILURE", "The operation started but did not complete; inspect state before retrying.", false, Partial},
-	Precondition:     {"PRECONDITION", "A required precondition was not satisfied; nothing was changed.", false, None},
-	NotFound:         {"NOT_FOUND", "The addressed resource does not exist; nothing was changed.", false, None},
-	Conflict:         {"CONFLICT", "The resource already exists or a version conflict was detected; nothing was changed.", false, None},
-	PermissionDenied: {"PERMISSION_DENIED", "The caller lacks permission; do not retry, escalate or stop.", false, None},
-	AuthRequired:     {"AUTH_REQUIRED", "Credentials are missing, invalid or expired.", false, None},
-	PaymentRequired:  {"PAYMENT_REQUIRED", "A payment is required to proceed.", false, None},
-	Timeout:          {"TIMEOUT", "The operation exceeded its time limit; state may be partially modified.", false, Partial},
-	RateLimited:      {"RATE_LIMITED", "An upstream rate limit was hit; nothing was changed; retry after retry_after_ms.", true, None},
-	Unavailable:      {"UNAVAILABLE", "A service is temporarily unavailable; nothing was changed; retry with back-off.", true, None},
-	Redirected:       {"REDIRECTED", "The command or flag moved; error.redirect names the replacement.", false, None},
-	Incomplete:       {"INCOMPLETE", "The work goes on past the call's budget; continue_command resumes it, cancel_command stops it.", false, Partial},
+	Success:          {Name: "SUCCESS", Description: "The operation completed as intended.", SideEffects: Complete},
+	GeneralError:     {Name: "GENERAL_ERROR", Description: "An unclassified failure; state may be partially modified.", SideEffects: Partial},
+	ArgError:         {Name: "ARG_ERROR", Description: "Input failed validation before any side effect; fix the input and reissue.", SideEffects: None},
+	PartialFailure:   {Name: "PARTIAL_FAILURE", Description: "The operation started but did not complete; inspect state before retrying.", SideEffects: Partial},
+	Precondition:     {Name: "PRECONDITION", Description: "A required precondition was not satisfied; nothing was changed.", SideEffects: None},
+	NotFound:         {Name: "NOT_FOUND", Description: "The addressed resource does not exist; nothing was changed.", SideEffects: None},
+	Conflict:         {Name: "CONFLICT", Description: "The resource already exists or a version conflict was detected; nothing was changed.", SideEffects: None},
+	PermissionDenied: {Name: "PERMISSION_DENIED", Description: "The caller lacks permission; do not retry, escalate or stop.", SideEffects: None},
+	AuthRequired:     {Name: "AUTH_REQUIRED", Description: "Credentials are missing, invalid or expired.", SideEffects: None},
+	PaymentRequired:  {Name: "PAYMENT_REQUIRED", Description: "A payment is required to proceed.", SideEffects: None},
+	Timeout:          {Name: "TIMEOUT", Description: "The operation exceeded its time limit; state may be partially modified.", SideEffects: Partial},
+	RateLimited:      {Name: "RATE_LIMITED", Description: "An upstream rate limit was hit; nothing was changed; retry after retry_after_ms.", Retryable: true, SideEffects: None},
+	Unavailable:      {Name: "UNAVAILABLE", Description: "A service is temporarily unavailable; nothing was changed; retry with back-off.", Retryable: true, SideEffects: None},
+	Redirected:       {Name: "REDIRECTED", Description: "The command or flag moved; error.redirect names the replacement.", SideEffects: None},
+	Incomplete:       {Name: "INCOMPLETE", Description: "The work goes on past the call's budget; continue_command resumes it, cancel_command stops it.", SideEffects: Partial},
 }
 
 var (
-	interrupted = Entry{"CANCELLED", "Interrupted by SIGINT; state may be partially modified.", false, Partial}
-	terminated  = Entry{"CANCELLED", "Terminated by SIGTERM; state may be partially modified.", false, Partial}
+	interrupted = Entry{Name: "CANCELLED", Description: "Interrupted by SIGINT; state may be partially modified.", SideEffects: Partial}
+	terminated  = Entry{Name: "CANCELLED", Description: "Terminated by SIGTERM; state may be partially modified.", SideEffects: Partial}
 )
 
 // Framework reports whether c is one of the spec's codes 0–14.

@@ -45,6 +45,9 @@ func (t Table) Merge(over Table) Table {
 			if e.SideEffects == "" {
 				e.SideEffects = base.SideEffects
 			}
+			if e.ErrorCodes == nil {
+				e.ErrorCodes = base.ErrorCodes
+			}
 		}
 		out[c] = e
 	}
@@ -119,6 +122,10 @@ func (t Table) AppendJSON(b []byte) []byte {
 		b = strconv.AppendBool(b, e.Retryable)
 		b = append(b, `,"side_effects":`...)
 		b = jsonw.String(b, string(e.SideEffects))
+		if len(e.ErrorCodes) > 0 {
+			b = append(b, `,"error_codes":`...)
+			b = jsonw.Strings(b, e.ErrorCodes)
+		}
 		b = append(b, '}')
 	}
 	return append(b, '}')

@@ -60,6 +60,7 @@ type Doc struct {
 	SortKey           string               `json:"sort_key,omitempty"`
 	// nobody to ask, and seeing what happened (issue 16: observe)
 	Interactive                bool             `json:"interactive,omitempty"`
+	RequiresPerson             bool             `json:"requires_person,omitempty"`
 	RequiresEditor             bool             `json:"requires_editor,omitempty"`
 	NonInteractiveAlternatives []string         `json:"non_interactive_alternatives,omitempty"`
 	GUIOperations              []string         `json:"gui_operations,omitempty"`

@@ -3,9 +3,10 @@ package schema
 import "github.com/duet-cli/duet/internal/jsonw"
 
 // Interactive reports whether the command may ask a person for input: it
-// prompts, needs confirmation, opens an editor, or is interactive itself.
+// prompts, needs confirmation (a person's own, too), opens an editor, or
+// is interactive itself.
 func (c *Command) Interactive() bool {
-	return c.Meta.Interactive || c.Meta.Prompts || c.Meta.Editor || c.NeedsConfirmation()
+	return c.Meta.Interactive || c.Meta.Prompts || c.Meta.Editor || c.NeedsConfirmation() || c.Meta.RequiresPerson
 }
 
 // observeDoc adds what the command declares about asking a person, showing
@@ -13,6 +14,7 @@ func (c *Command) Interactive() bool {
 func (c *Command) observeDoc(d *Doc) {
 	m := &c.Meta
 	d.Interactive = c.Runnable && c.Interactive()
+	d.RequiresPerson = c.Runnable && m.RequiresPerson
 	d.RequiresEditor = m.Editor
 	d.NonInteractiveAlternatives = m.Alternatives
 	d.GUIOperations = m.GUI
@@ -24,6 +26,9 @@ func (c *Command) observeDoc(d *Doc) {
 func (d Doc) appendObserved(b []byte) []byte {
 	if d.Interactive {
 		b = append(b, `,"interactive":true`...)
+	}
+	if d.RequiresPerson {
+		b = append(b, `,"requires_person":true`...)
 	}
 	if d.RequiresEditor {
 		b = append(b, `,"requires_editor":true`...)

@@ -66,8 +66,18 @@ type Meta struct {
 	// effect it would have. Only a command that declares it gets the flag;
 	// a destructive command must.
 	DryRun      bool
-	Interactive bool     // reads from a person; not a tool unless Tool says so
-	Tool        ToolMode // whether it is served as an MCP tool
+	Interactive bool // reads from a person; not a tool unless Tool says so
+	// RequiresPerson declares a command only a person may confirm, such as
+	// approving what an agent proposed (REQ-C-036): at a terminal the
+	// person types Attest back before it runs; anywhere else it answers
+	// PERSON_REQUIRED (exit 4), and no flag, --yes included, stands in for
+	// the person. It must be Interactive, and is never an MCP tool. It is
+	// a speed bump and an honest record, not a security boundary.
+	RequiresPerson bool
+	// Attest is what the person types to confirm; "" means the command's
+	// words and its arguments, as they were given ("space close s3").
+	Attest string
+	Tool   ToolMode // whether it is served as an MCP tool
 	// LongRunning marks a command that runs until it is stopped, or for
 	// long: a checker sends it signals rather than waits for it.
 	LongRunning bool
@@ -586,7 +596,7 @@ func (c *Command) Timeout() time.Duration {
 // hidden, not interactive and not async. Meta.Tool overrides the default
 // either way, except for Duet's own commands and those that cannot run.
 func (c *Command) IsTool() bool {
-	if !c.Runnable || c.Builtin || c.Passthrough {
+	if !c.Runnable || c.Builtin || c.Passthrough || c.Meta.RequiresPerson {
 		return false
 	}
 	switch c.Meta.Tool {
@@ -638,6 +648,11 @@ func (c *Command) ExitCodes() exitcode.Table {
 	}
 	if c.Meta.Interruption != nil {
 		base = base.Merge(exitcode.Table{exitcode.Incomplete: incomplete(c.Danger())})
+	}
+	if c.Meta.RequiresPerson {
+		base = base.Merge(exitcode.Table{exitcode.Precondition: {
+			Description: "No person confirmed it at a terminal; nothing was changed. Hand it to a person; never retry it.",
+			ErrorCodes:  []string{"PERSON_REQUIRED", "ATTESTATION_MISMATCH"}}})
 	}
 	if len(c.Meta.ExitCodes) == 0 {
 		return base

@@ -336,7 +336,7 @@ func common(danger schema.Danger) exitcode.Table {
 func codeLines(t, base exitcode.Table) map[string]string {
 	var out map[string]string
 	for code, e := range t {
-		if b, ok := base[code]; ok && b == e {
+		if b, ok := base[code]; ok && b.Equal(e) {
 			continue
 		}
 		if out == nil {

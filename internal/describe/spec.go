@@ -47,6 +47,7 @@ type SpecCommand struct {
 	Protocol         string                    `json:"protocol,omitempty"`
 	MCP              *bool                     `json:"mcp,omitempty"` // only ever false
 	Interactive      bool                      `json:"interactive,omitempty"`
+	RequiresPerson   bool                      `json:"requires_person,omitempty"`
 	HasNetworkIO     bool                      `json:"has_network_io,omitempty"`
 	Steps            []string                  `json:"steps,omitempty"`
 	Async            bool                      `json:"async,omitempty"`
@@ -177,6 +178,7 @@ func (m Manifest) Spec() SpecManifest {
 			Subcommands:      d.Subcommands,
 			Builtin:          facts.builtin,
 			Interactive:      d.Interactive,
+			RequiresPerson:   d.RequiresPerson,
 			HasNetworkIO:     d.HasNetworkIO,
 			Steps:            d.Steps,
 			Async:            d.Async,
