@@ -21,9 +21,11 @@ type Table map[Code]Entry
 // may end with: 0–13. INCOMPLETE (14) is left to the commands whose work can
 // outlive a call, which declare it.
 func Defaults() Table {
-	t := make(Table, Redirected+1)
-	for c, e := range framework[:Redirected+1] {
-		t[Code(c)] = e
+	t := make(Table, len(framework))
+	for c, e := range framework {
+		if Code(c) != Incomplete {
+			t[Code(c)] = e
+		}
 	}
 	return t
 }
