@@ -209,7 +209,7 @@ type Envelope struct {
 // ForAgent runs c with the wrapped build as a coding agent would (its
 // marker in the environment, on pipes) and returns the one envelope on
 // stdout, failing the test unless stdout holds exactly one, with the five
-// keys, whose ok agrees with the exit code.
+// keys, whose ok and meta.exit_code agree with the exit code.
 func ForAgent(t testing.TB, wrapped string, c Case) (Envelope, Outcome) {
 	t.Helper()
 	c.Env = append(c.Env[:len(c.Env):len(c.Env)], Agent)
@@ -231,6 +231,9 @@ func ForAgent(t testing.TB, wrapped string, c Case) (Envelope, Outcome) {
 	}
 	if env.OK != (o.Exit == 0) {
 		t.Errorf("%s: ok is %v with exit code %d", describe(c), env.OK, o.Exit)
+	}
+	if code, ok := env.Meta["exit_code"].(float64); !ok || int(code) != o.Exit {
+		t.Errorf("%s: meta.exit_code is %v with exit code %d", describe(c), env.Meta["exit_code"], o.Exit)
 	}
 	return env, o
 }

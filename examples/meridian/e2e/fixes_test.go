@@ -214,17 +214,18 @@ func TestFileOutsideProject(t *testing.T) {
 
 // TestHumanOnlyRefusedToAgents: an agent (MERIDIAN_SPACE_ID set) cannot run
 // the commands for people — close a space, show the config, init, start —
-// even by name (issue 19, 2): exit 7, HUMAN_ONLY_COMMAND, and the space
-// stays open. --human is the person's way through; a script's pipe is not
-// refused.
+// even by name (issue 19, 2): exit 4, PERSON_REQUIRED, never retryable,
+// with a suggestion that hands the command to a person and names no flag
+// (REQ-C-036: --yes does not stand in), and the space stays open. --human
+// is the person's way through; a script's pipe is not refused.
 func TestHumanOnlyRefusedToAgents(t *testing.T) {
 	sb := newSandbox(t)
 	sb.ok(t, sb.env, nil, "run", "spawn", "-p", "one", "--wait")
 	agent := sb.inSpace("s1")
 	for _, args := range [][]string{{"space", "close", "s1", "--yes"}, {"config", "show"}, {"init"}, {"start"}, {"space", "list"}} {
-		e := sb.fails(t, agent, "HUMAN_ONLY_COMMAND", 7, args...)
-		if !strings.Contains(e.Suggestion, "person") {
-			t.Errorf("%q: suggestion %q, want the next step", args, e.Suggestion)
+		e := sb.fails(t, agent, "PERSON_REQUIRED", 4, args...)
+		if !strings.Contains(e.Suggestion, "person") || strings.Contains(e.Suggestion, "--") || e.Retryable {
+			t.Errorf("%q: suggestion %q, retryable %v; want the command handed to a person, no flag, not retryable", args, e.Suggestion, e.Retryable)
 		}
 	}
 	var sp struct{ Status string }
@@ -477,15 +478,16 @@ func TestStartSkills(t *testing.T) {
 }
 
 // TestWarningsOnStderr: an agent's warnings reach stderr as well as the
-// envelope, in the one form the seed writes ("WARNING [CODE]: what. Next:
-// step") in both (issue 19, 3); --quiet keeps stderr empty.
+// envelope: in the envelope an object {code, message} whose message reads
+// "what. Next: step", on stderr the line a person reads, "WARNING [CODE]:
+// what. Next: step" (issue 19, 3); --quiet keeps stderr empty.
 func TestWarningsOnStderr(t *testing.T) {
 	sb := newSandbox(t)
 	e, r := sb.agent(t, sb.env, "run", "spawn", "-p", "hello")
-	if len(e.Warnings) != 1 || !strings.HasPrefix(e.Warnings[0], "WARNING [SPACE_AUTO_CREATED]: ") {
-		t.Fatalf("warnings %q", e.Warnings)
+	if len(e.Warnings) != 1 || e.Warnings[0].Code != "SPACE_AUTO_CREATED" || !strings.Contains(e.Warnings[0].Message, ". Next: ") {
+		t.Fatalf("warnings %+v, want one SPACE_AUTO_CREATED saying what to do next", e.Warnings)
 	}
-	if want := e.Warnings[0] + "\n"; r.stderr != want {
+	if want := "WARNING [SPACE_AUTO_CREATED]: " + e.Warnings[0].Message + "\n"; r.stderr != want {
 		t.Errorf("stderr %q, want %q", r.stderr, want)
 	}
 	_, r = sb.agent(t, sb.env, "run", "spawn", "-p", "again", "--quiet")
@@ -663,7 +665,7 @@ func TestMCPInstallRefusesBroken(t *testing.T) {
 		t.Errorf("claude-desktop --scope project: exit %d, %q", r.code, r.stderr)
 	}
 	// A person's command: an agent is refused it, as every command for people.
-	sb.fails(t, sb.inSpace("s1"), "HUMAN_ONLY_COMMAND", 7, "mcp", "install", "codex")
+	sb.fails(t, sb.inSpace("s1"), "PERSON_REQUIRED", 4, "mcp", "install", "codex")
 	if _, err := os.Stat(filepath.Join(sb.home, ".codex", "config.toml")); err == nil {
 		t.Error("an agent's mcp install wrote Codex's configuration")
 	}

@@ -30,7 +30,7 @@ func TestSpawnWaitShow(t *testing.T) {
 	sb := newSandbox(t)
 	var d run.Detail
 	e := sb.ok(t, sb.env, &d, "run", "spawn", "-p", "Say hello", "-m", "sonnet")
-	if !hasWarning(e.Warnings, "SPACE_AUTO_CREATED") || !strings.Contains(strings.Join(e.Warnings, " "), "MERIDIAN_SPACE_ID=s1") {
+	if len(e.Warnings) != 1 || e.Warnings[0].Code != "SPACE_AUTO_CREATED" || !strings.Contains(e.Warnings[0].Message, "MERIDIAN_SPACE_ID=s1") {
 		t.Errorf("warnings %q: want SPACE_AUTO_CREATED naming MERIDIAN_SPACE_ID=s1", e.Warnings)
 	}
 	if d.ID != "r1" || d.Space != "s1" || d.Status != "running" || d.Model != "claude-sonnet-4-6" || d.Harness != "claude" {
@@ -242,6 +242,11 @@ func TestInterruptedWait(t *testing.T) {
 	var e envelope
 	if err := json.Unmarshal([]byte(stdout.String()), &e); err != nil || code != 130 || e.Error == nil || e.Error.Code != "CANCELLED" {
 		t.Fatalf("exit %d, stdout %q", code, stdout.String())
+	}
+	// The signal is named in error.context, and data says the run was cut
+	// short (REQ-F-069, REQ-F-013).
+	if e.Error.Context["signal"] != "SIGINT" || string(e.Data) != `{"partial":true}` || e.Meta["exit_code"] != 130.0 {
+		t.Errorf("error.context %v, data %s, meta.exit_code %v; want signal SIGINT, {\"partial\":true} and 130", e.Error.Context, e.Data, e.Meta["exit_code"])
 	}
 	var d run.Detail
 	eventually(t, "the run to be finalized", func() bool {

@@ -127,27 +127,40 @@ type envelope struct {
 	OK       bool            `json:"ok"`
 	Data     json.RawMessage `json:"data"`
 	Error    *errorObject    `json:"error"`
-	Warnings []string        `json:"warnings"`
+	Warnings []warning       `json:"warnings"`
 	Meta     map[string]any  `json:"meta"`
 }
 
+// warning is one of an envelope's warnings: {code, message, context?}
+// (ResponseEnvelope 2.x).
+type warning struct {
+	Code    string         `json:"code"`
+	Message string         `json:"message"`
+	Context map[string]any `json:"context,omitempty"`
+}
+
+// String is the warning as a person reads it on stderr.
+func (w warning) String() string { return "WARNING [" + w.Code + "]: " + w.Message }
+
 type errorObject struct {
-	Code        string   `json:"code"`
-	Message     string   `json:"message"`
-	Suggestion  string   `json:"suggestion"`
-	FixRequired string   `json:"fix_required"`
-	FixCommand  string   `json:"fix_command"`
-	Field       string   `json:"field"`
-	ValidValues []string `json:"valid_values"`
-	Phase       string   `json:"phase"`
-	Retryable   bool     `json:"retryable"`
+	Code        string         `json:"code"`
+	Message     string         `json:"message"`
+	Suggestion  string         `json:"suggestion"`
+	FixRequired string         `json:"fix_required"`
+	FixCommand  string         `json:"fix_command"`
+	Field       string         `json:"field"`
+	ValidValues []string       `json:"valid_values"`
+	Phase       string         `json:"phase"`
+	Retryable   bool           `json:"retryable"`
+	Context     map[string]any `json:"context"`
 	Errors      []struct {
 		Code, Field, Message string
 	} `json:"errors"`
 }
 
 // agent runs meridian as an agent and reads its envelope, failing the test
-// unless stdout is exactly one JSON object whose ok matches the exit code.
+// unless stdout is exactly one JSON object whose ok and meta.exit_code
+// match the exit code, and whose warnings each have a code and a message.
 func (sb *sandbox) agent(t *testing.T, env []string, args ...string) (envelope, result) {
 	t.Helper()
 	r := sb.run(t, env, args...)
@@ -161,6 +174,14 @@ func (sb *sandbox) agent(t *testing.T, env []string, args ...string) (envelope, 
 	}
 	if env0.OK != (r.code == 0) {
 		t.Fatalf("meridian %q: ok %v with exit code %d", args, env0.OK, r.code)
+	}
+	if got, ok := env0.Meta["exit_code"].(float64); !ok || int(got) != r.code {
+		t.Fatalf("meridian %q: meta.exit_code %v with exit code %d", args, env0.Meta["exit_code"], r.code)
+	}
+	for _, w := range env0.Warnings {
+		if !regexp.MustCompile(`^[A-Z][A-Z0-9_]*$`).MatchString(w.Code) || w.Message == "" {
+			t.Errorf("meridian %q: warning %+v wants an UPPER_SNAKE code and a message", args, w)
+		}
 	}
 	return env0, r
 }
@@ -270,10 +291,9 @@ func readJSONL(t *testing.T, path string) []map[string]any {
 	return out
 }
 
-// hasWarning reports whether a warning with code is among ws (an envelope's
-// warnings read "WARNING [CODE]: message. Next: step").
-func hasWarning(ws []string, code string) bool {
-	return slices.ContainsFunc(ws, func(w string) bool { return strings.HasPrefix(w, "WARNING ["+code+"]: ") })
+// hasWarning reports whether a warning with code is among ws.
+func hasWarning(ws []warning, code string) bool {
+	return slices.ContainsFunc(ws, func(w warning) bool { return w.Code == code })
 }
 
 // alive reports whether process pid exists and is not a zombie.

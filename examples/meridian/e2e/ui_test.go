@@ -174,8 +174,8 @@ func TestUIRefusesWithoutToken(t *testing.T) {
 	}
 }
 
-// TestUISpawnLive: in a real browser, a run spawned from the page shows
-// running, with its output as it comes, then — with no reload, told by the
+// TestUISpawnLive: in a real browser, a run spawned from the page says
+// the warning meridian gave it and shows running, with its output as it comes, then — with no reload, told by the
 // WebSocket — succeeded, with its report and the change it made; a run the CLI spawns meanwhile shows
 // up too; a run continued from its page runs on; the page waits for the
 // space's runs; and the filters select runs.
@@ -197,6 +197,9 @@ func TestUISpawnLive(t *testing.T) {
 		chromedp.SendKeys(`#prompt`, "[fake:sleep=5s] [fake-write:notes.txt=hello\\n] Summarise the project"),
 		chromedp.SendKeys(`#model`, "opus"),
 		chromedp.Click(`#spawn-button`),
+		// No space was chosen: meridian made one, and its warning reads
+		// as the CLI words it on stderr.
+		chromedp.WaitVisible(`//div[@id="messages"]/p[starts-with(text(), "WARNING [SPACE_AUTO_CREATED]: No MERIDIAN_SPACE_ID set. Created space s1.")]`),
 		chromedp.WaitVisible(row("r1", "running")),
 		// its output as it comes: the harness's first event, before it ends
 		chromedp.WaitVisible(`//pre[@id="run-output"][contains(text(), '"type":"system"')]`),

@@ -41,10 +41,10 @@ func testArtifactVersions(t *testing.T, bin string) {
 
 	for _, format := range []string{"markdown", "json"} {
 		dir := filepath.Join(sb.dir, "skills-"+format)
-		expectEnvelope(t, "generate-skills", sb.run(t, "generate-skills", "--output-dir", dir, "--format", format), 0)
+		expectEnvelope(t, "generate-skills", sb.run(t, "generate-skills", "--output-dir", dir, "--skill-format", format), 0)
 		files, err := filepath.Glob(filepath.Join(dir, "*"))
 		if err != nil || len(files) < 2 {
-			t.Fatalf("generate-skills --format %s wrote %q: %v", format, files, err)
+			t.Fatalf("generate-skills --skill-format %s wrote %q: %v", format, files, err)
 		}
 		for _, f := range files {
 			raw, err := os.ReadFile(f)

@@ -7,7 +7,7 @@ import (
 )
 
 // TestE2EPipeIsJSON: todo is built with WithSpecStrict, so with stdout a
-// pipe and nothing else said — no --output, no agent marker, no CI — or
+// pipe and nothing else said — no --format, no agent marker, no CI — or
 // with CI=true, every line of stdout parses as JSON, whatever the command
 // did: an answer, a usage error, an unknown command, help (REQ-F-003).
 // (Without WithSpecStrict a pipe with no agent marker is a script and gets

@@ -22,7 +22,7 @@ import (
 // starting where the one before ended, so the windows together hold every
 // item once, and so do pages that follow meta.pagination.next_cursor;
 // --token-count answers the count of the whole data, data null,
-// in every --output format; and every command has the three flags.
+// in every --format; and every command has the three flags.
 func TestE2ETokenBudget(t *testing.T) { onEach(t, testTokenBudget) }
 
 func testTokenBudget(t *testing.T, bin string) {
@@ -139,16 +139,16 @@ func testTokenBudget(t *testing.T, bin string) {
 			"tsv":  "token_count\n" + n + "\n",
 			"id":   n + "\n",
 		} {
-			r := sb.run(t, "list", "--limit", "50", "--token-count", "--output", format)
+			r := sb.run(t, "list", "--limit", "50", "--token-count", "--format", format)
 			if r.code != 0 || r.stdout != want {
-				t.Errorf("--output %s: exit %d, stdout %q; want %q", format, r.code, r.stdout, want)
+				t.Errorf("--format %s: exit %d, stdout %q; want %q", format, r.code, r.stdout, want)
 			}
 		}
 		r := sb.run(t, "list", "--limit", "50", "--token-count", "--format", "jsonl")
 		lines := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
-		summary := decodeEnvelope(t, []byte(lines[len(lines)-1]+"\n"))
-		if len(lines) != 1 || get(summary, "meta.token_count") != float64(total) {
-			t.Errorf("--format jsonl: %d lines, meta.token_count %v; want one summary line and %d", len(lines), get(summary, "meta.token_count"), total)
+		summary := decodeSummary(t, []byte(lines[len(lines)-1]))
+		if len(lines) != 1 || get(summary, "meta.token_count") != float64(total) || summary["total"] != 0.0 {
+			t.Errorf("--format jsonl: %d lines, meta.token_count %v, total %v; want one summary line of no items and %d", len(lines), get(summary, "meta.token_count"), summary["total"], total)
 		}
 	})
 

@@ -24,7 +24,9 @@ func decodeLines(t *testing.T, stdout string) []map[string]any {
 }
 
 // TestE2EExec holds `todo exec` to O-050: one envelope per input line with
-// meta._cmd and meta._line, then exec's own summary; every line sees what
+// meta._cmd and meta._line, then exec's own terminal line — the summary
+// line when every line succeeded, its error envelope when not (O-004);
+// every line sees what
 // the lines before it did (a later line runs as the first did, not on
 // state a framework kept from it); the batch stops at the first failure
 // and exits 1 unless --ignore-errors, which goes on and still exits 1; a
@@ -35,17 +37,19 @@ func TestE2EExec(t *testing.T) { onEach(t, testExec) }
 
 func testExec(t *testing.T, bin string) {
 	type line struct {
-		OK    bool
-		Cmd   any
-		Line  any
-		Code  any
-		Phase any
-		Data  any
+		OK      bool
+		Summary any // the summary line's _summary and total
+		Total   any
+		Cmd     any
+		Line    any
+		Code    any
+		Phase   any
+		Data    any
 	}
 	summarize := func(lines []map[string]any) []line {
 		var got []line
 		for _, l := range lines {
-			got = append(got, line{OK: l["ok"] == true, Cmd: get(l, "meta._cmd"), Line: get(l, "meta._line"),
+			got = append(got, line{OK: l["ok"] == true, Summary: l["_summary"], Total: l["total"], Cmd: get(l, "meta._cmd"), Line: get(l, "meta._line"),
 				Code: get(l, "error.code"), Phase: get(l, "error.phase"), Data: get(l, "data.title")})
 		}
 		return got
@@ -65,7 +69,7 @@ func testExec(t *testing.T, bin string) {
 				{OK: true, Cmd: "add", Line: 1.0, Data: "buy milk"},
 				{OK: true, Cmd: "add", Line: 2.0, Data: "walk dog"},
 				{OK: true, Cmd: "show", Line: 3.0, Data: "walk dog"},
-				{OK: true},
+				{Summary: true, Total: 3.0},
 			},
 			ids: []string{"t1", "t2"},
 		},
@@ -125,8 +129,8 @@ func testExec(t *testing.T, bin string) {
 			t.Errorf("exit %d, want 0\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
 		}
 		lines := decodeLines(t, r.stdout)
-		if len(lines) != 2 || get(lines[0], "meta.dry_run") != true {
-			t.Errorf("want purge's dry run (meta.dry_run) and the summary; got %s", r.stdout)
+		if len(lines) != 2 || get(lines[0], "meta.dry_run") != true || lines[1]["_summary"] != true {
+			t.Errorf("want purge's dry run (meta.dry_run) and the summary line; got %s", r.stdout)
 		}
 		sb.expectIDs(t, "after a dry run", "t1")
 	})

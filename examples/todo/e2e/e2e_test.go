@@ -187,17 +187,31 @@ func testValidation(t *testing.T, bin string) {
 			want: map[string]any{"error.phase": "validation"},
 		},
 		{
-			name:  "unknown output format",
-			args:  []string{"list", "--output", "yaml"},
+			name:  "unknown format",
+			args:  []string{"list", "--format", "yaml"},
 			codes: []string{"INVALID_ENUM_VALUE"},
-			want:  map[string]any{"error.field": "output", "error.valid_values": []any{"json", "jsonl", "toon", "tsv", "text", "id", "plain"}},
+			want:  map[string]any{"error.field": "format", "error.valid_values": []any{"json", "jsonl", "toon", "tsv", "text", "id", "plain"}},
 		},
 		{
-			name:  "unknown output format from TODO_FORMAT",
+			name:  "unknown format from TODO_FORMAT",
 			env:   []string{"TODO_FORMAT=yaml"},
 			args:  []string{"list"},
-			codes: []string{"INVALID_ENUM_VALUE"}, // as --output yaml is refused (O-042)
-			want:  map[string]any{"error.phase": "validation", "error.field": "output", "error.valid_values": []any{"json", "jsonl", "toon", "tsv", "text", "id", "plain"}},
+			codes: []string{"INVALID_ENUM_VALUE"}, // as --format yaml is refused (O-042)
+			want:  map[string]any{"error.phase": "validation", "error.field": "format", "error.valid_values": []any{"json", "jsonl", "toon", "tsv", "text", "id", "plain"}},
+		},
+		{
+			// Other CLIs' --output yaml: a path flag refuses it rather than
+			// write a file named yaml (O-001).
+			name:  "a format's name given to --output",
+			args:  []string{"list", "--output", "yaml"},
+			codes: []string{"OUTPUT_IS_A_PATH"},
+			want:  map[string]any{"error.code": "OUTPUT_IS_A_PATH", "error.field": "output", "data": nil},
+		},
+		{
+			name:  "a flag given twice with different values",
+			args:  []string{"list", "--status", "open", "--status", "all"},
+			codes: []string{"CONFLICTING_VALUES"},
+			want:  map[string]any{"error.code": "CONFLICTING_VALUES", "error.field": "status", "error.suggestion": "give --status once"},
 		},
 		{
 			name:  "percent-encoded traversal id",
@@ -225,7 +239,7 @@ func testValidation(t *testing.T, bin string) {
 			sb.seed(t, item("t1", "keep me", false))
 			before := sb.storeBytes(t)
 
-			r := sb.runEnv(t, tt.env, tt.args...)
+			r := runAt(t, sb.dir, sb.bin, append(slices.Clone(sb.env), tt.env...), tt.args...)
 			env := expectEnvelope(t, "todo "+strings.Join(tt.args, " "), r, 2)
 			if diff := cmp.Diff(tt.want, pick(env, tt.want)); diff != "" {
 				t.Errorf("envelope (-want +got):\n%s", diff)
@@ -240,6 +254,14 @@ func testValidation(t *testing.T, bin string) {
 			}
 			if diff := cmp.Diff(string(before), string(sb.storeBytes(t))); diff != "" {
 				t.Errorf("a validation error changed the store (-before +after):\n%s", diff)
+			}
+			if got := get(env, "data"); got != nil {
+				t.Errorf("data %v on a refusal, want null", got)
+			}
+			// The directory it ran in holds only the sandbox's own files:
+			// no stray file named after a format.
+			if stray := sb.strays(t); stray != nil {
+				t.Errorf("a refusal left %q in its working directory", stray)
 			}
 		})
 	}
@@ -273,7 +295,7 @@ func testOutputFormats(t *testing.T, bin string) {
 	sb := newSandbox(t, bin)
 	sb.seed(t, item("t1", "first", false), item("t2", "second", false))
 
-	t.Run("jsonl streams items then a summary envelope", func(t *testing.T) {
+	t.Run("jsonl streams items then a summary line", func(t *testing.T) {
 		r := sb.run(t, "list", "--format", "jsonl")
 		if r.code != 0 {
 			t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
@@ -293,10 +315,25 @@ func testOutputFormats(t *testing.T, bin string) {
 		if diff := cmp.Diff([]string{"t1", "t2"}, ids); diff != "" {
 			t.Errorf("item ids (-want +got):\n%s", diff)
 		}
-		env := decodeEnvelope(t, []byte(lines[2]+"\n"))
-		want := map[string]any{"ok": true, "data": nil, "meta.stream.items": 2.0}
-		if diff := cmp.Diff(want, pick(env, want)); diff != "" {
+		// The one terminal line is the summary, not an envelope (O-004).
+		sum := decodeSummary(t, []byte(lines[2]))
+		want := map[string]any{"_summary": true, "total": 2.0, "meta.stream.items": 2.0, "meta.command": "list", "meta.pagination.total": 2.0}
+		if diff := cmp.Diff(want, pick(sum, want)); diff != "" {
 			t.Errorf("summary line (-want +got):\n%s", diff)
+		}
+	})
+	t.Run("a jsonl stream that fails ends on its error envelope", func(t *testing.T) {
+		r := sb.run(t, "watch", "--format", "jsonl", "--interval", "100ms", "--timeout", "1s")
+		lines := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
+		for _, l := range lines[:len(lines)-1] {
+			var it map[string]any
+			if err := json.Unmarshal([]byte(l), &it); err != nil || it["tick"] == nil {
+				t.Errorf("line %q is not an update: %v", l, err)
+			}
+		}
+		env := expectEnvelope(t, "watch --format jsonl --timeout 1s", result{stdout: lines[len(lines)-1], stderr: r.stderr, code: r.code}, 10)
+		if got := get(env, "error.code"); len(lines) < 2 || got != "TIMEOUT" {
+			t.Errorf("%d lines, the last with error.code %v; want updates, then the TIMEOUT envelope\n%s", len(lines), got, r.stdout)
 		}
 	})
 
@@ -369,10 +406,11 @@ func testPurgeSafety(t *testing.T, bin string) {
 	sb := newSandbox(t, bin)
 	sb.seed(t, item("t1", "finished", true), item("t2", "still open", false))
 
-	// Refused, with what a confirmed run would do: the dry run's answer.
+	// Refused, with what a confirmed run would do in meta, the dry run's
+	// preview; data is null, as on every failure.
 	env := expectEnvelope(t, "purge", sb.run(t, "purge"), 2)
-	want := map[string]any{"error.code": "CONFIRMATION_REQUIRED", "error.phase": "validation",
-		"meta.effect": "would_delete", "meta.would_affect.todos.0": "t1", "meta.would_affect.count": 1.0}
+	want := map[string]any{"error.code": "CONFIRMATION_REQUIRED", "error.phase": "validation", "data": nil,
+		"meta.effect": "would_delete", "meta.would_affect.todos.0": "t1", "meta.would_affect.count": 1.0, "meta.dry_run": true}
 	if diff := cmp.Diff(want, pick(env, want)); diff != "" {
 		t.Errorf("purge without --yes (-want +got):\n%s", diff)
 	}
@@ -420,7 +458,9 @@ func testTimeout(t *testing.T, bin string) {
 }
 
 // ---------------------------------------------------------------------------
-// 6. Signals: SIGINT → 130, SIGTERM → 143, one CANCELLED envelope.
+// 6. Signals: SIGINT → 130, SIGTERM → 143, one CANCELLED envelope naming the
+// signal in error.context.signal, its data {"partial": true} (F-013,
+// F-069); a JSONL stream cut by SIGINT ends on that envelope (O-004).
 
 func TestE2ESignals(t *testing.T) { onEach(t, testSignals) }
 
@@ -468,11 +508,60 @@ func testSignals(t *testing.T, bin string) {
 			if got := get(env, "error.code"); got != "CANCELLED" {
 				t.Errorf("error.code = %v, want CANCELLED", got)
 			}
-			if got, want := get(env, "error.signal"), map[syscall.Signal]string{syscall.SIGINT: "SIGINT", syscall.SIGTERM: "SIGTERM"}[tt.sig]; got != want {
-				t.Errorf("error.signal = %v, want %s (REQ-F-069)", got, want)
+			want := map[string]any{"error.context.signal": map[syscall.Signal]string{syscall.SIGINT: "SIGINT", syscall.SIGTERM: "SIGTERM"}[tt.sig],
+				"data": map[string]any{"partial": true}, "error.signal": nil}
+			if diff := cmp.Diff(want, pick(env, want)); diff != "" {
+				t.Errorf("the CANCELLED envelope (-want +got):\n%s", diff)
 			}
 		})
 	}
+
+	t.Run("a jsonl stream ends on the CANCELLED envelope", func(t *testing.T) {
+		t.Parallel()
+		sb := newSandbox(t, bin)
+		sb.seed(t, item("t1", "open", false))
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, sb.bin, "watch", "--format", "jsonl", "--interval", "50ms")
+		cmd.Env = sb.env
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		outPipe, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		// Two updates have come: the stream is under way.
+		stdout := bufio.NewReader(outPipe)
+		var lines []string
+		for len(lines) < 2 {
+			l, err := stdout.ReadString('\n')
+			if err != nil {
+				t.Fatalf("watch ended before its second line: %v\n%s%s", err, strings.Join(lines, ""), stderr.String())
+			}
+			lines = append(lines, l)
+		}
+		if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+			t.Fatal(err)
+		}
+		rest, _ := io.ReadAll(stdout)
+		code := exitCode(cmd.Wait())
+		lines = append(lines, strings.SplitAfter(strings.TrimSuffix(string(rest), "\n"), "\n")...)
+		last := lines[len(lines)-1]
+		for _, l := range lines[:len(lines)-1] {
+			var it map[string]any
+			if err := json.Unmarshal([]byte(l), &it); err != nil || it["tick"] == nil || it["_summary"] != nil {
+				t.Errorf("line %q is not an update: %v", l, err)
+			}
+		}
+		env := expectEnvelope(t, "watch --format jsonl + SIGINT", result{stdout: last, stderr: stderr.String(), code: code}, 130)
+		want := map[string]any{"error.code": "CANCELLED", "error.context.signal": "SIGINT", "data": map[string]any{"partial": true}}
+		if diff := cmp.Diff(want, pick(env, want)); diff != "" {
+			t.Errorf("the stream's last line (-want +got):\n%s", diff)
+		}
+	})
 }
 
 // ---------------------------------------------------------------------------
@@ -624,7 +713,7 @@ func testHelpPiped(t *testing.T, bin string) {
 		// Duet's built-in flags never reach urfave's parser, but its help
 		// lists them.
 		if args[0] == "list" {
-			for _, flag := range []string{"--status", "--limit", "--cursor", "--timeout", "--output"} {
+			for _, flag := range []string{"--status", "--limit", "--cursor", "--timeout", "--format", "--output"} {
 				if !strings.Contains(r.stderr, flag) {
 					t.Errorf("todo %q: help does not list %s:\n%s", args, flag, r.stderr)
 				}
@@ -1026,12 +1115,25 @@ func (sb *sandbox) runEnv(t *testing.T, extra []string, args ...string) result {
 	return run(t, sb.bin, append(slices.Clone(sb.env), extra...), args...)
 }
 
+// runIn is run with dir as the working directory, where a relative path
+// such as --output's lands.
+func (sb *sandbox) runIn(t *testing.T, dir string, args ...string) result {
+	t.Helper()
+	return runAt(t, dir, sb.bin, sb.env, args...)
+}
+
 func run(t *testing.T, bin string, env []string, args ...string) result {
+	t.Helper()
+	return runAt(t, "", bin, env, args...)
+}
+
+// runAt runs bin in dir, or in the test's working directory when dir is "".
+func runAt(t *testing.T, dir, bin string, env []string, args ...string) result {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.Env = env
+	cmd.Env, cmd.Dir = env, dir
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	code := exitCode(cmd.Run())
@@ -1039,6 +1141,25 @@ func run(t *testing.T, bin string, env []string, args ...string) result {
 		t.Fatalf("todo %q did not finish in time", args)
 	}
 	return result{stdout: stdout.String(), stderr: stderr.String(), code: code}
+}
+
+// strays lists what sb.dir holds besides the sandbox's own files: its
+// home, data directory and store.
+func (sb *sandbox) strays(t *testing.T) []string {
+	t.Helper()
+	entries, err := os.ReadDir(sb.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		switch e.Name() {
+		case "home", "data", filepath.Base(sb.file), filepath.Base(sb.file) + ".lock":
+		default:
+			names = append(names, e.Name())
+		}
+	}
+	return names
 }
 
 func exitCode(err error) int {
@@ -1098,7 +1219,8 @@ func (sb *sandbox) expectIDs(t *testing.T, when string, want ...string) {
 }
 
 // decodeEnvelope asserts that stdout is exactly one JSON object with the five
-// envelope keys and the required meta, and returns it decoded.
+// envelope keys and the required meta, meta.exit_code first, and warnings
+// that are objects, and returns it decoded.
 func decodeEnvelope(t *testing.T, stdout []byte) map[string]any {
 	t.Helper()
 	if !utf8.Valid(stdout) {
@@ -1107,8 +1229,9 @@ func decodeEnvelope(t *testing.T, stdout []byte) map[string]any {
 	if !bytes.HasPrefix(stdout, []byte("{")) {
 		t.Fatalf("stdout does not start with a JSON object: %q", stdout)
 	}
+	one := jsontest.One(t, stdout)
 	var env map[string]any
-	if err := json.Unmarshal(jsontest.One(t, stdout), &env); err != nil {
+	if err := json.Unmarshal(one, &env); err != nil {
 		t.Fatalf("stdout is not a JSON object: %v\n%s", err, stdout)
 	}
 	if diff := cmp.Diff([]string{"data", "error", "meta", "ok", "warnings"}, keys(env)); diff != "" {
@@ -1117,9 +1240,7 @@ func decodeEnvelope(t *testing.T, stdout []byte) map[string]any {
 	if _, ok := env["ok"].(bool); !ok {
 		t.Errorf("ok is not a boolean: %v", env["ok"])
 	}
-	if _, ok := env["warnings"].([]any); !ok {
-		t.Errorf("warnings is not an array: %v", env["warnings"])
-	}
+	checkWarnings(t, env["warnings"])
 	switch env["data"].(type) {
 	case nil, map[string]any, []any:
 	default:
@@ -1129,6 +1250,7 @@ func decodeEnvelope(t *testing.T, stdout []byte) map[string]any {
 	if !ok {
 		t.Fatalf("meta is not an object: %v", env["meta"])
 	}
+	checkMetaExitCode(t, one)
 	for _, k := range []string{"duration_ms", "schema_version", "tool_version", "command", "request_id"} {
 		if _, ok := meta[k]; !ok {
 			t.Errorf("meta lacks %q: %v", k, meta)
@@ -1148,7 +1270,78 @@ func decodeEnvelope(t *testing.T, stdout []byte) map[string]any {
 	return env
 }
 
-// expectEnvelope checks the exit code and that ok and error agree with it.
+// checkWarnings asserts that warnings is an array of ResponseEnvelope 2.x
+// warnings: objects with an UPPER_SNAKE code, a message, and at most a
+// context object besides.
+func checkWarnings(t *testing.T, warnings any) {
+	t.Helper()
+	list, ok := warnings.([]any)
+	if !ok {
+		t.Errorf("warnings is not an array: %v", warnings)
+		return
+	}
+	for _, w := range list {
+		obj, _ := w.(map[string]any)
+		code, _ := obj["code"].(string)
+		message, _ := obj["message"].(string)
+		ctx, hasContext := obj["context"]
+		_, isObject := ctx.(map[string]any)
+		shape := len(obj) == 2 || (len(obj) == 3 && hasContext && isObject)
+		if !regexp.MustCompile(`^[A-Z][A-Z0-9_]*$`).MatchString(code) || message == "" || !shape {
+			t.Errorf("warning %v is not {code, message, context?}", w)
+		}
+	}
+}
+
+// checkMetaExitCode asserts that the envelope (or summary line) raw has
+// meta.exit_code as the first key of its meta.
+func checkMetaExitCode(t *testing.T, raw []byte) {
+	t.Helper()
+	var top struct {
+		Meta json.RawMessage `json:"meta"`
+	}
+	if err := json.Unmarshal(raw, &top); err != nil || len(top.Meta) == 0 {
+		t.Errorf("no meta in %s: %v", raw, err)
+		return
+	}
+	if k := jsontest.Keys(t, top.Meta); len(k) == 0 || k[0] != "exit_code" {
+		t.Errorf("meta's keys are %q, want exit_code first", k)
+	}
+}
+
+// decodeSummary asserts that line is a stream's summary line (REQ-O-004):
+// one JSON object with "_summary": true, the number of items, duration_ms,
+// warnings and meta (exit_code 0, first), and none of an envelope's keys;
+// and returns it decoded.
+func decodeSummary(t *testing.T, line []byte) map[string]any {
+	t.Helper()
+	raw := jsontest.One(t, line)
+	var sum map[string]any
+	if err := json.Unmarshal(raw, &sum); err != nil {
+		t.Fatalf("the summary line is not a JSON object: %v\n%s", err, line)
+	}
+	if diff := cmp.Diff([]string{"_summary", "duration_ms", "meta", "total", "warnings"}, keys(sum)); diff != "" {
+		t.Errorf("summary line keys (-want +got):\n%s", diff)
+	}
+	if sum["_summary"] != true {
+		t.Errorf("_summary is %v, want true", sum["_summary"])
+	}
+	if n, ok := sum["total"].(float64); !ok || n < 0 {
+		t.Errorf("total = %v, want a count", sum["total"])
+	}
+	if d, ok := sum["duration_ms"].(float64); !ok || d < 0 {
+		t.Errorf("duration_ms = %v, want a number ≥ 0", sum["duration_ms"])
+	}
+	checkWarnings(t, sum["warnings"])
+	checkMetaExitCode(t, raw)
+	if got := get(sum, "meta.exit_code"); got != 0.0 {
+		t.Errorf("the summary line's meta.exit_code is %v, want 0", got)
+	}
+	return sum
+}
+
+// expectEnvelope checks the exit code and that ok, error and
+// meta.exit_code agree with it.
 func expectEnvelope(t *testing.T, what string, r result, code int) map[string]any {
 	t.Helper()
 	if r.code != code {
@@ -1157,6 +1350,9 @@ func expectEnvelope(t *testing.T, what string, r result, code int) map[string]an
 	env := decodeEnvelope(t, []byte(r.stdout))
 	if ok := env["ok"] == true; ok != (r.code == 0) {
 		t.Errorf("%s: ok is %v with exit code %d", what, env["ok"], r.code)
+	}
+	if got := get(env, "meta.exit_code"); got != float64(r.code) {
+		t.Errorf("%s: meta.exit_code is %v with exit code %d", what, got, r.code)
 	}
 	e, isErr := env["error"].(map[string]any)
 	switch {

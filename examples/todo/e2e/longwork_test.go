@@ -156,8 +156,9 @@ func testLockHeld(t *testing.T, bin string) {
 }
 
 // TestE2EAsyncJob: C-022: export answers a job descriptor at once; `job
-// status` exits 3 while it runs, 0 once complete, 4 once cancelled, 5 for
-// no such job; the answer's output file comes with its cleanup.
+// status` exits 14 (INCOMPLETE, not PARTIAL_FAILURE's 3: v1.15) while it
+// runs, 0 once complete, 4 once cancelled, 5 for no such job; the answer's
+// output file comes with its cleanup.
 func TestE2EAsyncJob(t *testing.T) { onEach(t, testAsyncJob) }
 
 func testAsyncJob(t *testing.T, bin string) {
@@ -181,7 +182,7 @@ func testAsyncJob(t *testing.T, bin string) {
 	if ms, _ := get(started, "data.poll_interval_ms").(float64); ms <= 0 {
 		t.Errorf("poll_interval_ms = %v", ms)
 	}
-	sb.expect(t, 3, map[string]any{"error.code": "JOB_RUNNING", "error.retryable": true, "data.status": "running"}, "job", "status", id)
+	sb.expect(t, 14, map[string]any{"error.code": "JOB_RUNNING", "error.retryable": true, "data.status": "running"}, "job", "status", id)
 	release()
 	done := sb.expect(t, 0, map[string]any{"data.status": "complete", "data.terminal": true, "data.result.count": 1.0,
 		"data.result.cleanup.auto_cleanup_after_seconds": 3600.0}, "job", "status", id, "--wait")

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 
@@ -149,7 +148,8 @@ func testFields(t *testing.T, bin string) {
 	sb.seed(t, item("t1", "one", false))
 	env := expectEnvelope(t, "show --fields", sb.run(t, "show", "t1", "--fields", "id,title,nope"), 0)
 	want := map[string]any{"data": map[string]any{"id": "t1", "title": "one"}, "ok": true, "error": nil,
-		"meta.command": "show", "warnings.0": `WARNING [UNKNOWN_FIELD]: --fields: "nope" is not a field of this command's output, and was ignored. Next: use one of: created, done, id, priority, tags, title`}
+		"meta.command": "show", "warnings": []any{map[string]any{"code": "UNKNOWN_FIELD",
+			"message": `--fields: "nope" is not a field of this command's output, and was ignored. Next: use one of: created, done, id, priority, tags, title`}}}
 	got := pick(env, want)
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("show --fields id,title,nope (-want +got):\n%s", diff)
@@ -162,9 +162,11 @@ func testFields(t *testing.T, bin string) {
 	}
 }
 
-// TestE2EOutputEnv: TODO_FORMAT is --output's default: the same answer as
-// the flag, the flag wins, a generic OUTPUT or _OUTPUT means nothing, and
-// help names the variable (O-042; a bad value: TestE2EValidation).
+// TestE2EOutputEnv: TODO_FORMAT is --format's default: the same answer as
+// the flag, the flag wins; TODO_OUTPUT, the name before v1.8, and a generic
+// FORMAT, OUTPUT or _FORMAT mean nothing; help names the variable, and the
+// manifest lists it in the format flag's env_vars (O-042; a bad value:
+// TestE2EValidation).
 func TestE2EOutputEnv(t *testing.T) { onEach(t, testOutputEnv) }
 
 func testOutputEnv(t *testing.T, bin string) {
@@ -177,9 +179,14 @@ func testOutputEnv(t *testing.T, bin string) {
 		t.Errorf("TODO_FORMAT=tsv list:\n%s\nlist --format tsv:\n%s", byEnv.stdout, byFlag.stdout)
 	}
 	expectEnvelope(t, "TODO_FORMAT=tsv list --format json", sb.runEnv(t, []string{"TODO_FORMAT=tsv"}, "list", "--format", "json"), 0)
-	expectEnvelope(t, "OUTPUT=tsv _OUTPUT=tsv list", sb.runEnv(t, []string{"OUTPUT=tsv", "_OUTPUT=tsv"}, "list"), 0)
+	expectEnvelope(t, "TODO_OUTPUT=tsv FORMAT=tsv OUTPUT=tsv _FORMAT=tsv list",
+		sb.runEnv(t, []string{"TODO_OUTPUT=tsv", "FORMAT=tsv", "OUTPUT=tsv", "_FORMAT=tsv"}, "list"), 0)
 	if r := sb.run(t, "list", "--help"); !strings.Contains(r.stderr, "TODO_FORMAT") {
 		t.Errorf("list --help does not name TODO_FORMAT:\n%s", r.stderr)
+	}
+	env := expectEnvelope(t, "manifest", sb.run(t, "manifest"), 0)
+	if diff := cmp.Diff([]any{map[string]any{"name": "TODO_FORMAT"}}, get(env, "data.flags.format.env_vars")); diff != "" {
+		t.Errorf("the manifest's format flag's env_vars (-want +got):\n%s", diff)
 	}
 }
 
@@ -212,7 +219,10 @@ func testStableData(t *testing.T, bin string) {
 }
 
 // TestE2EOptionPlacement: a command's options may come before its name, after
-// it, or after its arguments, in both builds (F-067).
+// it, or after its arguments, in both builds; an option that takes one
+// value, given twice with different values wherever they are, is refused
+// (exit 2, CONFLICTING_VALUES), while the same value twice and a list
+// option repeated are fine; after -- every word is an argument (F-067).
 func TestE2EOptionPlacement(t *testing.T) { onEach(t, testOptionPlacement) }
 
 func testOptionPlacement(t *testing.T, bin string) {
@@ -243,10 +253,30 @@ func testOptionPlacement(t *testing.T, bin string) {
 	if diff := cmp.Diff(map[string]any{"id": "t2"}, env["data"]); diff != "" {
 		t.Errorf("--fields id show t2 (-want +got):\n%s", diff)
 	}
+
+	for _, tt := range []struct {
+		args []string
+		code int
+		want map[string]any
+	}{
+		{[]string{"--status", "all", "list", "--status", "open"}, 2, map[string]any{"error.code": "CONFLICTING_VALUES", "error.field": "status"}},
+		{[]string{"list", "--limit", "1", "--status", "all", "--limit", "2"}, 2, map[string]any{"error.code": "CONFLICTING_VALUES", "error.field": "limit"}},
+		{[]string{"--format", "json", "list", "--format", "tsv"}, 2, map[string]any{"error.code": "CONFLICTING_VALUES", "error.field": "format"}},
+		{[]string{"--status", "all", "list", "--limit", "2", "--status", "all"}, 0, map[string]any{"data.1.id": "t2", "data.2": nil}},
+		{[]string{"add", "tagged", "--tag", "a", "-p", "low", "--tag", "b", "-p", "low"}, 0, map[string]any{"data.tags": []any{"a", "b"}, "data.priority": "low"}},
+		{[]string{"add", "--", "--not-a-flag"}, 0, map[string]any{"data.title": "--not-a-flag"}},
+	} {
+		env := expectEnvelope(t, strings.Join(tt.args, " "), sb.run(t, tt.args...), tt.code)
+		if diff := cmp.Diff(tt.want, pick(env, tt.want)); diff != "" {
+			t.Errorf("todo %s (-want +got):\n%s", strings.Join(tt.args, " "), diff)
+		}
+	}
 }
 
-// TestE2EManifestCalls: from `todo manifest` alone — its flags with their
-// types and enums, and the usage line of each description — an agent can
+// TestE2EManifestCalls: `todo manifest` is a ManifestResponse 3.21 —
+// global options once in the root flags, every command with its own flags,
+// its positionals and its required scopes — and from it alone (the flags
+// with their types and enums, the positionals in order) an agent can
 // construct a call to every command that passes validation (O-041).
 func TestE2EManifestCalls(t *testing.T) { onEach(t, testManifestCalls) }
 
@@ -255,22 +285,34 @@ func testManifestCalls(t *testing.T, bin string) {
 	sb := newSandbox(t, bin)
 	sb.seed(t, item("t1", "one", false))
 	env := expectEnvelope(t, "manifest", sb.run(t, "manifest"), 0)
+	if v := get(env, "data.schema_version"); v != "3.21" {
+		t.Errorf("schema_version %v, want 3.21", v)
+	}
+	// Options every command takes are root flags; those only some
+	// commands take (not a group, not the MCP server) are their own.
+	for name, root := range map[string]bool{"format": true, "quiet": true, "schema": true, "token-limit": true,
+		"fields": false, "output": false, "validate-only": false} {
+		if _, ok := get(env, "data.flags."+name).(map[string]any); ok != root {
+			t.Errorf("--%s among the manifest's root flags: %v, want %v", name, ok, root)
+		}
+	}
 	commands, _ := get(env, "data.commands").(map[string]any)
 	if len(commands) == 0 {
 		t.Fatal("manifest lists no commands")
 	}
-	usage := regexp.MustCompile(`Usage: \S+((?: \S+)*)`)
 	for _, path := range keys(commands) {
 		entry, _ := commands[path].(map[string]any)
+		if _, ok := entry["required_scopes"].([]any); !ok {
+			t.Errorf("%s: required_scopes %v, want an array", path, entry["required_scopes"])
+		}
 		args := []string{}
 		if path != "todo" {
 			args = strings.Split(path, ".")
 		}
-		if m := usage.FindStringSubmatch(fmt.Sprint(entry["description"])); m != nil {
-			for _, word := range strings.Fields(m[1])[len(args):] {
-				if strings.HasPrefix(word, "<") {
-					args = append(args, "t1") // a value of every argument's kind here: an id or a word
-				}
+		positionals, _ := entry["positionals"].([]any)
+		for _, p := range positionals {
+			if get(p, "required") == true {
+				args = append(args, "t1") // a value of every argument's kind here: an id or a word
 			}
 		}
 		flags, _ := entry["flags"].(map[string]any)
@@ -291,9 +333,7 @@ func testManifestCalls(t *testing.T, bin string) {
 		if _, ok := flags["validate-only"]; ok { // a group has none: it answers with its help
 			args = append(args, "--validate-only")
 		}
-		r := sb.runStdin(t, strings.NewReader(`{"title": "from stdin"}`+"\n"), args...)
-		if r.code != 0 {
-			t.Errorf("todo %s (built from the manifest): exit %d\n%s", strings.Join(args, " "), r.code, r.stdout)
-		}
+		r := sb.runStdin(t, strings.NewReader(`{"title": "from stdin"}`+"\n"), append(args, "--format", "json")...)
+		expectEnvelope(t, "todo "+strings.Join(args, " ")+" (built from the manifest)", r, 0)
 	}
 }

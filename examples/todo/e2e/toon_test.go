@@ -12,7 +12,7 @@ import (
 	"github.com/duet-cli/duet/tokens/tiktoken"
 )
 
-// TestE2EToon asks todo for a 20-item list as --format toon and as --output
+// TestE2EToon asks todo for a 20-item list as --format toon and as --format
 // json: the reference TOON implementation decodes the first to the second
 // (the whole envelope, but for what differs between two runs: timestamp,
 // request id and duration), the list is a

@@ -15,7 +15,9 @@ async function call(method, path, body) {
     body: body ? JSON.stringify(body) : undefined,
   });
   const env = await res.json();
-  for (const w of env.warnings || []) say(w, false);
+  // A warning is {code, message, context?}; it reads as meridian writes it
+  // on stderr for a person.
+  for (const w of env.warnings || []) say(`WARNING [${w.code}]: ${w.message}`, false);
   return env;
 }
 
