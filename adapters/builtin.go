@@ -64,8 +64,11 @@ func commandFlags(flags []schema.Flag, c *schema.Command) []schema.Flag {
 	if t := c.Timeout(); t > 0 {
 		timeout = t.String()
 	}
+	if c.Meta.Protocol == "" { // a server's stdout is its protocol's: no answer to write (REQ-C-032)
+		flags = append(flags, schema.Flag{Name: flagname.Output, Control: true, Type: schema.String,
+			Usage: "write the answer to this file, in the --format representation, instead of stdout, which then says what was written"})
+	}
 	flags = append(flags, []schema.Flag{
-		{Name: flagname.Output, Control: true, Type: schema.String, Usage: "write the answer to this file, in the --format representation, instead of stdout, which then says what was written"},
 		{Name: flagname.Timeout, Type: schema.String, Format: "duration", Default: timeout, Usage: "give up after this long, e.g. 90s or 5m; 0 means never"},
 		{Name: flagname.ValidateOnly, Control: true, Type: schema.Boolean, Default: false, Usage: "validate the input and exit without running"},
 		{Name: flagname.Fields, Control: true, Type: schema.Array, Items: schema.String, Usage: "comma-separated top-level fields to keep in data"},

@@ -266,12 +266,14 @@ func withLine(raw []byte, cmd string, n int) (json.RawMessage, error) {
 	}
 	name, _ := json.Marshal(cmd)
 	var b bytes.Buffer
-	fmt.Fprintf(&b, `{"ok":%s,"data":%s,"error":%s,"warnings":%s,"meta":{"_cmd":%s,"_line":%d`, env.OK, env.Data, env.Error, env.Warnings, name, n)
-	if rest := bytes.TrimSpace(env.Meta[1:]); len(rest) > 0 && rest[0] != '}' {
+	// _cmd and _line go last in meta: exit_code stays its first member.
+	meta := bytes.TrimSpace(env.Meta)
+	fmt.Fprintf(&b, `{"ok":%s,"data":%s,"error":%s,"warnings":%s,"meta":`, env.OK, env.Data, env.Error, env.Warnings)
+	b.Write(meta[:len(meta)-1])
+	if rest := bytes.TrimSpace(meta[1 : len(meta)-1]); len(rest) > 0 {
 		b.WriteByte(',')
 	}
-	b.Write(env.Meta[1:])
-	b.WriteByte('}')
+	fmt.Fprintf(&b, `"_cmd":%s,"_line":%d}}`, name, n)
 	return b.Bytes(), nil
 }
 

@@ -511,7 +511,9 @@ func (inv *invocation) settings(s *envelope.Settings, stdout io.Writer) {
 	}
 	s.Mode = inv.mode
 	s.Stdout, s.Stderr = stdout, cfg.stderr
-	s.OutputFile = inv.outputPath()
+	if !c.on(flagname.ValidateOnly) {
+		s.OutputFile = inv.outputPath() // a validation's answer is no answer to keep
+	}
 	s.Quiet, s.Verbose = c.on(flagname.Quiet), c.on(flagname.Verbose)
 	s.EchoWarnings = cfg.echoWarnings
 	s.DryRun = c.bool(flagname.DryRun) || inv.refusal != nil && c.node.Meta.DryRun

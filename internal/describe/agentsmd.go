@@ -79,7 +79,7 @@ func AgentsMD(m Manifest) string {
 // section above explains them once.
 func isCommonFlag(name string) bool {
 	switch name {
-	case "output", "schema", "quiet", "verbose", "timeout", "validate-only", "fields",
+	case "format", "output", "schema", "quiet", "verbose", "timeout", "validate-only", "fields",
 		"output-schema", "stable-output", "stream", "token-count", "token-limit", "token-offset", "tokenizer",
 		"instance-id", "no-update-check": // auth, trust and safety (issue 16)
 		return true
