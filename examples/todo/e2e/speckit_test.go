@@ -47,6 +47,7 @@ func TestSpecKitLevel3(t *testing.T) {
 					{Name: "watch", Argv: []string{"watch", "--format", "jsonl"}, Kind: speckit.Stream, Signal: "INT", AfterLines: 2, DeadlineSeconds: 20},
 				},
 			})
+			t.Logf("kit: %v %+v", res.Levels, res.Summary)
 			if got := res.Levels["level_3"]; got != "pass" {
 				t.Errorf("level 3: %s, want pass (levels %v)\n%s", got, res.Levels, res.Failures())
 			}

@@ -196,6 +196,27 @@ func (e Env) runCommand() *cli.Command {
 					{Description: "what run r3 printed since the last look, which ended at byte 4096", Command: "run output r3 --from 4096"},
 				}}),
 			urfave.Annotate(&cli.Command{
+				Name:      "follow",
+				Usage:     "Stream what a run's harness prints, a line at a time as it comes, until the run ends",
+				ArgsUsage: "<run-id>",
+				Flags:     []cli.Flag{&cli.IntFlag{Name: "from", Usage: "the byte to start at: the last line's at plus its length"}},
+				Action: func(ctx context.Context, cmd *cli.Command) error {
+					r, err := e.runner(ctx, cmd)
+					if err != nil {
+						return err
+					}
+					out := envelope.From(ctx)
+					_, err = r.Follow(ctx, cmd.String("space"), cmd.Args().First(), int64(max(cmd.Int("from"), 0)),
+						func(l run.Line) error { return out.Item(l) })
+					return err
+				},
+				// Not a tool: a stream has no one answer to give.
+			}, schema.Meta{Danger: schema.Safe, Streaming: true, Output: schema.Of[[]run.Line](), ExitCodes: codes, Tool: schema.ToolNever,
+				Args: []schema.Arg{withRequired(runArg)},
+				Examples: []schema.Example{
+					{Description: "follow run r3 until it ends, a JSON line per line it prints", Command: "run follow r3 --format jsonl"},
+				}}),
+			urfave.Annotate(&cli.Command{
 				Name:      "cancel",
 				Usage:     "Stop a running run, with everything it started",
 				ArgsUsage: "<run-id>",

@@ -8,6 +8,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
+	"time"
 
 	"github.com/duet-cli/duet/examples/meridian/internal/space"
 	"github.com/duet-cli/duet/examples/meridian/internal/state"
@@ -78,4 +80,45 @@ func (r *Runner) Output(ctx context.Context, spaceID, id string, from int64, max
 	}
 	out.Text, out.To = string(text), from+int64(len(text))
 	return out, nil
+}
+
+// Line is one line a run's harness printed, as `run follow` streams it:
+// the byte it starts at, and its text without the newline.
+type Line struct {
+	At   int64  `json:"at"`
+	Text string `json:"text"`
+}
+
+// followPoll is how often Follow looks for more of a running run's output.
+const followPoll = 200 * time.Millisecond
+
+// Follow calls emit with each whole line run id of the space printed from
+// byte from on, as it comes, until the run has ended and every line is
+// read, or ctx ends. It returns where it stopped.
+func (r *Runner) Follow(ctx context.Context, spaceID, id string, from int64, emit func(Line) error) (int64, error) {
+	for {
+		o, err := r.Output(ctx, spaceID, id, from, MaxOutput)
+		if err != nil {
+			return from, err
+		}
+		at := o.From
+		for text := range strings.Lines(o.Text) {
+			if err := emit(Line{At: at, Text: strings.TrimRight(text, "\r\n")}); err != nil {
+				return at, err
+			}
+			at += int64(len(text))
+		}
+		from = o.To
+		switch {
+		case o.More:
+			continue
+		case !o.Running:
+			return from, nil
+		}
+		select {
+		case <-ctx.Done():
+			return from, ctx.Err()
+		case <-time.After(followPoll):
+		}
+	}
 }
