@@ -77,7 +77,7 @@ func TestAgentHelpIsTheSeeds(t *testing.T) {
 		want []string
 	}{
 		{nil, []string{"doctor", "help", "models", "run", "skills"}},
-		{[]string{"run"}, []string{"cancel", "continue", "list", "output", "review", "show", "spawn", "stats", "wait"}},
+		{[]string{"run"}, []string{"cancel", "continue", "follow", "list", "output", "review", "show", "spawn", "stats", "wait"}},
 	} {
 		r := sb.run(t, agent, append(tc.args, "--help")...)
 		if diff := cmp.Diff(tc.want, commands(r.stderr)); diff != "" {
