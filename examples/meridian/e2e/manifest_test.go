@@ -53,6 +53,7 @@ func TestManifestAnswersEveryTask(t *testing.T) {
 		{"the runs as TSV, in runs.tsv", []string{"run", "list", "--format", "tsv", "--output", "runs.tsv"}},
 		{"what run r1 reported", []string{"run", "show", "r1"}},
 		{"what run r1 printed after its first 4096 bytes", []string{"run", "output", "r1", "--from", "4096"}},
+		{"follow r1 as it prints, a line at a time", []string{"run", "follow", "r1", "--format", "jsonl"}},
 		{"stop run r1 and what it started", []string{"run", "cancel", "r1"}},
 		{"opus implements, codex reviews the change", []string{"run", "review", "-p", "add a hello.py", "-m", "opus", "--review-model", "codex"}},
 		{"a read-only review by opus, with its report", []string{"run", "spawn", "-p", "review src/auth", "-m", "opus", "--sandbox", "read-only", "--wait"}},
