@@ -137,7 +137,7 @@ func (inv *invocation) declaredCleanup(in func(string) bool, minAge time.Duratio
 	inv.root.Walk(func(c *schema.Command) {
 		for _, s := range c.Meta.SideEffects {
 			scope, ok := scopes[s.Kind]
-			if !ok || !in(scope) {
+			if !ok || !in(scope) || s.Builtin {
 				continue
 			}
 			matches, _ := filepath.Glob(templateToGlob(inv.expandPath(s.Path)))

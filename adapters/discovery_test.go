@@ -152,8 +152,12 @@ func TestStatus(t *testing.T) {
 		SideEffects []effect `json:"side_effects,omitempty"`
 	}
 	size := int64(len(`{"ctx":"prod"}`))
-	files := []file{{Path: filepath.Join(home, "ctx.json"), Exists: true, Size: &size, Summary: "prod"}}
-	effects := []effect{{Path: filepath.Join(home, "cache"), Type: "directory"}}
+	// The test app has mutating commands, which take --idempotency-key:
+	// Duet's idempotency store is listed after what the app declares
+	// (TestStatusListsDuetState), absent until a key is used.
+	store := filepath.Join(home, ".local", "state", "app", "idempotency")
+	files := []file{{Path: filepath.Join(home, "ctx.json"), Exists: true, Size: &size, Summary: "prod"}, {Path: store}}
+	effects := []effect{{Path: filepath.Join(home, "cache"), Type: "directory"}, {Path: store, Type: "directory"}}
 	tests := []struct {
 		args []string
 		want data

@@ -14,6 +14,7 @@ import (
 	"github.com/duet-cli/duet/internal/flagname"
 	"github.com/duet-cli/duet/internal/idempotency"
 	"github.com/duet-cli/duet/lock"
+	"github.com/duet-cli/duet/schema"
 )
 
 // idempotent looks up the call's --idempotency-key. A record of a completed
@@ -88,12 +89,14 @@ func (inv *invocation) record(p *idempotency.Pending) {
 // fingerprint identifies the call's input: the command, its arguments, and
 // the values of its own flags, from the command line, the environment or a
 // profile. Duet's flags (--output, --timeout, --yes ...) shape the answer,
-// not the call, and are left out.
+// not the call, and are left out — but a built-in command's own flags
+// (cleanup's --scope, the flags profile save saves) are its input.
 func (inv *invocation) fingerprint() string {
 	c := inv.call
 	flags := map[string][]string{}
+	own := builtinInputs(c.node)
 	for f := range c.node.Accepted() {
-		if !f.Builtin && c.has(f.Name) {
+		if (!f.Builtin || own[f.Name]) && c.has(f.Name) {
 			flags[f.Name] = c.values[f.Name]
 		}
 	}
@@ -110,4 +113,28 @@ func (inv *invocation) fingerprint() string {
 	h := fnv.New128a() // tells one call's input from another's; not a secret
 	h.Write(raw)
 	return hex.EncodeToString(h.Sum(nil))
+}
+
+// builtinInputs are the names of a built-in command's own flags, its input:
+// those of its own that are not the flags Duet gives every command of its
+// kind (commandFlags, discoveryCommandFlags). nil for an app's command,
+// whose input flags are those not marked Builtin.
+func builtinInputs(node *schema.Command) map[string]bool {
+	if !node.Builtin {
+		return nil
+	}
+	given := map[string]bool{}
+	for _, f := range commandFlags(nil, node) {
+		given[f.Name] = true
+	}
+	for _, f := range discoveryCommandFlags(node) {
+		given[f.Name] = true
+	}
+	own := map[string]bool{}
+	for _, f := range node.Flags {
+		if !f.Persistent && !given[f.Name] {
+			own[f.Name] = true
+		}
+	}
+	return own
 }

@@ -80,7 +80,15 @@ func importAction(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	return envelope.From(ctx).Result(map[string]any{"bytes": len(data), "lines": bytes.Count(data, []byte("\n")), "source": src.Name()})
+	return created(ctx).Result(map[string]any{"bytes": len(data), "lines": bytes.Count(data, []byte("\n")), "source": src.Name()})
+}
+
+// created is the command's Output, the effect created reported: the
+// mutating commands of these apps say what they did (C-003).
+func created(ctx context.Context) *envelope.Output {
+	out := envelope.From(ctx)
+	out.Effect(envelope.Created)
+	return out
 }
 
 // cleanAction deletes a tree: it walks it whole first, so a loop or a tree
@@ -114,16 +122,16 @@ func newInputURFave(r ran) *cli.Command {
 			&cli.StringFlag{Name: "config", Aliases: []string{"c"}}, &cli.BoolFlag{Name: "force"}},
 			Action: func(ctx context.Context, c *cli.Command) error {
 				done("create")
-				return envelope.From(ctx).Result(received{Name: c.String("name"), Count: int64(c.Int("count")), Tags: c.StringSlice("tag"),
+				return created(ctx).Result(received{Name: c.String("name"), Count: int64(c.Int("count")), Tags: c.StringSlice("tag"),
 					Config: c.String("config"), Force: c.Bool("force"), Region: c.Args().First()})
 			}},
 		{Name: "done", Action: func(ctx context.Context, c *cli.Command) error {
 			done("done")
-			return envelope.From(ctx).Result(received{IDs: c.Args().Slice()})
+			return created(ctx).Result(received{IDs: c.Args().Slice()})
 		}},
 		{Name: "tag", Action: func(ctx context.Context, c *cli.Command) error {
 			done("tag")
-			return envelope.From(ctx).Result(received{IDs: c.Args().Slice()})
+			return created(ctx).Result(received{IDs: c.Args().Slice()})
 		}},
 		{Name: "get", Flags: []cli.Flag{&cli.StringFlag{Name: "id"}}, Action: func(ctx context.Context, c *cli.Command) error {
 			done("get")
@@ -168,7 +176,7 @@ func newInputCobra(r ran) *cobra.Command {
 		if len(args) > 0 {
 			region = args[0]
 		}
-		return envelope.From(c.Context()).Result(received{Name: name, Count: count, Tags: tags, Config: config, Force: force, Region: region})
+		return created(c.Context()).Result(received{Name: name, Count: count, Tags: tags, Config: config, Force: force, Region: region})
 	}})
 	create.Flags().StringVar(&name, "name", "", "")
 	create.MarkFlagRequired("name")
@@ -179,7 +187,7 @@ func newInputCobra(r ran) *cobra.Command {
 	ids := func(n string) func(*cobra.Command, []string) error {
 		return func(c *cobra.Command, args []string) error {
 			done(n)
-			return envelope.From(c.Context()).Result(received{IDs: args})
+			return created(c.Context()).Result(received{IDs: args})
 		}
 	}
 	add(&cobra.Command{Use: "done", RunE: ids("done")})

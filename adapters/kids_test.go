@@ -88,6 +88,7 @@ func TestBackgroundReported(t *testing.T) {
 			if _, err := a.wait(ctx, true); err != nil {
 				return err
 			}
+			envelope.From(ctx).Effect(envelope.Created) // a process started (C-003)
 			if result == nil {
 				return nil
 			}

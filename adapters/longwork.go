@@ -53,7 +53,11 @@ func workFlags(flags []schema.Flag, c *schema.Command) []schema.Flag {
 			schema.Flag{Name: flagname.HeartbeatInterval, Control: true, Type: schema.Number, Default: 0,
 				Usage: "write '[<elapsed>s] <status>' on stderr this often, in seconds; 0 for never"})
 	}
-	if (c.Meta.Danger == schema.Mutating || c.Meta.Danger == schema.Destructive) && !c.Builtin {
+	// Every non-streaming mutating or destructive command takes
+	// --idempotency-key, Duet's own built-ins (profile save, cleanup, job
+	// cancel ...) included; a stream has no one result to replay, nor a
+	// protocol server (REQ-C-007, REQ-C-032).
+	if (c.Meta.Danger == schema.Mutating || c.Meta.Danger == schema.Destructive) && !streams(c) && c.Meta.Protocol == "" {
 		flags = append(flags, schema.Flag{Name: flagname.IdempotencyKey, Type: schema.String, Pattern: `^[A-Za-z0-9._:-]{1,200}$`,
 			Usage: "the caller's key for this call: repeated with the same key within 24h, the call is not run again and answers the first call's data with effect noop; without a key, a repeated call runs again"})
 	}
@@ -95,6 +99,9 @@ func checkWork(c *schema.Command) error {
 			errs = append(errs, errors.New("an async command runs detached: it cannot be interactive, a list or a protocol server"))
 		}
 	}
+	if (streams(c) || m.Protocol != "") && c.Flag(flagname.IdempotencyKey) != nil { // REQ-C-007, REQ-C-032
+		errs = append(errs, errors.New("a streaming or protocol command cannot take --idempotency-key: a replay answers one stored result, and a stream or a protocol has none"))
+	}
 	if i := m.Interruption; i != nil { // REQ-C-033
 		switch {
 		case !c.Runnable:
@@ -111,6 +118,9 @@ func checkWork(c *schema.Command) error {
 	}
 	return errors.Join(errs...)
 }
+
+// streams reports whether c declares it streams (REQ-O-004).
+func streams(c *schema.Command) bool { return c.Meta.Streaming || c.Meta.StreamingDefault }
 
 // budgetFlag is --budget, of a command that declares interruption.
 func budgetFlag() schema.Flag {
@@ -147,7 +157,19 @@ func WithCleanupCommand() Option { return func(c *config) { c.cleanup = true } }
 // asked for it, job to an app with an async command.
 func workNodes(root *schema.Command, cleanup bool) []*schema.Command {
 	async := false
-	root.Walk(func(c *schema.Command) { async = async || c.Meta.Async || c.Meta.Interruption != nil })
+	root.Walk(func(c *schema.Command) {
+		if c.Meta.Async || c.Meta.Interruption != nil {
+			async = true
+			// Its jobs are kept in the tool's state directory (C-011).
+			jobs := schema.SideEffect{Path: "$XDG_STATE_HOME/" + root.Name + "/jobs", Kind: schema.TempFile, Builtin: true}
+			if cleanup {
+				jobs.ClearWith = root.Name + " " + cleanupCommand + " --scope jobs"
+			}
+			if !slices.ContainsFunc(c.Meta.SideEffects, func(e schema.SideEffect) bool { return e.Path == jobs.Path }) {
+				c.Meta.SideEffects = append(slices.Clip(c.Meta.SideEffects), jobs)
+			}
+		}
+	})
 	var nodes []*schema.Command
 	if cleanup && root.Sub(cleanupCommand) == nil {
 		nodes = append(nodes, cleanupNode())
@@ -229,9 +251,15 @@ func (inv *invocation) beforeWork(ctx context.Context, args []string) (code int,
 		return inv.startJob(args), true
 	}
 	if budget, ok := inv.callBudget(); ok {
-		ms := budget.Milliseconds()
-		inv.meta.BudgetMS = &ms
-		if budget > 0 {
+		// A job is this program started again: an app run in-process (a
+		// test, an in-process MCP server) is not that program, and runs
+		// the work in the call, with no budget in force.
+		detach := budget > 0 && inv.ownStreams()
+		if detach || budget == 0 {
+			ms := budget.Milliseconds()
+			inv.meta.BudgetMS = &ms
+		}
+		if detach {
 			return inv.detach(ctx, args, budget), true
 		}
 	}

@@ -2,10 +2,12 @@ package adapters
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/duet-cli/duet/envelope"
 	"github.com/duet-cli/duet/internal/flagname"
@@ -35,8 +37,17 @@ func (inv *invocation) startSession(ctx context.Context) context.Context {
 	if trace == "" {
 		trace = inv.meta.RequestID
 	}
+	// Each program's command line is logged as its argv, a JSON array
+	// (REQ-F-062): under --debug (or <TOOL>_DEBUG) on the debug trace,
+	// secrets redacted as the rest of it is; under --verbose alone as a
+	// plain "run [...]" line.
 	var log io.Writer
-	if inv.call.on(flagname.Verbose) {
+	var started func([]string)
+	switch {
+	case inv.out != nil && inv.out.Debugging():
+		logger := inv.out.Logger()
+		started = func(argv []string) { logger.Debug("run", "argv", debugArgv(argv)) }
+	case inv.call.on(flagname.Verbose):
 		log = cfg.stderr
 	}
 	var env []string // nil: the process's, read when a program starts
@@ -55,12 +66,50 @@ func (inv *invocation) startSession(ctx context.Context) context.Context {
 		Grace:          cfg.grace,
 		TempDir:        tempDir(cfg),
 		Log:            log,
+		Started:        started,
 		Alternatives:   editorAlternatives(n),
 		Piped:          !inv.mode.Terminal,
 	})
 	inv.quietUpdates()
 	inv.warnPipefail()
 	return proc.NewContext(ctx, inv.session)
+}
+
+// debugArgv is a program's argv as --debug shows it: a JSON array, so that
+// the quoting shows, with the value of a secret-named flag (--token x,
+// --password=x) redacted and a high-entropy value (a JWT, a key in base64)
+// masked, as --debug's trace of the command's own flags is. The logger
+// then redacts the values of the command's sensitive flags wherever they
+// appear.
+func debugArgv(argv []string) string {
+	shown := make([]string, len(argv))
+	secretNext := false // the flag before names a secret: this is its value
+	for i, a := range argv {
+		v := a
+		name, value, inline := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		flag := i > 0 && strings.HasPrefix(a, "-") && len(a) > 1
+		switch {
+		case secretNext && !flag:
+			v = envelope.Redacted
+		case flag && inline && envelope.SecretName(name):
+			v = a[:len(a)-len(value)] + envelope.Redacted
+		case flag && inline:
+			if m, ok := envelope.MaskValue(value, false); ok {
+				v = a[:len(a)-len(value)] + m
+			}
+		default:
+			if m, ok := envelope.MaskValue(a, false); ok {
+				v = m
+			}
+		}
+		secretNext = flag && !inline && envelope.SecretName(name)
+		shown[i] = v
+	}
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false) // as typed: <, > and & are quoting to show, not to hide
+	_ = enc.Encode(shown)
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
 // tempDir is the temporary directory of the invocation's environment.

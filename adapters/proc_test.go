@@ -134,6 +134,7 @@ func (a *procApp) root() *cli.Command {
 			if err != nil {
 				return err
 			}
+			envelope.From(ctx).Effect(envelope.Created) // a process started (C-003)
 			return envelope.From(ctx).Result(map[string]any{"background_pid": cmd.Process.Pid, "cleanup_command": "app unwatch"})
 		}}, schema.Meta{Danger: schema.Mutating, Background: &schema.Background{CleanupCommand: "app unwatch", MaxLifetime: time.Hour}})
 	sneak := urfave.Annotate(&cli.Command{Name: "sneak", Usage: "Start a background process undeclared",
@@ -542,5 +543,60 @@ func TestBackgroundHoldsNoFDs(t *testing.T) {
 		if link != "/dev/null" && !strings.HasPrefix(link, "anon_inode:") && !strings.HasPrefix(link, "/sys/fs/cgroup/") {
 			t.Errorf("the background process holds fd %s -> %s", e.Name(), link)
 		}
+	}
+}
+
+// TestDebugLogsArgv: --debug (and <TOOL>_DEBUG) logs the command line of
+// every program the command starts, as a JSON array on its trace, with
+// secrets redacted as the rest of --debug is: the value of a sensitive
+// flag wherever it appears, the value after a secret-named flag of the
+// program, a high-entropy value masked (REQ-F-062).
+func TestDebugLogsArgv(t *testing.T) {
+	bin := proctest.Child(t)
+	jwt := "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ1MSJ9.c2lnbmF0dXJlc2lnbmF0dXJl"
+	app := func() *cli.Command { // a *cli.Command runs once
+		push := urfave.Annotate(&cli.Command{Name: "push", Usage: "Pass a token to a program",
+			Flags: []cli.Flag{&cli.StringFlag{Name: "auth"}, &cli.StringFlag{Name: "remote"}},
+			Action: func(ctx context.Context, c *cli.Command) error {
+				argv := []string{"args", "--remote", c.String("remote"), "--password", "hunter2", "--api-key=k3y", "header " + c.String("auth"), jwt, "*.json"}
+				out, err := proc.Command(ctx, bin, argv...).Output()
+				if err != nil {
+					return err
+				}
+				return envelope.From(ctx).Result(json.RawMessage(out))
+			}}, schema.Meta{Danger: schema.Safe, Flags: map[string]schema.FlagMeta{"auth": {Sensitive: true}}})
+		return &cli.Command{Name: "app", Commands: []*cli.Command{push}}
+	}
+	want := fmt.Sprintf(`[%q,"args","--remote","my remote","--password","[REDACTED]","--api-key=[REDACTED]","header [REDACTED]","[JWT: sub=u1]","*.json"]`, bin)
+	for _, tt := range []struct {
+		name string
+		args []string
+		env  []string
+	}{
+		{"--debug", []string{"push", "--remote", "my remote", "--auth-from-env", "PUSH_AUTH", "--debug"}, nil},
+		{"APP_DEBUG", []string{"push", "--remote", "my remote", "--auth-from-env", "PUSH_AUTH"}, []string{"APP_DEBUG=1"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			r := run{env: append([]string{"TMPDIR=" + t.TempDir(), "PUSH_AUTH=s3cr3t-value"}, tt.env...)}
+			code := urfave.Run(context.Background(), app(), tt.args, r.options(&stdout, &stderr)...)
+			wantOK(t, result{code: code, stdout: stdout.String(), stderr: stderr.String()})
+			var got []string
+			for _, line := range strings.Split(strings.TrimSpace(stderr.String()), "\n") {
+				var rec struct {
+					Msg  string `json:"msg"`
+					Argv string `json:"argv"`
+				}
+				if json.Unmarshal([]byte(line), &rec) == nil && rec.Msg == "run" {
+					got = append(got, rec.Argv)
+				}
+			}
+			if diff := cmp.Diff([]string{want}, got); diff != "" {
+				t.Errorf("the programs --debug logged (-want +got):\n%s\nstderr:\n%s", diff, stderr.String())
+			}
+			if strings.Contains(stderr.String(), "s3cr3t-value") || strings.Contains(stderr.String(), "hunter2") {
+				t.Errorf("stderr shows a secret:\n%s", stderr.String())
+			}
+		})
 	}
 }

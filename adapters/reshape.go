@@ -158,6 +158,18 @@ func (inv *invocation) discoverySettings(s *envelope.Settings) {
 		name, _ := c.opt(flagname.Tokenizer)
 		s.Budget = &envelope.Budget{Tokenizer: inv.cfg.tokenizerNamed(name), Limit: max(limit, 0), Offset: max(offset, 0), Count: count}
 	}
+	// A hint names only the flags the command takes (REQ-F-052): --limit
+	// and --cursor are Duet's paging only on a list command (an app's own
+	// --cursor would not read Duet's next_cursor); --fields where the
+	// command has it.
+	node := c.node
+	s.Accepts = func(name string) bool {
+		switch name {
+		case flagname.Limit, flagname.Cursor:
+			return node.Meta.List && node.Flag(name) != nil
+		}
+		return node.Flag(name) != nil
+	}
 	if c.node.Meta.List {
 		s.NextPage = func(limit int, cursor string) string {
 			return inv.root.Name + " " + commandLine(append(withoutPaging(inv.args), "--"+flagname.Limit, strconv.Itoa(limit), "--"+flagname.Cursor, cursor))

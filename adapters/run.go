@@ -564,7 +564,7 @@ func maxBytes(env string) int {
 func (inv *invocation) finish(fail *envelope.Error) int {
 	inv.endSession()
 	fail = inv.fixChecked(inv.heldToTable(inv.endWork(inv.trustFinish(inv.previewed(fail)))))
-	inv.effectReported(fail)
+	fail = inv.effectReported(fail)
 	inv.cacheMeta()
 	inv.endCapture(fail != nil)
 	if fail != nil {
@@ -837,12 +837,32 @@ func (inv *invocation) outcome(err error, sig os.Signal) *envelope.Error {
 				e.Message = fmt.Sprintf("timed out after %s", time.Duration(*t)*time.Millisecond)
 			}
 			e.Suggestion = "raise --timeout, or narrow the work"
+			// A command whose TIMEOUT entry is not retryable and changed
+			// nothing (a safe command's, by default: its run length
+			// depends on its input) times out again on the identical
+			// rerun: the fix is a larger --timeout (REQ-C-014, v1.14).
+			if entry := inv.call.node.ExitCodes()[exitcode.Timeout]; !entry.Retryable && entry.SideEffects == exitcode.None && e.FixRequired == "" {
+				e.FixRequired = "Reissue with a larger --timeout" + largerTimeout(inv.meta.TimeoutMS)
+			}
 		}
 		return e
 	case !inv.ran.Load():
 		return inv.classify(err)
 	}
 	return envelope.As(err)
+}
+
+// largerTimeout suggests a --timeout twice the one that ran out, of ms
+// milliseconds: ", such as --timeout 60s"; "" when none is known.
+func largerTimeout(ms *int64) string {
+	if ms == nil || *ms <= 0 {
+		return ""
+	}
+	d := 2 * time.Duration(*ms) * time.Millisecond
+	if d >= time.Second {
+		return fmt.Sprintf(", such as --timeout %ds", int64(d.Round(time.Second)/time.Second))
+	}
+	return ", such as --timeout " + d.String()
 }
 
 // classify maps an error the framework returned before any action ran.

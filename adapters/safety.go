@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/duet-cli/duet/envelope"
+	"github.com/duet-cli/duet/exitcode"
 	"github.com/duet-cli/duet/schema"
 )
 
@@ -28,27 +29,52 @@ func checkSafety(c *schema.Command) []error {
 
 // effectReported checks a mutating command's answer (C-003): one that
 // succeeded without saying what it did — created, updated, deleted or noop
-// — leaves an agent unable to tell a change from a no-op, so the answer
-// carries an EFFECT_UNREPORTED warning (an error under
-// --warnings-as-errors, and in the app's tests through adaptertest.Run).
-// It is not an error by default: the change has happened, and failing the
-// call would have an agent repeat it.
-func (inv *invocation) effectReported(fail *envelope.Error) {
+// — leaves an agent unable to tell a change from a no-op.
+//
+// The spec wants the framework to raise "a registration or runtime error"
+// when a mutating command omits its effect. Go cannot see at registration
+// what a handler will report, so an agent's call fails at run time: exit 1
+// (GENERAL_ERROR, whose mutating entry says state may be modified), error
+// code EFFECT_UNREPORTED, never retryable. The failure never hides that
+// the change happened: the message says the command ran to its end and may
+// have changed state, error.context.completed is true, the command's result
+// stays in data (a failure payload), and the suggestion says to check the
+// state rather than run it again; the audit log records the call. The
+// EFFECT_UNREPORTED warning stays beside the error, for a person's stderr
+// and adaptertest's check. An idempotency key the call gave is recorded
+// before this check, so the same key again replays with effect noop rather
+// than acting twice.
+//
+// A person or a script (no agent) is not checked: their run keeps the
+// app's ways. A streaming command reports its effect per event (REQ-O-004),
+// which this check does not read: it gets the warning alone.
+func (inv *invocation) effectReported(fail *envelope.Error) *envelope.Error {
 	if fail != nil || inv.out == nil || !inv.mode.Agent || !inv.ran.Load() || inv.call == nil ||
 		inv.out.DryRun() || inv.out.Effected() != "" {
-		return
+		return fail
 	}
 	n := inv.call.node
-	if !n.Declared || n.Builtin {
-		return
+	if !n.Declared || n.Builtin || n.Passthrough {
+		return fail
 	}
 	if d := n.Danger(); d != schema.Mutating && d != schema.Destructive {
-		return
+		return fail
 	}
 	inv.out.Warn(EffectUnreported, fmt.Sprintf("%s is %s and reported no effect, so whether it changed anything is unknown", n.DotPath(), n.Danger()),
 		"report this to the tool's authors: a mutating command reports created, updated, deleted or noop (envelope.Output.Effect)")
+	if streams(n) {
+		return fail
+	}
+	e := envelope.Errorf(exitcode.GeneralError, EffectUnreported,
+		"%s ran to its end and may have changed state, but did not report what it did (created, updated, deleted or noop)", n.DotPath()).
+		WithPhase(envelope.Execution).
+		WithoutRetry().
+		WithSuggestion("do not run it again to find out: check the state it acts on (data is what it answered), and report this to the tool's authors").
+		WithResult()
+	e.Context = map[string]any{"completed": true}
+	return e
 }
 
-// EffectUnreported is the warning code of a mutating command that
-// succeeded without reporting its effect.
+// EffectUnreported is the error code, and the warning code, of a mutating
+// command that succeeded without reporting its effect.
 const EffectUnreported = "EFFECT_UNREPORTED"

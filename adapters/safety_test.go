@@ -97,13 +97,20 @@ func TestDangerLevelRequired(t *testing.T) {
 }
 
 // TestEffectReported: a mutating command's answer says what it did, as
-// meta.effect, and which one it was (C-003); one that succeeds without
-// saying is flagged EFFECT_UNREPORTED, an error under --warnings-as-errors;
-// a safe command is asked nothing.
+// meta.effect, and which one it was (C-003); a safe command is asked
+// nothing. One that succeeds without saying fails the call for an agent at
+// run time, as C-003 asks of the framework, without hiding that it ran:
+// exit 1 EFFECT_UNREPORTED, never retryable, error.context.completed, the
+// command's data kept, the warning beside it; --warnings-as-errors changes
+// nothing of that. Its idempotency key is recorded all the same, so the
+// same key again replays with effect noop instead of acting twice. A
+// person's run keeps the app's ways: it is not checked.
 func TestEffectReported(t *testing.T) {
+	ran := map[string]int{}
 	newApp := func() *cli.Command {
 		mutating := func(name string, effect envelope.Effect) *cli.Command {
 			return urfave.Annotate(&cli.Command{Name: name, Action: func(ctx context.Context, _ *cli.Command) error {
+				ran[name]++
 				if effect != "" {
 					envelope.From(ctx).Effect(effect)
 				}
@@ -122,11 +129,32 @@ func TestEffectReported(t *testing.T) {
 			t.Errorf("%s: meta.effect %v, warnings %q; want %s and none", cmd, w.Meta["effect"], w.Warnings, want)
 		}
 	}
-	w := wantOK(t, runAgent(t, newApp(), "silent"))
-	if len(w.Warnings) != 1 || w.Warnings[0].Code != adapters.EffectUnreported {
-		t.Errorf("a mutating command with no effect: warnings %q", w.Warnings)
+	for _, args := range [][]string{{"silent"}, {"silent", "--warnings-as-errors"}} {
+		w := wantError(t, runAgent(t, newApp(), args...), 1, adapters.EffectUnreported)
+		if w.Error.Retryable || w.Error.Context["completed"] != true || !strings.Contains(w.Error.Message, "may have changed state") {
+			t.Errorf("%v: error %+v; want it not retryable, context.completed true, and a message that says the change may have happened", args, w.Error)
+		}
+		if string(w.Data) != `{"name":"silent"}` {
+			t.Errorf("%v: data %s, want the command's own answer kept", args, w.Data)
+		}
+		if len(w.Warnings) != 1 || w.Warnings[0].Code != adapters.EffectUnreported {
+			t.Errorf("%v: warnings %q, want EFFECT_UNREPORTED", args, w.Warnings)
+		}
 	}
-	wantError(t, runAgent(t, newApp(), "silent", "--warnings-as-errors"), 1, "WARNINGS_AS_ERRORS")
+
+	home := t.TempDir()
+	before := ran["silent"]
+	wantError(t, runAgentIn(t, home, newApp(), nil, "silent", "--idempotency-key", "k1"), 1, adapters.EffectUnreported)
+	w := wantOK(t, runAgentIn(t, home, newApp(), nil, "silent", "--idempotency-key", "k1"))
+	if ran["silent"] != before+1 || w.Meta["idempotency_hit"] != true || w.Meta["effect"] != "noop" {
+		t.Errorf("the same key again: ran %d times, meta %v; want once, and a replay with effect noop", ran["silent"]-before, w.Meta)
+	}
+
+	var stdout, stderr bytes.Buffer
+	code := urfave.Run(context.Background(), newApp(), []string{"silent"}, run{tty: adapters.Console, env: []string{"TERM=dumb"}}.options(&stdout, &stderr)...)
+	if code != 0 || strings.Contains(stdout.String()+stderr.String(), "EFFECT_UNREPORTED") {
+		t.Errorf("a person: exit %d, stderr %q; want 0, and the app's ways kept", code, stderr.String())
+	}
 	if w := wantOK(t, runAgent(t, newApp(), "show")); len(w.Warnings) != 0 {
 		t.Errorf("a safe command: warnings %q", w.Warnings)
 	}

@@ -1,6 +1,7 @@
 package adapters
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -8,9 +9,13 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/duet-cli/duet/internal/flagname"
+	"github.com/duet-cli/duet/internal/idempotency"
+	"github.com/duet-cli/duet/internal/jobstore"
 	"github.com/duet-cli/duet/internal/profile"
+	"github.com/duet-cli/duet/schema"
 )
 
 // stateFileReport is one state file as `tool status` answers it.
@@ -53,14 +58,15 @@ func (inv *invocation) status(context.Context) error {
 			}, effects...)
 		}
 	}
+	ownFiles, ownEffects := inv.duetState()
+	files, effects = append(files, ownFiles...), append(effects, ownEffects...)
 	data := map[string]any{}
 	var text strings.Builder
 	if showState {
 		reports := make([]stateFileReport, 0, len(files))
 		for _, f := range files {
 			r := stateFileReport{Path: inv.expandPath(f.Path), Purpose: f.Purpose}
-			if info, err := os.Stat(r.Path); err == nil {
-				size := info.Size()
+			if size, ok := pathSize(r.Path); ok { // a directory's: the files in it
 				r.Exists, r.SizeBytes = true, &size
 				if f.Summary != nil {
 					if s, err := f.Summary(r.Path); err == nil {
@@ -77,8 +83,13 @@ func (inv *invocation) status(context.Context) error {
 	}
 	if showEffects {
 		reports := make([]sideEffectReport, 0, len(effects))
+		seen := map[string]bool{}
 		for _, e := range effects {
 			r := sideEffectReport{Path: inv.expandPath(e.Path), Type: e.Kind, Purpose: e.Purpose}
+			if seen[r.Path] {
+				continue // declared by a command, and Duet's own state besides
+			}
+			seen[r.Path] = true
 			if r.Type == "" {
 				r.Type = "file"
 			}
@@ -103,6 +114,98 @@ func (inv *invocation) status(context.Context) error {
 
 func slicesClone[T any](s []T) []T { return append([]T(nil), s...) }
 
+// duetState is what Duet itself keeps for the tool (REQ-O-028): the audit
+// log when it is on, with its rotated files; the jobs store of an app with
+// jobs; the idempotency store of an app with a command that takes
+// --idempotency-key. Each is a state file, summarised, and a side effect.
+func (inv *invocation) duetState() ([]StateFile, []SideEffect) {
+	var files []StateFile
+	var effects []SideEffect
+	if path := inv.auditLogPath(); path != "" {
+		files = append(files, StateFile{Path: path, Purpose: "the audit log: one JSON line per invocation (audit-log reads it)", Summary: auditSummary})
+		effects = append(effects, SideEffect{Path: path, Kind: "file", Purpose: "the audit log (log): a line appended per invocation, rotated to " + filepath.Base(rotatedAuditLog(path, 1)) + " and on"})
+		for n := 1; n <= inv.cfg.auditLimits.withDefaults().Keep; n++ {
+			if rotated := rotatedAuditLog(path, n); fileExists(rotated) {
+				effects = append(effects, SideEffect{Path: rotated, Kind: "file", Purpose: "a rotated audit log (log)"})
+			}
+		}
+	}
+	state, err := inv.stateDir()
+	if err != nil {
+		return files, effects // no home: nothing of the stores can be there
+	}
+	if j := inv.root.Sub(jobCommand); j != nil && j.Builtin {
+		dir := filepath.Join(state, "jobs")
+		files = append(files, StateFile{Path: dir, Purpose: "the tool's jobs: their status, answers and output (job list, job status)", Summary: jobsSummary})
+		effects = append(effects, SideEffect{Path: dir, Kind: "directory", Purpose: "the jobs store: a record, lock and output files per job (cleanup --scope jobs, logs)"})
+	}
+	if idempotencyKeyed(inv.root) {
+		dir := filepath.Join(state, "idempotency")
+		files = append(files, StateFile{Path: dir, Purpose: "answers recorded under --idempotency-key, replayed for 24h", Summary: idempotencySummary})
+		effects = append(effects, SideEffect{Path: dir, Kind: "directory", Purpose: "the idempotency store: a record and a lock per key (cleanup --scope cache)"})
+	}
+	return files, effects
+}
+
+// idempotencyKeyed reports whether a command of the tree takes
+// --idempotency-key.
+func idempotencyKeyed(root *schema.Command) bool {
+	found := false
+	root.Walk(func(c *schema.Command) {
+		found = found || c.Runnable && c.Flag(flagname.IdempotencyKey) != nil
+	})
+	return found
+}
+
+func fileExists(path string) bool {
+	_, err := os.Lstat(path)
+	return err == nil
+}
+
+// auditSummary is what status says of the audit log: how many entries the
+// current file holds, never what they say.
+func auditSummary(path string) (any, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]int{"entries": bytes.Count(raw, []byte("\n"))}, nil
+}
+
+// jobsSummary is what status says of the jobs store: how many jobs, by
+// status.
+func jobsSummary(dir string) (any, error) {
+	jobs, err := (&jobstore.Store{Dir: dir}).List(time.Now())
+	if err != nil {
+		return nil, err
+	}
+	by := map[string]int{}
+	for _, j := range jobs {
+		by[string(j.Status)]++
+	}
+	return map[string]any{"jobs": len(jobs), "by_status": by}, nil
+}
+
+// idempotencySummary is what status says of the idempotency store: how
+// many keys it holds, how many of them expired and how many a running call
+// holds — never the keys or the answers.
+func idempotencySummary(dir string) (any, error) {
+	entries, err := (&idempotency.Store{Dir: dir}).List(time.Now())
+	if err != nil {
+		return nil, err
+	}
+	expired, busy := 0, 0
+	for _, e := range entries {
+		if e.Expired {
+			expired++
+		}
+		if e.Busy {
+			busy++
+		}
+	}
+	return map[string]int{"keys": len(entries), "expired": expired, "in_use": busy}, nil
+}
+
 func sizeNote(exists bool, size *int64) string {
 	if !exists {
 		return " (absent)"
@@ -125,16 +228,42 @@ func profileSummary(path string) (any, error) {
 }
 
 // expandPath expands a declared path from the invocation's environment — a
-// leading ~, $VAR and ${VAR} — and makes it absolute.
+// leading ~, $VAR and ${VAR}, an XDG base directory that is unset to its
+// default under the home — and makes it absolute.
 func (inv *invocation) expandPath(path string) string {
+	getenv := inv.cfg.getenv
 	if path == "~" || strings.HasPrefix(path, "~/") {
-		path = inv.cfg.getenv("HOME") + path[1:]
+		path = getenv("HOME") + path[1:]
 	}
-	path = os.Expand(path, inv.cfg.getenv)
+	path = os.Expand(path, func(name string) string {
+		if v := getenv(name); v != "" {
+			return v
+		}
+		if under := xdgDefault(name); under != "" {
+			return filepath.Join(getenv("HOME"), under)
+		}
+		return ""
+	})
 	if abs, err := filepath.Abs(path); err == nil {
 		return abs
 	}
 	return path
+}
+
+// xdgDefault is where an XDG base directory is when its variable is
+// unset, under the home directory; "" for any other variable.
+func xdgDefault(name string) string {
+	switch name {
+	case "XDG_STATE_HOME":
+		return ".local/state"
+	case "XDG_DATA_HOME":
+		return ".local/share"
+	case "XDG_CONFIG_HOME":
+		return ".config"
+	case "XDG_CACHE_HOME":
+		return ".cache"
+	}
+	return ""
 }
 
 // pathSize returns the size of a file, or of the files under a directory.

@@ -26,6 +26,7 @@ func truncationApp(dir string) *cli.Command {
 				if err := os.WriteFile(filepath.Join(dir, "body"), []byte(c.String("body")), 0o644); err != nil {
 					return err
 				}
+				envelope.From(ctx).Effect(envelope.Updated) // C-003
 				return envelope.From(ctx).Result(map[string]int{"bytes": len(c.String("body"))})
 			}}, schema.Meta{Danger: schema.Mutating, Flags: map[string]schema.FlagMeta{"body": {MaxBytes: 255}}}),
 		urfave.Annotate(&cli.Command{Name: "read",

@@ -75,11 +75,13 @@ func trustApp(h *trustHarness) *cli.Command {
 	login := &cli.Command{Name: "login", Usage: "Log in in a browser", Action: func(ctx context.Context, _ *cli.Command) error {
 		env := runenv.From(ctx)
 		h.record("login", env.Token, env)
+		envelope.From(ctx).Effect(envelope.Updated) // C-003
 		return envelope.From(ctx).Result(map[string]bool{"logged_in": env.Token != ""})
 	}}
 	urfave.Annotate(login, schema.Meta{Danger: schema.Mutating, Scopes: []string{}, Auth: &schema.Auth{TokenEnv: []string{"APP_TOKEN", "APP_TOKEN_FILE"}}})
 	device := &cli.Command{Name: "device-login", Usage: "Log in with a device code", Action: func(ctx context.Context, _ *cli.Command) error {
 		h.record("device-login", "", runenv.From(ctx))
+		envelope.From(ctx).Effect(envelope.Updated) // C-003
 		return envelope.From(ctx).Result(map[string]bool{"logged_in": true})
 	}}
 	urfave.Annotate(device, schema.Meta{Danger: schema.Mutating, Scopes: []string{}, Auth: &schema.Auth{Headless: true, TokenEnv: []string{"APP_TOKEN"}}})

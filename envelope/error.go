@@ -134,16 +134,18 @@ func (e *Error) WithFix(required, command string) *Error {
 	return e
 }
 
-// WithRetry marks the error retryable, whatever its exit code's entry says,
-// with a back-off hint: wait after (whole milliseconds; 0 for no hint),
-// then retry as strategy says.
+// WithRetry marks the error retryable, whatever its exit code's entry says
+// (but a TIMEOUT's: see [Error.Settle]), with a back-off hint: wait after
+// (whole milliseconds; 0 for no hint, which a RATE_LIMITED error fills
+// with [DefaultRateLimitWait]), then retry as strategy says.
 func (e *Error) WithRetry(after time.Duration, strategy RetryStrategy) *Error {
 	e.Retryable, e.RetryAfterMS, e.RetryStrategy, e.retrySet = true, after.Milliseconds(), strategy, true
 	return e
 }
 
 // WithoutRetry marks the error terminal, whatever its exit code's entry
-// says: the same call will fail the same way.
+// says: the same call will fail the same way. (Not a TIMEOUT or a
+// RATE_LIMITED error: see [Error.Settle].)
 func (e *Error) WithoutRetry() *Error {
 	e.Retryable, e.RetryAfterMS, e.RetryStrategy, e.retrySet = false, 0, "", true
 	return e
@@ -173,11 +175,39 @@ func (e *Error) WithRedirect(r Redirect) *Error {
 	return e
 }
 
+// DefaultRateLimitWait is how long a RATE_LIMITED error (exit 11) tells an
+// agent to wait, in error.retry_after_ms, when the command does not say
+// (WithRetry): the CLI Agent Spec's REQ-C-014 wants one on every such
+// error, and a rate limit's window is commonly a minute, or half of one.
+// Its retry_strategy is then exponential_backoff.
+const DefaultRateLimitWait = 30 * time.Second
+
 // Settle fills what the error leaves to its exit code's table entry: retryable,
 // unless the error set it, and the execution phase by default. A retryable
 // error keeps no fix; a terminal one keeps no back-off.
+//
+// Two exits are settled by rule (REQ-C-014). A TIMEOUT (exit 10) is as
+// retryable as the command's declared TIMEOUT entry says, whatever the
+// error set: whether the identical rerun can succeed is the command's to
+// declare, and after partial side effects it cannot. A RATE_LIMITED error
+// (exit 11, or error.code RATE_LIMITED) is always retryable, and carries
+// a wait: WithRetry's, else [DefaultRateLimitWait] — a limit that time
+// does not lift (a used-up quota) is another exit, such as PRECONDITION.
 func (e *Error) Settle(t exitcode.Table) {
-	if !e.retrySet && !e.Retryable { // set true by hand, it stays
+	switch {
+	case e.Exit == exitcode.Timeout:
+		if entry, ok := t[exitcode.Timeout]; ok {
+			e.Retryable = entry.Retryable && entry.SideEffects != exitcode.Partial
+		}
+	case e.Exit == exitcode.RateLimited || e.Code == "RATE_LIMITED":
+		e.Retryable = true
+		if e.RetryAfterMS <= 0 {
+			e.RetryAfterMS = DefaultRateLimitWait.Milliseconds()
+			if e.RetryStrategy == "" {
+				e.RetryStrategy = RetryExponential
+			}
+		}
+	case !e.retrySet && !e.Retryable: // set true by hand, it stays
 		e.Retryable = t[e.Exit].Retryable
 	}
 	if e.Phase == "" {

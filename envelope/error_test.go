@@ -84,32 +84,52 @@ func TestErrorf(t *testing.T) {
 
 func TestSettle(t *testing.T) {
 	tab := exitcode.Defaults()
+	wait := envelope.DefaultRateLimitWait.Milliseconds()
+	// TIMEOUT entries a command may declare (REQ-C-014, v1.14).
+	timeouts := func(e exitcode.Entry) exitcode.Table { return tab.Merge(exitcode.Table{exitcode.Timeout: e}) }
+	transient := timeouts(exitcode.Entry{Retryable: true, SideEffects: exitcode.None})
+	inputBound := timeouts(exitcode.Entry{Retryable: false, SideEffects: exitcode.None})
+	partial := timeouts(exitcode.Entry{Retryable: true, SideEffects: exitcode.Partial}) // a contradiction: partial wins
 	tests := []struct {
 		name      string
 		err       *envelope.Error
 		retryable bool
 		phase     envelope.Phase
 		after     int64
+		tab       exitcode.Table // nil: tab
 	}{
-		{"rate limited is retryable", envelope.Errorf(exitcode.RateLimited, "SLOW_DOWN", "x"), true, envelope.Execution, 0},
-		{"not found is not", envelope.Errorf(exitcode.NotFound, "GONE", "x"), false, envelope.Execution, 0},
-		{"explicit retry wins", envelope.Errorf(exitcode.NotFound, "GONE", "x").WithRetry(500*time.Millisecond, envelope.RetryLinear), true, envelope.Execution, 500},
-		{"explicitly terminal wins", envelope.Errorf(exitcode.RateLimited, "X", "x").WithoutRetry(), false, envelope.Execution, 0},
+		{"rate limited is retryable, after the default wait", envelope.Errorf(exitcode.RateLimited, "SLOW_DOWN", "x"), true, envelope.Execution, wait, nil},
+		{"rate limited waits as WithRetry says", envelope.Errorf(exitcode.RateLimited, "SLOW_DOWN", "x").WithRetry(5*time.Second, envelope.RetryLinear), true, envelope.Execution, 5000, nil},
+		{"rate limited without a wait gets the default", envelope.Errorf(exitcode.RateLimited, "SLOW_DOWN", "x").WithRetry(0, envelope.RetryImmediate), true, envelope.Execution, wait, nil},
+		{"rate limited is never terminal", envelope.Errorf(exitcode.RateLimited, "SLOW_DOWN", "x").WithoutRetry(), true, envelope.Execution, wait, nil},
+		{"RATE_LIMITED under another exit waits too", envelope.Errorf(exitcode.GeneralError, "RATE_LIMITED", "x"), true, envelope.Execution, wait, nil},
+		{"not found is not", envelope.Errorf(exitcode.NotFound, "GONE", "x"), false, envelope.Execution, 0, nil},
+		{"explicit retry wins", envelope.Errorf(exitcode.NotFound, "GONE", "x").WithRetry(500*time.Millisecond, envelope.RetryLinear), true, envelope.Execution, 500, nil},
+		{"explicitly terminal wins", envelope.Errorf(exitcode.Unavailable, "X", "x").WithoutRetry(), false, envelope.Execution, 0, nil},
+		{"a timeout is as retryable as the default entry", envelope.Errorf(exitcode.Timeout, "TIMEOUT", "x"), false, envelope.Execution, 0, nil},
+		{"a timeout is as retryable as a declared transient entry", envelope.Errorf(exitcode.Timeout, "TIMEOUT", "x"), true, envelope.Execution, 0, transient},
+		{"a timeout's WithRetry does not beat its entry", envelope.Errorf(exitcode.Timeout, "TIMEOUT", "x").WithRetry(time.Second, envelope.RetryLinear), false, envelope.Execution, 0, inputBound},
+		{"a timeout's WithoutRetry does not beat its entry", envelope.Errorf(exitcode.Timeout, "TIMEOUT", "x").WithoutRetry(), true, envelope.Execution, 0, transient},
+		{"a timeout after partial side effects is never retryable", envelope.Errorf(exitcode.Timeout, "TIMEOUT", "x"), false, envelope.Execution, 0, partial},
 		{"set by hand, retryable stays", func() *envelope.Error {
 			e := envelope.Errorf(exitcode.NotFound, "GONE", "x")
 			e.Retryable = true
 			return e
-		}(), true, envelope.Execution, 0},
+		}(), true, envelope.Execution, 0, nil},
 		{"a terminal error keeps no back-off", func() *envelope.Error {
 			e := envelope.Errorf(exitcode.NotFound, "GONE", "x")
 			e.RetryAfterMS = 500
 			return e
-		}(), false, envelope.Execution, 0},
-		{"validation phase is kept", envelope.Validationf("BAD", "x"), false, envelope.Validation, 0},
+		}(), false, envelope.Execution, 0, nil},
+		{"validation phase is kept", envelope.Validationf("BAD", "x"), false, envelope.Validation, 0, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			tt.err.Settle(tab)
+			table := tt.tab
+			if table == nil {
+				table = tab
+			}
+			tt.err.Settle(table)
 			if tt.err.Retryable != tt.retryable || tt.err.Phase != tt.phase || tt.err.RetryAfterMS != tt.after {
 				t.Errorf("settled to retryable=%v phase=%q after=%d, want %v %q %d", tt.err.Retryable, tt.err.Phase, tt.err.RetryAfterMS, tt.retryable, tt.phase, tt.after)
 			}

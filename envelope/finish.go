@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/duet-cli/duet/exitcode"
+	"github.com/duet-cli/duet/internal/flagname"
 	"github.com/duet-cli/duet/internal/jsonw"
 	"github.com/duet-cli/duet/internal/toon"
 )
@@ -90,15 +93,28 @@ func (o *Output) write(f Format, p payload, meta Meta, fail *Error) *Error {
 		o.writeJSONL(p, meta, fail)
 	default:
 		if fail == nil || fail.keepResult {
-			if err := o.writeRendered(f, p); err != nil {
+			if err := o.writeRendered(f, p); err != nil && !o.readerGone() {
 				fail = As(err)
 				fail.Phase = Execution
 				meta.ExitCode = ExitCode(fail)
 			}
 		}
+		if o.readerGone() {
+			// The reader closed stdout (`tool list | head -1`): that is its
+			// choice, not a failure, and the invocation ends silently
+			// (REQ-F-014) — no "broken pipe" error, and nothing else on
+			// stderr either, whichever path of the rendering hit it.
+			return fail
+		}
 		o.writeHumanDiagnostics(fail)
 	}
 	return fail
+}
+
+// readerGone reports whether a write to stdout found its reader gone
+// (EPIPE): what follows of the answer has nobody to read it.
+func (o *Output) readerGone() bool {
+	return o.writeErr != nil && errors.Is(o.writeErr, syscall.EPIPE)
 }
 
 // payloadLocked encodes the result, pages a list and projects fields.
@@ -201,8 +217,16 @@ func (o *Output) writeEnvelope(f Format, p payload, meta Meta, fail *Error) {
 
 func (o *Output) capped(p payload, meta Meta, fail *Error) []byte {
 	meta.Truncated = true
+	// The hint names only flags the command takes (REQ-F-052): a command
+	// that returns a list but does not page it (an import's report, say)
+	// has no --limit or --cursor to pass, and no next_cursor to give.
+	pages := o.accepts(flagname.Limit) && o.accepts(flagname.Cursor)
+	narrow := ""
+	if o.accepts(flagname.Fields) {
+		narrow = "narrow it with --fields"
+	}
 	if !p.list {
-		meta.TruncationHint = fmt.Sprintf("the result exceeded %d bytes and was dropped; narrow it with --fields", o.s.MaxBytes)
+		meta.TruncationHint = hintJoin(fmt.Sprintf("the result exceeded %d bytes and was dropped", o.s.MaxBytes), narrow)
 		o.capWarningLocked(len(p.one), 0)
 		return o.envelope(payload{one: json.RawMessage("null")}, meta, fail).appendJSON(nil)
 	}
@@ -224,9 +248,15 @@ func (o *Output) capped(p payload, meta Meta, fail *Error) []byte {
 	}
 	withItems := func(n int) Meta {
 		m := meta
-		m.Pagination = paginationFor(total, start, n)
-		m.TruncationHint = fmt.Sprintf("output exceeded %d bytes: returned %d of %d items; pass --limit %d with --cursor from meta.pagination.next_cursor, or narrow with --fields", o.s.MaxBytes, n, total, max(n, 1))
-		o.capCountsLocked(&m, total, start, n)
+		m.Pagination = nil
+		cut := fmt.Sprintf("output exceeded %d bytes: returned %d of %d items", o.s.MaxBytes, n, total)
+		if pages {
+			m.Pagination = paginationFor(total, start, n)
+			m.TruncationHint = hintJoin(cut, fmt.Sprintf("pass --limit %d with --cursor from meta.pagination.next_cursor", max(n, 1)), narrow)
+		} else {
+			m.TruncationHint = hintJoin(cut, "this command does not page its result", narrow)
+		}
+		o.capCountsLocked(&m, total, start, n, pages)
 		return m
 	}
 	fits := func(n int) bool {
@@ -247,6 +277,33 @@ func (o *Output) capped(p payload, meta Meta, fail *Error) []byte {
 	o.warnings = o.warnings[:len(o.warnings)-1]
 	o.capWarningLocked(prefix[len(p.items)], prefix[lo])
 	return o.envelope(payload{list: true, items: p.items[:lo]}, withItems(lo), fail).appendJSON(nil)
+}
+
+// accepts reports whether the command takes --name (Settings.Accepts).
+func (o *Output) accepts(name string) bool {
+	if o.s.Accepts != nil {
+		return o.s.Accepts(name)
+	}
+	switch name {
+	case flagname.Limit, flagname.Cursor, flagname.Fields:
+		return o.s.Window != nil // Duet gives a list command these
+	}
+	return false
+}
+
+// hintJoin joins a hint's non-empty parts with "; ".
+func hintJoin(parts ...string) string {
+	var b strings.Builder
+	for _, p := range parts {
+		if p == "" {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteString("; ")
+		}
+		b.WriteString(p)
+	}
+	return b.String()
 }
 
 // writeJSONL writes the items not yet streamed, one per line, then the

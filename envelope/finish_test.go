@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -335,6 +337,7 @@ func TestSizeCap(t *testing.T) {
 		window *envelope.Window
 		list   bool
 	}{
+		// a list from a command that does not page it: no next_cursor (TestSizeCapHintNamesOwnFlags)
 		{"list", many(100), nil, true},
 		{"paged list", many(100), &envelope.Window{Offset: 10, Limit: 50}, true},
 		{"object", map[string]string{"blob": strings.Repeat("x", 5000)}, nil, false},
@@ -371,6 +374,15 @@ func TestSizeCap(t *testing.T) {
 			items := dataList(t, env)
 			if len(items) == 0 || len(items) >= 50 {
 				t.Errorf("kept %d items, want some but not all", len(items))
+			}
+			if env.Meta["total_count"] != float64(100) || env.Meta["returned_count"] != float64(len(items)) {
+				t.Errorf("meta.total_count, returned_count = %v, %v; want 100, %d", env.Meta["total_count"], env.Meta["returned_count"], len(items))
+			}
+			if tt.window == nil {
+				if pg, has := env.Meta["pagination"]; has {
+					t.Errorf("meta.pagination = %v for a list the command does not page, want none", pg)
+				}
+				return
 			}
 			pg, _ := env.Meta["pagination"].(map[string]any)
 			if pg == nil || pg["has_more"] != true || pg["returned"] != float64(len(items)) || pg["total"] != float64(100) {
@@ -685,4 +697,56 @@ func TestShowWarnings(t *testing.T) {
 			t.Errorf("warnings %+v in the envelope, stderr %q; want %+v in the envelope only", env.Warnings, stderr, want)
 		}
 	})
+}
+
+// TestSizeCapHintNamesOwnFlags: meta.truncation_hint names only flags the
+// command takes (REQ-F-052). A list the command pages gets the command
+// line of the next page; one it cannot page (an import's report) names no
+// --limit or --cursor and gets no meta.pagination, and --fields only where
+// the command has it.
+func TestSizeCapHintNamesOwnFlags(t *testing.T) {
+	takes := func(names ...string) func(string) bool {
+		return func(name string) bool { return slices.Contains(names, name) }
+	}
+	nextPage := func(limit int, cursor string) string {
+		return fmt.Sprintf("tool items list --limit %d --cursor %s", limit, cursor)
+	}
+	tests := []struct {
+		name      string
+		result    any
+		window    *envelope.Window
+		accepts   func(string) bool
+		nextPage  func(int, string) string
+		wantFlags []string // the flags the hint names, in order
+		paged     bool     // meta.pagination is there
+	}{
+		{"list command", many(2000), &envelope.Window{}, takes("limit", "cursor", "fields"), nextPage, []string{"--limit", "--cursor"}, true},
+		{"list command without a next page command", many(2000), &envelope.Window{}, takes("limit", "cursor", "fields"), nil, []string{"--limit", "--cursor", "--fields"}, true},
+		{"import's report", many(2000), nil, takes("input-file", "fields"), nil, []string{"--fields"}, false},
+		{"import's report without --fields", many(2000), nil, takes("input-file"), nil, nil, false},
+		{"list by default without settings", many(2000), &envelope.Window{}, nil, nil, []string{"--limit", "--cursor", "--fields"}, true},
+		{"other list by default without settings", many(2000), nil, nil, nil, nil, false},
+		{"object", map[string]string{"blob": strings.Repeat("x", 5000)}, nil, takes("fields"), nil, []string{"--fields"}, false},
+		{"object without --fields", map[string]string{"blob": strings.Repeat("x", 5000)}, nil, takes(), nil, nil, false},
+	}
+	flagWord := regexp.MustCompile(`--[a-z][a-z0-9-]*`)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, stdout, _ := newOutput(envelope.Settings{Mode: agentMode(envelope.JSON), MaxBytes: 4000,
+				Window: tt.window, Accepts: tt.accepts, NextPage: tt.nextPage})
+			out.Result(tt.result)
+			out.Finish(fixedMeta(), nil)
+			env := decodeOne(t, stdout.Bytes())
+			hint, _ := env.Meta["truncation_hint"].(string)
+			if env.Meta["truncated"] != true || hint == "" {
+				t.Fatalf("meta.truncated %v, truncation_hint %q: want the cap to cut", env.Meta["truncated"], hint)
+			}
+			if diff := cmp.Diff(tt.wantFlags, flagWord.FindAllString(hint, -1)); diff != "" {
+				t.Errorf("flags named by the hint %q (-want +got):\n%s", hint, diff)
+			}
+			if _, has := env.Meta["pagination"]; has != tt.paged {
+				t.Errorf("meta.pagination present %v, want %v: %v", has, tt.paged, env.Meta["pagination"])
+			}
+		})
+	}
 }

@@ -58,9 +58,16 @@ type Settings struct {
 	Retry            RetryBudget  // the command's own retries
 	// discovery: an agent's token budget for data, and the command line
 	// that fetches the page after a list the size cap cut, for
-	// meta.truncation_hint (nil: the hint says which flags to pass).
+	// meta.truncation_hint (nil: the hint says which flags to pass, of
+	// those Accepts says the command takes).
 	Budget   *Budget
 	NextPage func(limit int, cursor string) string
+	// Accepts reports whether the command takes the flag --name: a hint
+	// that tells an agent which flag to pass (meta.truncation_hint) names
+	// only flags it takes, and a list it cannot page gets no next_cursor.
+	// nil: a list command (Window set) takes --limit, --cursor and
+	// --fields, as Duet gives it them, and any other command none.
+	Accepts func(name string) bool
 	// Trust (issue 16).
 	Untrusted             bool // data comes from outside the tool: tag all of it (schema.Meta.Untrusted)
 	NoInjectionProtection bool // --no-injection-protection: tag nothing, and say so

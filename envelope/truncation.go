@@ -52,10 +52,11 @@ func (o *Output) capWarningLocked(original, returned int) {
 }
 
 // capCountsLocked sets the counts of a list the size cap cut to n of total
-// items from start, and the command line that fetches the rest.
-func (o *Output) capCountsLocked(m *Meta, total, start, n int) {
+// items from start, and, when the command pages, the command line that
+// fetches the rest.
+func (o *Output) capCountsLocked(m *Meta, total, start, n int, pages bool) {
 	m.TotalCount, m.ReturnedCount = &total, &n
-	if o.s.NextPage != nil && start+n < total {
+	if pages && o.s.NextPage != nil && start+n < total {
 		m.TruncationHint = o.s.NextPage(max(n, 1), EncodeCursor(start+n))
 	}
 }

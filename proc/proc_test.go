@@ -242,6 +242,23 @@ func TestLogShowsArgv(t *testing.T) {
 	}
 }
 
+// TestStartedGetsArgv: Options.Started is told the argv of every program
+// the session starts, as given (the --debug trace logs it, REQ-F-062).
+func TestStartedGetsArgv(t *testing.T) {
+	bin := proctest.Child(t)
+	var got [][]string
+	ctx, _ := session(t, proc.Options{Started: func(argv []string) { got = append(got, argv) }})
+	for _, args := range [][]string{{"args", "-m", "hello world"}, {"args", "*.json"}} {
+		if err := proc.Command(ctx, bin, args...).Run(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := [][]string{{bin, "args", "-m", "hello world"}, {bin, "args", "*.json"}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Started was told (-want +got):\n%s", diff)
+	}
+}
+
 func errorCode(err error) (string, exitcode.Code) {
 	var e *envelope.Error
 	if !errors.As(err, &e) {

@@ -39,6 +39,10 @@ type Options struct {
 	// Log, when set, gets one line per program started, its argv as a JSON
 	// array, so that the quoting shows.
 	Log io.Writer
+	// Started, when set, is called with the argv of each program as it
+	// starts: a caller's own log of the programs (--debug's trace, which
+	// redacts secrets). It must not start a program of the session.
+	Started func(argv []string)
 	// interactivity (issue 16: kids)
 
 	// Alternatives are the command's flags that take an editor's place
@@ -226,8 +230,11 @@ func writeFile(path, data string) error {
 	return err
 }
 
-// log writes argv as a JSON array to the session's log.
+// log writes argv as a JSON array to the session's log, and tells Started.
 func (s *Session) log(argv []string) {
+	if s.opts.Started != nil {
+		s.opts.Started(slices.Clone(argv))
+	}
 	if s.opts.Log == nil {
 		return
 	}

@@ -55,6 +55,10 @@ type SideEffect struct {
 	Kind      SideEffectKind // what it is for
 	TTL       time.Duration  // how long until it is stale; 0 when it does not go stale
 	ClearWith string         // the command that removes it, if any
+	// Builtin marks the state Duet itself keeps for the command, such as
+	// its jobs: declared for the caller to see, and cleaned by Duet's own
+	// rules (ended jobs only), never removed whole as a declared path.
+	Builtin bool
 }
 
 // AppendJSON appends the side effect as the spec's filesystem_side_effects

@@ -49,7 +49,11 @@ func generatedApp() *cli.Command {
 					&cli.StringFlag{Name: "format", Usage: "csv or json", Value: "csv"},
 				},
 				Action: func(ctx context.Context, cmd *cli.Command) error {
-					return envelope.From(ctx).Result(record{Shelf: s, Op: op, Name: cmd.String("name"), Count: int(cmd.Int("count"))})
+					out := envelope.From(ctx)
+					if dangers[i] != schema.Safe {
+						out.Effect(envelope.Updated)
+					}
+					return out.Result(record{Shelf: s, Op: op, Name: cmd.String("name"), Count: int(cmd.Int("count"))})
 				},
 			}, schema.Meta{Danger: dangers[i], DryRun: dangers[i] == schema.Destructive, Output: schema.Of[record](),
 				Flags: map[string]schema.FlagMeta{"format": {Enum: []string{"csv", "json"}}}}))

@@ -23,7 +23,7 @@ func AgentsMD(m Manifest) string {
 		"every call prints exactly one JSON envelope: `{\"ok\", \"data\", \"error\", \"warnings\", \"meta\"}`. Branch on the exit code and `error.code`, never on message text.\n",
 		envelope.EnvName(tool, "FORMAT"))
 	b.WriteString("- Exit codes: 0 success, 2 invalid input (nothing changed; `error.errors` lists every problem), " +
-		"4 precondition, 5 not found, 6 conflict, 10 timeout, 130/143 cancelled. `error.retryable` says whether the same call may succeed.\n")
+		"4 precondition (`PERSON_REQUIRED`: hand it to a person), 5 not found, 6 conflict, 10 timeout, 14 incomplete (the work goes on: run `data.continue_command`), 130/143 cancelled. `error.retryable` says whether the same call may succeed.\n")
 	fmt.Fprintf(&b, "- `%s describe --index` lists every command in a line, `%s describe <command>` gives what one takes and answers (by its key, such as `%s`), "+
 		"`%s describe` all of them with what they share said once, and `%s <command> --schema` one command's whole input and output schema; "+
 		"`%s describe --etag <etag>` answers `meta.not_modified` when this file is current.\n", tool, tool, m.exampleKey(), tool, tool, tool)

@@ -271,7 +271,7 @@ func contextOf(m Manifest, cmds []*schema.Command) skillContext {
 	}
 	c.Guidance = []string{
 		"Every call prints exactly one JSON envelope on stdout when an agent runs it: {ok, data, error, warnings, meta}.",
-		"Exit codes: 0 success, 2 invalid input (nothing changed), 4 precondition, 5 not found, 6 conflict, 10 timeout, 130/143 cancelled.",
+		"Exit codes: 0 success, 2 invalid input (nothing changed), 4 precondition, 5 not found, 6 conflict, 10 timeout, 14 incomplete (run data.continue_command), 130/143 cancelled.",
 		fmt.Sprintf("`%s manifest` lists every command with its flags and exit codes; `%s <command> --schema` gives one command's input and output schema.", m.Tool, m.Tool),
 		fmt.Sprintf("`%s exec` runs a JSONL batch of commands in one call; `%s doctor` checks what the tool needs.", m.Tool, m.Tool),
 		"--token-limit N keeps an answer within N tokens; --token-count says how many it would take.",

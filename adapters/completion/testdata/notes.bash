@@ -55,6 +55,7 @@ __notes_flag() {
 	*:'--trace-id') v=f ;;
 	*:'--shell') v=e e=('bash' 'zsh' 'fish') ;;
 	*:'--etag') v=n ;;
+	*:'--idempotency-key') v=f ;;
 	*:'--output-dir') v=f ;;
 	*:'--skill-format') v=e e=('markdown' 'json') ;;
 	*:'--min-words') v=n ;;
@@ -62,7 +63,6 @@ __notes_flag() {
 	*:'--status') v=e e=('open' 'done' 'all') ;;
 	*:'--mcp-schema-file') v=f ;;
 	*:'--mcp-server-url') v=f ;;
-	*:'--idempotency-key') v=f ;;
 	esac
 }
 
@@ -84,11 +84,11 @@ __notes_words() {
 	0) c=('audit-log' 'changelog' 'completion' 'describe' 'doctor' 'exec' 'generate-skills' 'list' 'manifest' 'mcp-validate' 'note' 'setup' 'status') f=('-V' '--color' '--colour' '--debug' '--dir' '--format' '-h' '--help' '--instance-id' '--no-update-check' '--output-schema' '--quiet' '--schema' '--show-config' '--stable-output' '--stream' '--token-count' '--token-limit' '--token-offset' '--tokenizer' '--unmask' '--verbose' '--version' '--warnings-as-errors' '--width') ;;
 	1) c=() f=('--color' '--colour' '--command' '--cursor' '--cwd' '--debug' '--dir' '--fields' '--format' '-h' '--help' '--instance-id' '--limit' '--no-update-check' '--output' '--output-schema' '--quiet' '--schema' '--show-config' '--since' '--stable-output' '--stream' '--timeout' '--token-count' '--token-limit' '--token-offset' '--tokenizer' '--trace-id' '--unmask' '--validate-only' '--verbose' '--warnings-as-errors' '--width') ;;
 	2) c=() f=('--color' '--colour' '--cwd' '--debug' '--dir' '--fields' '--format' '-h' '--help' '--instance-id' '--no-update-check' '--output' '--output-schema' '--quiet' '--schema' '--show-config' '--since' '--stable-output' '--stream' '--timeout' '--token-count' '--token-limit' '--token-offset' '--tokenizer' '--unmask' '--validate-only' '--verbose' '--warnings-as-errors' '--width') ;;
-	3) c=() f=('--color' '--colour' '--cwd' '--debug' '--dir' '--fields' '--format' '-h' '--help' '--instance-id' '--no-update-check' '--output' '--output-schema' '--quiet' '--schema' '--shell' '--show-config' '--stable-output' '--stream' '--timeout' '--token-count' '--token-limit' '--token-offset' '--tokenizer' '--unmask' '--validate-only' '--verbose' '--warnings-as-errors' '--width') ;;
+	3) c=() f=('--color' '--colour' '--cwd' '--debug' '--dir' '--fields' '--format' '-h' '--help' '--instance-id' '--no-update-check' '--output-schema' '--quiet' '--schema' '--shell' '--show-config' '--stable-output' '--stream' '--timeout' '--token-count' '--token-limit' '--token-offset' '--tokenizer' '--unmask' '--validate-only' '--verbose' '--warnings-as-errors' '--width') ;;
 	4) c=() f=('--agents-md' '--color' '--colour' '--cwd' '--debug' '--dir' '--etag' '--fields' '--format' '--full' '-h' '--help' '--index' '--instance-id' '--mcp' '--no-update-check' '--output' '--output-schema' '--quiet' '--schema' '--show-config' '--stable-output' '--stream' '--timeout' '--token-count' '--token-limit' '--token-offset' '--tokenizer' '--unmask' '--validate-only' '--verbose' '--warnings-as-errors' '--width') ;;
 	5) c=() f=('--color' '--colour' '--cwd' '--debug' '--dir' '--fields' '--format' '-h' '--help' '--instance-id' '--no-update-check' '--output' '--output-schema' '--quiet' '--schema' '--show-config' '--stable-output' '--stream' '--timeout' '--token-count' '--token-limit' '--token-offset' '--tokenizer' '--unmask' '--validate-only' '--verbose' '--warnings-as-errors' '--width') ;;
 	6) c=() f=('--color' '--colour' '--cwd' '--debug' '--dir' '--dry-run' '--fields' '--format' '-h' '--help' '--ignore-errors' '--instance-id' '--no-update-check' '--output' '--output-schema' '--quiet' '--schema' '--show-config' '--stable-output' '--stream' '--timeout' '--token-count' '--token-limit' '--token-offset' '--tokenizer' '--unmask' '--validate-only' '--verbose' '--warnings-as-errors' '--width') ;;
-	7) c=() f=('--color' '--colour' '--cwd' '--debug' '--dir' '--dry-run' '--fields' '--format' '-h' '--help' '--instance-id' '--no-update-check' '--output' '--output-dir' '--output-schema' '--quiet' '--schema' '--show-config' '--skill-format' '--stable-output' '--stream' '--timeout' '--token-count' '--token-limit' '--token-offset' '--tokenizer' '--unmask' '--validate-only' '--verbose' '--warnings-as-errors' '--width') ;;
+	7) c=() f=('--color' '--colour' '--cwd' '--debug' '--dir' '--dry-run' '--fields' '--format' '-h' '--help' '--idempotency-key' '--instance-id' '--no-update-check' '--output' '--output-dir' '--output-schema' '--quiet' '--schema' '--show-config' '--skill-format' '--stable-output' '--stream' '--timeout' '--token-count' '--token-limit' '--token-offset' '--tokenizer' '--unmask' '--validate-only' '--verbose' '--warnings-as-errors' '--width') ;;
 	8) c=() f=('--color' '--colour' '--cursor' '--cwd' '--debug' '--dir' '--fields' '--format' '-h' '--help' '--instance-id' '--limit' '--min-words' '--no-update-check' '--output' '--output-schema' '--quiet' '-s' '--schema' '--show-config' '--stable-output' '--status' '--stream' '--timeout' '--token-count' '--token-limit' '--token-offset' '--tokenizer' '--unmask' '--validate-only' '--verbose' '--warnings-as-errors' '--width') ;;
 	9) c=() f=('--color' '--colour' '--cwd' '--debug' '--dir' '--etag' '--fields' '--format' '-h' '--help' '--instance-id' '--no-update-check' '--output' '--output-schema' '--quiet' '--schema' '--show-config' '--stable-output' '--stream' '--timeout' '--token-count' '--token-limit' '--token-offset' '--tokenizer' '--unmask' '--validate-only' '--verbose' '--warnings-as-errors' '--width') ;;
 	10) c=() f=('--color' '--colour' '--cwd' '--debug' '--dir' '--fields' '--format' '-h' '--help' '--instance-id' '--mcp-schema-file' '--mcp-server-url' '--no-update-check' '--output' '--output-schema' '--quiet' '--schema' '--show-config' '--stable-output' '--stream' '--timeout' '--token-count' '--token-limit' '--token-offset' '--tokenizer' '--unmask' '--validate-only' '--verbose' '--warnings-as-errors' '--width') ;;

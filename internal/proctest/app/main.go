@@ -40,6 +40,7 @@ func main() {
 			if err := cmd.Start(); err != nil {
 				return err
 			}
+			envelope.From(ctx).Effect(envelope.Created) // a process started (C-003)
 			return envelope.From(ctx).Result(map[string]any{"background_pid": cmd.Process.Pid, "cleanup_command": "kill " + "-TERM"})
 		}}, schema.Meta{Danger: schema.Mutating, Background: &schema.Background{CleanupCommand: "kill -TERM <background_pid>", MaxLifetime: time.Minute}})
 	urfave.Main(&cli.Command{Name: "app", Usage: "proc's test app", Commands: []*cli.Command{hold, watch}}, adapters.WithGrace(time.Second))

@@ -274,8 +274,12 @@ func (e Env) runCommand() *cli.Command {
 					}
 					return result(ctx, w, err)
 				},
+				// A wait lasts as long as the runs do, longer than an agent's
+				// call may: past the call's budget it goes on as a job, and the
+				// call answers INCOMPLETE with the command that picks it up.
 			}, schema.Meta{Danger: schema.Safe, Output: schema.Of[run.Waited](), Timeout: schema.NoTimeout,
-				ExitCodes: codes.Merge(exitcode.Table{exitcode.Timeout: {Description: "The runs did not end in time; they go on.", Retryable: true, SideEffects: exitcode.None}}),
+				Interruption: &schema.Interruption{Detach: true},
+				ExitCodes:    codes.Merge(exitcode.Table{exitcode.Timeout: {Description: "The runs did not end in time; they go on.", Retryable: true, SideEffects: exitcode.None}}),
 				Args: []schema.Arg{{Name: "run-id", Type: schema.String, ID: true, Pattern: runIDPattern, Variadic: true,
 					Usage: "runs to wait for (default: every running run of the space)"}},
 				Examples: []schema.Example{

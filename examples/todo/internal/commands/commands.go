@@ -515,6 +515,7 @@ func Export(ctx context.Context, s *todo.Store, status string) error {
 	if err := f.Close(); err != nil {
 		return err
 	}
+	out.Effect(envelope.Created) // the file it wrote
 	return out.Result(map[string]any{"output_file": f.Name(), "count": len(items), "cleanup": cleanup})
 }
 
