@@ -10,12 +10,18 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"golang.org/x/mod/modfile"
+	"golang.org/x/mod/module"
+	modzip "golang.org/x/mod/zip"
 )
 
 // TestE2EInstallCommand holds AGENTS.md's ## Installation to O-044: it
-// documents a go install and a verify line; the install, run with stdin
-// closed (/dev/null), no network (GOPROXY=off: the module is this
-// checkout, so @version is dropped) and no terminal, exits 0, and again
+// documents a go install and a verify line. The install line is run as it
+// is written, by a shell, with stdin closed (/dev/null) and no terminal:
+// the module it names is served from this checkout by a file proxy (as
+// the module proxy would serve a release of it), its dependencies from
+// the module cache, so nothing reaches the network. It exits 0, and again
 // on the installed binary; the verify line's command then exits 0 and
 // prints a parseable version.
 func TestE2EInstallCommand(t *testing.T) {
@@ -27,29 +33,71 @@ func TestE2EInstallCommand(t *testing.T) {
 		t.Fatalf("AGENTS.md has no ## Installation:\n%s", doc)
 	}
 	section, _, _ = strings.Cut(section, "\n## ")
-	install := regexp.MustCompile("(?m)^go install (\\S+)@\\S+ .*non-interactive, idempotent$").FindStringSubmatch(section)
+	install := regexp.MustCompile("(?m)^(go install (\\S+)@(\\S+)) .*non-interactive, idempotent$").FindStringSubmatch(section)
 	verify := regexp.MustCompile(`(?m)^todo --version +# verify`).FindString(section)
 	if install == nil || verify == "" {
 		t.Fatalf("## Installation lacks the install or the verify line:\n%s", section)
 	}
-	gobin := filepath.Join(sb.dir, "bin")
-	root, err := filepath.Abs("../../..")
+	proxy := moduleProxy(t, "v0.1.0")
+	modcache, err := exec.Command("go", "env", "GOMODCACHE").Output()
 	if err != nil {
 		t.Fatal(err)
 	}
+	gobin := filepath.Join(sb.dir, "bin")
 	for i := range 2 {
-		cmd := exec.Command("go", "install", install[1])
-		cmd.Dir = root
-		cmd.Env = append(os.Environ(), "GOBIN="+gobin, "GOPROXY=off", "GOFLAGS=-mod=mod", "CI=true")
+		cmd := exec.Command("sh", "-c", install[1])
+		cmd.Dir = t.TempDir() // outside any module
+		cmd.Env = append(os.Environ(), "GOBIN="+gobin, "GOFLAGS=-modcacherw", "GOSUMDB=off", "GOTOOLCHAIN=local",
+			"GOMODCACHE="+filepath.Join(sb.dir, "modcache"),
+			"GOPROXY=file://"+proxy+",file://"+filepath.Join(strings.TrimSpace(string(modcache)), "cache", "download"),
+			"CI=true")
 		cmd.Stdin = nil // /dev/null
 		var out bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &out
 		if err := cmd.Run(); err != nil {
-			t.Fatalf("install %d: %v\n%s", i+1, err, out.String())
+			t.Fatalf("install %d, %q: %v\n%s", i+1, install[1], err, out.String())
 		}
 	}
 	r := run(t, filepath.Join(gobin, "todo"), sb.env, "--version")
 	if r.code != 0 || !regexp.MustCompile(`^todo [0-9]+\.[0-9]+\.[0-9]+\n$`).MatchString(r.stdout) {
 		t.Errorf("verify: exit %d, %q; want 0 and \"todo X.Y.Z\"", r.code, r.stdout)
 	}
+}
+
+// moduleProxy serves this checkout as version of the module, in the
+// module proxy's layout (GOPROXY=file://…), and returns its directory.
+func moduleProxy(t *testing.T, version string) string {
+	t.Helper()
+	root, err := filepath.Abs("../../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gomod, err := os.ReadFile(filepath.Join(root, "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := modfile.ModulePath(gomod)
+	proxy := t.TempDir()
+	dir := filepath.Join(proxy, path, "@v")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	z, err := os.Create(filepath.Join(dir, version+".zip"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer z.Close()
+	if err := modzip.CreateFromDir(z, module.Version{Path: path, Version: version}, root); err != nil {
+		t.Fatalf("zip the module: %v", err)
+	}
+	for name, text := range map[string]string{
+		"list":            version + "\n",
+		version + ".info": `{"Version":"` + version + `","Time":"2026-01-01T00:00:00Z"}`,
+		version + ".mod":  string(gomod),
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return proxy
 }
