@@ -86,6 +86,7 @@ type jobView struct {
 	Finished *time.Time      `json:"finished,omitempty"`
 	ExitCode *int            `json:"exit_code,omitempty"`
 	Result   json.RawMessage `json:"result,omitempty"` // the data of the job's answer
+	Effect   envelope.Effect `json:"effect,omitempty"` // what the job's command reported it did
 	Error    json.RawMessage `json:"error,omitempty"`  // the error of the job's answer
 	Lost     bool            `json:"lost,omitempty"`   // its process ended without recording an answer
 }
@@ -389,8 +390,12 @@ func (inv *invocation) jobView(store *jobstore.Store, j jobstore.Job) jobView {
 	var answer struct {
 		Data  json.RawMessage `json:"data"`
 		Error json.RawMessage `json:"error"`
+		Meta  struct {
+			Effect envelope.Effect `json:"effect"`
+		} `json:"meta"`
 	}
 	if json.Unmarshal(raw, &answer) == nil {
+		v.Effect = answer.Meta.Effect
 		if string(answer.Data) != "null" {
 			v.Result = answer.Data
 		}

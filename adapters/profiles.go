@@ -229,9 +229,13 @@ func (inv *invocation) profileAction(ctx context.Context) error {
 		}
 		return out.Result(inv.profileView(name, p))
 	case "use":
+		effect := envelope.Updated
 		err := ps.store.Update(ctx, func(f *profile.File) error {
 			if _, ok := f.Profiles[name]; !ok {
 				return notFoundProfile(name, f)
+			}
+			if f.Default == name {
+				effect = envelope.Noop // it is the default already
 			}
 			f.Default = name
 			return nil
@@ -239,7 +243,7 @@ func (inv *invocation) profileAction(ctx context.Context) error {
 		if err != nil {
 			return inv.storeError(err)
 		}
-		out.Effect(envelope.Updated)
+		out.Effect(effect)
 		return out.Result(map[string]any{"default": name})
 	case "delete":
 		if _, ok := ps.file.Profiles[name]; !ok {

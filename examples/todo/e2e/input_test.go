@@ -175,7 +175,11 @@ func testImportJSON5(t *testing.T, bin string) {
 	if diff := cmp.Diff(want, pick(env, want)); diff != "" {
 		t.Errorf("import --defaults <bad> (-want +got):\n%s", diff)
 	}
-	r = sb.runStdin(t, strings.NewReader("{title: 'x'}\n"), "import", "--defaults", get(env, "error.corrected_input").(string))
+	corrected, ok := get(env, "error.corrected_input").(string)
+	if !ok {
+		t.Fatalf("import --defaults <bad>: no error.corrected_input to send back: %v", env["error"])
+	}
+	r = sb.runStdin(t, strings.NewReader("{title: 'x'}\n"), "import", "--defaults", corrected)
 	expectEnvelope(t, "import --defaults <corrected>", r, 0)
 
 	// Bad lines: every one reported, nothing imported.

@@ -64,7 +64,7 @@ func TestE2EInstallCommand(t *testing.T) {
 	}
 }
 
-// moduleProxy serves this checkout as version of the module, in the
+// moduleProxy serves this checkout's HEAD as version of the module, in the
 // module proxy's layout (GOPROXY=file://…), and returns its directory.
 func moduleProxy(t *testing.T, version string) string {
 	t.Helper()
@@ -87,8 +87,13 @@ func moduleProxy(t *testing.T, version string) string {
 		t.Fatal(err)
 	}
 	defer z.Close()
-	if err := modzip.CreateFromDir(z, module.Version{Path: path, Version: version}, root); err != nil {
-		t.Fatalf("zip the module: %v", err)
+	// From the committed tree: what a release would hold, whatever other
+	// tests write into the working tree meanwhile.
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git to take the module's committed tree from")
+	}
+	if err := modzip.CreateFromVCS(z, module.Version{Path: path, Version: version}, root, "HEAD", ""); err != nil {
+		t.Skipf("the checkout is no git repository to release from: %v", err)
 	}
 	for name, text := range map[string]string{
 		"list":            version + "\n",
