@@ -1,0 +1,122 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/urfave/cli/v3"
+
+	"github.com/duet-cli/duet/adapters/urfave"
+	"github.com/duet-cli/duet/envelope"
+	"github.com/duet-cli/duet/exitcode"
+	"github.com/duet-cli/duet/schema"
+)
+
+// codeUndeclared is an exit code no table of e2eapp declares.
+const codeUndeclared exitcode.Code = 81
+
+// misdeclarations are the commands e2eapp-misdeclared adds, by case: each
+// declares what Duet must refuse when the app is wrapped (or, for the
+// runtime cases, does what its declaration does not allow).
+var misdeclarations = map[string]func() *cli.Command{
+	// REQ-C-002: no danger level.
+	"no-danger": func() *cli.Command { return broken("wipe", schema.Meta{}) },
+	// REQ-C-002 / REQ-C-004: destructive without a dry run.
+	"destructive-no-dry-run": func() *cli.Command { return broken("wipe", schema.Meta{Danger: schema.Destructive}) },
+	// REQ-C-002 / REQ-O-004 (v1.11): a streaming destructive command.
+	"streaming-destructive": func() *cli.Command {
+		return broken("wipe", schema.Meta{Danger: schema.Destructive, DryRun: true, Streaming: true})
+	},
+	// REQ-C-002 / REQ-C-007: a streaming mutating command that accepts
+	// --idempotency-key.
+	"streaming-idempotency-key": func() *cli.Command {
+		c := broken("wipe", schema.Meta{Danger: schema.Mutating, Streaming: true})
+		c.Flags = append(c.Flags, &cli.StringFlag{Name: "idempotency-key", Usage: "the caller's key"})
+		return c
+	},
+	// REQ-C-002 / REQ-C-011: a safe command whose only write is its output
+	// file (kind "output").
+	"safe-output-write": func() *cli.Command {
+		return broken("render", schema.Meta{Danger: schema.Safe, SideEffects: []schema.SideEffect{{Path: "./report.html", Kind: "output"}}})
+	},
+	// REQ-F-057: a command that opens a browser and says nothing of a
+	// headless run.
+	"gui-no-headless": func() *cli.Command {
+		return broken("preview", schema.Meta{Danger: schema.Safe, GUI: []string{"browser_open"}})
+	},
+	// REQ-C-025: a configuration write without a write scope.
+	"config-no-scope": func() *cli.Command {
+		return broken("remember", schema.Meta{Danger: schema.Mutating, SideEffects: []schema.SideEffect{{Path: "~/.e2eapprc", Kind: schema.ConfigFile}}})
+	},
+	// REQ-C-029: a login without its scopes.
+	"auth-no-scopes": func() *cli.Command {
+		return broken("sso-login", schema.Meta{Danger: schema.Mutating, Auth: &schema.Auth{Headless: true}})
+	},
+	// REQ-C-029: a blanket admin scope nothing explains.
+	"blanket-scope": func() *cli.Command {
+		return broken("members", schema.Meta{Danger: schema.Safe, Scopes: []string{"admin:org"}})
+	},
+	// REQ-O-048: a safe default with no dry run to default to.
+	"safe-default-no-dry-run": func() *cli.Command {
+		return broken("ship", schema.Meta{Danger: schema.Destructive, SafeDefault: true})
+	},
+	// REQ-C-001: a retryable exit that may have changed something.
+	"retryable-with-side-effects": func() *cli.Command {
+		return broken("flaky", schema.Meta{Danger: schema.Mutating, ExitCodes: exitcode.Table{
+			90: {Name: "UPSTREAM_HICCUP", Description: "The upstream failed half way.", Retryable: true, SideEffects: exitcode.Partial},
+		}})
+	},
+	// REQ-C-022: an async command that cannot run detached.
+	"async-list": func() *cli.Command {
+		return broken("export", schema.Meta{Danger: schema.Safe, Async: true, List: true})
+	},
+	// Runtime cases: the app wraps; the command misbehaves when it runs.
+
+	// REQ-C-001: an exit code its table does not declare.
+	"undeclared-exit": func() *cli.Command {
+		return urfave.Annotate(&cli.Command{Name: "migrate", Usage: "Migrate the store",
+			Action: func(context.Context, *cli.Command) error {
+				return envelope.Errorf(codeUndeclared, "MIGRATION_DRIFT", "the store drifted from the plan")
+			}}, schema.Meta{Danger: schema.Safe, NoArgs: true})
+	},
+	// REQ-F-057: a browser opened by a command that declares no display.
+	"undeclared-open": func() *cli.Command {
+		return urfave.Annotate(&cli.Command{Name: "preview", Usage: "Preview the site",
+			Action: func(ctx context.Context, _ *cli.Command) error {
+				out := envelope.From(ctx)
+				if err := out.Open("https://preview.example.com/"); err != nil {
+					return err
+				}
+				return out.Result(map[string]bool{"previewed": true})
+			}}, schema.Meta{Danger: schema.Safe, NoArgs: true})
+	},
+}
+
+// Misdeclared returns the command of case name (see misdeclarations).
+func Misdeclared(name string) (*cli.Command, error) {
+	build, ok := misdeclarations[name]
+	if !ok {
+		return nil, fmt.Errorf("E2EAPP_MISDECLARE=%q: want one of %s", name, strings.Join(MisdeclaredCases(), ", "))
+	}
+	return build(), nil
+}
+
+// MisdeclaredCases lists the cases, sorted.
+func MisdeclaredCases() []string {
+	var names []string
+	for n := range misdeclarations {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// broken is a command that would run if its declaration held.
+func broken(name string, meta schema.Meta) *cli.Command {
+	return urfave.Annotate(&cli.Command{Name: name, Usage: "A misdeclared command",
+		Action: func(ctx context.Context, _ *cli.Command) error {
+			return envelope.From(ctx).Result(map[string]bool{"ran": true})
+		}}, meta)
+}
