@@ -41,6 +41,7 @@ func jobNode() *schema.Command {
 	status.Flags = []schema.Flag{{Name: flagname.Wait, Type: schema.Boolean, Default: false, Builtin: true, Usage: "wait until the job has ended, within --timeout"}}
 	status.Meta.ExitCodes = exitcode.Table{
 		exitcode.Success:      {Description: "The job is complete; data.result holds its answer's data."},
+		exitcode.Timeout:      {Description: "The job ran out of its time limit; data.error holds its error."},
 		exitcode.Incomplete:   {Name: "INCOMPLETE", Description: "The job is still running; ask again after retry_after_ms.", Retryable: true, SideEffects: exitcode.None},
 		exitcode.Precondition: {Description: "The job failed or was cancelled; data.error holds its error."},
 		exitcode.NotFound:     {Description: "No job has that id."},
@@ -87,6 +88,10 @@ type jobView struct {
 	ExitCode *int            `json:"exit_code,omitempty"`
 	Result   json.RawMessage `json:"result,omitempty"` // the data of the job's answer
 	Effect   envelope.Effect `json:"effect,omitempty"` // what the job's command reported it did
+	// While it runs, the incomplete-work answer's members (REQ-F-082).
+	State           string    `json:"state,omitempty"`
+	Progress        *Progress `json:"progress,omitempty"`
+	ContinueCommand string    `json:"continue_command,omitempty"`
 	Error    json.RawMessage `json:"error,omitempty"`  // the error of the job's answer
 	Lost     bool            `json:"lost,omitempty"`   // its process ended without recording an answer
 }
@@ -353,16 +358,25 @@ func (inv *invocation) cancelJob(ctx context.Context, store *jobstore.Store, j j
 // view as data always.
 func (inv *invocation) answerJob(store *jobstore.Store, j jobstore.Job) error {
 	v := inv.jobView(store, j)
+	if j.Status == jobstore.Running {
+		v.State, v.Progress = "running", jobProgress(store, j.ID)
+		v.ContinueCommand = inv.root.Name + " " + jobCommand + " wait " + j.ID
+	}
 	inv.out.Result(v)
-	switch j.Status {
-	case jobstore.Complete:
+	switch {
+	case j.Status == jobstore.Complete:
 		return nil
-	case jobstore.Running:
+	case j.Status == jobstore.Failed && j.ExitCode != nil && exitcode.Code(*j.ExitCode) == exitcode.Timeout:
+		return envelope.Errorf(exitcode.Timeout, "JOB_TIMED_OUT", "job %s ran out of its time limit", j.ID).
+			WithoutRetry().
+			WithSuggestion("run the command again with a larger --timeout").
+			WithResult()
+	case j.Status == jobstore.Running:
 		return envelope.Errorf(exitcode.Incomplete, "JOB_RUNNING", "job %s is still running", j.ID).
 			WithRetry(time.Duration(j.PollMS)*time.Millisecond, envelope.RetryLinear).
 			WithSuggestion(fmt.Sprintf("ask again after retry_after_ms, or wait with '%s --wait'", v.StatusCommand)).
 			WithResult()
-	case jobstore.Cancelled:
+	case j.Status == jobstore.Cancelled:
 		return envelope.Errorf(exitcode.Precondition, "JOB_CANCELLED", "job %s was cancelled", j.ID).WithResult()
 	}
 	why := "its process ended without recording an answer"

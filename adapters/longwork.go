@@ -99,6 +99,9 @@ func checkWork(c *schema.Command) error {
 			errs = append(errs, errors.New("an async command runs detached: it cannot be interactive, a list or a protocol server"))
 		}
 	}
+	if streams(c) && c.Danger() == schema.Destructive { // REQ-C-002, REQ-O-004
+		errs = append(errs, errors.New("a streaming command cannot be destructive: a stream cannot preview each change, nor ask before each"))
+	}
 	if (streams(c) || m.Protocol != "") && c.Flag(flagname.IdempotencyKey) != nil { // REQ-C-007, REQ-C-032
 		errs = append(errs, errors.New("a streaming or protocol command cannot take --idempotency-key: a replay answers one stored result, and a stream or a protocol has none"))
 	}

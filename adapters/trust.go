@@ -575,6 +575,7 @@ func (inv *invocation) scopeGuard(ctx context.Context) *envelope.Error {
 		e := envelope.PermissionDenied(missing[0])
 		e.Message = fmt.Sprintf("the active credential lacks %s, which %q needs", strings.Join(missing, ", "), n.DotPath())
 		e.RequiredScopes, e.ActiveScopes, e.MissingScopes = n.Meta.Scopes, granted, missing
+		e.Context = scopeContext(n.Meta.Scopes, granted, missing)
 		return e.WithPhase(envelope.Validation).
 			WithFix("use a credential granted "+strings.Join(missing, ", "), inv.root.Name+" "+checkPermissionsCommand+" --for "+n.DotPath())
 	}
@@ -811,6 +812,7 @@ func (inv *invocation) checkOne(target string, granted []string) error {
 			WithPhase(envelope.Validation).
 			WithFix("use a credential granted "+strings.Join(missing, ", "), "")
 		e.RequiredScopes, e.ActiveScopes, e.MissingScopes = req, granted, missing
+		e.Context = scopeContext(req, granted, missing)
 		e.RequiredPermission = missing[0]
 		return e
 	}
@@ -874,4 +876,11 @@ func (inv *invocation) instanceProfiles(path string) string {
 		return path
 	}
 	return filepath.Join(filepath.Dir(path), "instances", id, filepath.Base(path))
+}
+
+// scopeContext is the figures behind a refusal for missing scopes, where
+// the CLI Agent Spec's wire format puts them (error.context, REQ-O-047);
+// the error's own members keep them too, for callers that read them there.
+func scopeContext(required, granted, missing []string) map[string]any {
+	return map[string]any{"required_scopes": required, "granted_scopes": granted, "missing_scopes": missing}
 }

@@ -77,15 +77,15 @@ type Entry struct {
 	SideEffects SideEffects `json:"side_effects"`
 	// ErrorCodes lists the error.code values the command answers under
 	// this exit, when it declares them (ExitCodeEntry 1.1): an agent plans
-	// its branches before the call. nil says nothing; it is no promise of
-	// none.
+	// its branches before the call. nil says nothing; an empty, non-nil
+	// list says the exit carries no error.code.
 	ErrorCodes []string `json:"error_codes,omitempty"`
 }
 
 // Equal reports whether e and o say the same.
 func (e Entry) Equal(o Entry) bool {
 	return e.Name == o.Name && e.Description == o.Description && e.Retryable == o.Retryable &&
-		e.SideEffects == o.SideEffects && slices.Equal(e.ErrorCodes, o.ErrorCodes)
+		e.SideEffects == o.SideEffects && (e.ErrorCodes == nil) == (o.ErrorCodes == nil) && slices.Equal(e.ErrorCodes, o.ErrorCodes)
 }
 
 var framework = [...]Entry{

@@ -124,7 +124,7 @@ func (t Table) AppendJSON(b []byte) []byte {
 		b = strconv.AppendBool(b, e.Retryable)
 		b = append(b, `,"side_effects":`...)
 		b = jsonw.String(b, string(e.SideEffects))
-		if len(e.ErrorCodes) > 0 {
+		if e.ErrorCodes != nil { // [] says the exit carries no error.code; nil says nothing
 			b = append(b, `,"error_codes":`...)
 			b = jsonw.Strings(b, e.ErrorCodes)
 		}
