@@ -84,6 +84,11 @@ func (inv *invocation) doctor(ctx context.Context) error {
 			}
 		}
 	}
+	// The tool's registration warnings, for its authors: the tool works,
+	// and doctor passes, but agents are worse off (declwarn.go).
+	for _, w := range declarationWarnings(inv.root) {
+		inv.out.Warn(w[0], w[1], w[2])
+	}
 	inv.out.RenderText(func(w io.Writer) error {
 		for _, c := range checks {
 			writeCheck(w, c.OK, c.Name, deref(c.Version), deref(c.Error), deref(c.Fix))

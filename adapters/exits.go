@@ -15,8 +15,15 @@ import (
 // is answered:
 //
 //   - exit 2 promises that nothing changed (F-002). A command that reports
-//     invalid input after it reported changing state — or marks the error
-//     as from its execution — exits 1 instead, and a warning says why;
+//     invalid input after a change the lifecycle sees — an effect it
+//     reported, a file it kept for the caller, a step it completed or an
+//     undo it registered, a program it started (unless it is declared
+//     safe), a background process left running, a file it declares it
+//     writes that changed (see seenChanges) — or that marks the error as
+//     from its execution, exits 1 instead, and an EXIT_2_AFTER_CHANGE
+//     warning says what was seen. A change the command makes on its own,
+//     to a path it did not declare, is not seen: a command checks its
+//     input before it acts, in Meta.Validate;
 //   - every exit code is one the command's table declares, or a signal's
 //     (F-001, C-001). An undeclared code exits 1 instead, and a warning
 //     names it, so the table an agent read stays true.
@@ -26,11 +33,21 @@ func (inv *invocation) heldToTable(fail *envelope.Error) *envelope.Error {
 	if fail == nil || inv.out == nil {
 		return fail
 	}
-	if fail.Exit == exitcode.ArgError && inv.ran.Load() && (fail.Phase == envelope.Execution || inv.out.Changed()) {
-		inv.out.Warn("EXIT_2_AFTER_CHANGE",
-			fmt.Sprintf("%s reported invalid input (%s) after it changed state, so it exits 1, not 2", inv.call.node.DotPath(), fail.Code),
-			"check the input before acting: declare it, or check it in Meta.Validate")
-		fail.Exit, fail.Phase = exitcode.GeneralError, envelope.Execution
+	if fail.Exit == exitcode.ArgError && inv.ran.Load() {
+		seen := inv.seenChanges()
+		when := ""
+		switch {
+		case len(seen) > 0:
+			when = "after it " + strings.Join(seen, ", ")
+		case fail.Phase == envelope.Execution:
+			when = "as an error of its execution, when it may have changed state"
+		}
+		if when != "" {
+			inv.out.Warn(exit2AfterChange,
+				fmt.Sprintf("%s reported invalid input (%s) %s, so it exits 1, not 2: exit 2 promises that nothing changed", inv.call.node.DotPath(), fail.Code, when),
+				"check the input before acting: declare it, or check it in Meta.Validate")
+			fail.Exit, fail.Phase = exitcode.GeneralError, envelope.Execution
+		}
 	}
 	switch fail.Exit {
 	case exitcode.Success, exitcode.Interrupted, exitcode.Terminated:
@@ -44,6 +61,10 @@ func (inv *invocation) heldToTable(fail *envelope.Error) *envelope.Error {
 	}
 	return fail
 }
+
+// exit2AfterChange is the code of the warning of a command that reported
+// invalid input after it changed something, and exits 1 instead of 2.
+const exit2AfterChange = "EXIT_2_AFTER_CHANGE"
 
 // fixChecked drops an error's fix_command when it is not one an agent can
 // run verbatim and safely (C-030): one with a placeholder (<id>, $TOKEN,

@@ -89,11 +89,11 @@ type jobView struct {
 	Result   json.RawMessage `json:"result,omitempty"` // the data of the job's answer
 	Effect   envelope.Effect `json:"effect,omitempty"` // what the job's command reported it did
 	// While it runs, the incomplete-work answer's members (REQ-F-082).
-	State           string    `json:"state,omitempty"`
-	Progress        *Progress `json:"progress,omitempty"`
-	ContinueCommand string    `json:"continue_command,omitempty"`
-	Error    json.RawMessage `json:"error,omitempty"`  // the error of the job's answer
-	Lost     bool            `json:"lost,omitempty"`   // its process ended without recording an answer
+	State           string          `json:"state,omitempty"`
+	Progress        *Progress       `json:"progress,omitempty"`
+	ContinueCommand string          `json:"continue_command,omitempty"`
+	Error           json.RawMessage `json:"error,omitempty"` // the error of the job's answer
+	Lost            bool            `json:"lost,omitempty"`  // its process ended without recording an answer
 }
 
 func (inv *invocation) jobStore() (*jobstore.Store, *envelope.Error) {
@@ -372,7 +372,7 @@ func (inv *invocation) answerJob(store *jobstore.Store, j jobstore.Job) error {
 			WithSuggestion("run the command again with a larger --timeout").
 			WithResult()
 	case j.Status == jobstore.Running:
-		return envelope.Errorf(exitcode.Incomplete, "JOB_RUNNING", "job %s is still running", j.ID).
+		return envelope.Errorf(exitcode.Incomplete, "INCOMPLETE", "job %s is still running", j.ID).
 			WithRetry(time.Duration(j.PollMS)*time.Millisecond, envelope.RetryLinear).
 			WithSuggestion(fmt.Sprintf("ask again after retry_after_ms, or wait with '%s --wait'", v.StatusCommand)).
 			WithResult()

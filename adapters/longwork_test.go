@@ -598,7 +598,7 @@ func TestJobStatusExitCodes(t *testing.T) {
 		status string
 	}{
 		{"later-complete", 0, "", "complete"},
-		{"later-running", 14, "JOB_RUNNING", "running"},
+		{"later-running", 14, "INCOMPLETE", "running"},
 		{"later-failed", 4, "JOB_FAILED", "failed"},
 		{"later-lost", 4, "JOB_FAILED", "failed"},
 		{"later-cancelled", 4, "JOB_CANCELLED", "cancelled"},

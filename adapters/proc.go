@@ -2,7 +2,6 @@ package adapters
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -42,11 +41,14 @@ func (inv *invocation) startSession(ctx context.Context) context.Context {
 	// secrets redacted as the rest of it is; under --verbose alone as a
 	// plain "run [...]" line.
 	var log io.Writer
-	var started func([]string)
+	started := inv.watch.started // for F-002: a program may change anything (changes.go)
 	switch {
 	case inv.out != nil && inv.out.Debugging():
 		logger := inv.out.Logger()
-		started = func(argv []string) { logger.Debug("run", "argv", debugArgv(argv)) }
+		started = func(argv []string) {
+			inv.watch.started(argv)
+			logger.Debug("run", "argv", debugArgv(argv))
+		}
 	case inv.call.on(flagname.Verbose):
 		log = cfg.stderr
 	}
@@ -81,7 +83,7 @@ func (inv *invocation) startSession(ctx context.Context) context.Context {
 // masked, as --debug's trace of the command's own flags is. The logger
 // then redacts the values of the command's sensitive flags wherever they
 // appear.
-func debugArgv(argv []string) string {
+func debugArgv(argv []string) []string {
 	shown := make([]string, len(argv))
 	secretNext := false // the flag before names a secret: this is its value
 	for i, a := range argv {
@@ -105,11 +107,7 @@ func debugArgv(argv []string) string {
 		secretNext = flag && !inline && envelope.SecretName(name)
 		shown[i] = v
 	}
-	var b strings.Builder
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false) // as typed: <, > and & are quoting to show, not to hide
-	_ = enc.Encode(shown)
-	return strings.TrimSuffix(b.String(), "\n")
+	return shown
 }
 
 // tempDir is the temporary directory of the invocation's environment.

@@ -567,7 +567,7 @@ func TestDebugLogsArgv(t *testing.T) {
 			}}, schema.Meta{Danger: schema.Safe, Flags: map[string]schema.FlagMeta{"auth": {Sensitive: true}}})
 		return &cli.Command{Name: "app", Commands: []*cli.Command{push}}
 	}
-	want := fmt.Sprintf(`[%q,"args","--remote","my remote","--password","[REDACTED]","--api-key=[REDACTED]","header [REDACTED]","[JWT: sub=u1]","*.json"]`, bin)
+	want := []string{bin, "args", "--remote", "my remote", "--password", "[REDACTED]", "--api-key=[REDACTED]", "header [REDACTED]", "[JWT: sub=u1]", "*.json"}
 	for _, tt := range []struct {
 		name string
 		args []string
@@ -581,17 +581,17 @@ func TestDebugLogsArgv(t *testing.T) {
 			r := run{env: append([]string{"TMPDIR=" + t.TempDir(), "PUSH_AUTH=s3cr3t-value"}, tt.env...)}
 			code := urfave.Run(context.Background(), app(), tt.args, r.options(&stdout, &stderr)...)
 			wantOK(t, result{code: code, stdout: stdout.String(), stderr: stderr.String()})
-			var got []string
+			var got [][]string // each program's argv: a JSON array, not text
 			for _, line := range strings.Split(strings.TrimSpace(stderr.String()), "\n") {
 				var rec struct {
-					Msg  string `json:"msg"`
-					Argv string `json:"argv"`
+					Msg  string   `json:"msg"`
+					Argv []string `json:"argv"`
 				}
 				if json.Unmarshal([]byte(line), &rec) == nil && rec.Msg == "run" {
 					got = append(got, rec.Argv)
 				}
 			}
-			if diff := cmp.Diff([]string{want}, got); diff != "" {
+			if diff := cmp.Diff([][]string{want}, got); diff != "" {
 				t.Errorf("the programs --debug logged (-want +got):\n%s\nstderr:\n%s", diff, stderr.String())
 			}
 			if strings.Contains(stderr.String(), "s3cr3t-value") || strings.Contains(stderr.String(), "hunter2") {

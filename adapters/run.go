@@ -73,6 +73,7 @@ type invocation struct {
 
 	// child processes (proc)
 	session *proc.Session // tracks the programs the running command starts
+	watch   watched       // what the running command changed that the lifecycle sees (changes.go)
 	// input: the payload the command reads (package input), and why it cannot have it.
 	payload  *input.Source
 	inputErr *envelope.Error
@@ -209,7 +210,6 @@ func (inv *invocation) answer(ctx context.Context, args []string, read readLine)
 	inv.checkAuditSetting()
 	inv.checkTrust()
 	inv.checkWidth()
-	validateErr := inv.validate(ctx)
 	if modeErr != nil && output == "" { // a bad --format is refused as the flag's enum, and a bad <TOOL>_FORMAT alike
 		valid := envelope.FormatNames()
 		name := envelope.EnvName(inv.root.Name, "FORMAT")
@@ -238,12 +238,17 @@ func (inv *invocation) answer(ctx context.Context, args []string, read readLine)
 		ToolVersion:   cfg.version,
 		Command:       c.node.DotPath(),
 		RequestID:     cfg.requestID(),
+		// O-009: a validation's answer says so, passed or refused
+		ValidationOnly: c.on(flagname.ValidateOnly) && !c.help && !c.on(flagname.Schema) && c.node.Runnable,
 	}
 	inv.meta.ConfigSources, inv.meta.Profile = inv.profiles.meta()
 	for _, w := range inv.warnings {
 		inv.out.Warn(w[0], w[1], w[2])
 	}
 	inv.readPayload() // input: stdin, whole and within its cap, before the command writes anything
+	// The command's own checks, last of phase 1: they see the payload and
+	// the Output, as the command would, with --validate-only too.
+	validateErr := inv.validate(ctx)
 	inv.traceStart()
 
 	switch {
@@ -517,6 +522,9 @@ func (inv *invocation) settings(s *envelope.Settings, stdout io.Writer) {
 	s.Quiet, s.Verbose = c.on(flagname.Quiet), c.on(flagname.Verbose)
 	s.EchoWarnings = cfg.echoWarnings
 	s.DryRun = c.bool(flagname.DryRun) || inv.refusal != nil && c.node.Meta.DryRun
+	// F-021: an agent is told when the app's data holds the time of the
+	// call (Duet's own commands keep theirs in records, as the audit log).
+	s.CheckVolatile = inv.mode.Agent && !c.node.Builtin
 	s.MaxBytes = maxBytes(cfg.getenv(envelope.EnvName(inv.root.Name, "MAX_OUTPUT_BYTES")))
 	for f := range c.node.Accepted() {
 		if len(c.values[f.Name]) == 0 && len(f.Env) == 0 {
@@ -753,6 +761,7 @@ func (inv *invocation) execute(parent context.Context, args []string) int {
 	ctx = inv.inputContext(ctx)
 	defer inv.heartbeats()()
 	ctx = inv.withRunenv(ctx)
+	inv.watchDeclared(inv.call.node)
 
 	restoreWorkdir := inv.keepWorkdir()
 	done := make(chan error, 1)

@@ -157,6 +157,7 @@ func (o *Output) payloadLocked(meta *Meta) (payload, error) {
 	if err != nil {
 		return payload{}, err
 	}
+	o.volatileLocked(p)
 	return o.budgetLocked(o.tagPayloadLocked(p), meta), nil
 }
 

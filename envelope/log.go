@@ -93,6 +93,13 @@ func (h *redactor) attr(a slog.Attr) slog.Attr {
 	case slog.KindString:
 		return slog.String(a.Key, redactValues(v.String(), h.secrets))
 	case slog.KindAny:
+		if list, ok := v.Any().([]string); ok { // an argv: a list it stays
+			clean := make([]string, len(list))
+			for i, s := range list {
+				clean[i] = redactValues(s, h.secrets)
+			}
+			return slog.Any(a.Key, clean)
+		}
 		return slog.String(a.Key, redactValues(v.String(), h.secrets))
 	}
 	return slog.Attr{Key: a.Key, Value: v}

@@ -77,6 +77,10 @@ type Settings struct {
 	// safety, config, filesystem (issue 16): see cache.go.
 	NoCache  bool          // --no-cache, or --cache-ttl 0: no cached data may be used
 	CacheTTL time.Duration // --cache-ttl: cached data older than this is missing; 0 for no limit
+	// CheckVolatile warns when data holds the time of the call (see
+	// VolatileNames, REQ-F-021): two identical calls would answer
+	// different data.
+	CheckVolatile bool
 }
 
 // Window is the page a list command was asked for.
@@ -129,6 +133,9 @@ type Output struct {
 	// safety, config, filesystem (issue 16): see cache.go.
 	cacheUsed bool
 	file      *outputFile // --output
+	kept      []string    // files made with OutputFile, kept for the caller (Changes)
+	// F-021: whether the data was checked for the time of the call (volatile.go)
+	volatileChecked bool
 }
 
 type warning struct {
@@ -298,14 +305,22 @@ const ProgressEnv = "DUET_PROGRESS"
 // Warn records a non-fatal problem: a stable code, what happened, and what to
 // do next. The envelope's warnings carry it as {"code": code, "message":
 // "message. Next: next"}; a person reads it on stderr as
-// "WARNING [CODE]: message. Next: next".
+// "WARNING [CODE]: message. Next: next". The same warning given twice —
+// by a command's Meta.Validate hook and again by the command — is reported
+// once.
 func (o *Output) Warn(code, message, next string) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.closed {
 		return
 	}
-	o.warnings = append(o.warnings, warning{code: code, message: o.redact(message), next: o.redact(next)})
+	w := warning{code: code, message: o.redact(message), next: o.redact(next)}
+	for _, had := range o.warnings {
+		if had.code == w.code && had.message == w.message && had.next == w.next && had.context == nil {
+			return // said once is enough: a check run in validation and again by the command
+		}
+	}
+	o.warnings = append(o.warnings, w)
 }
 
 // ShowWarnings writes the warnings recorded so far on stderr now, for a

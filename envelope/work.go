@@ -25,12 +25,13 @@ import (
 
 // work is the Output's long-work state, guarded by Output.mu.
 type work struct {
-	runs     []stepRun
-	stepErr  error // the failure of a step: later steps do not run
-	undos    []func(context.Context) error
-	cleanups []func(context.Context) error
-	status   string // the latest progress message or step started, for heartbeats
-	tempDir  string // the session's temp directory, once made
+	runs      []stepRun
+	stepErr   error // the failure of a step: later steps do not run
+	undos     []func(context.Context) error
+	cleanups  []func(context.Context) error
+	status    string // the latest progress message or step started, for heartbeats
+	tempDir   string // the session's temp directory, once made
+	undoHooks int    // undo hooks ever registered, rolled back or not (Changes)
 }
 
 type stepRun struct {
@@ -159,6 +160,7 @@ func (o *Output) Undo(fn func(ctx context.Context) error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.work.undos = append(o.work.undos, fn)
+	o.work.undoHooks++
 }
 
 // OnCleanup registers fn to release what the command acquired: a lock, a
@@ -345,6 +347,9 @@ func (o *Output) OutputFile(name string) (*os.File, FileCleanup, error) {
 		os.RemoveAll(dir)
 		return nil, FileCleanup{}, err
 	}
+	o.mu.Lock()
+	o.kept = append(o.kept, f.Name()) // a file that outlasts the invocation (Changes)
+	o.mu.Unlock()
 	return f, FileCleanup{Command: "rm -rf -- " + quoted(dir), AutoCleanupAfterSeconds: int64(KeptFor / time.Second)}, nil
 }
 

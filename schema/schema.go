@@ -206,11 +206,25 @@ type Meta struct {
 	// flags, checked before it runs and listed by --schema.
 	Requires []Rule
 	// Validate checks the input beyond what the declarations above can say
-	// — that two flags agree, that a name is free — before anything runs,
-	// with --validate-only too (phase 1). It must change nothing. It
-	// returns every problem at once (envelope.Invalid), one validation
-	// error, or another error to answer with, such as NOT_FOUND; its
-	// problems are reported beside those the declarations found.
+	// — that two flags agree, that a name is free, that every line of the
+	// payload is a valid record — before anything runs, with
+	// --validate-only too (phase 1), so that a validation answers exactly
+	// what the real run would. It runs last of phase 1, once the payload
+	// is read: ctx carries what the command's would, the payload
+	// (input.From) and the Output (envelope.From: its mode, its paths, its
+	// warnings). It must change nothing: a hook that reports an effect,
+	// keeps a file or records a result through the Output is refused as
+	// the tool's bug. It returns every problem at once (envelope.Invalid),
+	// one validation error, or another error to answer with, such as
+	// NOT_FOUND; its problems are reported beside those the declarations
+	// found, but for an input a declaration refused already.
+	//
+	// Checks a command makes in its action instead are not phase 1:
+	// --validate-only never sees them, and one that fails after a change
+	// the lifecycle sees (an effect reported, a file kept, a program
+	// started, a declared file written) exits 1, not 2
+	// (EXIT_2_AFTER_CHANGE); a change it does not see — a file written
+	// with package os to a path not declared — leaves a false exit 2.
 	Validate func(ctx context.Context, in Input) error
 
 	// child processes (proc)

@@ -182,7 +182,7 @@ func testAsyncJob(t *testing.T, bin string) {
 	if ms, _ := get(started, "data.poll_interval_ms").(float64); ms <= 0 {
 		t.Errorf("poll_interval_ms = %v", ms)
 	}
-	sb.expect(t, 14, map[string]any{"error.code": "JOB_RUNNING", "error.retryable": true, "data.status": "running"}, "job", "status", id)
+	sb.expect(t, 14, map[string]any{"error.code": "INCOMPLETE", "error.retryable": true, "data.status": "running"}, "job", "status", id)
 	release()
 	done := sb.expect(t, 0, map[string]any{"data.status": "complete", "data.terminal": true, "data.result.count": 1.0,
 		"data.result.cleanup.auto_cleanup_after_seconds": 3600.0}, "job", "status", id, "--wait")

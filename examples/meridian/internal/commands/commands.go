@@ -180,7 +180,13 @@ func (e Env) project(cmd *cli.Command) project.Project {
 // loaded is the project with its configuration: none of its files under
 // --no-config (Duet's, which the answer's meta.config_sources confirms).
 func (e Env) loaded(ctx context.Context, cmd *cli.Command) (project.Project, *config.Loaded, error) {
-	p := e.project(cmd)
+	return e.loadedWith(ctx, cmd.String("config"))
+}
+
+// loadedWith is loaded with the --config given, for a Meta.Validate hook,
+// which has no *cli.Command.
+func (e Env) loadedWith(ctx context.Context, configFile string) (project.Project, *config.Loaded, error) {
+	p := project.Find(e.Dir, e.Getenv("MERIDIAN_REPO_ROOT"), e.Getenv("HOME"), configFile)
 	out := envelope.From(ctx)
 	out.ProjectRoot(p.Root)
 	p.NoConfig = out.Config().Skip
@@ -189,7 +195,12 @@ func (e Env) loaded(ctx context.Context, cmd *cli.Command) (project.Project, *co
 }
 
 func (e Env) runner(ctx context.Context, cmd *cli.Command) (*run.Runner, error) {
-	p, cfg, err := e.loaded(ctx, cmd)
+	return e.runnerWith(ctx, cmd.String("config"))
+}
+
+// runnerWith is runner with the --config given, for a Meta.Validate hook.
+func (e Env) runnerWith(ctx context.Context, configFile string) (*run.Runner, error) {
+	p, cfg, err := e.loadedWith(ctx, configFile)
 	if err != nil {
 		return nil, err
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/urfave/cli/v3"
@@ -68,6 +69,7 @@ func (e Env) runCommand() *cli.Command {
 			}, schema.Meta{Danger: schema.Mutating, Output: detail, Timeout: schema.NoTimeout, ExitCodes: codes,
 				Flags:      map[string]schema.FlagMeta{"sandbox": {Enum: sandboxes}, "model": {Subprocess: true}},
 				Subprocess: harnessProgram, Background: supervisor,
+				Validate: e.validateSpawn, // the run is planned before anything is written, with --validate-only too
 				Examples: []schema.Example{
 					{Description: "start a run and go on", Command: `run spawn -p "review the auth module" -m opus`},
 					{Description: "start a run with a profile and wait for its report", Command: `run spawn -a reviewer -p "review src/auth" --wait`},
@@ -96,7 +98,8 @@ func (e Env) runCommand() *cli.Command {
 			}),
 				Flags:      map[string]schema.FlagMeta{"model": {Subprocess: true}},
 				Subprocess: harnessProgram, Background: supervisor,
-				Args: []schema.Arg{{Name: "run-id", Type: schema.String, ID: true, Pattern: runIDPattern, Usage: "the run to continue (default: the last run of the current chat)"}},
+				Validate: e.validateContinue,
+				Args:     []schema.Arg{{Name: "run-id", Type: schema.String, ID: true, Pattern: runIDPattern, Usage: "the run to continue (default: the last run of the current chat)"}},
 				Examples: []schema.Example{
 					{Description: "ask a finished run a follow-up", Command: `run continue r3 -p "now add tests" --wait`},
 				}}),
@@ -287,6 +290,66 @@ func (e Env) runCommand() *cli.Command {
 				}}),
 		},
 	}, schema.Meta{Flags: map[string]schema.FlagMeta{"space": spaceFlag()}})
+}
+
+// validateSpawn is run spawn's phase 1 (Meta.Validate): the run is planned
+// as the spawn plans it — space, agent profile, model, skills, --file
+// references, the harness's program — and nothing is written, so that
+// --validate-only refuses what the spawn would, with the same answer. A
+// value the declarations refuse (a malformed --space) is theirs to report.
+func (e Env) validateSpawn(ctx context.Context, in schema.Input) error {
+	if !declaredOK(in) {
+		return nil
+	}
+	r, err := e.runnerWith(ctx, in.String("config"))
+	if err != nil {
+		return err
+	}
+	return r.CheckSpawn(ctx, run.SpawnRequest{Space: in.String("space"), Prompt: in.String("prompt"),
+		Model: in.String("model"), Agent: in.String("agent"), Skills: listed(in.Strings("skills")),
+		Files: listed(in.Strings("file")), AppendSystemPrompt: in.String("append-system-prompt"),
+		Sandbox: in.String("sandbox")}, in.Has("prompt"))
+}
+
+// validateContinue is run continue's phase 1 (Meta.Validate), as
+// validateSpawn is spawn's: the turn is planned, nothing written.
+func (e Env) validateContinue(ctx context.Context, in schema.Input) error {
+	if !declaredOK(in) || len(in.Args()) > 0 && !runIDRe.MatchString(in.Args()[0]) {
+		return nil
+	}
+	r, err := e.runnerWith(ctx, in.String("config"))
+	if err != nil {
+		return err
+	}
+	req := run.ContinueRequest{Space: in.String("space"), Prompt: in.String("prompt"), Model: in.String("model"),
+		Files: listed(in.Strings("file")), AppendSystemPrompt: in.String("append-system-prompt"), Fork: in.String("fork") == "true"}
+	if len(in.Args()) > 0 {
+		req.Run = in.Args()[0]
+	}
+	return r.CheckContinue(ctx, req, in.Has("prompt"))
+}
+
+var (
+	spaceIDRe = regexp.MustCompile(spaceIDPattern)
+	runIDRe   = regexp.MustCompile(runIDPattern)
+)
+
+// declaredOK reports whether the values a hook looks up passed their
+// declared checks: a malformed --space is refused by its pattern, and is not
+// looked up as well.
+func declaredOK(in schema.Input) bool {
+	sp := in.String("space")
+	return sp == "" || spaceIDRe.MatchString(sp)
+}
+
+// listed is a list flag's values as urfave/cli hands them to the action:
+// each value split at its commas.
+func listed(values []string) []string {
+	var out []string
+	for _, v := range values {
+		out = append(out, strings.Split(v, ",")...)
+	}
+	return out
 }
 
 // turnFlags are the flags of a run's turn, spawned or continued.

@@ -22,10 +22,29 @@ func (r *Runner) Continue(ctx context.Context, req ContinueRequest) (Detail, err
 	return r.start(ctx, p, req.Wait)
 }
 
+// CheckContinue plans the turn as Continue does, and writes and starts
+// nothing: run continue's phase-1 checks (its Meta.Validate), which
+// --validate-only runs too. A prompt not given at all (promptGiven false) is
+// left to the flag's own required check.
+func (r *Runner) CheckContinue(ctx context.Context, req ContinueRequest, promptGiven bool) error {
+	if promptGiven {
+		if err := checkPrompt(req.Prompt); err != nil {
+			return err
+		}
+	}
+	_, err := r.planContinueInput(ctx, req)
+	return planning(err)
+}
+
 func (r *Runner) planContinue(ctx context.Context, req ContinueRequest) (*plan, error) {
 	if err := checkPrompt(req.Prompt); err != nil {
 		return nil, err
 	}
+	return r.planContinueInput(ctx, req)
+}
+
+// planContinueInput plans a turn whose prompt is checked.
+func (r *Runner) planContinueInput(ctx context.Context, req ContinueRequest) (*plan, error) {
 	sp, all, err := r.load(ctx, req.Space)
 	if err != nil {
 		return nil, err

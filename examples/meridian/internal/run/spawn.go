@@ -98,10 +98,29 @@ func checkPrompt(prompt string) error {
 	return nil
 }
 
+// CheckSpawn plans the run as Spawn does, and writes and starts nothing: run
+// spawn's phase-1 checks (its Meta.Validate), which --validate-only runs
+// too, so that both answer an input the run would refuse alike. A prompt not
+// given at all (promptGiven false) is left to the flag's own required check.
+func (r *Runner) CheckSpawn(ctx context.Context, req SpawnRequest, promptGiven bool) error {
+	if promptGiven {
+		if err := checkPrompt(req.Prompt); err != nil {
+			return err
+		}
+	}
+	_, err := r.planSpawnInput(ctx, req)
+	return planning(err)
+}
+
 func (r *Runner) planSpawn(ctx context.Context, req SpawnRequest) (*plan, error) {
 	if err := checkPrompt(req.Prompt); err != nil {
 		return nil, err
 	}
+	return r.planSpawnInput(ctx, req)
+}
+
+// planSpawnInput plans a spawn whose prompt is checked.
+func (r *Runner) planSpawnInput(ctx context.Context, req SpawnRequest) (*plan, error) {
 	p := &plan{timeout: r.runTimeout(req.Timeout)}
 	if req.Space != "" {
 		sp, err := space.Get(r.Project, req.Space)

@@ -119,6 +119,9 @@ func Declare() Declarations {
 			Output: schema.Of[[]todo.Item](),
 			Stdin:  `JSON lines, one to-do each: {"title": "...", "priority": "low|normal|high", "tags": ["..."]} (JSON5 accepted)`,
 			Flags:  map[string]schema.FlagMeta{"defaults": {JSON: true}},
+			// Every line is checked before anything is added, and with
+			// --validate-only too.
+			Validate: ValidateImport,
 			Examples: []schema.Example{
 				{Description: "import from a file of any size", Command: "import --input-file todos.jsonl"},
 				{Description: "import what is piped, high priority unless a line says", Command: `import --defaults "{priority: 'high'}"`},
@@ -292,8 +295,43 @@ func Watch(ctx context.Context, s *todo.Store, interval time.Duration, count int
 // line: every line is checked first, and every problem reported at once,
 // so that nothing is added unless all of it can be. defaults is a JSON
 // object of the priority and tags a line that gives none gets.
+//
+// The checks are import's Meta.Validate (ValidateImport), which Duet runs
+// before the command, and for --validate-only: the input is refused there,
+// with nothing changed. They run again here, for a caller of Import that
+// is not Duet's lifecycle.
 func Import(ctx context.Context, s *todo.Store, defaults string) error {
 	s = within(ctx, s)
+	news, err := readImport(ctx, defaults)
+	if err != nil {
+		return err
+	}
+	added, err := s.AddAll(ctx, news)
+	if err != nil {
+		return notFound(err, "")
+	}
+	out := envelope.From(ctx)
+	out.Effect(envelope.Created)
+	if len(added) == 0 {
+		out.Effect(envelope.Noop)
+	}
+	out.RenderText(func(w io.Writer) error {
+		_, err := fmt.Fprintf(w, "Imported %d to-dos\n", len(added))
+		return err
+	})
+	return out.Result(added)
+}
+
+// ValidateImport is import's phase-1 check (schema.Meta.Validate): --defaults
+// and every line of the payload, as Import reads them, changing nothing.
+func ValidateImport(ctx context.Context, in schema.Input) error {
+	_, err := readImport(ctx, in.String("defaults"))
+	return err
+}
+
+// readImport reads the payload as to-dos to add: every problem of it at
+// once (envelope.Invalid), or --defaults' alone when that is wrong.
+func readImport(ctx context.Context, defaults string) ([]todo.New, error) {
 	type entry struct {
 		Title    string   `json:"title"`
 		Priority string   `json:"priority"`
@@ -301,17 +339,20 @@ func Import(ctx context.Context, s *todo.Store, defaults string) error {
 	}
 	var base entry
 	if defaults != "" {
-		err := strictDecode([]byte(defaults), &base)
+		strict, err := input.NormalizeJSON([]byte(defaults))
+		if err == nil {
+			err = strictDecode(strict, &base)
+		}
 		if err == nil && base.Title != "" {
 			err = errors.New("a title is no default")
 		}
 		if err != nil {
-			return envelope.Validationf("INVALID_DEFAULTS", "--defaults: want an object of priority and tags: %v", err).WithField("defaults")
+			return nil, envelope.Validationf("INVALID_DEFAULTS", "--defaults: want an object of priority and tags: %v", envelope.As(err).Message).WithField("defaults")
 		}
 	}
 	r, err := input.From(ctx).Open()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer r.Close()
 	var news []todo.New
@@ -320,7 +361,7 @@ func Import(ctx context.Context, s *todo.Store, defaults string) error {
 	for n := 1; ; n++ {
 		line, err := lines.ReadBytes('\n')
 		if err != nil && !errors.Is(err, io.EOF) {
-			return err
+			return nil, err
 		}
 		if text := bytes.TrimSpace(line); len(text) > 0 {
 			field := fmt.Sprintf("line %d", n)
@@ -350,22 +391,9 @@ func Import(ctx context.Context, s *todo.Store, defaults string) error {
 		}
 	}
 	if len(problems) > 0 {
-		return envelope.Invalid(problems)
+		return nil, envelope.Invalid(problems)
 	}
-	added, err := s.AddAll(ctx, news)
-	if err != nil {
-		return notFound(err, "")
-	}
-	out := envelope.From(ctx)
-	out.Effect(envelope.Created)
-	if len(added) == 0 {
-		out.Effect(envelope.Noop)
-	}
-	out.RenderText(func(w io.Writer) error {
-		_, err := fmt.Fprintf(w, "Imported %d to-dos\n", len(added))
-		return err
-	})
-	return out.Result(added)
+	return news, nil
 }
 
 // strictDecode decodes one JSON object into v, refusing unknown fields.
