@@ -171,12 +171,16 @@ func prepareTrust(c *schema.Command, cfg *config) error {
 	for _, s := range m.SideEffects {
 		switch s.Kind {
 		case schema.CacheFile, schema.LogFile, schema.TempFile, schema.CredentialFile:
+		case schema.OutputFile:
+			if s.TTL != 0 || s.ClearWith != "" {
+				errs = append(errs, fmt.Errorf("side effect %q is the command's product (output): it has no TTL and nothing clears it", s.Path))
+			}
 		case schema.ConfigFile:
 			if m.ConfigWrite == "" {
 				errs = append(errs, fmt.Errorf("side effect %q writes configuration: declare which with Meta.ConfigWrite", s.Path))
 			}
 		default:
-			errs = append(errs, fmt.Errorf("side effect %q: kind %q is not cache, log, temp, credential or config", s.Path, s.Kind))
+			errs = append(errs, fmt.Errorf("side effect %q: kind %q is not cache, log, temp, credential, config or output", s.Path, s.Kind))
 		}
 		if s.Path == "" {
 			errs = append(errs, errors.New("a side effect must name its path"))

@@ -47,6 +47,10 @@ const (
 	TempFile       SideEffectKind = "temp"
 	CredentialFile SideEffectKind = "credential"
 	ConfigFile     SideEffectKind = "config"
+	// OutputFile is the command's product, written where the command
+	// chooses (a report, a rendered page): no state change, so a safe
+	// command may write it, and cleanup never removes it (v1.11).
+	OutputFile SideEffectKind = "output"
 )
 
 // SideEffect is a file or directory a command may write beyond its answer.

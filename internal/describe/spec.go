@@ -154,6 +154,9 @@ func (m Manifest) Spec() SpecManifest {
 	global := make(map[string]bool, len(m.globals))
 	for _, g := range m.globals {
 		f := specFlag(g.entry)
+		if g.name == flagname.Debug { // read by the lifecycle itself, as --debug's default
+			f.EnvVars = []SpecEnvVar{{Name: envelope.EnvName(m.Tool, "DEBUG")}}
+		}
 		if g.name == flagname.Format {
 			f.EnvVars = []SpecEnvVar{{Name: envelope.EnvName(m.Tool, "FORMAT")}}
 			f.MediaTypes = map[string]string{}

@@ -123,14 +123,15 @@ func TestRegistry(t *testing.T) {
 		t.Errorf("registry rows, in the spec's order (-want +got):\n%s", diff)
 	}
 	// blackBox reports whether a test drives a built binary from outside:
-	// the e2e suites build the examples and run them as an agent does,
-	// duet-check's tests build the checker and its fixtures, and
-	// TestExamplesConform builds the examples for the checker's probes.
-	// Every other test runs Duet in its own process.
+	// the e2e suites build the examples (and internal/e2eapp, a fixture
+	// app built from Duet for what the examples do not exercise) and run
+	// them as an agent does, duet-check's tests build the checker and its
+	// fixtures, and TestExamplesConform builds the examples for the
+	// checker's probes. Every other test runs Duet in its own process.
 	blackBox := func(test string) bool {
 		dir, name, _ := strings.Cut(test, " ")
 		switch dir {
-		case "examples/todo/e2e", "examples/meridian/e2e", "conformance/cmd/duet-check":
+		case "examples/todo/e2e", "examples/meridian/e2e", "internal/e2eapp/e2e", "conformance/cmd/duet-check":
 			return true
 		}
 		return dir == "conformance" && name == "TestExamplesConform"
