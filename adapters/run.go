@@ -261,7 +261,7 @@ func (inv *invocation) answer(ctx context.Context, args []string, read readLine)
 	case c.on(flagname.ShowConfig) && !c.help:
 		return inv.showConfig()
 	case len(c.problems) > 0 && !c.help:
-		return inv.finish(envelope.Invalid(c.problems))
+		return inv.finish(cursorFix(envelope.Invalid(c.problems)))
 	case validateErr != nil:
 		return inv.finish(validateErr)
 	case inv.inputErr != nil && !c.help:
@@ -557,6 +557,16 @@ func (inv *invocation) settings(s *envelope.Settings, stdout io.Writer) {
 	inv.cacheSettings(s)
 }
 
+// cursorFix gives a refused --cursor (REQ-O-003: INVALID_CURSOR, exit 2,
+// never retryable) the one fix that works: the same call without it.
+func cursorFix(e *envelope.Error) *envelope.Error {
+	if e.Code == "INVALID_CURSOR" {
+		e.Retryable = false
+		e.FixRequired = "rerun without --cursor to start from the first page"
+	}
+	return e
+}
+
 func maxBytes(env string) int {
 	if env == "" {
 		return envelope.DefaultMaxBytes
@@ -683,7 +693,7 @@ func (inv *invocation) streams() Streams {
 // (C-030); a command that implements --dry-run answers with its preview.
 func (inv *invocation) unconfirmed(args []string) *envelope.Error {
 	c := inv.call
-	if !c.node.NeedsConfirmation() || inv.mode.Interactive || c.bool(flagname.Yes) || c.on(flagname.ConfirmDestructive) || c.bool(flagname.DryRun) || inv.safeDefault() {
+	if !c.node.NeedsConfirmation() || inv.mode.Interactive || c.bool(flagname.Yes) || c.on(flagname.ConfirmDestructive) || c.bool(flagname.DryRun) || inv.safeDefault() || inv.confirmFlag() {
 		return nil // an app's own --yes or --dry-run, adopted, confirms as Duet's would; --live confirms a safe-default command
 	}
 	line := inv.root.Name + " " + commandLine(args)
@@ -706,7 +716,7 @@ func (inv *invocation) confirm(args []string) *envelope.Error {
 		return nil
 	case inv.refusal != nil:
 		return inv.refusal
-	case !c.node.NeedsConfirmation() || !inv.mode.Interactive || c.bool(flagname.Yes) || c.on(flagname.ConfirmDestructive) || c.bool(flagname.DryRun) || inv.safeDefault():
+	case !c.node.NeedsConfirmation() || !inv.mode.Interactive || c.bool(flagname.Yes) || c.on(flagname.ConfirmDestructive) || c.bool(flagname.DryRun) || inv.safeDefault() || inv.confirmFlag():
 		return nil
 	}
 	line := inv.root.Name + " " + commandLine(args)

@@ -163,6 +163,7 @@ func prepareTrust(c *schema.Command, cfg *config) error {
 	if m.SafeDefault && !m.DryRun {
 		errs = append(errs, errors.New("Meta.SafeDefault runs the command as a dry run by default, so it must implement one: declare Meta.DryRun"))
 	}
+	errs = append(errs, checkConfirmFlag(c)...)
 	switch m.ConfigWrite {
 	case "", schema.LocalConfig, schema.GlobalConfig, schema.SessionConfig:
 	default:
@@ -195,6 +196,34 @@ func prepareTrust(c *schema.Command, cfg *config) error {
 		errs = append(errs, strictSecrets(c)...)
 	}
 	return errors.Join(errs...)
+}
+
+// checkConfirmFlag checks a command's Meta.ConfirmFlag (REQ-O-048): a
+// boolean flag of the command or root that confirms a mutating or
+// destructive command that previews without it.
+func checkConfirmFlag(c *schema.Command) []error {
+	m := &c.Meta
+	name := m.ConfirmFlag
+	if name == "" {
+		return nil
+	}
+	var errs []error
+	if c.Danger() == schema.Safe {
+		errs = append(errs, fmt.Errorf("Meta.ConfirmFlag %q: a safe command has nothing to confirm; confirm_flag needs danger mutating or destructive", name))
+	}
+	if m.SafeDefault {
+		errs = append(errs, fmt.Errorf("Meta.ConfirmFlag %q: the command declares Meta.SafeDefault, whose --live already confirms it; declare one of them", name))
+	}
+	if c.Passthrough {
+		errs = append(errs, fmt.Errorf("Meta.ConfirmFlag %q: a passthrough command cannot preview, so it declares no confirm flag", name))
+	}
+	if !m.DryRun {
+		errs = append(errs, fmt.Errorf("Meta.ConfirmFlag %q: without the flag the command runs as a dry run, so it must implement one: declare Meta.DryRun", name))
+	}
+	if f := c.Flag(name); f == nil || f.Name != name || f.Type != schema.Boolean {
+		errs = append(errs, fmt.Errorf("Meta.ConfirmFlag %q names no boolean flag of the command or the root", name))
+	}
+	return errs
 }
 
 // blanketScope reports whether a scope grants everything of a service or
@@ -479,12 +508,30 @@ func (inv *invocation) safeDefault() bool { return inv.call.node.Meta.SafeDefaul
 // live reports whether a safe-default command was told to run for real.
 func (inv *invocation) live() bool { return inv.safeDefault() && inv.call.bool(flagname.Live) }
 
+// confirmFlag reports whether the command declares a confirm flag
+// (Meta.ConfirmFlag), whose absence makes it a dry run and which stands
+// for every confirmation Duet would ask for.
+func (inv *invocation) confirmFlag() bool { return inv.call.node.Meta.ConfirmFlag != "" }
+
+// confirmedByFlag reports whether a confirm-flag command was given its
+// flag; --dry-run still makes it a preview.
+func (inv *invocation) confirmedByFlag() bool {
+	return inv.confirmFlag() && inv.call.bool(inv.call.node.Meta.ConfirmFlag)
+}
+
+// previews reports whether the command previews because it was not
+// confirmed: a safe-default one without --live, a confirm-flag one without
+// its flag (REQ-O-048).
+func (inv *invocation) previews() bool {
+	return inv.safeDefault() && !inv.live() || inv.confirmFlag() && !inv.confirmedByFlag()
+}
+
 // trustSettings adds to the answer's settings what auth, trust and safety
 // decide: a safe-default command's dry run, the secrets never to print,
 // whether data is tagged untrusted.
 func (inv *invocation) trustSettings(s *envelope.Settings) {
 	c, n, t := inv.call, inv.call.node, &inv.trust
-	if inv.safeDefault() && !inv.live() {
+	if inv.previews() {
 		s.DryRun = true
 	}
 	for _, v := range t.secrets {
@@ -678,6 +725,10 @@ func (inv *invocation) trustFinish(fail *envelope.Error) *envelope.Error {
 	if n.Meta.SafeDefault && !inv.call.help && !inv.call.on(flagname.Schema) {
 		inv.meta.StatesDryRun = true
 		inv.meta.Confirmed = inv.meta.Confirmed || fail == nil && inv.live()
+	}
+	if inv.confirmFlag() && !inv.call.help && !inv.call.on(flagname.Schema) {
+		inv.meta.StatesDryRun = true
+		inv.meta.Confirmed = inv.meta.Confirmed || fail == nil && inv.confirmedByFlag() && !inv.call.bool(flagname.DryRun)
 	}
 	if fail == nil && inv.ran.Load() && inv.out != nil {
 		if n.Meta.ConfigWrite != "" && !inv.out.DryRun() && inv.out.Effected() != envelope.Noop &&

@@ -44,7 +44,9 @@ func (o *Output) Finish(meta Meta, fail *Error) *Error {
 	}
 
 	var p payload
-	if fail == nil {
+	if _, raw := o.binaryLocked(); fail == nil && raw && o.file != nil {
+		p = payload{one: json.RawMessage("null")} // written raw to the file, never encoded (finishFile)
+	} else if fail == nil {
 		var err error
 		if p, err = o.payloadLocked(&meta); err != nil {
 			fail = Errorf(exitcode.GeneralError, "ENCODE_FAILED", "the result could not be encoded: %w", err).WithPhase(Execution)

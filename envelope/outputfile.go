@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/duet-cli/duet/envelope/internal/digest"
 	"github.com/duet-cli/duet/exitcode"
 	"github.com/duet-cli/duet/internal/atomicfile"
 )
@@ -37,13 +38,40 @@ func MediaType(f Format) string {
 }
 
 // Written is the answer of a command whose answer went to a file
-// (--output): what was written where. It carries no digest: hashing would
-// link crypto, and its self-checks, into every wrapped app's start, and
-// the spec asks for one only of a binary result's raw bytes.
+// (--output): what was written where. ContentType is the media type of the
+// --format representation, or, of a binary result written raw, the one the
+// command declared (left out when it declared none).
+//
+// SHA256, the lowercase hex digest of the file, is given of a binary
+// result's raw bytes only, as the spec asks, and only in an app that
+// imports package envelope/filedigest: hashing links crypto, whose package
+// initialisation every start of every wrapped app would pay for
+// (adapters' TestStartCostDeps).
 type Written struct {
 	Path        string `json:"path"`
 	Bytes       int    `json:"bytes"`
-	ContentType string `json:"content_type"`
+	ContentType string `json:"content_type,omitempty"`
+	SHA256      string `json:"sha256,omitempty"`
+}
+
+// binaryLocked returns the result when it is a single binary value — a
+// Binary, a *Binary or a []byte given to Result — which --output writes raw
+// (REQ-O-001), and false otherwise.
+func (o *Output) binaryLocked() (Binary, bool) {
+	if !o.hasResult || o.paged {
+		return Binary{}, false
+	}
+	switch v := o.result.(type) {
+	case Binary:
+		return v, true
+	case *Binary:
+		if v != nil {
+			return *v, true
+		}
+	case []byte:
+		return Binary{Bytes: v}, true
+	}
+	return Binary{}, false
 }
 
 // finishFile writes the answer to the --output file, and on stdout the
@@ -54,13 +82,24 @@ func (o *Output) finishFile(p payload, meta Meta, fail *Error) *Error {
 	f := o.file
 	reported := fail != nil // the command failed: there is no answer to write
 	shown := false          // the error is on stderr already
-	if !reported {
+	bin, raw := o.binaryLocked()
+	written := Written{Path: f.path}
+	var content []byte
+	switch {
+	case reported:
+	case raw:
+		// A binary result is the file (REQ-O-001): its raw bytes, not a
+		// representation of them; --format shapes only stdout.
+		content, written.ContentType = bin.Bytes, bin.ContentType
+	default:
 		fail = o.write(o.s.Mode.Format, p, meta, nil)
 		shown = fail != nil // a rendering that failed is reported by write
+		content, written.ContentType = f.buf.Bytes(), MediaType(o.s.Mode.Format)
 	}
+	written.Bytes = len(content)
 	o.s.Stdout, o.writeErr = f.stdout, nil // what follows is stdout's
 	if fail == nil {
-		if err := atomicfile.Write(f.path, f.buf.Bytes(), 0o644); err != nil {
+		if err := atomicfile.Write(f.path, content, 0o644); err != nil {
 			fail = Errorf(exitcode.GeneralError, "OUTPUT_WRITE_FAILED", "could not write the answer to %s: %w", f.path, err).
 				WithPhase(Execution).
 				WithSuggestion("check that the directory exists and is writable, or choose another --output path")
@@ -76,9 +115,11 @@ func (o *Output) finishFile(p payload, meta Meta, fail *Error) *Error {
 			meta.Pagination = nil
 		}
 		if fail == nil {
-			raw, err := marshal(Written{Path: f.path, Bytes: f.buf.Len(), ContentType: MediaType(o.s.Mode.Format)})
-			if err == nil {
-				p.one = raw
+			if raw && digest.SHA256 != nil {
+				written.SHA256 = digest.SHA256(content)
+			}
+			if enc, err := marshal(written); err == nil {
+				p.one = enc
 			}
 		}
 	}

@@ -37,6 +37,8 @@ type Doc struct {
 	// Auth, trust and safety (issue 16).
 	RequiredScopes        []string          `json:"required_scopes"` // null for a command nobody declared
 	SafeDefault           bool              `json:"safe_default,omitempty"`
+	ConfirmFlag           string            `json:"confirm_flag,omitempty"`
+	Idempotent            bool              `json:"idempotent,omitempty"`
 	HeadlessSupported     *bool             `json:"headless_supported,omitempty"` // set for a command that acquires credentials
 	TokenEnvVars          []string          `json:"token_env_vars,omitempty"`
 	SecretEnvVars         []string          `json:"secret_env_vars,omitempty"`

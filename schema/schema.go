@@ -109,6 +109,17 @@ type Meta struct {
 	// SafeDefault makes the dry run the command's default: it changes
 	// anything only when given --live. It needs DryRun.
 	SafeDefault bool
+	// ConfirmFlag names a boolean flag of the command or the root, without
+	// its dashes ("yes"), that confirms execution (REQ-O-048): without it
+	// the command runs as a dry run and prompts for nothing; with it it
+	// runs, and --dry-run still wins. It needs DryRun, a mutating or
+	// destructive command, and no SafeDefault.
+	ConfirmFlag string
+	// Idempotent declares that a repeat with the same arguments converges
+	// on the same state, whatever a previous attempt left behind (REQ-C-002):
+	// an agent may rerun it once after a partial failure. It does not
+	// replace --idempotency-key, which the command still accepts.
+	Idempotent bool
 	// ConfigWrite declares that the command writes configuration, and
 	// which by default; it gets --global, which a GlobalConfig command
 	// must be given.

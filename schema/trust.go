@@ -165,6 +165,7 @@ func (c *Command) trustDoc(d *Doc) {
 	m := &c.Meta
 	d.RequiredScopes = c.RequiredScopes()
 	d.SafeDefault = m.SafeDefault
+	d.ConfirmFlag, d.Idempotent = m.ConfirmFlag, m.Idempotent
 	if m.Auth != nil {
 		headless := m.Auth.Headless
 		d.HeadlessSupported, d.TokenEnvVars = &headless, m.Auth.TokenEnv
@@ -183,6 +184,13 @@ func (d Doc) appendTrust(b []byte) []byte {
 	b = nullableStrings(b, d.RequiredScopes)
 	if d.SafeDefault {
 		b = append(b, `,"safe_default":true`...)
+	}
+	if d.ConfirmFlag != "" {
+		b = append(b, `,"confirm_flag":`...)
+		b = jsonw.String(b, d.ConfirmFlag)
+	}
+	if d.Idempotent {
+		b = append(b, `,"idempotent":true`...)
 	}
 	if d.HeadlessSupported != nil {
 		b = append(b, `,"headless_supported":`...)

@@ -59,6 +59,8 @@ type SpecCommand struct {
 	ConfigWriteScope string                    `json:"config_write_scope,omitempty"`
 	StreamingDefault bool                      `json:"streaming_default,omitempty"`
 	SafeDefault      bool                      `json:"safe_default,omitempty"`
+	ConfirmFlag      string                    `json:"confirm_flag,omitempty"`
+	Idempotent       bool                      `json:"idempotent,omitempty"`
 	OptionPlacement  string                    `json:"option_placement,omitempty"`
 }
 
@@ -124,6 +126,26 @@ func factsOf(c *schema.Command) entryFacts {
 		mcpOff:     c.Runnable && !c.IsTool(),
 		placement:  c.Placement(),
 	}
+}
+
+// isBinarySchema reports whether s is the schema of envelope.Binary's
+// wrapper (REQ-F-017): an object whose type is the constant "binary" and
+// encoding the constant "base64". A command that declares it as its output
+// answers with a single binary value.
+func isBinarySchema(s schema.Schema) bool {
+	props := asMap(s["properties"])
+	return asMap(props["type"])["const"] == "binary" && asMap(props["encoding"])["const"] == "base64"
+}
+
+// asMap is v as a JSON object, or nil.
+func asMap(v any) map[string]any {
+	switch m := v.(type) {
+	case map[string]any:
+		return m
+	case schema.Schema:
+		return m
+	}
+	return nil
 }
 
 // mediaType is the media type of a format Duet adds beside the spec's
@@ -193,6 +215,8 @@ func (m Manifest) Spec() SpecManifest {
 			ConfigWriteScope: string(d.ConfigWriteScope),
 			StreamingDefault: d.StreamingDefault,
 			SafeDefault:      d.SafeDefault,
+			ConfirmFlag:      d.ConfirmFlag,
+			Idempotent:       d.Idempotent,
 		}
 		if c.RequiredScopes == nil {
 			c.RequiredScopes = []string{}
@@ -212,6 +236,10 @@ func (m Manifest) Spec() SpecManifest {
 			}
 		} else if facts.outputFile {
 			c.OutputFile = "formatted"
+			if isBinarySchema(d.OutputSchema) {
+				// --output writes a binary result's raw bytes (REQ-O-001).
+				c.OutputFile = "binary"
+			}
 		}
 		if facts.mcpOff {
 			c.MCP = new(false)
