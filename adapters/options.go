@@ -24,9 +24,10 @@ type config struct {
 	environ      func() []string
 	tty          *ttys
 	detector     func(getenv func(string) string) bool
-	echoWarnings bool // WithWarningsOnStderr
-	legacyOutput bool // WithLegacyOutput
-	leanHelp     bool // WithLeanAgentHelp
+	echoWarnings bool                // WithWarningsOnStderr
+	legacyOutput bool                // WithLegacyOutput
+	digest       func([]byte) string // WithOutputDigest
+	leanHelp     bool                // WithLeanAgentHelp
 	grace        time.Duration
 	requestID    func() string
 	signals      <-chan os.Signal
@@ -147,6 +148,12 @@ func WithAgentDetector(fn func(getenv func(string) string) bool) Option {
 // Without it, a pipe with no agent behind it is a script, which gets the
 // app as it was (see envelope.Detect).
 func WithSpecStrict() Option { return func(c *config) { c.strict = true } }
+
+// WithOutputDigest has the envelope of a binary result written with
+// --output carry data.sha256, computed with fn: pass filedigest.SHA256
+// (package envelope/filedigest), which links crypto/sha256 — a cost every
+// start pays, and why it is not the default.
+func WithOutputDigest(fn func([]byte) string) Option { return func(c *config) { c.digest = fn } }
 
 // WithLegacyOutput keeps the command lines of an app that shipped Duet
 // before the CLI Agent Spec v1.8 working: --output with a format's name

@@ -2,6 +2,7 @@ package adapters
 
 import (
 	"fmt"
+	"hash/fnv"
 	"maps"
 	"regexp"
 	"slices"
@@ -224,6 +225,25 @@ func (c *call) check(classify func(error) *envelope.Error, lookupEnv func(string
 	c.checkRequires(lookupEnv, fromProfile) // input: Meta.Requires
 	c.checkBuiltins()
 	c.checkSubprocess(lookupEnv, fromProfile)
+}
+
+// cursorQuery names the list a call asks for — the command, and the values
+// of its own flags and its arguments, less Duet's, which shape the answer
+// rather than choose the list — so that a cursor is honoured only by the
+// query it came from (REQ-O-003); --limit may change between pages.
+func (c *call) cursorQuery() string {
+	h := fnv.New32a()
+	h.Write([]byte(c.node.DotPath()))
+	for _, name := range slices.Sorted(maps.Keys(c.values)) {
+		if f := c.flags[name]; f == nil || f.Builtin {
+			continue
+		}
+		fmt.Fprintf(h, "\x00%s=%s", name, strings.Join(c.values[name], "\x01"))
+	}
+	for _, a := range c.args {
+		fmt.Fprintf(h, "\x00%s", a)
+	}
+	return strconv.FormatUint(uint64(h.Sum32()), 36)
 }
 
 // checkRepeated refuses a flag that takes one value given twice with two
@@ -451,7 +471,7 @@ func (c *call) checkBuiltins() {
 		}
 	}
 	if v, ok := c.opt(flagname.Cursor); ok {
-		if _, err := envelope.DecodeCursor(v); err != nil {
+		if _, err := envelope.DecodeCursor(v, c.cursorQuery()); err != nil {
 			e := envelope.As(err)
 			c.problems = append(c.problems, envelope.FieldError{Code: e.Code, Field: flagname.Cursor, Message: e.Message, Suggestion: e.Suggestion})
 		}

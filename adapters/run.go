@@ -519,6 +519,7 @@ func (inv *invocation) settings(s *envelope.Settings, stdout io.Writer) {
 	if !c.on(flagname.ValidateOnly) {
 		s.OutputFile = inv.outputPath() // a validation's answer is no answer to keep
 	}
+	s.Digest = cfg.digest
 	s.Quiet, s.Verbose = c.on(flagname.Quiet), c.on(flagname.Verbose)
 	s.EchoWarnings = cfg.echoWarnings
 	s.DryRun = c.bool(flagname.DryRun) || inv.refusal != nil && c.node.Meta.DryRun
@@ -540,12 +541,12 @@ func (inv *invocation) settings(s *envelope.Settings, stdout io.Writer) {
 		}
 	}
 	if c.node.Meta.List && !c.on(flagname.ShowConfig) {
-		w := &envelope.Window{Limit: defaultLimit}
+		w := &envelope.Window{Limit: defaultLimit, Query: c.cursorQuery()}
 		if v, ok := c.opt(flagname.Limit); ok {
 			w.Limit, _ = strconv.Atoi(v)
 		}
 		if v, ok := c.opt(flagname.Cursor); ok {
-			w.Offset, _ = envelope.DecodeCursor(v)
+			w.Offset, _ = envelope.DecodeCursor(v, w.Query)
 		}
 		s.Window = w
 	}

@@ -59,7 +59,7 @@ func (o *Output) budgetLocked(p payload, meta *Meta) payload {
 		if cut && o.s.Window != nil && meta.Pagination != nil {
 			// The page holds fewer items than it was to: the next call
 			// starts at the first item left out, which --cursor says.
-			meta.Pagination = paginationFor(p.total, p.start+from, whole)
+			meta.Pagination = o.paginationFor(p.total, p.start+from, whole)
 		}
 		return payload{list: true, items: items, total: p.total, start: p.start}
 	case len(p.one) > 0 && p.one[0] == '{':

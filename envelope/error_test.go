@@ -180,15 +180,20 @@ func TestInvalid(t *testing.T) {
 	}
 }
 
+// TestCursor (REQ-O-003): a cursor decodes to its offset for the query it
+// was issued for, and is INVALID_CURSOR (exit 2, not retryable, fix_required
+// to start again) for any other query and for anything not issued.
 func TestCursor(t *testing.T) {
 	for _, off := range []int{0, 1, 20, 12345} {
-		c := envelope.EncodeCursor(off)
-		got, err := envelope.DecodeCursor(c)
-		if err != nil || got != off {
-			t.Errorf("DecodeCursor(EncodeCursor(%d)) = %d, %v", off, got, err)
-		}
-		if strings.Contains(c, fmt.Sprint(off)) && off > 9 {
-			t.Errorf("cursor %q is not opaque", c)
+		for _, query := range []string{"", "list:3f2a"} {
+			c := envelope.EncodeCursor(off, query)
+			got, err := envelope.DecodeCursor(c, query)
+			if err != nil || got != off {
+				t.Errorf("DecodeCursor(EncodeCursor(%d, %q)) = %d, %v", off, query, got, err)
+			}
+			if strings.Contains(c, fmt.Sprint(off)) && off > 9 {
+				t.Errorf("cursor %q is not opaque", c)
+			}
 		}
 	}
 	bad := map[string]string{
@@ -196,19 +201,23 @@ func TestCursor(t *testing.T) {
 		"not base64":      "!!!",
 		"plain number":    "20",
 		"other prefix":    base64.RawURLEncoding.EncodeToString([]byte("other:5")),
-		"negative offset": envelope.EncodeCursor(-1),
-		"not a number":    base64.RawURLEncoding.EncodeToString([]byte("duet1:abc")),
-		"padded base64":   base64.URLEncoding.EncodeToString([]byte("duet1:5")),
+		"negative offset": envelope.EncodeCursor(-1, "q"),
+		"not a number":    base64.RawURLEncoding.EncodeToString([]byte("duet1:q:abc")),
+		"padded base64":   base64.URLEncoding.EncodeToString([]byte("duet1:q:55")),
+		"no query":        base64.RawURLEncoding.EncodeToString([]byte("duet1:5")),
+		"another query":   envelope.EncodeCursor(5, "other"),
+		"unbound":         envelope.EncodeCursor(5, ""),
 	}
 	for name, c := range bad {
 		t.Run(name, func(t *testing.T) {
-			_, err := envelope.DecodeCursor(c)
+			_, err := envelope.DecodeCursor(c, "q")
 			var e *envelope.Error
 			if !errors.As(err, &e) {
 				t.Fatalf("DecodeCursor(%q) = %v, want an *envelope.Error", c, err)
 			}
-			if e.Code != "INVALID_CURSOR" || e.Exit != exitcode.ArgError || e.Field != "cursor" {
-				t.Errorf("DecodeCursor(%q) = %s exit %d field %q, want INVALID_CURSOR exit 2 field cursor", c, e.Code, e.Exit, e.Field)
+			if e.Code != "INVALID_CURSOR" || e.Exit != exitcode.ArgError || e.Field != "cursor" || e.Retryable || e.FixRequired == "" {
+				t.Errorf("DecodeCursor(%q) = %s exit %d field %q retryable %v fix %q, want INVALID_CURSOR exit 2 field cursor, not retryable, with a fix",
+					c, e.Code, e.Exit, e.Field, e.Retryable, e.FixRequired)
 			}
 		})
 	}

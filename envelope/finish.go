@@ -137,17 +137,17 @@ func (o *Output) payloadLocked(meta *Meta) (payload, error) {
 			p.total, p.start = -1, o.s.Window.Offset
 			meta.Pagination = &Pagination{Returned: len(p.items)}
 			if o.pageMore {
-				meta.Pagination = paginationFor(-1, p.start, len(p.items))
+				meta.Pagination = o.paginationFor(-1, p.start, len(p.items))
 			}
 		case p.list && o.paged && o.s.Window != nil:
 			p.total, p.start = o.pageTotal, min(o.s.Window.Offset, o.pageTotal)
-			meta.Pagination = paginationFor(p.total, p.start, len(p.items))
+			meta.Pagination = o.paginationFor(p.total, p.start, len(p.items))
 		case p.list && window != nil:
-			meta.Pagination = paginationFor(p.total, p.start, len(p.items))
+			meta.Pagination = o.paginationFor(p.total, p.start, len(p.items))
 		}
 	case o.streamed > 0:
 		meta.Stream = &Stream{Items: o.streamed}
-		streamPagination(meta, o.streamed)
+		o.streamPagination(meta, o.streamed)
 		if o.s.Mode.Format != JSON && o.s.Mode.Format != TOON {
 			return payload{one: json.RawMessage("null")}, nil
 		}
@@ -164,15 +164,16 @@ func (o *Output) payloadLocked(meta *Meta) (payload, error) {
 }
 
 // paginationFor is the pagination of returned items from start of a list
-// of total; a total below 0 is not known, and more items follow.
-func paginationFor(total, start, returned int) *Pagination {
+// of total; a total below 0 is not known, and more items follow. Its
+// cursor is bound to the window's query.
+func (o *Output) paginationFor(total, start, returned int) *Pagination {
 	pg := &Pagination{Total: &total, Returned: returned}
 	if total < 0 {
 		pg.Total, total = nil, start+returned+1
 	}
 	if start+returned < total {
 		pg.HasMore, pg.Truncated = true, true
-		c := EncodeCursor(start + returned)
+		c := EncodeCursor(start+returned, o.query())
 		pg.NextCursor = &c
 	}
 	return pg
@@ -254,7 +255,7 @@ func (o *Output) capped(p payload, meta Meta, fail *Error) []byte {
 		m.Pagination = nil
 		cut := fmt.Sprintf("output exceeded %d bytes: returned %d of %d items", o.s.MaxBytes, n, total)
 		if pages {
-			m.Pagination = paginationFor(total, start, n)
+			m.Pagination = o.paginationFor(total, start, n)
 			m.TruncationHint = hintJoin(cut, fmt.Sprintf("pass --limit %d with --cursor from meta.pagination.next_cursor", max(n, 1)), narrow)
 		} else {
 			m.TruncationHint = hintJoin(cut, "this command does not page its result", narrow)
@@ -458,22 +459,45 @@ func sentence(message, next string) string {
 
 const cursorPrefix = "duet1:"
 
-// EncodeCursor returns the opaque cursor of the item at offset.
-func EncodeCursor(offset int) string {
-	return base64.RawURLEncoding.EncodeToString([]byte(cursorPrefix + strconv.Itoa(offset)))
+// query is the query the window's cursors are bound to, "" for none.
+func (o *Output) query() string {
+	if o.s.Window == nil {
+		return ""
+	}
+	return o.s.Window.Query
 }
 
-// DecodeCursor returns the offset a cursor from [EncodeCursor] stands for, or
-// an ARG_ERROR for anything else.
-func DecodeCursor(c string) (int, error) {
+// EncodeCursor returns the opaque cursor of the item at offset of the list
+// query answers (see [Window.Query]; "" binds it to none).
+func EncodeCursor(offset int, query string) string {
+	return base64.RawURLEncoding.EncodeToString([]byte(cursorPrefix + query + ":" + strconv.Itoa(offset)))
+}
+
+// DecodeCursor returns the offset a cursor from [EncodeCursor] stands for,
+// or an ARG_ERROR, INVALID_CURSOR, for anything else — a cursor of another
+// query among them (REQ-O-003): its offset would be of another list.
+func DecodeCursor(c, query string) (int, error) {
 	raw, err := base64.RawURLEncoding.DecodeString(c)
-	if err == nil && strings.HasPrefix(string(raw), cursorPrefix) {
-		n, err := strconv.Atoi(strings.TrimPrefix(string(raw), cursorPrefix))
-		if err == nil && n >= 0 {
+	rest, ok := strings.CutPrefix(string(raw), cursorPrefix)
+	i := strings.LastIndexByte(rest, ':') // a query may hold colons; the offset does not
+	bound, offset, found := rest[:max(i, 0)], rest[i+1:], i >= 0
+	if err == nil && ok && found {
+		n, err := strconv.Atoi(offset)
+		switch {
+		case err != nil || n < 0:
+		case bound != query:
+			return 0, invalidCursor(c, "was issued for another query (other filters or another command)")
+		default:
 			return n, nil
 		}
 	}
-	return 0, Validationf("INVALID_CURSOR", "--cursor %q is not a cursor this tool issued", c).
+	return 0, invalidCursor(c, "is not a cursor this tool issued")
+}
+
+func invalidCursor(c, why string) *Error {
+	return Validationf("INVALID_CURSOR", "--cursor %q %s", c, why).
 		WithField("cursor").
-		WithSuggestion("omit --cursor to start from the first page, or pass meta.pagination.next_cursor from the previous response")
+		WithoutRetry().
+		WithFix("rerun without --cursor to start from the first page", "").
+		WithSuggestion("omit --cursor, or pass meta.pagination.next_cursor from the previous response to the same query")
 }

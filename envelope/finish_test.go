@@ -227,7 +227,7 @@ func TestPagination(t *testing.T) {
 				return
 			}
 			s, _ := cur.(string)
-			off, err := envelope.DecodeCursor(s)
+			off, err := envelope.DecodeCursor(s, "")
 			if err != nil || off != tt.nextOffset {
 				t.Errorf("next_cursor %q decodes to %d, %v; want %d", s, off, err, tt.nextOffset)
 			}
@@ -388,7 +388,7 @@ func TestSizeCap(t *testing.T) {
 			if pg == nil || pg["has_more"] != true || pg["returned"] != float64(len(items)) || pg["total"] != float64(100) {
 				t.Fatalf("pagination = %v", pg)
 			}
-			off, err := envelope.DecodeCursor(pg["next_cursor"].(string))
+			off, err := envelope.DecodeCursor(pg["next_cursor"].(string), "")
 			start := 0
 			if tt.window != nil {
 				start = tt.window.Offset

@@ -38,6 +38,9 @@ type Settings struct {
 	// OutputFile is --output: the answer goes to this file, in the
 	// representation Mode.Format names, and stdout says what was written.
 	OutputFile string
+	// Digest, when set, gives the --output file of a binary result its
+	// data.sha256 (see package envelope/filedigest).
+	Digest func([]byte) string
 
 	// long work
 	Steps      []string // the command's declared steps, in order (schema.Meta.Steps)
@@ -87,6 +90,9 @@ type Settings struct {
 type Window struct {
 	Offset int
 	Limit  int // 0 means all
+	// Query names the list the window is of — the command and its
+	// filters — so that a cursor given to another query is refused.
+	Query string
 }
 
 // Output is the handle a command writes its result to. Get it with [From].

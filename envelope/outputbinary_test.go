@@ -14,8 +14,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/duet-cli/duet/envelope"
-	_ "github.com/duet-cli/duet/envelope/filedigest" // data.sha256
-	"github.com/duet-cli/duet/envelope/internal/digest"
+	"github.com/duet-cli/duet/envelope/filedigest"
 	"github.com/duet-cli/duet/exitcode"
 )
 
@@ -50,7 +49,7 @@ func TestOutputFileBinary(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "out.png")
-			out, stdout, _ := newOutput(envelope.Settings{Mode: tt.mode, OutputFile: path})
+			out, stdout, _ := newOutput(envelope.Settings{Mode: tt.mode, OutputFile: path, Digest: filedigest.SHA256})
 			out.Result(tt.result)
 			if fail := out.Finish(fixedMeta(), nil); fail != nil {
 				t.Fatalf("Finish reported %v", fail)
@@ -100,12 +99,9 @@ func TestOutputFileBinary(t *testing.T) {
 	}
 }
 
-// TestOutputFileBinaryNoDigest: an app that does not import
-// envelope/filedigest describes the write without sha256.
+// TestOutputFileBinaryNoDigest: without Settings.Digest the write is
+// described without sha256.
 func TestOutputFileBinaryNoDigest(t *testing.T) {
-	saved := digest.SHA256
-	digest.SHA256 = nil
-	t.Cleanup(func() { digest.SHA256 = saved })
 	path := filepath.Join(t.TempDir(), "out.png")
 	out, stdout, _ := newOutput(envelope.Settings{Mode: agentMode(envelope.JSON), OutputFile: path})
 	out.Result(envelope.Binary{Bytes: pngBytes, ContentType: "image/png"})

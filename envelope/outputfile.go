@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/duet-cli/duet/envelope/internal/digest"
 	"github.com/duet-cli/duet/exitcode"
 	"github.com/duet-cli/duet/internal/atomicfile"
 )
@@ -43,10 +42,10 @@ func MediaType(f Format) string {
 // command declared (left out when it declared none).
 //
 // SHA256, the lowercase hex digest of the file, is given of a binary
-// result's raw bytes only, as the spec asks, and only in an app that
-// imports package envelope/filedigest: hashing links crypto, whose package
-// initialisation every start of every wrapped app would pay for
-// (adapters' TestStartCostDeps).
+// result's raw bytes only, as the spec asks, and only when Settings.Digest
+// is set (package envelope/filedigest has one): hashing links crypto,
+// whose package initialisation every start of every wrapped app would pay
+// for (adapters' TestStartCostDeps).
 type Written struct {
 	Path        string `json:"path"`
 	Bytes       int    `json:"bytes"`
@@ -115,8 +114,8 @@ func (o *Output) finishFile(p payload, meta Meta, fail *Error) *Error {
 			meta.Pagination = nil
 		}
 		if fail == nil {
-			if raw && digest.SHA256 != nil {
-				written.SHA256 = digest.SHA256(content)
+			if raw && o.s.Digest != nil {
+				written.SHA256 = o.s.Digest(content)
 			}
 			if enc, err := marshal(written); err == nil {
 				p.one = enc

@@ -57,6 +57,6 @@ func (o *Output) capWarningLocked(original, returned int) {
 func (o *Output) capCountsLocked(m *Meta, total, start, n int, pages bool) {
 	m.TotalCount, m.ReturnedCount = &total, &n
 	if pages && o.s.NextPage != nil && start+n < total {
-		m.TruncationHint = o.s.NextPage(max(n, 1), EncodeCursor(start+n))
+		m.TruncationHint = o.s.NextPage(max(n, 1), EncodeCursor(start+n, o.query()))
 	}
 }

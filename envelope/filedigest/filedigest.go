@@ -1,8 +1,8 @@
-// Package filedigest, imported for its effect, has the envelope of a
-// binary result written with --output carry data.sha256, the lowercase hex
-// SHA-256 digest of the file (CLI Agent Spec REQ-O-001):
+// Package filedigest gives the envelope of a binary result written with
+// --output its data.sha256, the lowercase hex SHA-256 digest of the file
+// (CLI Agent Spec REQ-O-001), for an app that passes it to the lifecycle:
 //
-//	import _ "github.com/duet-cli/duet/envelope/filedigest"
+//	adapters.WithOutputDigest(filedigest.SHA256)
 //
 // It is a choice because it links crypto/sha256, whose packages' start
 // (the FIPS 140 module's initialisation, a larger binary) every start of
@@ -16,13 +16,10 @@ package filedigest
 import (
 	"crypto/sha256"
 	"encoding/hex"
-
-	"github.com/duet-cli/duet/envelope/internal/digest"
 )
 
-func init() {
-	digest.SHA256 = func(b []byte) string {
-		sum := sha256.Sum256(b)
-		return hex.EncodeToString(sum[:])
-	}
+// SHA256 returns the lowercase hex SHA-256 digest of b.
+func SHA256(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
 }

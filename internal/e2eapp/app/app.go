@@ -23,6 +23,7 @@ import (
 	"github.com/duet-cli/duet/adapters"
 	"github.com/duet-cli/duet/adapters/urfave"
 	"github.com/duet-cli/duet/envelope"
+	"github.com/duet-cli/duet/envelope/filedigest"
 	"github.com/duet-cli/duet/schema"
 )
 
@@ -43,6 +44,7 @@ func Options() []urfave.Option {
 		adapters.WithVersion(Version),
 		adapters.WithSpecStrict(),
 		adapters.WithPermissions(activeScopes),
+		adapters.WithOutputDigest(filedigest.SHA256), // data.sha256 of a binary --output (REQ-O-001)
 	}
 }
 

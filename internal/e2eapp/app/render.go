@@ -7,7 +7,6 @@ import (
 
 	"github.com/duet-cli/duet/adapters/urfave"
 	"github.com/duet-cli/duet/envelope"
-	_ "github.com/duet-cli/duet/envelope/filedigest" // data.sha256 of a binary --output (REQ-O-001)
 	"github.com/duet-cli/duet/schema"
 )
 
