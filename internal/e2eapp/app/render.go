@@ -7,6 +7,7 @@ import (
 
 	"github.com/duet-cli/duet/adapters/urfave"
 	"github.com/duet-cli/duet/envelope"
+	"github.com/duet-cli/duet/exitcode"
 	"github.com/duet-cli/duet/schema"
 )
 
@@ -26,7 +27,7 @@ func renderCommands() []*cli.Command {
 		},
 		Action: func(ctx context.Context, c *cli.Command) error {
 			if c.Bool("fail") {
-				return envelope.Errorf(1, "RENDER_FAILED", "the badge could not be rendered")
+				return envelope.Errorf(exitcode.GeneralError, "RENDER_FAILED", "the badge could not be rendered")
 			}
 			return envelope.From(ctx).Result(envelope.Binary{Bytes: RenderPNG, ContentType: "image/png"})
 		},
