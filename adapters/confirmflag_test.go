@@ -18,7 +18,7 @@ import (
 )
 
 // confirmApp has a mutating command confirmed by its own --yes, a
-// destructive one confirmed by the root's --force, and an idempotent one;
+// destructive one confirmed by --confirm-destructive (O-021), and an idempotent one;
 // applied counts the runs that acted.
 func confirmApp(applied *atomic.Int32) *cli.Command {
 	act := func(ctx context.Context, _ *cli.Command) error {
@@ -35,11 +35,10 @@ func confirmApp(applied *atomic.Int32) *cli.Command {
 		Flags:  []cli.Flag{&cli.BoolFlag{Name: "yes", Usage: "apply them; omit to preview"}},
 		Action: act}, schema.Meta{Danger: schema.Mutating, DryRun: true, ConfirmFlag: "yes", NoArgs: true})
 	wipe := urfave.Annotate(&cli.Command{Name: "wipe", Usage: "Wipe the store", Action: act},
-		schema.Meta{Danger: schema.Destructive, DryRun: true, ConfirmFlag: "force", NoArgs: true})
+		schema.Meta{Danger: schema.Destructive, DryRun: true, ConfirmFlag: "confirm-destructive", NoArgs: true})
 	sync := urfave.Annotate(&cli.Command{Name: "sync", Usage: "Rewrite the snapshot", Action: act},
 		schema.Meta{Danger: schema.Mutating, Idempotent: true, NoArgs: true})
 	return &cli.Command{Name: "app", Usage: "a confirm-flag test app",
-		Flags:    []cli.Flag{&cli.BoolFlag{Name: "force", Usage: "really do it"}},
 		Commands: []*cli.Command{migrate, wipe, sync}}
 }
 
@@ -77,8 +76,8 @@ func TestConfirmFlag(t *testing.T) {
 		// A destructive command previews without asking, and its root
 		// flag confirms it.
 		{[]string{"wipe"}, got{0, true, nil, "would_update"}},
-		{[]string{"--force", "wipe"}, got{1, false, true, "updated"}},
-		{[]string{"wipe", "--force", "--dry-run"}, got{0, true, nil, "would_update"}},
+		{[]string{"wipe", "--confirm-destructive"}, got{1, false, true, "updated"}},
+		{[]string{"wipe", "--confirm-destructive", "--dry-run"}, got{0, true, nil, "would_update"}},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			r, applied := confirmRun(t, tc.args...)
@@ -107,7 +106,7 @@ func TestConfirmFlagAndIdempotentDeclared(t *testing.T) {
 	}
 	for cmd, want := range map[string][2]any{
 		"migrate": {"yes", nil},
-		"wipe":    {"force", nil},
+		"wipe":    {"confirm-destructive", nil},
 		"sync":    {nil, true},
 	} {
 		doc := docOf(cmd)
@@ -131,7 +130,7 @@ func TestConfirmFlagAndIdempotentDeclared(t *testing.T) {
 	if err := json.Unmarshal(w.Data, &m); err != nil {
 		t.Fatalf("manifest: %v\n%s", err, r.stdout)
 	}
-	for cmd, want := range map[string][2]any{"migrate": {"yes", nil}, "wipe": {"force", nil}, "sync": {nil, true}} {
+	for cmd, want := range map[string][2]any{"migrate": {"yes", nil}, "wipe": {"confirm-destructive", nil}, "sync": {nil, true}} {
 		c := m.Commands[cmd]
 		if got := [2]any{c["confirm_flag"], c["idempotent"]}; got != want {
 			t.Errorf("manifest %s: confirm_flag, idempotent = %v, want %v", cmd, got, want)
@@ -148,11 +147,12 @@ func TestConfirmFlagRefused(t *testing.T) {
 		meta  schema.Meta
 		want  string
 	}{
-		"safe":         {yes, schema.Meta{Danger: schema.Safe, ConfirmFlag: "yes"}, "a safe command"},
-		"safe default": {yes, schema.Meta{Danger: schema.Destructive, DryRun: true, SafeDefault: true, ConfirmFlag: "yes"}, "SafeDefault"},
-		"no dry run":   {yes, schema.Meta{Danger: schema.Mutating, ConfirmFlag: "yes"}, "declare Meta.DryRun"},
-		"no such flag": {nil, schema.Meta{Danger: schema.Mutating, DryRun: true, ConfirmFlag: "apply"}, `"apply" names no boolean flag`},
-		"not boolean":  {[]cli.Flag{&cli.StringFlag{Name: "apply"}}, schema.Meta{Danger: schema.Mutating, DryRun: true, ConfirmFlag: "apply"}, `"apply" names no boolean flag`},
+		"safe":                                   {yes, schema.Meta{Danger: schema.Safe, ConfirmFlag: "yes"}, "a safe command"},
+		"safe default":                           {yes, schema.Meta{Danger: schema.Destructive, DryRun: true, SafeDefault: true, ConfirmFlag: "yes"}, "SafeDefault"},
+		"no dry run":                             {yes, schema.Meta{Danger: schema.Mutating, ConfirmFlag: "yes"}, "declare Meta.DryRun"},
+		"destructive confirmed by its own --yes": {yes, schema.Meta{Danger: schema.Destructive, DryRun: true, ConfirmFlag: "yes"}, "confirmed by --confirm-destructive"},
+		"no such flag":                           {nil, schema.Meta{Danger: schema.Mutating, DryRun: true, ConfirmFlag: "apply"}, `"apply" names no boolean flag`},
+		"not boolean":                            {[]cli.Flag{&cli.StringFlag{Name: "apply"}}, schema.Meta{Danger: schema.Mutating, DryRun: true, ConfirmFlag: "apply"}, `"apply" names no boolean flag`},
 	} {
 		t.Run(name, func(t *testing.T) {
 			app := &cli.Command{Name: "app", Commands: []*cli.Command{

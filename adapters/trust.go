@@ -223,6 +223,12 @@ func checkConfirmFlag(c *schema.Command) []error {
 	if f := c.Flag(name); f == nil || f.Name != name || f.Type != schema.Boolean {
 		errs = append(errs, fmt.Errorf("Meta.ConfirmFlag %q names no boolean flag of the command or the root", name))
 	}
+	// Every destructive command takes --confirm-destructive (REQ-O-021):
+	// one that previews unless confirmed is confirmed by it, whatever else
+	// it calls its own --yes.
+	if c.Danger() == schema.Destructive && name != flagname.ConfirmDestructive {
+		errs = append(errs, fmt.Errorf("Meta.ConfirmFlag %q: a destructive command is confirmed by --%s", name, flagname.ConfirmDestructive))
+	}
 	return errs
 }
 

@@ -340,7 +340,7 @@ func TestLevels(t *testing.T) {
 func TestNoSilentSlip(t *testing.T) {
 	const (
 		levelFloor    = 1
-		coverageFloor = 61.8 // percent: 19 modes met, 56 partly, 1 missed of 76
+		coverageFloor = 62.5 // percent: 20 modes met, 55 partly, 1 missed of 76
 	)
 	reqs, modes := tables(t)
 	verdicts, err := spec.Registry()

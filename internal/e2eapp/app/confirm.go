@@ -57,5 +57,30 @@ func confirmCommands() []*cli.Command {
 		},
 	}, schema.Meta{Danger: schema.Mutating, Idempotent: true, NoArgs: true})
 
-	return []*cli.Command{rollout, snapshot}
+	// decommission is destructive: it previews unless --confirm-destructive
+	// confirms it (REQ-O-048 with REQ-O-021), and never asks.
+	decommission := urfave.Annotate(&cli.Command{
+		Name:      "decommission",
+		Usage:     "Take a host out of service for good; without --confirm-destructive, say what it would do",
+		ArgsUsage: "<host>",
+		Action: func(ctx context.Context, c *cli.Command) error {
+			out := envelope.From(ctx)
+			out.Effect(envelope.Deleted)
+			marker := filepath.Join(dataDir(c), "decommissioned-"+c.Args().First())
+			if out.DryRun() {
+				out.WouldAffect(map[string]any{"host": c.Args().First(), "reversible": false})
+				return out.Result(map[string]string{"host": c.Args().First()})
+			}
+			if err := os.MkdirAll(filepath.Dir(marker), 0o700); err != nil {
+				return err
+			}
+			if err := os.WriteFile(marker, nil, 0o600); err != nil {
+				return err
+			}
+			return out.Result(map[string]string{"host": c.Args().First()})
+		},
+	}, schema.Meta{Danger: schema.Destructive, DryRun: true, ConfirmFlag: "confirm-destructive",
+		Args: []schema.Arg{{Name: "host", Required: true, Type: schema.String, Usage: "the host"}}})
+
+	return []*cli.Command{rollout, snapshot, decommission}
 }

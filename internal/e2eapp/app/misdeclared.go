@@ -25,6 +25,13 @@ var misdeclarations = map[string]func() *cli.Command{
 	"no-danger": func() *cli.Command { return broken("wipe", schema.Meta{}) },
 	// REQ-C-002 / REQ-C-004: destructive without a dry run.
 	"destructive-no-dry-run": func() *cli.Command { return broken("wipe", schema.Meta{Danger: schema.Destructive}) },
+	// REQ-O-048 (v1.11): a destructive command confirmed by a flag other
+	// than --confirm-destructive (REQ-O-021).
+	"destructive-confirm-yes": func() *cli.Command {
+		c := broken("wipe", schema.Meta{Danger: schema.Destructive, DryRun: true, ConfirmFlag: "yes"})
+		c.Flags = append(c.Flags, &cli.BoolFlag{Name: "yes", Usage: "confirm"})
+		return c
+	},
 	// REQ-C-002 / REQ-O-004 (v1.11): a streaming destructive command.
 	"streaming-destructive": func() *cli.Command {
 		return broken("wipe", schema.Meta{Danger: schema.Destructive, DryRun: true, Streaming: true})

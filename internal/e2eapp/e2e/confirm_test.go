@@ -27,8 +27,23 @@ func TestO048ConfirmFlag(t *testing.T) {
 	if readFile(t, target) != "v3" {
 		t.Errorf("rollout --yes left %q", readFile(t, target))
 	}
+	// A destructive command is confirmed by --confirm-destructive (O-021):
+	// without it, it previews and exits 0 rather than refusing with 2.
+	marker := sb.path("data", "e2eapp", "decommissioned-h1")
+	for _, args := range [][]string{{"decommission", "h1"}, {"decommission", "h1", "--dry-run", "--confirm-destructive"}, {"decommission", "h1", "--yes"}} {
+		env := expect(t, "decommission", sb.run(t, args...), 0)
+		want(t, "decommission", env, map[string]any{"meta.effect": "would_delete", "meta.dry_run": true, "meta.confirmed": nil})
+		if exists(marker) {
+			t.Fatalf("%v decommissioned the host", args)
+		}
+	}
+	env = expect(t, "decommission --confirm-destructive", sb.run(t, "decommission", "h1", "--confirm-destructive"), 0)
+	want(t, "decommission --confirm-destructive", env, map[string]any{"meta.effect": "deleted", "meta.dry_run": false, "meta.confirmed": true})
+	if !exists(marker) {
+		t.Errorf("decommission --confirm-destructive did not decommission the host")
+	}
 	commands, _ := sb.manifest(t)["commands"].(map[string]any)
-	want(t, "manifest", commands, map[string]any{"rollout.confirm_flag": "yes", "publish.confirm_flag": nil})
+	want(t, "manifest", commands, map[string]any{"rollout.confirm_flag": "yes", "decommission.confirm_flag": "confirm-destructive", "publish.confirm_flag": nil})
 	if got := sb.schemaOf(t, "rollout")["confirm_flag"]; got != "yes" {
 		t.Errorf("rollout --schema: confirm_flag %v", got)
 	}

@@ -47,6 +47,7 @@ func TestMisdeclaredRefusedAtStartup(t *testing.T) {
 		{"safe-default-no-dry-run", "ship", []string{"Meta.SafeDefault runs the command as a dry run by default, so it must implement one"}},
 		{"retryable-with-side-effects", "flaky", []string{"exit code 90 (UPSTREAM_HICCUP) is retryable but has side_effects \"partial\""}},
 		{"async-list", "export", []string{"an async command runs detached"}},
+		{"destructive-confirm-yes", "wipe", []string{`Meta.ConfirmFlag "yes": a destructive command is confirmed by --confirm-destructive`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.misdeclare, func(t *testing.T) {
