@@ -1,11 +1,10 @@
 package adapters
 
 import (
-	"bufio"
 	"cmp"
+	"context"
 	"fmt"
 	"strings"
-	"syscall"
 
 	"github.com/duet-cli/duet/envelope"
 	"github.com/duet-cli/duet/exitcode"
@@ -47,27 +46,14 @@ func (inv *invocation) attest() *envelope.Error {
 		return nil
 	}
 	want := inv.attestation()
-	fmt.Fprintf(inv.cfg.stderr, "%s needs your confirmation. Type %q to go on: ", inv.personLine(), want)
-	answers := make(chan string, 1)
-	go func() {
-		answer, _ := bufio.NewReader(inv.cfg.stdin).ReadString('\n')
-		answers <- answer
-	}()
-	for {
-		select {
-		case answer := <-answers:
-			if strings.TrimRight(answer, "\r\n") != want {
-				return envelope.Errorf(exitcode.Precondition, "ATTESTATION_MISMATCH", "what was typed is not %q: nothing was changed", want).
-					WithPhase(envelope.Validation).
-					WithoutRetry()
-			}
-			return nil
-		case s := <-inv.sigs:
-			if s == syscall.SIGPIPE {
-				continue
-			}
-			fmt.Fprintln(inv.cfg.stderr)
-			return cancelled(s)
-		}
+	answer, err := inv.ask(context.Background(), fmt.Sprintf("%s needs your confirmation. Type %q to go on: ", inv.personLine(), want))
+	switch {
+	case err != nil:
+		return envelope.As(err)
+	case answer != want:
+		return envelope.Errorf(exitcode.Precondition, "ATTESTATION_MISMATCH", "what was typed is not %q: nothing was changed", want).
+			WithPhase(envelope.Validation).
+			WithoutRetry()
 	}
+	return nil
 }

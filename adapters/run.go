@@ -1,7 +1,6 @@
 package adapters
 
 import (
-	"bufio"
 	"cmp"
 	"context"
 	"encoding/binary"
@@ -721,24 +720,9 @@ func (inv *invocation) confirm(args []string) *envelope.Error {
 		return nil
 	}
 	line := inv.root.Name + " " + commandLine(args)
-	fmt.Fprintf(inv.cfg.stderr, "%s is %s. Continue? [y/N] ", line, c.node.Danger())
-	answers := make(chan string, 1)
-	go func() {
-		answer, _ := bufio.NewReader(inv.cfg.stdin).ReadString('\n')
-		answers <- answer
-	}()
-	var answer string
-	for answer == "" {
-		select {
-		case answer = <-answers:
-			answer = cmp.Or(answer, "\n") // EOF is a no
-		case s := <-inv.sigs:
-			if s == syscall.SIGPIPE {
-				continue
-			}
-			fmt.Fprintln(inv.cfg.stderr)
-			return cancelled(s)
-		}
+	answer, err := inv.ask(context.Background(), fmt.Sprintf("%s is %s. Continue? [y/N] ", line, c.node.Danger()))
+	if err != nil {
+		return envelope.As(err)
 	}
 	switch strings.ToLower(strings.TrimSpace(answer)) {
 	case "y", "yes":
