@@ -40,23 +40,41 @@ const defaultBudget = 30 * time.Second
 // command that declares interruption, not in the job's own process; at a
 // terminal only when --budget is given. A budget of 0 turns it off.
 func (inv *invocation) callBudget() (time.Duration, bool) {
-	c := inv.call
-	if c.node.Meta.Interruption == nil || inv.work.job != nil {
+	if inv.call.node.Meta.Interruption == nil || inv.work.job != nil {
 		return 0, false
 	}
-	if v, _ := c.opt(flagname.Budget); v != "" {
-		d, _ := time.ParseDuration(v) // checked in phase 1
+	d, from, bad := inv.budgetGiven()
+	switch {
+	case from == fromFlag:
+		return d, true
+	case !inv.mode.Agent:
+		return 0, false // a person keeps the ordinary synchronous run
+	case from == fromEnv && !bad:
 		return d, true
 	}
-	if !inv.mode.Agent {
-		return 0, false // a person keeps the ordinary synchronous run
+	return defaultBudget, true
+}
+
+// Where a call's budget comes from.
+const (
+	fromDefault = iota
+	fromFlag    // --budget
+	fromEnv     // AGENT_CALL_BUDGET_MS
+)
+
+// budgetGiven reads the budget the call names: --budget, else
+// AGENT_CALL_BUDGET_MS; from says which. bad reports a value that is no
+// budget, which checkBudget refuses in phase 1.
+func (inv *invocation) budgetGiven() (d time.Duration, from int, bad bool) {
+	if v, _ := inv.call.opt(flagname.Budget); v != "" {
+		d, err := time.ParseDuration(v)
+		return d, fromFlag, err != nil || d < 0
 	}
 	if v, ok := inv.cfg.lookupEnv(BudgetEnv); ok {
-		if ms, err := strconv.ParseInt(v, 10, 64); err == nil && ms >= 0 {
-			return time.Duration(ms) * time.Millisecond, true
-		}
+		ms, err := strconv.ParseInt(v, 10, 64)
+		return time.Duration(ms) * time.Millisecond, fromEnv, err != nil || ms < 0
 	}
-	return defaultBudget, true
+	return 0, fromDefault, false
 }
 
 // checkBudget refuses a --budget that is no duration, or an
@@ -66,16 +84,14 @@ func (inv *invocation) checkBudget() {
 	if c.node.Meta.Interruption == nil {
 		return
 	}
-	if v, _ := c.opt(flagname.Budget); v != "" {
-		if d, err := time.ParseDuration(v); err != nil || d < 0 {
-			c.problem("INVALID_BUDGET", flagname.Budget, "--budget %q is not a duration such as 30s or 5m (0 turns the budget off)", v)
-		}
-		return
-	}
-	if v, ok := inv.cfg.lookupEnv(BudgetEnv); ok && inv.mode.Agent {
-		if ms, err := strconv.ParseInt(v, 10, 64); err != nil || ms < 0 {
-			c.problem("INVALID_BUDGET", flagname.Budget, "%s=%q is not a number of milliseconds", BudgetEnv, v)
-		}
+	switch _, from, bad := inv.budgetGiven(); {
+	case !bad:
+	case from == fromFlag:
+		v, _ := c.opt(flagname.Budget)
+		c.problem("INVALID_BUDGET", flagname.Budget, "--budget %q is not a duration such as 30s or 5m (0 turns the budget off)", v)
+	case inv.mode.Agent:
+		v, _ := inv.cfg.lookupEnv(BudgetEnv)
+		c.problem("INVALID_BUDGET", flagname.Budget, "%s=%q is not a number of milliseconds", BudgetEnv, v)
 	}
 }
 
@@ -265,13 +281,9 @@ func runningJob(store *jobstore.Store, key string) (jobstore.Job, bool, error) {
 // jobWait answers `job wait <id>`: the job's answer once it has ended,
 // within the call's budget, or INCOMPLETE again.
 func (inv *invocation) jobWait(ctx context.Context, store *jobstore.Store, j jobstore.Job) error {
-	budget := defaultBudget
-	if v, _ := inv.call.opt(flagname.Budget); v != "" {
-		budget, _ = time.ParseDuration(v)
-	} else if v, ok := inv.cfg.lookupEnv(BudgetEnv); ok {
-		if ms, err := strconv.ParseInt(v, 10, 64); err == nil && ms >= 0 {
-			budget = time.Duration(ms) * time.Millisecond
-		}
+	budget, from, bad := inv.budgetGiven()
+	if from == fromDefault || bad {
+		budget = defaultBudget
 	}
 	ms := budget.Milliseconds()
 	inv.meta.BudgetMS = &ms
