@@ -136,21 +136,9 @@ func (inv *invocation) awaitJob(ctx context.Context, store *jobstore.Store, j jo
 // replay answers with the answer the job recorded: its data, warnings,
 // effect and error, under this call's meta.
 func (inv *invocation) replay(store *jobstore.Store, j jobstore.Job) *envelope.Error {
-	raw, err := os.ReadFile(store.OutPath(j.ID))
+	answer, err := readJobAnswer(store, j.ID)
 	if err != nil {
-		return envelope.Errorf(exitcode.GeneralError, "JOB_LOST", "job %s recorded no answer: %v", j.ID, err).WithoutRetry()
-	}
-	var answer struct {
-		Data     json.RawMessage    `json:"data"`
-		Error    *envelope.Error    `json:"error"`
-		Warnings []envelope.Warning `json:"warnings"`
-		Meta     struct {
-			ExitCode int             `json:"exit_code"`
-			Effect   envelope.Effect `json:"effect"`
-		} `json:"meta"`
-	}
-	if err := json.Unmarshal(raw, &answer); err != nil {
-		return envelope.Errorf(exitcode.GeneralError, "JOB_LOST", "job %s recorded an answer that is no envelope: %v", j.ID, err).WithoutRetry()
+		return envelope.Errorf(exitcode.GeneralError, "JOB_LOST", "job %s recorded no answer it can be read from: %v", j.ID, err).WithoutRetry()
 	}
 	for _, w := range answer.Warnings {
 		inv.out.Warn(w.Code, w.Message, "")
@@ -158,17 +146,20 @@ func (inv *invocation) replay(store *jobstore.Store, j jobstore.Job) *envelope.E
 	if answer.Meta.Effect != "" {
 		inv.out.Effect(answer.Meta.Effect)
 	}
-	if len(answer.Data) > 0 && string(answer.Data) != "null" {
+	if answer.has(answer.Data) {
 		inv.out.Result(answer.Data)
 	}
-	if answer.Error == nil {
+	if !answer.has(answer.Error) {
 		return nil
 	}
-	e := answer.Error
+	e := new(envelope.Error)
+	if err := json.Unmarshal(answer.Error, e); err != nil {
+		return envelope.Errorf(exitcode.GeneralError, "JOB_LOST", "job %s recorded an error that cannot be read: %v", j.ID, err).WithoutRetry()
+	}
 	e.Exit = exitcode.Code(answer.Meta.ExitCode)
 	if e.Signal() != "" {
 		e.Interrupted(e.Signal())
-	} else if len(answer.Data) > 0 && string(answer.Data) != "null" {
+	} else if answer.has(answer.Data) {
 		e.WithResult()
 	}
 	return e

@@ -397,25 +397,38 @@ func (inv *invocation) jobView(store *jobstore.Store, j jobstore.Job) jobView {
 	if !j.Status.Terminal() {
 		return v
 	}
-	raw, err := os.ReadFile(store.OutPath(j.ID))
-	if err != nil {
-		return v
-	}
-	var answer struct {
-		Data  json.RawMessage `json:"data"`
-		Error json.RawMessage `json:"error"`
-		Meta  struct {
-			Effect envelope.Effect `json:"effect"`
-		} `json:"meta"`
-	}
-	if json.Unmarshal(raw, &answer) == nil {
+	if answer, err := readJobAnswer(store, j.ID); err == nil {
 		v.Effect = answer.Meta.Effect
-		if string(answer.Data) != "null" {
+		if answer.has(answer.Data) {
 			v.Result = answer.Data
 		}
-		if string(answer.Error) != "null" {
+		if answer.has(answer.Error) {
 			v.Error = answer.Error
 		}
 	}
 	return v
 }
+
+// jobAnswer is what the job's process answered, as its command would have:
+// the envelope it wrote to the job's output file.
+type jobAnswer struct {
+	Data     json.RawMessage    `json:"data"`
+	Error    json.RawMessage    `json:"error"`
+	Warnings []envelope.Warning `json:"warnings"`
+	Meta     struct {
+		ExitCode int             `json:"exit_code"`
+		Effect   envelope.Effect `json:"effect"`
+	} `json:"meta"`
+}
+
+func readJobAnswer(store *jobstore.Store, id string) (jobAnswer, error) {
+	var a jobAnswer
+	raw, err := os.ReadFile(store.OutPath(id))
+	if err == nil {
+		err = json.Unmarshal(raw, &a)
+	}
+	return a, err
+}
+
+// has reports whether a member of the answer holds a value.
+func (jobAnswer) has(m json.RawMessage) bool { return len(m) > 0 && string(m) != "null" }
