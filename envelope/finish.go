@@ -413,11 +413,6 @@ func (o *Output) paint(word, color string) string {
 	return "\x1b[1;3" + color + "m" + word + "\x1b[0m"
 }
 
-// String is the warning as a person reads it, on stderr and in an MCP
-// tool's result: "WARNING [CODE]: what. Next: step", the form of the
-// Meridian spec's errors.
-func (w warning) String() string { return "WARNING " + w.detail() }
-
 // wire is the warning as an envelope carries it: the code apart, and the
 // sentence a person reads after it.
 func (w warning) wire() Warning {
