@@ -16,7 +16,6 @@ import (
 	"github.com/duet-cli/duet/adapters/urfave"
 	"github.com/duet-cli/duet/envelope"
 	"github.com/duet-cli/duet/internal/jobstore"
-	"github.com/duet-cli/duet/lock"
 	"github.com/duet-cli/duet/schema"
 )
 
@@ -27,25 +26,14 @@ import (
 // whose process died is JOB_LOST.
 func TestJobWait(t *testing.T) {
 	dir := t.TempDir()
-	store := &jobstore.Store{Dir: filepath.Join(dir, "state", "jobs")}
 	now := time.Now().UTC()
 	zero, five := 0, 5
-	for _, j := range []jobstore.Job{
+	store := jobFixture(t, dir, []jobstore.Job{
 		{ID: "later-complete", Status: jobstore.Complete, Finished: &now, ExitCode: &zero},
 		{ID: "later-failed", Status: jobstore.Failed, Finished: &now, ExitCode: &five},
 		{ID: "later-running", Status: jobstore.Running, PID: os.Getpid()},
 		{ID: "later-lost", Status: jobstore.Running, PID: 1},
-	} {
-		j.Command, j.Created, j.PollMS = "later", now, 500
-		if err := store.Save(j); err != nil {
-			t.Fatal(err)
-		}
-	}
-	held, err := lock.Acquire(context.Background(), store.LockPath("later-running"), 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer held.Release()
+	})
 	files := map[string]string{
 		store.OutPath("later-complete"): `{"ok":true,"data":{"n":3},"error":null,"warnings":[{"code":"SLOW","message":"it took long."}],"meta":{"exit_code":0}}`,
 		store.OutPath("later-failed"):   `{"ok":false,"data":null,"error":{"code":"SPACE_NOT_FOUND","message":"no space s9","retryable":false},"warnings":[],"meta":{"exit_code":5}}`,

@@ -563,31 +563,43 @@ func TestHeartbeats(t *testing.T) {
 	})
 }
 
+// jobFixture saves jobs of the work app's "later" command in dir's job
+// store, and holds the lock of every running job whose process is this one,
+// until the test ends: a running job, as `job status` and `job wait` see it.
+// A running job of another process (pid 1) has a free lock: lost.
+func jobFixture(t *testing.T, dir string, jobs []jobstore.Job) *jobstore.Store {
+	t.Helper()
+	store := &jobstore.Store{Dir: filepath.Join(dir, "state", "jobs")}
+	for _, j := range jobs {
+		j.Command, j.Created, j.PollMS = "later", time.Now().UTC(), 500
+		if err := store.Save(j); err != nil {
+			t.Fatal(err)
+		}
+		if j.Status == jobstore.Running && j.PID == os.Getpid() {
+			held, err := lock.Acquire(context.Background(), store.LockPath(j.ID), 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { held.Release() })
+		}
+	}
+	return store
+}
+
 // TestJobStatusExitCodes: `job status` exits 0 for a complete job, 14
 // (INCOMPLETE, REQ-C-022 as v1.15 has it) for one running, 4 for one failed (or lost: its process ended without
 // recording an answer) or cancelled, 5 for no such job.
 func TestJobStatusExitCodes(t *testing.T) {
 	dir := t.TempDir()
-	store := &jobstore.Store{Dir: filepath.Join(dir, "state", "jobs")}
 	now := time.Now().UTC()
 	code := 0
-	for _, j := range []jobstore.Job{
+	store := jobFixture(t, dir, []jobstore.Job{
 		{ID: "later-complete", Status: jobstore.Complete, Finished: &now, ExitCode: &code},
 		{ID: "later-failed", Status: jobstore.Failed, Finished: &now},
 		{ID: "later-cancelled", Status: jobstore.Cancelled, Finished: &now},
 		{ID: "later-running", Status: jobstore.Running, PID: os.Getpid()},
 		{ID: "later-lost", Status: jobstore.Running, PID: 1},
-	} {
-		j.Command, j.Created, j.PollMS = "later", now, 500
-		if err := store.Save(j); err != nil {
-			t.Fatal(err)
-		}
-	}
-	held, err := lock.Acquire(context.Background(), store.LockPath("later-running"), 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer held.Release()
+	})
 	if err := os.WriteFile(store.OutPath("later-complete"), []byte(`{"ok":true,"data":"done","error":null}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
