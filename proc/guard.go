@@ -185,6 +185,13 @@ func shellStringError(what string) error {
 
 // editor refuses the editor $EDITOR or $VISUAL names where nobody can use
 // it: it would wait for a person forever.
+//
+// An editor of "true" counts too when it is given something to edit. Where
+// nobody can answer, Duet sets the variables to "true" in the process's own
+// environment so that children started outside proc (os/exec, git's own
+// editor) open nothing; a command that reads $EDITOR itself and starts it
+// on a file would otherwise "edit" nothing and go on as if the person had
+// (F-055 wants exit 4). "true" run bare is not an editor launch.
 func (c *Cmd) editor() error {
 	if c.policy().interactive {
 		return nil
@@ -192,7 +199,7 @@ func (c *Cmd) editor() error {
 	env := c.base()
 	for _, v := range []string{"VISUAL", "EDITOR", "GIT_EDITOR"} {
 		fields := strings.Fields(lookup(env, v))
-		if len(fields) == 0 || fields[0] == "true" || fields[0] == ":" {
+		if len(fields) == 0 || fields[0] == ":" || fields[0] == "true" && len(c.Args) < 2 {
 			continue
 		}
 		editor := filepath.Base(fields[0])

@@ -326,6 +326,22 @@ func TestEditorRequired(t *testing.T) {
 	}
 }
 
+// TestEditorSilencedStillRefused: where nobody can answer, Duet sets
+// $EDITOR to "true" so that children outside proc open nothing. A command
+// that reads that "true" back and starts it on a file is still launching
+// the editor: refused with exit 4, as the person's editor would be. "true"
+// run with nothing to edit is not an editor, and runs.
+func TestEditorSilencedStillRefused(t *testing.T) {
+	ctx, _ := session(t, proc.Options{Environ: []string{"EDITOR=true", "PATH=" + os.Getenv("PATH")}})
+	err := proc.Command(ctx, "true", "notes.md").Run()
+	if code, exit := errorCode(err); code != proc.CodeEditor || exit != exitcode.Precondition {
+		t.Errorf("true notes.md: err %v (code %q, exit %d), want %s exit 4", err, code, exit, proc.CodeEditor)
+	}
+	if err := proc.Command(ctx, "true").Run(); err != nil {
+		t.Errorf("true with nothing to edit: %v", err)
+	}
+}
+
 // TestEditorAlternatives: the EDITOR_REQUIRED error lists, in
 // alternatives[], the flags the command declares in the editor's place.
 func TestEditorAlternatives(t *testing.T) {

@@ -528,13 +528,11 @@ func TestF055EditorCommandNeedsAnAlternative(t *testing.T) {
 
 // TestF055UndeclaredEditorLaunch: REQ-F-055 criterion 2 for a command that
 // declares no editor and starts the one $EDITOR names itself (`notes
-// edit`), through proc. Where nobody can answer, the criterion wants exit
-// 4, and proc's editor guard gives it in-process (adapters
-// TestEditorRefused). In a built binary Duet has already set EDITOR=true
-// in the process's own environment (adapters/observe.go
-// editorForChildren), so the command reads "true", proc's guard lets
-// "true" through as a no-op, and the command answers exit 0 having edited
-// nothing — no hang, but no exit 4 either.
+// edit`), through proc. Where nobody can answer it exits 4,
+// EDITOR_REQUIRED, and the host's editor never runs — although Duet has
+// set EDITOR=true in the process's own environment for the children it
+// does not start (so the command reads "true" and starts that on the file:
+// proc's guard counts it as the editor launch it is).
 func TestF055UndeclaredEditorLaunch(t *testing.T) {
 	t.Parallel()
 	sb := newSandbox(t)
@@ -544,14 +542,19 @@ func TestF055UndeclaredEditorLaunch(t *testing.T) {
 	}
 	marker := sb.path("EDITED")
 	editor := sb.script(t, "editor", "echo ran >> "+marker+"\n")
-	r := sb.runEnv(t, hostEditors(editor), "notes", "edit", "--file", notes)
+	for name, env := range map[string][]string{
+		"the host's editor": hostEditors(editor),
+		"no editor (vi)":    {"EDITOR=", "VISUAL=", "GIT_EDITOR="},
+	} {
+		r := sb.runEnv(t, env, "notes", "edit", "--file", notes)
+		want(t, name, expect(t, name, r, 4), map[string]any{"error.code": "EDITOR_REQUIRED", "data": nil})
+	}
 	if exists(marker) {
 		t.Fatal("the host's editor ran where nobody can use it")
 	}
-	if r.code == 0 && strings.Contains(r.stdout, `"editor":"true"`) {
-		gap(t, "notes edit read EDITOR=true (set by Duet in its own environment) and exited 0 without editing; REQ-F-055 wants exit 4 (adapters/observe.go editorForChildren vs proc/guard.go editor)")
+	if got := readFile(t, notes); got != "first\n" {
+		t.Errorf("notes %q: changed by a refused edit", got)
 	}
-	want(t, "notes edit", expect(t, "notes edit", r, 4), map[string]any{"error.code": "EDITOR_REQUIRED"})
 }
 
 // ---------------------------------------------------------------------------
