@@ -3,8 +3,10 @@ package app
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"time"
 
 	"github.com/urfave/cli/v3"
@@ -92,5 +94,49 @@ func safetyCommands() []*cli.Command {
 		},
 	}, schema.Meta{Danger: schema.Destructive, DryRun: true, NoArgs: true})
 
-	return []*cli.Command{status, report, publish, purge}
+	return []*cli.Command{status, report, publish, purge, scaleCommand()}
+}
+
+// scaleCommand sets how many replicas of the service run in an
+// environment. Like many apps it takes a lock in its own pre-action hook
+// (urfave's Before) and writes in its action: Duet checks the whole
+// command line — the declared enum and the command's Validate hook — before
+// urfave runs either, so a refused command line takes no lock (REQ-F-015).
+func scaleCommand() *cli.Command {
+	lockFile := func(c *cli.Command) string { return filepath.Join(dataDir(c), "scale.lock") }
+	return urfave.Annotate(&cli.Command{
+		Name:  "scale",
+		Usage: "Set how many replicas of the service run in an environment",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "env", Usage: "the environment", Required: true},
+			&cli.IntFlag{Name: "replicas", Usage: "how many replicas, 1 to 50", Required: true},
+		},
+		Before: func(ctx context.Context, c *cli.Command) (context.Context, error) {
+			if err := os.MkdirAll(dataDir(c), 0o700); err != nil {
+				return ctx, err
+			}
+			return ctx, os.WriteFile(lockFile(c), []byte(strconv.Itoa(os.Getpid())), 0o600)
+		},
+		After: func(_ context.Context, c *cli.Command) error { return os.Remove(lockFile(c)) },
+		Action: func(ctx context.Context, c *cli.Command) error {
+			out := envelope.From(ctx)
+			out.Effect(envelope.Updated)
+			n := int(c.Int("replicas"))
+			if _, err := os.Stat(lockFile(c)); err != nil {
+				return fmt.Errorf("the action ran without the lock its Before hook takes: %w", err)
+			}
+			if err := os.WriteFile(filepath.Join(dataDir(c), "replicas-"+c.String("env")), []byte(strconv.Itoa(n)), 0o600); err != nil {
+				return err
+			}
+			return out.Result(map[string]any{"env": c.String("env"), "replicas": n})
+		},
+	}, schema.Meta{Danger: schema.Mutating, NoArgs: true,
+		Flags: map[string]schema.FlagMeta{"env": {Enum: []string{"production", "staging"}}},
+		Validate: func(_ context.Context, in schema.Input) error {
+			if n, err := strconv.Atoi(in.String("replicas")); err != nil || n < 1 || n > 50 {
+				return envelope.Invalid([]envelope.FieldError{{Code: "OUT_OF_RANGE", Field: "replicas",
+					Message: fmt.Sprintf("--replicas must be 1 to 50, not %s", in.String("replicas"))}})
+			}
+			return nil
+		}})
 }
