@@ -26,7 +26,11 @@ import (
 //     input before it acts, in Meta.Validate;
 //   - every exit code is one the command's table declares, or a signal's
 //     (F-001, C-001). An undeclared code exits 1 instead, and a warning
-//     names it, so the table an agent read stays true.
+//     names it, so the table an agent read stays true;
+//   - an error code is one its exit's entry lists, when the entry lists
+//     them (ExitCodeEntry.error_codes, C-001). One it does not list is
+//     answered as it is — the code is what the agent branches on — with
+//     an UNDECLARED_ERROR_CODE warning that tells the author.
 //
 // The error's code and message are the command's either way.
 func (inv *invocation) heldToTable(fail *envelope.Error) *envelope.Error {
@@ -53,11 +57,21 @@ func (inv *invocation) heldToTable(fail *envelope.Error) *envelope.Error {
 	case exitcode.Success, exitcode.Interrupted, exitcode.Terminated:
 		return fail
 	}
-	if _, ok := inv.call.node.ExitCodes()[fail.Exit]; !ok {
+	table := inv.call.node.ExitCodes()
+	if _, ok := table[fail.Exit]; !ok {
 		inv.out.Warn("UNDECLARED_EXIT_CODE",
 			fmt.Sprintf("%s failed with exit code %d, which its exit code table does not declare, so it exits 1", inv.call.node.DotPath(), int(fail.Exit)),
 			fmt.Sprintf("declare code %d in the command's Meta.ExitCodes", int(fail.Exit)))
 		fail.Exit = exitcode.GeneralError
+	}
+	if listed := table[fail.Exit].ErrorCodes; listed != nil && !slices.Contains(listed, fail.Code) {
+		promise := "lists " + strings.Join(listed, ", ")
+		if len(listed) == 0 {
+			promise = "says it carries no error.code"
+		}
+		inv.out.Warn("UNDECLARED_ERROR_CODE",
+			fmt.Sprintf("%s failed with error code %s under exit %d, whose entry %s", inv.call.node.DotPath(), fail.Code, int(fail.Exit), promise),
+			fmt.Sprintf("add %s to the error_codes of exit %d in the command's Meta.ExitCodes", fail.Code, int(fail.Exit)))
 	}
 	return fail
 }

@@ -88,6 +88,15 @@ var misdeclarations = map[string]func() *cli.Command{
 				return envelope.Errorf(codeUndeclared, "MIGRATION_DRIFT", "the store drifted from the plan")
 			}}, schema.Meta{Danger: schema.Safe, NoArgs: true})
 	},
+	// REQ-C-001 (v1.13): an error code its exit's entry does not list.
+	"undeclared-error-code": func() *cli.Command {
+		return urfave.Annotate(&cli.Command{Name: "migrate", Usage: "Migrate the store",
+			Action: func(context.Context, *cli.Command) error {
+				return envelope.Errorf(exitcode.NotFound, "PLAN_NOT_FOUND", "no migration plan")
+			}}, schema.Meta{Danger: schema.Safe, NoArgs: true, ExitCodes: exitcode.Table{
+			exitcode.NotFound: {Description: "The store has no such table; nothing was changed.", ErrorCodes: []string{"TABLE_NOT_FOUND"}},
+		}})
+	},
 	// REQ-F-057: a browser opened by a command that declares no display.
 	"undeclared-open": func() *cli.Command {
 		return urfave.Annotate(&cli.Command{Name: "preview", Usage: "Preview the site",

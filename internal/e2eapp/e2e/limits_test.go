@@ -423,3 +423,26 @@ func TestC001UndeclaredExitCode(t *testing.T) {
 		t.Errorf("the warning %q does not name 81", msg)
 	}
 }
+
+// TestC001UndeclaredErrorCode: REQ-C-001's v1.13 criterion, the framework's
+// half (exit-code-entry.md's assertion "when the entry declares
+// error_codes, the envelope's error.code is one of them"). A command whose
+// exit 5 lists TABLE_NOT_FOUND and that answers PLAN_NOT_FOUND under it
+// keeps its exit and its code — what the agent branches on — and an
+// UNDECLARED_ERROR_CODE warning names both, and the list, for the author.
+func TestC001UndeclaredErrorCode(t *testing.T) {
+	t.Parallel()
+	sb := sandboxFor(t, misdeclared)
+	env := expect(t, "migrate", sb.runEnv(t, []string{"E2EAPP_MISDECLARE=undeclared-error-code"}, "migrate"), 5)
+	want(t, "migrate", env, map[string]any{"error.code": "PLAN_NOT_FOUND", "warnings.0.code": "UNDECLARED_ERROR_CODE"})
+	msg, _ := get(env, "warnings.0.message").(string)
+	for _, s := range []string{"PLAN_NOT_FOUND", "exit 5", "TABLE_NOT_FOUND"} {
+		if !strings.Contains(msg, s) {
+			t.Errorf("the warning %q does not name %s", msg, s)
+		}
+	}
+	// A listed code is answered without the warning (lookup, TestC001ErrorCodes).
+	if w := get(expect(t, "lookup", newSandbox(t).run(t, "lookup", "no-such-key"), 5), "warnings"); len(w.([]any)) != 0 {
+		t.Errorf("lookup answered a listed code with warnings %v", w)
+	}
+}
