@@ -40,7 +40,12 @@ const stdinDrainLimit = 256 << 20
 // inputFlags appends the built-in flags a command gets from what it declares it
 // reads.
 func inputFlags(flags []schema.Flag, c *schema.Command) []schema.Flag {
-	if c.Meta.Stdin != "" {
+	switch in := c.Stdin(); {
+	case in == nil:
+	case in.Mode == schema.StdinLines:
+		flags = append(flags, schema.Flag{Name: flagname.InputFile, Type: schema.String,
+			Usage: fmt.Sprintf("read the input from this file instead of stdin (- is stdin), line by line, each line at most %d bytes", in.MaxLineBytes)})
+	default:
 		flags = append(flags, schema.Flag{Name: flagname.InputFile, Type: schema.String,
 			Usage: "read the input from this file instead of stdin (- is stdin); stdin takes at most 64 KiB, a file any size"})
 	}
@@ -82,6 +87,12 @@ func completeInput(c *schema.Command) []error {
 		slices.ContainsFunc(c.Flags, func(f schema.Flag) bool { return f.Pipe })
 	if piped && c.Meta.Stdin != "" {
 		errs = append(errs, errors.New("a command that reads a payload on stdin (Meta.Stdin) cannot also read values from it (Pipe)"))
+	}
+	switch {
+	case c.Meta.StdinLines && c.Meta.Stdin == "":
+		errs = append(errs, errors.New("Meta.StdinLines needs Meta.Stdin, which says what each line is"))
+	case c.Meta.MaxLineBytes < 0, c.Meta.MaxLineBytes > 0 && !c.Meta.StdinLines:
+		errs = append(errs, fmt.Errorf("Meta.MaxLineBytes %d: a line cap is a positive number of bytes, for a command that declares Meta.StdinLines", c.Meta.MaxLineBytes))
 	}
 	for _, r := range c.Meta.Requires {
 		if err := r.Check(c); err != nil {
@@ -180,6 +191,10 @@ func (inv *invocation) readPayload() {
 		c.on(flagname.Schema) || c.on(flagname.ShowConfig) || !c.node.Runnable {
 		return
 	}
+	if c.node.Meta.StdinLines {
+		inv.payload = inv.linesPayload()
+		return
+	}
 	if v, ok := c.opt(flagname.InputFile); ok && v != "-" {
 		inv.payload = input.FromFile(v)
 		return
@@ -194,6 +209,31 @@ func (inv *invocation) readPayload() {
 	default:
 		inv.payload = input.FromBytes(data)
 	}
+}
+
+// linesPayload is the payload of a line-mode command (Meta.StdinLines):
+// the file --input-file names, or stdin, read only as the command reads
+// it, each line within the command's cap. <TOOL>_MAX_STDIN_BYTES, the cap
+// of a payload read whole, does not apply.
+func (inv *invocation) linesPayload() *input.Source {
+	c := inv.call
+	limit := c.node.Stdin().MaxLineBytes
+	if v, ok := c.opt(flagname.InputFile); ok && v != "-" {
+		return input.FromFile(v).WithMaxLineBytes(limit)
+	}
+	if inv.cfg.tty.stdin && !inv.mode.Interactive {
+		inv.inputErr = envelope.Errorf(exitcode.Precondition, "STDIN_REQUIRED", "the input is read from stdin, which is a terminal nobody is typing at").
+			WithPhase(envelope.Validation).
+			WithHint("pipe it in, or pass it in a file with --input-file <path>")
+		return nil
+	}
+	if inv.cfg.tty.stdin {
+		fmt.Fprintf(inv.cfg.stderr, "Reading %s from the terminal, a line at a time; end it with Ctrl-D.\n", c.node.Meta.Stdin)
+	}
+	if inv.cfg.stdin == nil {
+		return input.FromBytes(nil)
+	}
+	return input.FromStream("stdin", inv.cfg.stdin).WithMaxLineBytes(limit)
 }
 
 // readStdin reads all of stdin, up to the cap, under the command's time

@@ -378,7 +378,7 @@ func TestInputFile(t *testing.T) {
 		if _, ok := doc["flags"].(map[string]any)["input-file"]; !ok {
 			t.Errorf("--schema lists no input-file flag: %v", doc["flags"])
 		}
-		want := map[string]any{"description": "JSON lines, one item each", "max_bytes": 65536.0, "overflow_flag": "--input-file"}
+		want := map[string]any{"description": "JSON lines, one item each", "mode": "buffered", "max_bytes": 65536.0, "overflow_flag": "--input-file"}
 		if diff := cmp.Diff(want, doc["stdin_input"]); diff != "" {
 			t.Errorf("stdin_input (-want +got):\n%s", diff)
 		}

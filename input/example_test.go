@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/duet-cli/duet/envelope"
 	"github.com/duet-cli/duet/input"
@@ -24,6 +25,24 @@ func ExampleFrom() {
 	importLines(ctx)
 	// Output:
 	// read 14 bytes from stdin
+}
+
+// A line-mode command (schema.Meta.StdinLines) takes each line as it
+// arrives, with no total cap; a line over the cap ends the read.
+func ExampleSource_Lines() {
+	payload := `{"title":"a"}` + "\n" + `{"title":"b"}` + "\n" + `{"title":"` + strings.Repeat("c", 40) + `"}` + "\n"
+	src := input.FromStream("stdin", strings.NewReader(payload)).WithMaxLineBytes(32)
+	for line, err := range src.Lines() {
+		if err != nil {
+			fmt.Println(err)
+			break
+		}
+		fmt.Println(string(line))
+	}
+	// Output:
+	// {"title":"a"}
+	// {"title":"b"}
+	// LINE_TOO_LARGE: line 3 of stdin is longer than 32 bytes; the lines before it were read
 }
 
 // JSON an agent wrote by hand is taken as it was meant; what cannot be is

@@ -3,8 +3,10 @@ package input_test
 import (
 	"context"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -12,6 +14,7 @@ import (
 	"github.com/duet-cli/duet/envelope"
 	"github.com/duet-cli/duet/exitcode"
 	"github.com/duet-cli/duet/input"
+	"github.com/duet-cli/duet/schema"
 )
 
 func TestSources(t *testing.T) {
@@ -75,6 +78,80 @@ func TestNormalizeJSON(t *testing.T) {
 		want := []any{"INVALID_JSON", exitcode.ArgError, envelope.Validation, tc.corrected, true, true}
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("NormalizeJSON(%q) (-want +got):\n%s", tc.in, diff)
+		}
+	}
+}
+
+// TestLines: line mode hands over every line without its ending, a last
+// line without one included, and stops at the first line over the cap
+// with LINE_TOO_LARGE (exit 1, its line number in context), having handed
+// over the lines before it.
+func TestLines(t *testing.T) {
+	tests := []struct {
+		name    string
+		payload string
+		cap     int
+		want    []string
+		tooLong int // the line refused, or 0
+	}{
+		{"lines", "a\nb\n", 0, []string{"a", "b"}, 0},
+		{"no final newline", "a\nb", 0, []string{"a", "b"}, 0},
+		{"CRLF", "a\r\nb\r\n", 0, []string{"a", "b"}, 0},
+		{"blank lines kept", "a\n\nb\n", 0, []string{"a", "", "b"}, 0},
+		{"empty", "", 0, nil, 0},
+		{"at the cap", "12345\n", 5, []string{"12345"}, 0},
+		{"over the cap", "ok\n123456\nnever\n", 5, []string{"ok"}, 2},
+		{"over the cap, no newline", "ok\n123456", 5, []string{"ok"}, 2},
+		{"over the default cap", "1\n2\n" + strings.Repeat("x", schema.DefaultMaxLineBytes+1) + "\n", 0, []string{"1", "2"}, 3},
+		{"a long line under the cap", strings.Repeat("y", 200<<10) + "\n", 0, []string{strings.Repeat("y", 200<<10)}, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, src := range []*input.Source{input.FromBytes([]byte(tc.payload)), input.FromStream("stdin", strings.NewReader(tc.payload))} {
+				var got []string
+				var failed error
+				for line, err := range src.WithMaxLineBytes(tc.cap).Lines() {
+					if err != nil {
+						failed = err
+						break
+					}
+					got = append(got, string(line))
+				}
+				if diff := cmp.Diff(tc.want, got); diff != "" {
+					t.Errorf("lines (-want +got):\n%s", diff)
+				}
+				var e *envelope.Error
+				switch {
+				case tc.tooLong == 0 && failed != nil:
+					t.Errorf("err %v", failed)
+				case tc.tooLong != 0 && (!errors.As(failed, &e) || e.Code != input.CodeLineTooLarge || e.Exit != exitcode.GeneralError || e.Context["line"] != tc.tooLong):
+					t.Errorf("err %#v, want LINE_TOO_LARGE exit 1 at line %d", failed, tc.tooLong)
+				}
+			}
+		})
+	}
+}
+
+// TestLinesArriveAsWritten: a stream's line reaches the command before
+// the writer has written the next one.
+func TestLinesArriveAsWritten(t *testing.T) {
+	r, w := io.Pipe()
+	go func() {
+		io.WriteString(w, "first\n")
+	}()
+	for line, err := range input.FromStream("stdin", r).Lines() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(line) == "first" {
+			go func() {
+				io.WriteString(w, "second\n")
+				w.Close()
+			}()
+			continue
+		}
+		if string(line) != "second" {
+			t.Errorf("line %q", line)
 		}
 	}
 }

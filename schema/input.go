@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 
@@ -17,11 +18,36 @@ const FormatJSON = "json"
 // larger payload goes through --input-file.
 const DefaultMaxStdinBytes = 64 << 10
 
+// DefaultMaxLineBytes is the longest line a line-mode command (Meta.StdinLines)
+// is given unless it declares another cap (Meta.MaxLineBytes): 1 MiB.
+const DefaultMaxLineBytes = 1 << 20
+
+// The modes of StdinInput: how a command reads stdin.
+const (
+	StdinBuffered = "buffered" // read whole before the command runs, within MaxBytes
+	StdinLines    = "lines"    // read a line at a time as the command reads, each within MaxLineBytes
+)
+
 // StdinInput is how --schema describes a command's stdin payload.
 type StdinInput struct {
 	Description  string `json:"description"`
-	MaxBytes     int    `json:"max_bytes"`     // the default cap; <TOOL>_MAX_STDIN_BYTES changes it
-	OverflowFlag string `json:"overflow_flag"` // the flag for a larger payload
+	Mode         string `json:"mode"`                     // StdinBuffered or StdinLines
+	MaxBytes     int    `json:"max_bytes,omitempty"`      // buffered: the default cap; <TOOL>_MAX_STDIN_BYTES changes it
+	MaxLineBytes int    `json:"max_line_bytes,omitempty"` // lines: the cap of one line
+	OverflowFlag string `json:"overflow_flag"`            // the flag for a larger payload, or a file
+}
+
+// Stdin describes how the command reads stdin, or nil when it reads no
+// payload there.
+func (c *Command) Stdin() *StdinInput {
+	switch {
+	case c.Meta.Stdin == "":
+		return nil
+	case c.Meta.StdinLines:
+		return &StdinInput{Description: c.Meta.Stdin, Mode: StdinLines, MaxLineBytes: cmp.Or(c.Meta.MaxLineBytes, DefaultMaxLineBytes), OverflowFlag: "--input-file"}
+	default:
+		return &StdinInput{Description: c.Meta.Stdin, Mode: StdinBuffered, MaxBytes: DefaultMaxStdinBytes, OverflowFlag: "--input-file"}
+	}
 }
 
 // Rule is a conditional dependency between a command's flags, in one of
@@ -102,9 +128,7 @@ func (r Rule) Check(c *Command) error {
 
 // inputDoc adds to d what the command reads beyond its flags.
 func (c *Command) inputDoc(d *Doc, input bool) {
-	if c.Meta.Stdin != "" {
-		d.StdinInput = &StdinInput{Description: c.Meta.Stdin, MaxBytes: DefaultMaxStdinBytes, OverflowFlag: "--input-file"}
-	}
+	d.StdinInput = c.Stdin()
 	d.RecursiveTraversal = c.Meta.Traverses
 	d.Requires = c.Meta.Requires
 	if input && c.Meta.RawPayload {
@@ -131,8 +155,16 @@ func (d Doc) appendInput(b []byte) ([]byte, error) {
 	if s := d.StdinInput; s != nil {
 		b = append(b, `,"stdin_input":{"description":`...)
 		b = jsonw.String(b, s.Description)
-		b = append(b, `,"max_bytes":`...)
-		b = jsonw.Int(b, int64(s.MaxBytes))
+		b = append(b, `,"mode":`...)
+		b = jsonw.String(b, s.Mode)
+		if s.MaxBytes > 0 {
+			b = append(b, `,"max_bytes":`...)
+			b = jsonw.Int(b, int64(s.MaxBytes))
+		}
+		if s.MaxLineBytes > 0 {
+			b = append(b, `,"max_line_bytes":`...)
+			b = jsonw.Int(b, int64(s.MaxLineBytes))
+		}
 		b = append(b, `,"overflow_flag":`...)
 		b = jsonw.String(b, s.OverflowFlag)
 		b = append(b, '}')

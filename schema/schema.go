@@ -206,6 +206,16 @@ type Meta struct {
 	// --input-file, and the lifecycle reads stdin before the command runs,
 	// within a size cap (see package input).
 	Stdin string
+	// StdinLines declares line mode: the command reads its payload one line
+	// at a time with input.From(ctx).Lines, as the lines arrive — NDJSON
+	// piped from another command, say. Nothing is read before it runs and
+	// there is no total cap (the 64 KiB cap is for a payload read whole);
+	// each line is capped instead, at MaxLineBytes. Stdin says what a line
+	// is.
+	StdinLines bool
+	// MaxLineBytes caps one line in line mode; 0 is 1 MiB
+	// (input.DefaultMaxLineBytes).
+	MaxLineBytes int
 	// RawPayload declares that the command also takes all its inputs as
 	// one JSON object, --raw-payload '{"title":"x"}' standing for the
 	// flags and arguments it names.

@@ -62,6 +62,14 @@ type SpecCommand struct {
 	ConfirmFlag      string                    `json:"confirm_flag,omitempty"`
 	Idempotent       bool                      `json:"idempotent,omitempty"`
 	OptionPlacement  string                    `json:"option_placement,omitempty"`
+	Stdin            *SpecStdin                `json:"stdin,omitempty"`
+}
+
+// SpecStdin is the spec's StdinDeclaration: how a command reads stdin.
+type SpecStdin struct {
+	Mode         string `json:"mode"` // buffered or lines
+	MaxBytes     int    `json:"max_bytes,omitempty"`
+	MaxLineBytes int    `json:"max_line_bytes,omitempty"`
 }
 
 // SpecFlag is the spec's FlagEntry.
@@ -220,6 +228,9 @@ func (m Manifest) Spec() SpecManifest {
 		}
 		if c.RequiredScopes == nil {
 			c.RequiredScopes = []string{}
+		}
+		if in := d.StdinInput; in != nil {
+			c.Stdin = &SpecStdin{Mode: in.Mode, MaxBytes: in.MaxBytes, MaxLineBytes: in.MaxLineBytes}
 		}
 		if d.DangerLevel == schema.Unknown {
 			c.DangerLevel = string(schema.Destructive)

@@ -80,6 +80,7 @@ func New() *cli.Command {
 	root.Commands = append(root.Commands, safetyCommands()...)
 	root.Commands = append(root.Commands, renderCommands()...)
 	root.Commands = append(root.Commands, confirmCommands()...)
+	root.Commands = append(root.Commands, inputCommands()...)
 	// The bare invocation is an interactive shell (a REPL): Duet refuses it
 	// where nobody is at a terminal (REQ-F-047).
 	return urfave.Annotate(root, schema.Meta{Danger: schema.Safe, Interactive: true, NoArgs: true})

@@ -79,6 +79,14 @@ var misdeclarations = map[string]func() *cli.Command{
 	"async-list": func() *cli.Command {
 		return broken("export", schema.Meta{Danger: schema.Safe, Async: true, List: true})
 	},
+	// REQ-F-054: line mode without saying what a line is, and a line cap
+	// on a command that reads no lines.
+	"lines-undescribed": func() *cli.Command {
+		return broken("load-all", schema.Meta{Danger: schema.Mutating, StdinLines: true})
+	},
+	"line-cap-buffered": func() *cli.Command {
+		return broken("load-all", schema.Meta{Danger: schema.Mutating, Stdin: "one JSON document", MaxLineBytes: 4096})
+	},
 	// Runtime cases: the app wraps; the command misbehaves when it runs.
 
 	// REQ-C-001: an exit code its table does not declare.

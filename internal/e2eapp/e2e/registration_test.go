@@ -29,7 +29,9 @@ import (
 //   - REQ-O-048 criterion 5: a safe default without a dry run;
 //   - REQ-C-001 criterion 3: a retryable exit with side effects;
 //   - REQ-C-022 (related to criterion 4): an async command that cannot
-//     run detached.
+//     run detached;
+//   - REQ-F-054: line mode without a description of a line, and a line
+//     cap on a command that reads its payload whole.
 func TestMisdeclaredRefusedAtStartup(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -48,6 +50,8 @@ func TestMisdeclaredRefusedAtStartup(t *testing.T) {
 		{"retryable-with-side-effects", "flaky", []string{"exit code 90 (UPSTREAM_HICCUP) is retryable but has side_effects \"partial\""}},
 		{"async-list", "export", []string{"an async command runs detached"}},
 		{"destructive-confirm-yes", "wipe", []string{`Meta.ConfirmFlag "yes": a destructive command is confirmed by --confirm-destructive`}},
+		{"lines-undescribed", "load-all", []string{"Meta.StdinLines needs Meta.Stdin"}},
+		{"line-cap-buffered", "load-all", []string{"Meta.MaxLineBytes 4096: a line cap is a positive number of bytes, for a command that declares Meta.StdinLines"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.misdeclare, func(t *testing.T) {
