@@ -40,12 +40,16 @@ const ScopesEnv = "E2EAPP_SCOPES"
 
 // Options are the Duet options e2eapp is wrapped with.
 func Options() []urfave.Option {
-	return []urfave.Option{
+	opts := []urfave.Option{
 		adapters.WithVersion(Version),
 		adapters.WithSpecStrict(),
 		adapters.WithPermissions(activeScopes),
 		adapters.WithOutputDigest(filedigest.SHA256), // data.sha256 of a binary --output (REQ-O-001)
 	}
+	for _, more := range [][]urfave.Option{sessionOptions(), configOptions(), networkOptions(), progressOptions()} {
+		opts = append(opts, more...)
+	}
+	return opts
 }
 
 // activeScopes resolves the scopes of the active credential (see ScopesEnv).
@@ -81,6 +85,10 @@ func New() *cli.Command {
 	root.Commands = append(root.Commands, renderCommands()...)
 	root.Commands = append(root.Commands, confirmCommands()...)
 	root.Commands = append(root.Commands, inputCommands()...)
+	root.Commands = append(root.Commands, sessionCommands()...)
+	root.Commands = append(root.Commands, configCommands()...)
+	root.Commands = append(root.Commands, networkCommands()...)
+	root.Commands = append(root.Commands, progressCommands()...)
 	// The bare invocation is an interactive shell (a REPL): Duet refuses it
 	// where nobody is at a terminal (REQ-F-047).
 	return urfave.Annotate(root, schema.Meta{Danger: schema.Safe, Interactive: true, NoArgs: true})
