@@ -53,14 +53,22 @@ func testCreateTwice(t *testing.T, bin string) {
 	sb.expectIDs(t, "after a replayed add", "t1")
 
 	sb.expect(t, 0, map[string]any{"meta.effect": "created", "data.id": "ship"}, "add", "ship", "--id", "ship")
-	sb.expect(t, 6, map[string]any{"ok": false, "error.code": "ALREADY_EXISTS", "error.conflict_id": "ship", "error.retryable": false,
+	exists := sb.expect(t, 6, map[string]any{"ok": false, "error.code": "ALREADY_EXISTS", "error.conflict_id": "ship", "error.retryable": false,
 		"data.id": "ship", "data.title": "ship"}, "add", "ship again", "--id", "ship")
+	if w, _ := exists["warnings"].([]any); len(w) != 0 {
+		t.Errorf("ALREADY_EXISTS, a code its exit lists, answered with warnings %v", w)
+	}
 	sb.expect(t, 0, map[string]any{"meta.effect": "noop", "data.status": "not_found", "data.id": "nope"}, "remove", "nope", "--yes")
 	sb.expect(t, 0, map[string]any{"meta.effect": "deleted", "data.status": "deleted"}, "remove", "ship", "--yes")
 
+	// v1.13: the CONFLICT entry lists the codes an agent meets under it.
 	schema := sb.expect(t, 0, map[string]any{}, "add", "--schema")
-	if get(schema, "data.exit_codes.6") == nil {
-		t.Errorf("add --schema declares no exit code 6: %v", get(schema, "data.exit_codes"))
+	if diff := cmp.Diff([]any{"ALREADY_EXISTS", "IDEMPOTENCY_KEY_REUSED"}, get(schema, "data.exit_codes.6.error_codes")); diff != "" {
+		t.Errorf("add --schema: exit 6's error_codes (-want +got):\n%s", diff)
+	}
+	manifest := sb.expect(t, 0, map[string]any{}, "manifest")
+	if diff := cmp.Diff([]any{"ALREADY_EXISTS", "IDEMPOTENCY_KEY_REUSED"}, get(manifest, "data.commands.add.exit_codes.6.error_codes")); diff != "" {
+		t.Errorf("manifest: add's exit 6 error_codes (-want +got):\n%s", diff)
 	}
 	schema = sb.expect(t, 0, map[string]any{}, "remove", "--schema")
 	if get(schema, "data.exit_codes.5") == nil || get(schema, "data.exit_codes.0") == nil {

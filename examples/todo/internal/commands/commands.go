@@ -97,7 +97,9 @@ func Declare() Declarations {
 				{Description: "add it once, however often the call is retried", Command: `add "ship it" --id ship --idempotency-key ship-1`},
 			},
 			RawPayload: true,
-			ExitCodes:  exitcode.Table{exitcode.Conflict: {Description: "A to-do with that --id exists (ALREADY_EXISTS): data holds it; nothing was changed."}},
+			ExitCodes: exitcode.Table{exitcode.Conflict: {
+				Description: "A to-do with that --id exists (ALREADY_EXISTS): data holds it; or the --idempotency-key was used for another call. Nothing was changed.",
+				ErrorCodes:  []string{"ALREADY_EXISTS", "IDEMPOTENCY_KEY_REUSED"}}},
 		},
 		List: schema.Meta{
 			Danger: schema.Safe,
