@@ -11,6 +11,8 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/urfave/cli/v3"
@@ -114,7 +116,43 @@ func limitCommands() []*cli.Command {
 	}, schema.Meta{Danger: schema.Safe, ExitCodes: LookupExitCodes(),
 		Args: []schema.Arg{{Name: "key", Required: true, Type: schema.String, Usage: "the setting"}}})
 
-	return []*cli.Command{stall, waitReady, sync, backup, lookup}
+	// quota asks the service how much of its quota is left. A service that
+	// answers 429 is rate limiting: quota says so (RATE_LIMITED, exit 11)
+	// with the wait its Retry-After gives, or none, for Duet to fill.
+	quota := urfave.Annotate(&cli.Command{
+		Name:  "quota",
+		Usage: "Ask the service how much of the quota is left",
+		Flags: []cli.Flag{&cli.StringFlag{Name: "url", Usage: "the service's quota URL", Required: true}},
+		Action: func(ctx context.Context, c *cli.Command) error {
+			client, err := nethttp.Client(ctx)
+			if err != nil {
+				return err
+			}
+			req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.String("url"), nil)
+			if err != nil {
+				return envelope.Validationf("INVALID_URL", "%v", err).WithField("url")
+			}
+			resp, err := client.Do(req)
+			if err != nil {
+				return err
+			}
+			defer resp.Body.Close()
+			body, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+			if err != nil {
+				return err
+			}
+			if resp.StatusCode == http.StatusTooManyRequests {
+				e := envelope.Errorf(exitcode.RateLimited, "RATE_LIMITED", "the service is rate limiting calls (%s)", resp.Status)
+				if secs, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil && secs > 0 {
+					e = e.WithRetry(time.Duration(secs)*time.Second, envelope.RetryLinear)
+				}
+				return e
+			}
+			return envelope.From(ctx).Result(map[string]any{"http_status": resp.StatusCode, "remaining": strings.TrimSpace(string(body))})
+		},
+	}, schema.Meta{Danger: schema.Safe, NoArgs: true, Network: true, Timeout: 2 * time.Second})
+
+	return []*cli.Command{stall, waitReady, sync, backup, lookup, quota}
 }
 
 // codeStale is lookup's own exit code: the value is stale.

@@ -446,3 +446,34 @@ func TestC001UndeclaredErrorCode(t *testing.T) {
 		t.Errorf("lookup answered a listed code with warnings %v", w)
 	}
 }
+
+// TestC014RateLimited: REQ-C-014 criteria 1 and 2. `quota` reads a real
+// HTTP service (a loopback server in the test) that answers 429: with a
+// Retry-After of 7 seconds the RATE_LIMITED error (exit 11) is retryable
+// and says to wait 7000 ms; with none, Duet fills the wait (30 s) — never
+// a rate limit without retry_after_ms > 0. A service that answers 200
+// gives the quota.
+func TestC014RateLimited(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/limited-7s":
+			w.Header().Set("Retry-After", "7")
+			w.WriteHeader(http.StatusTooManyRequests)
+		case "/limited":
+			w.WriteHeader(http.StatusTooManyRequests)
+		default:
+			io.WriteString(w, "42\n")
+		}
+	}))
+	t.Cleanup(srv.Close)
+	sb := newSandbox(t)
+	for _, tt := range []struct {
+		path  string
+		after float64
+	}{{"/limited-7s", 7000}, {"/limited", 30000}} {
+		env := expect(t, "quota "+tt.path, sb.run(t, "quota", "--url", srv.URL+tt.path), 11)
+		want(t, "quota "+tt.path, env, map[string]any{"error.code": "RATE_LIMITED", "error.retryable": true, "error.retry_after_ms": tt.after, "data": nil})
+	}
+	want(t, "quota", expect(t, "quota", sb.run(t, "quota", "--url", srv.URL+"/"), 0), map[string]any{"data.remaining": "42"})
+}

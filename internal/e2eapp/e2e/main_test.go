@@ -287,6 +287,8 @@ func expect(t *testing.T, what string, r result, code int) map[string]any {
 			t.Errorf("%s: exit %d without an error object", what, r.code)
 		} else if s, _ := e["code"].(string); !upperSnake.MatchString(s) {
 			t.Errorf("%s: error.code %q is not UPPER_SNAKE", what, s)
+		} else if _, ok := e["retryable"].(bool); !ok {
+			t.Errorf("%s: error.retryable is %v, not a boolean (REQ-C-014)", what, e["retryable"])
 		}
 	} else if env["error"] != nil {
 		t.Errorf("%s: exit 0 with an error: %v", what, env["error"])

@@ -44,7 +44,10 @@ func TestF015ValidateBeforeExecute(t *testing.T) {
 			t.Parallel()
 			sb := newSandbox(t)
 			env := expect(t, "scale", sb.run(t, append([]string{"scale"}, tt.args...)...), 2)
-			want(t, "scale", env, map[string]any{"error.phase": "validation", "data": nil})
+			want(t, "scale", env, map[string]any{"error.phase": "validation", "error.retryable": false, "data": nil})
+			if fix, _ := get(env, "error.fix_required").(string); fix == "" {
+				t.Error("a validation error without fix_required (REQ-C-014)")
+			}
 			var fields []string
 			list, _ := get(env, "error.errors").([]any)
 			for _, e := range list {
