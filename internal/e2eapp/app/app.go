@@ -21,6 +21,7 @@ import (
 	"github.com/urfave/cli/v3"
 
 	"github.com/duet-cli/duet/adapters"
+	"github.com/duet-cli/duet/adapters/mcp"
 	"github.com/duet-cli/duet/adapters/urfave"
 	"github.com/duet-cli/duet/envelope"
 	"github.com/duet-cli/duet/envelope/filedigest"
@@ -45,6 +46,7 @@ func Options() []urfave.Option {
 		adapters.WithSpecStrict(),
 		adapters.WithPermissions(activeScopes),
 		adapters.WithOutputDigest(filedigest.SHA256), // data.sha256 of a binary --output (REQ-O-001)
+		mcp.Command("mcp"), // the same commands as MCP tools, over stdio
 	}
 	for _, more := range [][]urfave.Option{sessionOptions(), configOptions(), networkOptions(), progressOptions()} {
 		opts = append(opts, more...)

@@ -4,6 +4,8 @@ package e2e
 
 import (
 	"bytes"
+	"context"
+	"encoding/json"
 	"os"
 	"slices"
 	"strings"
@@ -13,6 +15,7 @@ import (
 
 	"github.com/creack/pty"
 	"github.com/google/go-cmp/cmp"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // ---------------------------------------------------------------------------
@@ -382,5 +385,101 @@ func TestF057BrowserWithADisplay(t *testing.T) {
 	waitForFile(opened) // the browser is left running: it may record after the answer
 	if got := readFile(t, opened); got != "https://docs.example.com/e2eapp/deploy\n" {
 		t.Errorf("the browser opened %q", got)
+	}
+}
+
+// TestC036PersonRequiredEverywhereButATerminal: REQ-C-036 criteria 5 and 9,
+// beyond TestC005YesNeverAnswersAPerson. `approve` needs a person at a
+// terminal on both ends: with stdin from /dev/null, with stdin a terminal
+// but stdout piped, and at a terminal with --non-interactive, it exits 4
+// PERSON_REQUIRED, not retryable, and approves nothing. The tool's real MCP
+// server (e2eapp mcp, a client over stdio) lists every agent-runnable
+// command but approve. Criteria 2 and 10 have nothing to refuse in Duet:
+// Meta.RequiresPerson itself makes the command interactive and mcp: false
+// (TestC005YesNeverAnswersAPerson reads both in the manifest).
+func TestC036PersonRequiredEverywhereButATerminal(t *testing.T) {
+	t.Parallel()
+	sb := newSandbox(t)
+	approvals := sb.path("data", "e2eapp", "approvals.log")
+	refused := func(what string, stdout string, code int) {
+		t.Helper()
+		if code != 4 || !strings.Contains(stdout, `"PERSON_REQUIRED"`) {
+			t.Errorf("%s: exit %d, stdout %q; want 4 PERSON_REQUIRED", what, code, stdout)
+		}
+		if exists(approvals) {
+			t.Fatalf("%s: approved", what)
+		}
+	}
+
+	devNull, err := os.Open(os.DevNull)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer devNull.Close()
+	cmd := sb.command(sb.dir, nil, "approve", "d1", "--yes")
+	cmd.Stdin = devNull
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	r := wait(t, cmd, &stdout, &stderr)
+	want(t, "stdin /dev/null", expect(t, "stdin /dev/null", r, 4), map[string]any{"error.code": "PERSON_REQUIRED", "error.retryable": false})
+	refused("stdin /dev/null", r.stdout, r.code)
+
+	master, slave, err := pty.Open()
+	if err != nil {
+		t.Skipf("no pty: %v", err)
+	}
+	defer master.Close()
+	cmd = sb.command(sb.dir, nil, "approve", "d1")
+	cmd.Stdin = slave
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true, Ctty: 0}
+	stdout.Reset()
+	stderr.Reset()
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	r = wait(t, cmd, &stdout, &stderr)
+	slave.Close()
+	refused("stdin a terminal, stdout piped", r.stdout, r.code)
+
+	screen, code := sb.pty(t, nil, "approve", "d1", "--non-interactive").Wait(t)
+	if code != 4 || !strings.Contains(screen, "PERSON_REQUIRED") || strings.Contains(screen, `Type "approve d1"`) {
+		t.Errorf("--non-interactive at a terminal: exit %d, screen %q; want 4 PERSON_REQUIRED without asking", code, screen)
+	}
+	if exists(approvals) {
+		t.Fatal("--non-interactive at a terminal: approved")
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	mcpCmd := sb.command(sb.dir, nil, "mcp")
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "e2e", Version: "1"}, nil).Connect(ctx, &sdk.CommandTransport{Command: mcpCmd}, nil)
+	if err != nil {
+		t.Fatalf("connect to e2eapp mcp: %v", err)
+	}
+	defer cs.Close()
+	// e2eapp has more tools than a server lists one by one: it publishes
+	// search_tools, describe_tool and call_tool, and search_tools with no
+	// words lists every tool.
+	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "search_tools", Arguments: map[string]any{"query": "", "limit": 1000}})
+	if err != nil || res.IsError {
+		t.Fatalf("search_tools: %v %+v", err, res)
+	}
+	var found struct {
+		Tools []struct{ Name string } `json:"tools"`
+	}
+	raw, _ := json.Marshal(res.StructuredContent)
+	if err := json.Unmarshal(raw, &found); err != nil {
+		t.Fatalf("search_tools answered %s: %v", raw, err)
+	}
+	var names []string
+	for _, tool := range found.Tools {
+		names = append(names, tool.Name)
+	}
+	if slices.Contains(names, "approve") || !slices.Contains(names, "status") || !slices.Contains(names, "greet") {
+		t.Errorf("MCP tools %v: want status and greet, never approve", names)
+	}
+	if res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "call_tool", Arguments: map[string]any{"name": "approve", "arguments": map[string]any{"id": "d1"}}}); err == nil && !res.IsError {
+		t.Errorf("call_tool ran approve: %+v", res.Content)
+	}
+	if exists(approvals) {
+		t.Fatal("approved through MCP")
 	}
 }
