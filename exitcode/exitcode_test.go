@@ -284,6 +284,16 @@ func TestValidate(t *testing.T) {
 			want: []string{"exit code 70 is outside"},
 		},
 		{
+			name: "a description longer than the spec allows",
+			over: exitcode.Table{exitcode.Conflict: {Description: strings.Repeat("x", 121)}},
+			want: []string{"exit code 6 (CONFLICT) has a description of 121 characters, more than 120"},
+		},
+		{
+			name: "error codes not in UPPER_SNAKE_CASE, or listed twice",
+			over: exitcode.Table{exitcode.Conflict: {ErrorCodes: []string{"ALREADY_EXISTS", "already_exists", "ALREADY_EXISTS"}}},
+			want: []string{`lists error code "already_exists", which is not UPPER_SNAKE_CASE`, "lists error code ALREADY_EXISTS twice"},
+		},
+		{
 			name: "unknown side effects",
 			over: exitcode.Table{80: {Name: "ODD", Description: "x", SideEffects: "some"}},
 			want: []string{`side_effects "some"`},

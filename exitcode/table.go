@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/duet-cli/duet/internal/jsonw"
 )
@@ -61,10 +62,30 @@ func (t Table) Codes() []Code {
 	return slices.Sorted(maps.Keys(t))
 }
 
+// MaxDescription is the longest description an entry may have, in
+// characters: the spec's ExitCodeEntry allows 120.
+const MaxDescription = 120
+
+// upperSnake reports whether code has the form of an error.code an entry
+// lists (ExitCodeEntry 1.1): ^[A-Z][A-Z0-9_]+$.
+func upperSnake(code string) bool {
+	if len(code) < 2 || code[0] < 'A' || code[0] > 'Z' {
+		return false
+	}
+	for _, r := range code[1:] {
+		if (r < 'A' || r > 'Z') && (r < '0' || r > '9') && r != '_' {
+			return false
+		}
+	}
+	return true
+}
+
 // Validate checks the invariants of a table: an entry for 0; only framework
-// codes, the signal codes 130 and 143 and named custom codes 79–125; a name, a description and a known side
-// effect on every entry; and "retryable implies no side effects". It reports
-// every violation at once.
+// codes, the signal codes 130 and 143 and named custom codes 79–125; a name,
+// a description of at most MaxDescription characters and a known side
+// effect on every entry; error codes in UPPER_SNAKE_CASE, each listed once;
+// and "retryable implies no side effects". It reports every violation at
+// once.
 func (t Table) Validate() error {
 	var errs []error
 	if _, ok := t[Success]; !ok {
@@ -88,6 +109,17 @@ func (t Table) Validate() error {
 		}
 		if e.Description == "" {
 			errs = append(errs, fmt.Errorf("exit code %d (%s) has no description", c, e.Name))
+		}
+		if n := utf8.RuneCountInString(e.Description); n > MaxDescription {
+			errs = append(errs, fmt.Errorf("exit code %d (%s) has a description of %d characters, more than %d", c, e.Name, n, MaxDescription))
+		}
+		for i, code := range e.ErrorCodes {
+			switch {
+			case !upperSnake(code):
+				errs = append(errs, fmt.Errorf("exit code %d (%s) lists error code %q, which is not UPPER_SNAKE_CASE", c, e.Name, code))
+			case slices.Contains(e.ErrorCodes[:i], code):
+				errs = append(errs, fmt.Errorf("exit code %d (%s) lists error code %s twice", c, e.Name, code))
+			}
 		}
 		switch e.SideEffects {
 		case None, Partial, Complete:

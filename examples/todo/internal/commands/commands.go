@@ -98,7 +98,7 @@ func Declare() Declarations {
 			},
 			RawPayload: true,
 			ExitCodes: exitcode.Table{exitcode.Conflict: {
-				Description: "A to-do with that --id exists (ALREADY_EXISTS): data holds it; or the --idempotency-key was used for another call. Nothing was changed.",
+				Description: "A to-do with that --id exists (data holds it), or the --idempotency-key was used for another call.",
 				ErrorCodes:  []string{"ALREADY_EXISTS", "IDEMPOTENCY_KEY_REUSED"}}},
 		},
 		List: schema.Meta{
