@@ -38,20 +38,22 @@ func streamApp() *cli.Command {
 }
 
 // summary is a successful stream's last line (CLI Agent Spec v1.16): no
-// envelope, but "_summary": true, the count of items, the warnings and meta.
+// envelope, but "_summary": true, the count of items, the count of its
+// numbered lines, the warnings and meta.
 type summary struct {
 	Summary    bool               `json:"_summary"`
 	Total      int                `json:"total"`
+	Count      int                `json:"_count"`
 	DurationMS int64              `json:"duration_ms"`
 	Warnings   []envelope.Warning `json:"warnings"`
 	Meta       map[string]any     `json:"meta"`
 }
 
 // summaryOf decodes a stream's last line, which must be a summary line of
-// exactly its five keys, in order, whose meta.exit_code is code.
+// exactly its six keys, in order, whose meta.exit_code is code.
 func summaryOf(t *testing.T, line []byte, code int) summary {
 	t.Helper()
-	if diff := cmp.Diff([]string{"_summary", "total", "duration_ms", "warnings", "meta"}, jsontest.Keys(t, line)); diff != "" {
+	if diff := cmp.Diff([]string{"_summary", "total", "_count", "duration_ms", "warnings", "meta"}, jsontest.Keys(t, line)); diff != "" {
 		t.Errorf("the summary line's keys (-want +got):\n%s\n%s", diff, line)
 	}
 	var s summary
@@ -86,16 +88,22 @@ func TestStreamFlags(t *testing.T) {
 			t.Fatalf("exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
 		}
 		lines := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
-		for _, l := range lines[:len(lines)-1] {
-			var it map[string]string
+		for i, l := range lines[:len(lines)-1] {
+			var it struct {
+				Seq int    `json:"_seq"`
+				ID  string `json:"id"`
+			}
 			if err := json.Unmarshal([]byte(l), &it); err != nil {
 				t.Fatalf("line %q is not a JSON object: %v", l, err)
 			}
-			ids = append(ids, it["id"])
+			if it.Seq != i+1 {
+				t.Errorf("line %q: _seq %d, want %d", l, it.Seq, i+1)
+			}
+			ids = append(ids, it.ID)
 		}
 		last = summaryOf(t, []byte(lines[len(lines)-1]), r.code)
-		if last.Total != len(ids) {
-			t.Errorf("the summary's total %d, want %d, the items", last.Total, len(ids))
+		if last.Total != len(ids) || last.Count != len(ids) {
+			t.Errorf("the summary's total %d and _count %d, want %d, the items", last.Total, last.Count, len(ids))
 		}
 		return ids, last
 	}

@@ -46,16 +46,22 @@ func (w Warning) String() string { return "WARNING [" + w.Code + "]: " + w.Messa
 type Meta struct {
 	// ExitCode is the process's exit code; ok is true exactly when it is 0.
 	// Finish sets it from the error it reports.
-	ExitCode       int             `json:"exit_code"`
-	DurationMS     int64           `json:"duration_ms"`
-	SchemaVersion  string          `json:"schema_version"`
-	ToolVersion    string          `json:"tool_version"`
-	Command        string          `json:"command"`
-	RequestID      string          `json:"request_id"`
-	TimeoutMS      *int64          `json:"timeout_ms,omitempty"`
-	BudgetMS       *int64          `json:"budget_ms,omitempty"` // the call budget in force (REQ-F-080)
-	Pagination     *Pagination     `json:"pagination,omitempty"`
-	Stream         *Stream         `json:"stream,omitempty"`
+	ExitCode      int         `json:"exit_code"`
+	DurationMS    int64       `json:"duration_ms"`
+	SchemaVersion string      `json:"schema_version"`
+	ToolVersion   string      `json:"tool_version"`
+	Command       string      `json:"command"`
+	RequestID     string      `json:"request_id"`
+	TimeoutMS     *int64      `json:"timeout_ms,omitempty"`
+	BudgetMS      *int64      `json:"budget_ms,omitempty"` // the call budget in force (REQ-F-080)
+	Pagination    *Pagination `json:"pagination,omitempty"`
+	Stream        *Stream     `json:"stream,omitempty"`
+	// ItemsEmitted is how many item lines a jsonl stream wrote before the
+	// error that ends it: its last _seq, 0 before the first (REQ-O-004).
+	ItemsEmitted *int `json:"items_emitted,omitempty"`
+	// Effects counts a buffered answer's events by effect (Output.Event),
+	// and a failed stream's before it failed.
+	Effects        map[string]int  `json:"effects,omitempty"`
 	Truncated      bool            `json:"truncated,omitempty"`
 	TruncationHint string          `json:"truncation_hint,omitempty"`
 	Effect         Effect          `json:"effect,omitempty"`

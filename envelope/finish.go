@@ -34,6 +34,12 @@ func (o *Output) Finish(meta Meta, fail *Error) *Error {
 	o.trustLocked(&meta)
 	meta.DryRun = meta.DryRun || o.s.DryRun
 	meta.Effect = o.effect
+	meta.Effects = o.lines.counts(meta.DryRun)
+	if fail != nil && o.lines.changed(meta.DryRun) {
+		// A stream that changed something before it failed would change
+		// it again on the same call (REQ-O-004).
+		fail.Retryable, fail.RetryAfterMS, fail.RetryStrategy = false, 0, ""
+	}
 	if meta.DryRun {
 		meta.Effect = o.effect.Would()
 		if o.hasAffect {
@@ -316,6 +322,10 @@ func hintJoin(parts ...string) string {
 func (o *Output) writeJSONL(p payload, meta Meta, fail *Error) {
 	var b bytes.Buffer
 	if fail != nil {
+		if o.lines.numbering != unnumbered {
+			emitted := o.lines.seq
+			meta.ItemsEmitted = &emitted
+		}
 		b.Write(cleanJSON(o.envelope(p, meta, fail).appendJSON(nil)))
 		b.WriteByte('\n')
 		o.writeStdout(b.Bytes())
@@ -323,14 +333,14 @@ func (o *Output) writeJSONL(p payload, meta Meta, fail *Error) {
 	}
 	if p.list {
 		for _, it := range p.items {
-			b.Write(it)
+			b.Write(o.lines.line(it, true, ""))
 			b.WriteByte('\n')
 		}
 		if meta.Stream == nil {
 			meta.Stream = &Stream{Items: len(p.items)}
 		}
 	} else if !bytes.Equal(p.one, []byte("null")) {
-		b.Write(p.one)
+		b.Write(o.lines.line(p.one, true, ""))
 		b.WriteByte('\n')
 		meta.Stream = &Stream{Items: 1}
 	}
@@ -348,10 +358,19 @@ func (o *Output) summaryLine(meta Meta) []byte {
 	}
 	b := append([]byte(nil), `{"_summary":true,"total":`...)
 	b = jsonw.Int(b, int64(total))
+	if o.lines.numbering == numbered {
+		b = append(b, `,"_count":`...)
+		b = jsonw.Int(b, int64(o.lines.seq))
+	}
 	b = append(b, `,"duration_ms":`...)
 	b = jsonw.Int(b, meta.DurationMS)
 	if meta.DryRun {
 		b = append(b, `,"dry_run":true`...)
+	}
+	if len(meta.Effects) > 0 { // the summary's own, not meta's (ResponseEnvelope 2.2)
+		b = append(b, `,"effects":`...)
+		b = appendCounts(b, meta.Effects)
+		meta.Effects = nil
 	}
 	env := o.envelope(payload{}, meta, nil)
 	b = append(b, `,"warnings":`...)

@@ -323,7 +323,7 @@ func TestFieldsProjectionStreamed(t *testing.T) {
 		out.Item(r)
 	}
 	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
-	want := []string{`{"id":"r1"}`, `{"id":"r2"}`, `{"id":"r3"}`}
+	want := []string{`{"_seq":1,"id":"r1"}`, `{"_seq":2,"id":"r2"}`, `{"_seq":3,"id":"r3"}`}
 	if diff := cmp.Diff(want, lines); diff != "" {
 		t.Errorf("streamed items (-want +got):\n%s", diff)
 	}

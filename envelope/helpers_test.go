@@ -55,8 +55,10 @@ func decodeOne(t *testing.T, b []byte) wire {
 type summary struct {
 	Summary    bool               `json:"_summary"`
 	Total      int                `json:"total"`
+	Count      *int               `json:"_count"` // a numbered stream's
 	DurationMS int64              `json:"duration_ms"`
 	DryRun     bool               `json:"dry_run"`
+	Effects    map[string]int     `json:"effects"` // a mutating stream's
 	Warnings   []envelope.Warning `json:"warnings"`
 	Meta       map[string]any     `json:"meta"`
 }

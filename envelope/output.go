@@ -112,6 +112,7 @@ type Output struct {
 	pageMore  bool
 	items     []json.RawMessage // items streamed so far, when not written through
 	streamed  int
+	lines     lines // the numbering and the effects of a stream's item lines (stream.go)
 	tsvCols   bool
 	warnings  []warning
 	effect    Effect
@@ -347,7 +348,26 @@ func (o *Output) ShowWarnings() {
 
 // Item emits one item of a stream. With --format jsonl, tsv or id and for a
 // person it is written at once; in a JSON envelope the items become data.
-func (o *Output) Item(v any) error {
+// A jsonl stream numbers its item lines (see [Output.Event] for a stream
+// of changes).
+func (o *Output) Item(v any) error { return o.item(v, "") }
+
+// Event emits one event of a mutating stream: the item v and what it did,
+// effect. Its line carries its own "effect" — in a dry run the would_ form,
+// such as would_create or would_noop — and the stream's summary line counts
+// the events by effect in "effects" (a buffered answer in meta.effects).
+// The command's effect as a whole (meta.effect) is the one its events had
+// other than noop, updated when they had several, noop when none changed
+// anything. A stream that fails after an event that changed something is
+// not retryable: the same call would repeat it.
+func (o *Output) Event(effect Effect, v any) error {
+	if effect == "" {
+		return errors.New("envelope: an event needs an effect")
+	}
+	return o.item(v, effect)
+}
+
+func (o *Output) item(v any, effect Effect) error {
 	raw, err := marshal(v)
 	if err != nil {
 		return err
@@ -358,6 +378,12 @@ func (o *Output) Item(v any) error {
 		return ErrClosed
 	}
 	o.streamed++
+	if effect != "" {
+		o.effect = o.lines.count(effect)
+		if o.s.DryRun {
+			effect = effect.Would()
+		}
+	}
 	if len(o.s.Fields) > 0 {
 		if raw, err = projectOne(raw, o.s.Fields); err != nil {
 			return err
@@ -367,11 +393,12 @@ func (o *Output) Item(v any) error {
 	raw = o.tagLocked(raw)
 	switch o.s.Mode.Format {
 	case JSON, TOON:
-		o.items = append(o.items, raw)
+		o.items = append(o.items, o.lines.line(raw, false, effect))
 		return nil
 	case JSONL:
-		return o.writeStdout(append(raw, '\n'))
+		return o.writeStdout(append(o.lines.line(raw, true, effect), '\n'))
 	}
+	raw = o.lines.line(raw, false, effect)
 	v2, err := decodeOrdered(raw)
 	if err != nil {
 		return err

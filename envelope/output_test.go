@@ -34,6 +34,13 @@ func TestItemStreamsJSONL(t *testing.T) {
 		if diff := cmp.Diff(r, got); diff != "" {
 			t.Errorf("line %d (-want +got):\n%s", i, diff)
 		}
+		// O-004 (ResponseEnvelope 2.3): item lines are numbered from 1.
+		var seq struct {
+			Seq int `json:"_seq"`
+		}
+		if json.Unmarshal([]byte(lines[i]), &seq); seq.Seq != i+1 {
+			t.Errorf("line %d has _seq %d, want %d", i+1, seq.Seq, i+1)
+		}
 	}
 	before := stdout.Len()
 	out.Finish(fixedMeta(), nil)
@@ -41,12 +48,12 @@ func TestItemStreamsJSONL(t *testing.T) {
 	if bytes.Count(summary, []byte("\n")) != 1 {
 		t.Fatalf("Finish wrote %q, want one summary line", summary)
 	}
-	if diff := cmp.Diff([]string{"_summary", "total", "duration_ms", "warnings", "meta"}, jsontest.Keys(t, summary)); diff != "" {
+	if diff := cmp.Diff([]string{"_summary", "total", "_count", "duration_ms", "warnings", "meta"}, jsontest.Keys(t, summary)); diff != "" {
 		t.Errorf("summary line keys (-want +got):\n%s", diff)
 	}
 	sum := decodeSummary(t, summary)
-	if sum.Total != 3 || sum.Warnings == nil || sum.Meta["exit_code"] != float64(0) {
-		t.Errorf("summary total=%d warnings=%v exit_code=%v, want 3, [], 0", sum.Total, sum.Warnings, sum.Meta["exit_code"])
+	if sum.Total != 3 || sum.Count == nil || *sum.Count != 3 || sum.Warnings == nil || sum.Meta["exit_code"] != float64(0) {
+		t.Errorf("summary total=%d _count=%v warnings=%v exit_code=%v, want 3, 3, [], 0", sum.Total, sum.Count, sum.Warnings, sum.Meta["exit_code"])
 	}
 	if diff := cmp.Diff(map[string]any{"items": float64(3)}, sum.Meta["stream"]); diff != "" {
 		t.Errorf("meta.stream (-want +got):\n%s", diff)

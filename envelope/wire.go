@@ -72,9 +72,17 @@ func (m Meta) appendJSON(b []byte) []byte {
 		b = jsonw.Int(b, int64(m.Stream.Items))
 		b = append(b, '}')
 	}
+	if m.ItemsEmitted != nil {
+		b = append(b, `,"items_emitted":`...)
+		b = jsonw.Int(b, int64(*m.ItemsEmitted))
+	}
 	b = optBool(b, "truncated", m.Truncated)
 	b = optString(b, "truncation_hint", m.TruncationHint)
 	b = optString(b, "effect", string(m.Effect))
+	if len(m.Effects) > 0 {
+		b = append(b, `,"effects":`...)
+		b = appendCounts(b, m.Effects)
+	}
 	if len(m.WouldAffect) > 0 {
 		b = append(b, `,"would_affect":`...)
 		b = append(b, m.WouldAffect...) // compact: produced by marshal

@@ -305,10 +305,13 @@ func testOutputFormats(t *testing.T, bin string) {
 			t.Fatalf("want 2 item lines and a summary line, got %d lines:\n%s", len(lines), r.stdout)
 		}
 		var ids []string
-		for _, l := range lines[:2] {
+		for i, l := range lines[:2] {
 			var it map[string]any
 			if err := json.Unmarshal([]byte(l), &it); err != nil {
 				t.Fatalf("item line %q is not JSON: %v", l, err)
+			}
+			if it["_seq"] != float64(i+1) { // numbered lines (O-004, ResponseEnvelope 2.3)
+				t.Errorf("item line %q: _seq %v, want %d", l, it["_seq"], i+1)
 			}
 			ids = append(ids, fmt.Sprint(it["id"]))
 		}
@@ -334,6 +337,10 @@ func testOutputFormats(t *testing.T, bin string) {
 		env := expectEnvelope(t, "watch --format jsonl --timeout 1s", result{stdout: lines[len(lines)-1], stderr: r.stderr, code: r.code}, 10)
 		if got := get(env, "error.code"); len(lines) < 2 || got != "TIMEOUT" {
 			t.Errorf("%d lines, the last with error.code %v; want updates, then the TIMEOUT envelope\n%s", len(lines), got, r.stdout)
+		}
+		// A numbered stream's error says how many item lines came before it.
+		if got := get(env, "meta.items_emitted"); got != float64(len(lines)-1) {
+			t.Errorf("meta.items_emitted %v, want %d, the update lines", got, len(lines)-1)
 		}
 	})
 
@@ -1320,8 +1327,11 @@ func decodeSummary(t *testing.T, line []byte) map[string]any {
 	if err := json.Unmarshal(raw, &sum); err != nil {
 		t.Fatalf("the summary line is not a JSON object: %v\n%s", err, line)
 	}
-	if diff := cmp.Diff([]string{"_summary", "duration_ms", "meta", "total", "warnings"}, keys(sum)); diff != "" {
+	if diff := cmp.Diff([]string{"_count", "_summary", "duration_ms", "meta", "total", "warnings"}, keys(sum)); diff != "" {
 		t.Errorf("summary line keys (-want +got):\n%s", diff)
+	}
+	if sum["_count"] != sum["total"] {
+		t.Errorf("_count %v, total %v: a numbered stream counts every item line", sum["_count"], sum["total"])
 	}
 	if sum["_summary"] != true {
 		t.Errorf("_summary is %v, want true", sum["_summary"])
