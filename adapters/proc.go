@@ -32,7 +32,7 @@ func WithUpdateNotifierSuppression(fn func()) Option {
 func (inv *invocation) startSession(ctx context.Context) context.Context {
 	cfg, n := inv.cfg, inv.call.node
 	tool := inv.root.Name
-	trace, _ := cfg.lookupEnv(envelope.EnvName(tool, "TRACE_ID"))
+	trace := inv.obs.trace // <TOOL>_TRACE_ID, else TOOL_TRACE_ID (F-025)
 	if trace == "" {
 		trace = inv.meta.RequestID
 	}
@@ -49,6 +49,8 @@ func (inv *invocation) startSession(ctx context.Context) context.Context {
 			inv.watch.started(argv)
 			logger.Debug("run", "argv", debugArgv(argv))
 		}
+	case inv.call.on(flagname.Verbose) && inv.obs.trace != "":
+		log = tracedLines{w: cfg.stderr, trace: inv.obs.trace} // F-025: a log line carries the caller's trace
 	case inv.call.on(flagname.Verbose):
 		log = cfg.stderr
 	}
@@ -209,4 +211,19 @@ func checkProc(c *schema.Command) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// tracedLines ends each line written to w with the caller's trace id, as
+// trace_id=<id> (F-025). Each Write is one line.
+type tracedLines struct {
+	w     io.Writer
+	trace string
+}
+
+func (t tracedLines) Write(p []byte) (int, error) {
+	line := strings.TrimSuffix(string(p), "\n")
+	if _, err := fmt.Fprintf(t.w, "%s trace_id=%s\n", line, t.trace); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }

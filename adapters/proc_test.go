@@ -188,6 +188,8 @@ func TestCommandsChildEnvironment(t *testing.T) {
 			`{"APP_TRACE_ID":"req-test","CI":"1","EDITOR":"true","GIT_PAGER":"cat","LC_ALL":"C","NO_COLOR":"1","NO_UPDATE_NOTIFIER":"1","PAGER":"cat","TRACE_ID":"req-test"}`},
 		{"agent with a trace id", run{env: append(slices.Clip(base), "APP_TRACE_ID=trace-9")},
 			`{"APP_TRACE_ID":"trace-9","CI":"1","EDITOR":"true","GIT_PAGER":"cat","LC_ALL":"C","NO_COLOR":"1","NO_UPDATE_NOTIFIER":"1","PAGER":"cat","TRACE_ID":"trace-9"}`},
+		{"agent with the spec's literal trace variable", run{env: append(slices.Clip(base), "TOOL_TRACE_ID=span-7")},
+			`{"APP_TRACE_ID":"span-7","CI":"1","EDITOR":"true","GIT_PAGER":"cat","LC_ALL":"C","NO_COLOR":"1","NO_UPDATE_NOTIFIER":"1","PAGER":"cat","TRACE_ID":"span-7"}`},
 		{"person", run{env: base, tty: adapters.Console},
 			`{"APP_TRACE_ID":"req-test","CI":null,"EDITOR":"vim","GIT_PAGER":"cat","LC_ALL":"C","NO_COLOR":null,"NO_UPDATE_NOTIFIER":null,"PAGER":"cat","TRACE_ID":"req-test"}`},
 	}
@@ -235,6 +237,12 @@ func TestVerboseLogsArgv(t *testing.T) {
 	res := a.do(t, run{env: []string{"TMPDIR=" + t.TempDir()}}, "clone", "--repo", "my repo", "--verbose")
 	wantOK(t, res)
 	if want := fmt.Sprintf("run [%q,\"args\",\"my repo\",\"\"]\n", a.bin); !strings.Contains(res.stderr, want) {
+		t.Errorf("stderr %q lacks %q", res.stderr, want)
+	}
+	// F-025: with a caller's trace id, the line carries it.
+	res = a.do(t, run{env: []string{"TMPDIR=" + t.TempDir(), "TOOL_TRACE_ID=span-3"}}, "clone", "--repo", "my repo", "--verbose")
+	wantOK(t, res)
+	if want := fmt.Sprintf("run [%q,\"args\",\"my repo\",\"\"] trace_id=span-3\n", a.bin); !strings.Contains(res.stderr, want) {
 		t.Errorf("stderr %q lacks %q", res.stderr, want)
 	}
 }

@@ -106,10 +106,13 @@ func (inv *invocation) applyProfile() *envelope.Error {
 	if name == "" {
 		name, from = inv.contextProfile(), "--context"
 	}
+	profileCmd := c.node.Builtin && (c.node.Name == profileCommand || c.node.Parent != nil && c.node.Parent.Name == profileCommand)
+	if _, isolated := c.opt(flagname.Config); name == "" && isolated && cfg.configFiles != nil && !profileCmd {
+		return nil // --config names the one file to read (O-024): no profile is applied unasked from another
+	}
 	if name == "" {
 		name, from = cfg.getenv(profile.EnvName(inv.root.Name)), profile.EnvName(inv.root.Name)
 	}
-	profileCmd := c.node.Builtin && (c.node.Name == profileCommand || c.node.Parent != nil && c.node.Parent.Name == profileCommand)
 	f, err := inv.profiles.store.Load()
 	if err != nil {
 		if name == "" && !profileCmd {

@@ -79,5 +79,13 @@ func TestFieldTruncation(t *testing.T) {
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("warnings (-want +got):\n%s", diff)
 		}
+		// The numbers are the warning's context too, for an agent to read
+		// without parsing the message (WarningDetail.context).
+		if len(w.Warnings) == 1 {
+			wantContext := map[string]any{"field": "data.body", "returned_bytes": 255.0, "original_bytes": 8192.0}
+			if diff := cmp.Diff(wantContext, w.Warnings[0].Context); diff != "" {
+				t.Errorf("warning context (-want +got):\n%s", diff)
+			}
+		}
 	})
 }

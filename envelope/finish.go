@@ -358,7 +358,7 @@ func (o *Output) summaryLine(meta Meta) []byte {
 	}
 	b := append([]byte(nil), `{"_summary":true,"total":`...)
 	b = jsonw.Int(b, int64(total))
-	if o.lines.numbering == numbered {
+	if o.lines.numbering != unnumbered { // an empty stream counts its 0 lines
 		b = append(b, `,"_count":`...)
 		b = jsonw.Int(b, int64(o.lines.seq))
 	}

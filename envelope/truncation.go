@@ -29,7 +29,8 @@ func (o *Output) truncatedLocked(meta *Meta) {
 	for _, t := range o.truncations {
 		meta.Truncated = true
 		o.warnings = append(o.warnings, warning{code: "FIELD_TRUNCATED", message: truncationMessage(t, "is cut short"),
-			next: "do not take it for the whole value; fetch it whole another way if you need it"})
+			next:    "do not take it for the whole value; fetch it whole another way if you need it",
+			context: truncationContext(t)})
 	}
 }
 
@@ -48,7 +49,17 @@ func truncationMessage(t Truncation, what string) string {
 // to returned.
 func (o *Output) capWarningLocked(original, returned int) {
 	t := Truncation{Field: "data", OriginalBytes: original, ReturnedBytes: returned}
-	o.warnings = append(o.warnings, warning{code: "FIELD_TRUNCATED", message: truncationMessage(t, "cut to the size cap")})
+	o.warnings = append(o.warnings, warning{code: "FIELD_TRUNCATED", message: truncationMessage(t, "cut to the size cap"), context: truncationContext(t)})
+}
+
+// truncationContext is a truncation's facts as the warning's context
+// (REQ-F-064): field and returned_bytes, and original_bytes when known.
+func truncationContext(t Truncation) map[string]any {
+	c := map[string]any{"field": t.Field, "returned_bytes": t.ReturnedBytes}
+	if t.OriginalBytes > 0 {
+		c["original_bytes"] = t.OriginalBytes
+	}
+	return c
 }
 
 // capCountsLocked sets the counts of a list the size cap cut to n of total

@@ -24,8 +24,9 @@ type SkillFile struct {
 var SkillFormats = []string{"markdown", "json"}
 
 // Skills renders the manifest as agent skill files: a context and one skill
-// per runnable command of the app (Duet's own built-ins are in the context
-// instead). A markdown skill is YAML front matter — name, description,
+// per runnable command of the app an agent may run — not Duet's own
+// built-ins, nor an interactive command (a REPL) or one for a person only,
+// which are refused to an agent. A markdown skill is YAML front matter — name, description,
 // version, the tool's version and the arguments' JSON Schema — and a body
 // of examples, guardrails, patterns and anti-patterns, the layout Claude
 // Code and OpenClaw load; a json skill holds the same as one object. Each
@@ -38,7 +39,10 @@ func Skills(root *schema.Command, m Manifest, format string) ([]SkillFile, error
 	var files []SkillFile
 	var cmds []*schema.Command
 	root.Walk(func(c *schema.Command) {
-		if _, listed := m.Commands[c.DotPath()]; listed && c.Runnable && !c.Builtin && !c.Passthrough && !builtinUnder(c) {
+		// An interactive command (a REPL) and one for a person only are
+		// refused to an agent: no skill tells one to run them.
+		if _, listed := m.Commands[c.DotPath()]; listed && c.Runnable && !c.Builtin && !c.Passthrough && !builtinUnder(c) &&
+			!c.Meta.Interactive && !c.Meta.RequiresPerson {
 			cmds = append(cmds, c)
 		}
 	})

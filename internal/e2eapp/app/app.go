@@ -46,7 +46,7 @@ func Options() []urfave.Option {
 		adapters.WithSpecStrict(),
 		adapters.WithPermissions(activeScopes),
 		adapters.WithOutputDigest(filedigest.SHA256), // data.sha256 of a binary --output (REQ-O-001)
-		mcp.Command("mcp"), // the same commands as MCP tools, over stdio
+		mcp.Command("mcp"),                           // the same commands as MCP tools, over stdio
 	}
 	for _, more := range [][]urfave.Option{sessionOptions(), configOptions(), networkOptions(), progressOptions()} {
 		opts = append(opts, more...)

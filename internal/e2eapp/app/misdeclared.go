@@ -87,6 +87,14 @@ var misdeclarations = map[string]func() *cli.Command{
 	"line-cap-buffered": func() *cli.Command {
 		return broken("load-all", schema.Meta{Danger: schema.Mutating, Stdin: "one JSON document", MaxLineBytes: 4096})
 	},
+	// REQ-C-023: a command that opens an editor with no flag to stand in
+	// for it.
+	"editor-no-alternative": func() *cli.Command {
+		return broken("commit", schema.Meta{Danger: schema.Mutating, Editor: true})
+	},
+	// REQ-F-075: a command of the previous release gone without having
+	// been deprecated there (see apiExportRemoved).
+	"command-removed": apiExportRemoved,
 	// Runtime cases: the app wraps; the command misbehaves when it runs.
 
 	// REQ-C-001: an exit code its table does not declare.
