@@ -48,7 +48,8 @@ func Options() []urfave.Option {
 		adapters.WithOutputDigest(filedigest.SHA256), // data.sha256 of a binary --output (REQ-O-001)
 		mcp.Command("mcp"),                           // the same commands as MCP tools, over stdio
 	}
-	for _, more := range [][]urfave.Option{sessionOptions(), configOptions(), networkOptions(), progressOptions()} {
+	for _, more := range [][]urfave.Option{sessionOptions(), configOptions(), networkOptions(), progressOptions(),
+		externalOptions(), storesOptions(), logsOptions(), parsingOptions(), longworkOptions(), passthroughOptions()} {
 		opts = append(opts, more...)
 	}
 	return opts
@@ -91,6 +92,9 @@ func New() *cli.Command {
 	root.Commands = append(root.Commands, configCommands()...)
 	root.Commands = append(root.Commands, networkCommands()...)
 	root.Commands = append(root.Commands, progressCommands()...)
+	for _, more := range [][]*cli.Command{externalCommands(), storesCommands(), logsCommands(), parsingCommands(), longworkCommands(), passthroughCommands()} {
+		root.Commands = append(root.Commands, more...)
+	}
 	// The bare invocation is an interactive shell (a REPL): Duet refuses it
 	// where nobody is at a terminal (REQ-F-047).
 	return urfave.Annotate(root, schema.Meta{Danger: schema.Safe, Interactive: true, NoArgs: true})
