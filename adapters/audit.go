@@ -53,7 +53,7 @@ type AuditEntry struct {
 	SessionID  string         `json:"session_id,omitempty"` // <TOOL>_SESSION_ID, verbatim, when set
 	Cwd        string         `json:"cwd,omitempty"`
 	// safety (issue 16): the codes of the answer's warnings, such as
-	// INJECTION_PROTECTION_OFF (O-023)
+	// INJECTION_PROTECTION_DISABLED (O-023)
 	Warnings []string        `json:"warnings,omitempty"`
 	Data     json.RawMessage `json:"data,omitempty"` // the answer's data, secret fields [REDACTED] (F-034, auditdata.go)
 }
@@ -73,7 +73,7 @@ type auditRecord struct {
 	SessionID  string         `json:"session_id,omitempty"`
 	Cwd        string         `json:"cwd,omitempty"`
 	// safety (issue 16): the codes of the answer's warnings, such as
-	// INJECTION_PROTECTION_OFF (O-023)
+	// INJECTION_PROTECTION_DISABLED (O-023)
 	Warnings []string        `json:"warnings,omitempty"`
 	Data     json.RawMessage `json:"data,omitempty"` // the answer's data, secret fields [REDACTED] (F-034, auditdata.go)
 }
@@ -199,6 +199,11 @@ func (inv *invocation) auditEntry(code int, fail *envelope.Error) AuditEntry {
 		} else {
 			args[name] = shown
 		}
+	}
+	if inv.deleg.on {
+		// A passthrough command's tokens are the tool's: with no schema to
+		// say which are secret, none is written (REQ-C-031).
+		args["argv"] = "[OMITTED]"
 	}
 	var positional []string
 	for _, a := range c.args {

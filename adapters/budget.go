@@ -169,7 +169,7 @@ func (inv *invocation) replay(store *jobstore.Store, j jobstore.Job) *envelope.E
 // job the work goes on in, how far it has come, and the commands that
 // continue and cancel it.
 type Incomplete struct {
-	State           string    `json:"state"` // running
+	State           string    `json:"state"` // running, or paused at a checkpoint
 	JobID           string    `json:"job_id"`
 	Progress        *Progress `json:"progress,omitempty"`
 	ContinueCommand string    `json:"continue_command"`
@@ -234,12 +234,13 @@ func jobProgress(store *jobstore.Store, id string) *Progress {
 }
 
 // callKey names the work a call asks for — its command and command line,
-// less what shapes only its answer, and its working directory — so that
-// the identical call finds the job it started.
+// less what shapes only its answer, its working directory, and the tool's
+// version — so that the identical call finds the job it started, or the
+// checkpoint it left.
 func (inv *invocation) callKey(args []string) string {
 	h := fnv.New64a()
 	wd, _ := os.Getwd()
-	fmt.Fprintf(h, "%s\x00%s\x00", inv.call.node.DotPath(), wd)
+	fmt.Fprintf(h, "%s\x00%s\x00%s\x00", inv.call.node.DotPath(), wd, inv.root.Version)
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		name, _, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")

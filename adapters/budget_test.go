@@ -1,8 +1,10 @@
 package adapters_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -96,7 +98,8 @@ func TestJobWait(t *testing.T) {
 }
 
 // TestInterruptionDeclarations (REQ-C-033): what cannot hold is refused
-// when the app is wrapped; a command that declares Detach gets --budget and
+// when the app is wrapped, Resume alone holds; a command that declares
+// Detach gets --budget and
 // an INCOMPLETE (14) entry, retryable when it changes nothing.
 func TestInterruptionDeclarations(t *testing.T) {
 	cmd := func(m schema.Meta) *cli.Command {
@@ -109,7 +112,7 @@ func TestInterruptionDeclarations(t *testing.T) {
 		want string
 	}{
 		{"neither", schema.Meta{Danger: schema.Safe, Interruption: &schema.Interruption{}}, "neither Detach nor Resume"},
-		{"resume", schema.Meta{Danger: schema.Safe, Interruption: &schema.Interruption{Detach: true, Resume: true}}, "does not checkpoint"},
+		{"negative", schema.Meta{Danger: schema.Safe, Interruption: &schema.Interruption{Resume: true, IdleTimeout: -1}}, "cannot be negative"},
 		{"async", schema.Meta{Danger: schema.Safe, Async: true, Interruption: &schema.Interruption{Detach: true}}, "cannot go with an async"},
 		{"streaming", schema.Meta{Danger: schema.Safe, Streaming: true, Interruption: &schema.Interruption{Detach: true}}, "cannot go with an async"},
 	} {
@@ -119,6 +122,10 @@ func TestInterruptionDeclarations(t *testing.T) {
 				t.Errorf("Wrap: %v, want an error saying %q", err, tt.want)
 			}
 		})
+	}
+	// Resume alone holds: the work checkpoints (REQ-C-035).
+	if _, err := urfave.Wrap(&cli.Command{Name: "app", Commands: []*cli.Command{cmd(schema.Meta{Danger: schema.Mutating, Interruption: &schema.Interruption{Resume: true}})}}); err != nil {
+		t.Errorf("Wrap of a command that resumes: %v", err)
 	}
 	app, err := urfave.Wrap(&cli.Command{Name: "app", Commands: []*cli.Command{cmd(schema.Meta{Danger: schema.Safe, Interruption: &schema.Interruption{Detach: true}})}})
 	if err != nil {
@@ -135,4 +142,56 @@ func TestInterruptionDeclarations(t *testing.T) {
 		t.Errorf("no job wait command beside a command that detaches")
 	}
 	_ = envelope.ExitCode // the exit codes are the envelope's
+}
+
+// TestPausedAtCheckpoint (REQ-C-035, REQ-F-082): a call to a resumable
+// command whose budget has run out stops at its first checkpoint and
+// answers INCOMPLETE, paused, with the command line that continues it; the
+// identical call continues from that checkpoint and, complete, removes it.
+func TestPausedAtCheckpoint(t *testing.T) {
+	dir := t.TempDir()
+	var started []int
+	count := urfave.Annotate(&cli.Command{Name: "count", Action: func(ctx context.Context, _ *cli.Command) error {
+		out := envelope.From(ctx)
+		var st struct{ Done int }
+		if _, err := out.Restore("input-1", &st); err != nil {
+			return err
+		}
+		started = append(started, st.Done)
+		for ; st.Done < 3; st.Done++ {
+			out.Progress("n", st.Done+1, 3)
+			if err := out.Checkpoint(struct{ Done int }{st.Done + 1}); err != nil {
+				return err
+			}
+		}
+		return out.Result(map[string]int{"counted": st.Done})
+	}}, schema.Meta{Danger: schema.Safe, Interruption: &schema.Interruption{Resume: true}})
+	run := func(args ...string) result {
+		var stdout bytes.Buffer
+		code := urfave.Run(context.Background(), &cli.Command{Name: "app", Commands: []*cli.Command{count}}, args,
+			adapters.WithStdio(strings.NewReader(""), &stdout, io.Discard),
+			adapters.WithSpecStrict(),
+			adapters.WithEnv([]string{"APP_STATE_DIR=" + dir}),
+			adapters.WithTerminal(adapters.Piped))
+		return result{code: code, stdout: stdout.String()}
+	}
+	w := wantError(t, run("count", "--budget", "1ns"), 14, "INCOMPLETE")
+	var d adapters.Incomplete
+	if err := json.Unmarshal(w.Data, &d); err != nil {
+		t.Fatal(err)
+	}
+	want := adapters.Incomplete{State: "paused", JobID: d.JobID, Progress: &adapters.Progress{Done: 1, Total: 3, Message: "n"},
+		ContinueCommand: "app count --budget 1ns", CancelCommand: "app job cancel " + d.JobID}
+	if diff := cmp.Diff(want, d); diff != "" || !strings.HasPrefix(d.JobID, "count-") {
+		t.Errorf("data (-want +got):\n%s", diff)
+	}
+	if w := wantOK(t, run("count", "--budget", "0")); string(w.Data) != `{"counted":3}` {
+		t.Errorf("data %s, want counted 3", w.Data)
+	}
+	if diff := cmp.Diff([]int{0, 1}, started); diff != "" {
+		t.Errorf("started at (-want +got):\n%s", diff)
+	}
+	if names, _ := filepath.Glob(filepath.Join(dir, "checkpoints", "*")); len(names) != 0 {
+		t.Errorf("checkpoints %v left after the work completed", names)
+	}
 }

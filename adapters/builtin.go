@@ -260,7 +260,7 @@ func complete(c *schema.Command, checked map[uintptr]error) error {
 		errs = append(errs, fmt.Errorf("danger %q is not safe, mutating or destructive", c.Meta.Danger))
 	}
 	switch {
-	case c.Meta.Danger == schema.Destructive && !c.Meta.DryRun && c.Flag(flagname.DryRun) == nil:
+	case c.Meta.Danger == schema.Destructive && !c.Meta.DryRun && c.Flag(flagname.DryRun) == nil && c.Meta.Protocol == "": // a server previews no single action (REQ-C-032)
 		errs = append(errs, errors.New("a destructive command must implement --dry-run: declare Meta.DryRun, and when Output.DryRun is true change nothing and report the effect it would have"))
 	case c.Meta.DryRun && c.Meta.Danger != schema.Mutating && c.Meta.Danger != schema.Destructive:
 		errs = append(errs, fmt.Errorf("Meta.DryRun is declared, but a %s command has nothing to preview", c.Danger()))
@@ -268,6 +268,7 @@ func complete(c *schema.Command, checked map[uintptr]error) error {
 	if err := checkWork(c); err != nil {
 		errs = append(errs, err)
 	}
+	errs = append(errs, checkProtocol(c)...)
 	return errors.Join(errs...)
 }
 

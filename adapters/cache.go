@@ -1,6 +1,8 @@
 package adapters
 
 import (
+	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -94,6 +96,21 @@ func (inv *invocation) declaredSideEffects() []SideEffect {
 	return out
 }
 
+// declaredKinds are the kinds the commands declare their paths as, by
+// path. A path declared as output by one command and as anything else by
+// another is output: cleanup keeps it.
+func (inv *invocation) declaredKinds() map[string]schema.SideEffectKind {
+	kinds := map[string]schema.SideEffectKind{}
+	inv.root.Walk(func(c *schema.Command) {
+		for _, s := range c.Meta.SideEffects {
+			if k, ok := kinds[s.Path]; !ok || k != schema.OutputFile {
+				kinds[s.Path] = s.Kind
+			}
+		}
+	})
+	return kinds
+}
+
 // cleanupTarget is what cleanup may remove: paths, their scope, their size.
 type cleanupTarget struct {
 	paths []string
@@ -128,12 +145,14 @@ func templateToGlob(path string) string {
 // declaredCleanup returns the paths the app's commands declare as temp,
 // cache or log files that exist, are in scope and are at least minAge old.
 // A path is never the home directory, the root or a directory just below
-// it, whatever a declaration says.
+// it, whatever a declaration says; nor one that is, holds or lies in a
+// path cleanup keeps (keptPaths), which is left with a warning.
 func (inv *invocation) declaredCleanup(in func(string) bool, minAge time.Duration, now time.Time) []cleanupTarget {
 	scopes := map[schema.SideEffectKind]string{schema.TempFile: "temp", schema.CacheFile: "cache", schema.LogFile: "logs"}
 	seen := map[string]bool{}
 	var targets []cleanupTarget
 	home := filepath.Clean(inv.cfg.getenv("HOME"))
+	kept := inv.keptPaths()
 	inv.root.Walk(func(c *schema.Command) {
 		for _, s := range c.Meta.SideEffects {
 			scope, ok := scopes[s.Kind]
@@ -151,12 +170,83 @@ func (inv *invocation) declaredCleanup(in func(string) bool, minAge time.Duratio
 					continue
 				}
 				seen[p] = true
+				if k, what := keptBy(p, kept); k != "" {
+					inv.out.Warn("CLEANUP_SKIPPED", fmt.Sprintf("%s is left in place: it is, holds or lies in %s, %s, which cleanup keeps", p, k, what),
+						"remove it by hand if it is no longer wanted")
+					continue
+				}
 				size, _ := pathSize(p)
 				targets = append(targets, cleanupTarget{[]string{p}, scope, size})
 			}
 		}
 	})
 	return targets
+}
+
+// keptPaths are the paths a declaration never makes cleanup remove, under
+// any scope, each with what it is: what the commands declare as their
+// output (C-011), the product a user asked for; the audit log with its
+// rotated files (O-030), a record the operator keeps, whether or not it is
+// on now; and Duet's own stores, which cleanup empties by their own rules
+// (never a live session, a running job or a call in progress), never
+// whole.
+func (inv *invocation) keptPaths() map[string]string {
+	kept := map[string]string{inv.tempRoot(): "the tool's temp root"}
+	if state, err := inv.stateDir(); err == nil {
+		kept[filepath.Join(state, "jobs")] = "the jobs store"
+		kept[filepath.Join(state, "idempotency")] = "the idempotency store"
+	}
+	inv.root.Walk(func(c *schema.Command) {
+		for _, s := range c.Meta.SideEffects {
+			if s.Kind != schema.OutputFile {
+				continue
+			}
+			matches, _ := filepath.Glob(templateToGlob(inv.expandPath(s.Path)))
+			for _, p := range matches {
+				kept[filepath.Clean(p)] = "an output of " + c.DotPath()
+			}
+		}
+	})
+	for _, log := range []string{inv.auditLogPath(), inv.cfg.audit, AuditLogPath(inv.root.Name, inv.cfg.getenv)} {
+		if log == "" || !filepath.IsAbs(log) {
+			continue
+		}
+		log = filepath.Clean(log)
+		kept[log] = "the audit log"
+		rotated, _ := filepath.Glob(globEscape(log) + ".*")
+		for _, p := range rotated {
+			kept[p] = "a rotated audit log"
+		}
+	}
+	return kept
+}
+
+// keptBy returns the kept path that p is, holds or lies in, and what it is;
+// "" when there is none.
+func keptBy(p string, kept map[string]string) (string, string) {
+	for _, k := range slices.Sorted(maps.Keys(kept)) {
+		if within(k, p) || within(p, k) {
+			return k, kept[k]
+		}
+	}
+	return "", ""
+}
+
+// within reports whether path is dir or lies under it.
+func within(path, dir string) bool {
+	return path == dir || strings.HasPrefix(path, strings.TrimSuffix(dir, string(filepath.Separator))+string(filepath.Separator))
+}
+
+// globEscape escapes the characters filepath.Match treats specially.
+func globEscape(path string) string {
+	var b strings.Builder
+	for _, r := range path {
+		if strings.ContainsRune(`*?[\`, r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // configFile is the file a config-writing command writes (C-025): the

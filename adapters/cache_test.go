@@ -195,3 +195,93 @@ func TestDeclaredSideEffects(t *testing.T) {
 		t.Errorf("after cleanup: temp %v, log %v", exists(newTemp), exists(logFile))
 	}
 }
+
+// TestCleanupKeeps: cleanup, under every scope, removes no path a command
+// declares as its output, and no audit log or rotated audit log, even where
+// a declared log or cache path holds them: that path is left with a
+// CLEANUP_SKIPPED warning; status --show-side-effects gives each declared
+// path its kind (C-011, O-027, O-030 v1.16).
+func TestCleanupKeeps(t *testing.T) {
+	noop := func(context.Context, *cli.Command) error { return nil }
+	app := func() *cli.Command {
+		return &cli.Command{Name: "app", Commands: []*cli.Command{
+			urfave.Annotate(&cli.Command{Name: "report", Action: noop}, schema.Meta{Danger: schema.Safe, SideEffects: []schema.SideEffect{
+				{Path: "~/out/reports", Kind: schema.OutputFile},
+				{Path: "~/.cache/app", Kind: schema.CacheFile},
+			}}),
+			urfave.Annotate(&cli.Command{Name: "sweep", Action: noop}, schema.Meta{Danger: schema.Safe, SideEffects: []schema.SideEffect{
+				{Path: "~/out", Kind: schema.TempFile},             // holds the reports
+				{Path: "~/.local/share/app", Kind: schema.LogFile}, // holds the audit log
+				{Path: "~/.local/share/app/*.log", Kind: schema.LogFile},
+			}}),
+		}}
+	}
+	for _, scope := range []string{"all", "temp", "cache", "logs"} {
+		t.Run(scope, func(t *testing.T) {
+			home := t.TempDir()
+			write := func(rel string) string {
+				p := filepath.Join(home, rel)
+				if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(p, []byte("0123456789"), 0o600); err != nil {
+					t.Fatal(err)
+				}
+				return p
+			}
+			report := write("out/reports/r1.html")
+			audit := write(".local/share/app/audit.jsonl")
+			rotated := write(".local/share/app/audit.jsonl.1")
+			old := write(".local/share/app/old.log")
+			cached := write(".cache/app/entry")
+			opts := []urfave.Option{adapters.WithCleanupCommand()}
+			w := wantOK(t, runAgentIn(t, home, app(), opts, "cleanup", "--scope", scope, "--yes"))
+			for _, p := range []string{report, audit, rotated} {
+				if _, err := os.Stat(p); err != nil {
+					t.Errorf("cleanup --scope %s removed %s: %v", scope, p, err)
+				}
+			}
+			removed := func(p string) bool { _, err := os.Stat(p); return err != nil }
+			if want := scope == "all" || scope == "logs"; removed(old) != want {
+				t.Errorf("cleanup --scope %s: old.log removed %v, want %v", scope, removed(old), want)
+			}
+			if want := scope == "all" || scope == "cache"; removed(cached) != want {
+				t.Errorf("cleanup --scope %s: the cache removed %v, want %v", scope, removed(cached), want)
+			}
+			skipped := 0
+			for _, c := range w.codes() {
+				if c == "CLEANUP_SKIPPED" {
+					skipped++
+				}
+			}
+			// ~/out holds the reports (temp); ~/.local/share/app the audit
+			// log, and *.log matches nothing kept (logs).
+			wantSkipped := map[string]int{"all": 2, "temp": 1, "cache": 0, "logs": 1}[scope]
+			if skipped != wantSkipped {
+				t.Errorf("cleanup --scope %s: %d CLEANUP_SKIPPED warnings, want %d: %v", scope, skipped, wantSkipped, w.Warnings)
+			}
+		})
+	}
+
+	home := t.TempDir()
+	var st struct {
+		SideEffects []struct {
+			Path string `json:"path"`
+			Kind string `json:"kind"`
+		} `json:"side_effects"`
+	}
+	json.Unmarshal(wantOK(t, runAgentIn(t, home, app(), nil, "status", "--show-side-effects")).Data, &st)
+	listed := map[string]string{}
+	for _, e := range st.SideEffects {
+		listed[e.Path] = e.Kind
+	}
+	want := map[string]string{filepath.Join(home, "out/reports"): "output", filepath.Join(home, ".cache/app"): "cache",
+		filepath.Join(home, "out"): "temp", filepath.Join(home, ".local/share/app"): "log", filepath.Join(home, ".local/share/app/*.log"): "log"}
+	got := map[string]string{}
+	for p := range want {
+		got[p] = listed[p]
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("status --show-side-effects kinds (-want +got):\n%s", diff)
+	}
+}

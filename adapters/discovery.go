@@ -95,7 +95,7 @@ func checkDiscovery(c *schema.Command) []error {
 	if (m.Replacement != "" || m.RemovedIn != "") && m.DeprecatedIn == "" {
 		errs = append(errs, fmt.Errorf("Replacement or RemovedIn is declared without DeprecatedIn"))
 	}
-	return errs
+	return append(errs, checkDelegation(c)...)
 }
 
 // discoveryNodes adds the discovery built-ins the app has no command for.

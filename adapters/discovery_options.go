@@ -63,12 +63,15 @@ func WithCheck(name string, run func(ctx context.Context) CheckResult) Option {
 // Dependency is a program the tool runs, and the versions it works with.
 // `tool doctor` runs CheckCommand, finds the version in its output with
 // VersionRegex (its first group, or the whole match), and compares it with
-// MinVersion and MaxVersion; describe lists the dependencies.
+// MinVersion and MaxVersion; describe lists the dependencies. A MinVersion
+// of "*" means any version: doctor passes it when CheckCommand exits 0
+// (such as "command -v bean-format", for a program with no --version),
+// and reads no version.
 type Dependency struct {
 	Name         string `json:"name"`
 	CheckCommand string `json:"check_command"`         // a shell command, such as "terraform version"
 	VersionRegex string `json:"version_regex"`         // such as `Terraform v(\d+\.\d+\.\d+)`
-	MinVersion   string `json:"min_version"`           // the oldest version that works
+	MinVersion   string `json:"min_version"`           // the oldest version that works, or "*" for any
 	MaxVersion   string `json:"max_version,omitempty"` // the newest known to work; a newer one is a warning
 	FixCommand   string `json:"fix_command"`           // the command that installs or upgrades it
 }

@@ -16,7 +16,8 @@ import (
 // TestDoctor holds `app doctor` to O-026: data.checks lists every check
 // with ok, and a failed one its fix; a dependency is found by running its
 // check command (a real subprocess) and held to its minimum version; the
-// exit is 0 exactly when everything passes.
+// exit is 0 exactly when everything passes, else 4 (PRECONDITION) with
+// DOCTOR_CHECKS_FAILED and the report in data.
 func TestDoctor(t *testing.T) {
 	pass := adapters.WithCheck("store", func(context.Context) adapters.CheckResult { return adapters.CheckResult{OK: true} })
 	fail := adapters.WithCheck("login", func(context.Context) adapters.CheckResult {
@@ -49,9 +50,9 @@ func TestDoctor(t *testing.T) {
 	}{
 		{"all pass", []urfave.Option{pass, dep("1.0.0")}, 0,
 			data{Checks: []check{{Name: "store", OK: true}, {Name: "tool", OK: true}}, Dependencies: []depReport{{Name: "tool", Found: &found, OK: true}}}},
-		{"a check fails", []urfave.Option{pass, fail}, 1,
+		{"a check fails", []urfave.Option{pass, fail}, 4,
 			data{Checks: []check{{Name: "store", OK: true}, {Name: "login", Fix: &fix}}, Dependencies: []depReport{}}},
-		{"a dependency is too old", []urfave.Option{dep("2.0.0")}, 1,
+		{"a dependency is too old", []urfave.Option{dep("2.0.0")}, 4,
 			data{Checks: []check{{Name: "tool", Fix: &installTool}}, Dependencies: []depReport{{Name: "tool", Found: &found}}}},
 	}
 	for _, tt := range tests {
@@ -61,8 +62,8 @@ func TestDoctor(t *testing.T) {
 			if r.code != tt.exit || (w.Error != nil) != (tt.exit != 0) {
 				t.Errorf("exit %d, error %+v; want exit %d\nstdout: %s", r.code, w.Error, tt.exit, r.stdout)
 			}
-			if tt.exit != 0 && w.Error.Code != "CHECKS_FAILED" {
-				t.Errorf("error.code %q, want CHECKS_FAILED", w.Error.Code)
+			if tt.exit != 0 && w.Error.Code != "DOCTOR_CHECKS_FAILED" {
+				t.Errorf("error.code %q, want DOCTOR_CHECKS_FAILED", w.Error.Code)
 			}
 			var got data
 			if err := json.Unmarshal(w.Data, &got); err != nil {

@@ -20,6 +20,14 @@ import (
 // endpoint's connection.
 const checkTimeout = 10 * time.Second
 
+// doctorChecksFailed is the error.code of a doctor run with a failed check.
+const doctorChecksFailed = "DOCTOR_CHECKS_FAILED"
+
+// anyVersion is the version a program or dependency is declared with when
+// any version will do (the spec's "*"): doctor checks that it is there,
+// never which version it is.
+const anyVersion = "*"
+
 // checkReport is one check as `tool doctor` answers it. Every member is
 // always present: null says "not applicable", never "missing".
 type checkReport struct {
@@ -102,10 +110,13 @@ func (inv *invocation) doctor(ctx context.Context) error {
 	if len(failed) == 0 {
 		return nil
 	}
-	e := envelope.Errorf(exitcode.GeneralError, "CHECKS_FAILED", "%d of %d checks failed: %s", len(failed), len(checks)+len(deps), strings.Join(failed, ", ")).
+	// A failed check is an unmet precondition of the tool's commands, not a
+	// failure of doctor: exit 4 (PRECONDITION), as the spec's O-026 has it
+	// since v1.12, with the full report in data.
+	e := envelope.Errorf(exitcode.Precondition, doctorChecksFailed, "%d of %d checks failed: %s", len(failed), len(checks)+len(deps), strings.Join(failed, ", ")).
 		WithPhase(envelope.Execution)
 	if fix != "" {
-		e = e.WithFix("fix what failed: each failed check has its fix", "").WithSuggestion(fmt.Sprintf("run '%s', then '%s doctor' again", fix, inv.root.Name))
+		e = e.WithFix("apply the fix listed for each failed check in data.checks", "").WithSuggestion(fmt.Sprintf("run '%s', then '%s doctor' again", fix, inv.root.Name))
 	}
 	return e.WithResult()
 }
@@ -139,6 +150,8 @@ func dependencyError(d dependencyReport) string {
 	switch {
 	case d.OK:
 		return ""
+	case d.MinVersion == anyVersion:
+		return "not found: " + d.CheckCommand + " failed"
 	case d.FoundVersion == nil:
 		return "not found"
 	}
@@ -197,7 +210,10 @@ func writable(dir string) (problem, fix string) {
 }
 
 // dependencyCheck runs a dependency's check command and compares the
-// version it prints with the declared range.
+// version it prints with the declared range. A dependency needed at any
+// version (MinVersion "*") passes when the command exits 0: its output is
+// not read for a version, which a presence check such as "command -v x"
+// does not print.
 func (inv *invocation) dependencyCheck(ctx context.Context, d Dependency) dependencyReport {
 	r := dependencyReport{Dependency: d, MaxVersion: strOrNil(d.MaxVersion)}
 	ctx, cancel := context.WithTimeout(ctx, checkTimeout)
@@ -206,6 +222,10 @@ func (inv *invocation) dependencyCheck(ctx context.Context, d Dependency) depend
 	cmd := exec.CommandContext(ctx, "sh", "-c", d.CheckCommand)
 	cmd.Env = inv.cfg.environ()
 	out, err := cmd.CombinedOutput()
+	if d.MinVersion == anyVersion {
+		r.OK = err == nil
+		return r
+	}
 	if err != nil && len(out) == 0 {
 		return r
 	}

@@ -13,13 +13,18 @@ import (
 // C-018, O-026): one check for each program in a command's Meta.Tools —
 // failed when it is not on PATH, or when it is older than the version
 // declared, which is read from its --version — and one for each declared
-// dependency, so that every failure is a failed check with its fix.
+// dependency, so that every failure is a failed check with its fix. A
+// program needed at any version ("*", or "") is looked up on PATH and never
+// run: one with no --version flag might do anything with it.
 
 // requiredToolChecks checks the programs the app's commands need.
 func (inv *invocation) requiredToolChecks(ctx context.Context) []checkReport {
-	needs := map[string]string{} // the highest least version any command declares
+	needs := map[string]string{} // the highest least version any command declares, "" for any
 	inv.root.Walk(func(c *schema.Command) {
 		for name, v := range c.Meta.Tools {
+			if v == anyVersion {
+				v = ""
+			}
 			old, seen := needs[name]
 			if !seen || v != "" && (old == "" || compareVersions(v, old) > 0) {
 				needs[name] = v
@@ -29,12 +34,10 @@ func (inv *invocation) requiredToolChecks(ctx context.Context) []checkReport {
 	checks := make([]checkReport, 0, len(needs))
 	for _, name := range sortedKeys(needs) {
 		min := needs[name]
-		r := checkReport{Name: name, OK: true}
-		if min != "" {
-			r.Required = strOrNil(">=" + min)
-		}
+		r := checkReport{Name: name, OK: true, Required: strOrNil(anyVersion)}
 		fix := "install " + name
 		if min != "" {
+			r.Required = strOrNil(">=" + min)
 			fix = fmt.Sprintf("install %s %s or later", name, min)
 		}
 		path, err := lookPath(name, inv.cfg.getenv("PATH"))
@@ -43,9 +46,13 @@ func (inv *invocation) requiredToolChecks(ctx context.Context) []checkReport {
 			checks = append(checks, r)
 			continue
 		}
+		if min == "" {
+			checks = append(checks, r) // present is all it takes: never run
+			continue
+		}
 		if found := toolVersion(ctx, path, inv.cfg.environ()); found != "" {
 			r.Version = &found
-			if min != "" && compareVersions(found, min) < 0 {
+			if compareVersions(found, min) < 0 {
 				r.OK, r.Error, r.Fix = false, strOrNil("older than "+min), &fix
 			}
 		}
@@ -77,7 +84,11 @@ func dependencyChecks(deps []dependencyReport) []checkReport {
 	checks := make([]checkReport, 0, len(deps))
 	for _, d := range deps {
 		r := checkReport{Name: d.Name, OK: d.OK, Version: d.FoundVersion}
-		if d.MinVersion != "" {
+		switch d.MinVersion {
+		case "":
+		case anyVersion:
+			r.Required = strOrNil(anyVersion)
+		default:
 			r.Required = strOrNil(">=" + d.MinVersion)
 		}
 		if !d.OK {

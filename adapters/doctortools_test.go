@@ -56,11 +56,11 @@ func TestDoctorChecksTools(t *testing.T) {
 
 	r, data := doctor(map[string]string{"newtool": "2.0.0", "oldtool": "1.5.0", "gone": ""})
 	want := []any{
-		map[string]any{"name": "gone", "ok": false, "version": nil, "required": nil, "error": "not found in PATH", "fix": "install gone"},
+		map[string]any{"name": "gone", "ok": false, "version": nil, "required": "*", "error": "not found in PATH", "fix": "install gone"},
 		map[string]any{"name": "newtool", "ok": true, "version": "2.3.1", "required": ">=2.0.0", "error": nil, "fix": nil},
 		map[string]any{"name": "oldtool", "ok": false, "version": "1.0", "required": ">=1.5.0", "error": "older than 1.5.0", "fix": "install oldtool 1.5.0 or later"},
 	}
-	if diff := cmp.Diff(want, data["checks"]); diff != "" || r.code != 1 {
+	if diff := cmp.Diff(want, data["checks"]); diff != "" || r.code != 4 {
 		t.Errorf("doctor: exit %d, checks (-want +got):\n%s", r.code, diff)
 	}
 	if r, _ := doctor(map[string]string{"newtool": "2.0.0"}); r.code != 0 {
@@ -70,7 +70,7 @@ func TestDoctorChecksTools(t *testing.T) {
 	missing := adapters.Dependency{Name: "terraform", CheckCommand: "terraform version", VersionRegex: `Terraform v(\d+\.\d+)`, MinVersion: "1.5.0", FixCommand: "brew install terraform"}
 	newer := adapters.Dependency{Name: "newtool", CheckCommand: "newtool --version", VersionRegex: `(\d+\.\d+\.\d+)`, MinVersion: "1.0.0", MaxVersion: "2.0.0", FixCommand: "install newtool"}
 	r, data = doctor(nil, missing, newer)
-	if r.code != 1 {
+	if r.code != 4 {
 		t.Errorf("a missing dependency: exit %d", r.code)
 	}
 	deps, _ := data["dependencies"].([]any)
@@ -87,5 +87,74 @@ func TestDoctorChecksTools(t *testing.T) {
 	checks, _ := data["checks"].([]any)
 	if len(checks) != 2 || checks[0].(map[string]any)["name"] != "terraform" || checks[0].(map[string]any)["ok"] != false || checks[0].(map[string]any)["fix"] != "brew install terraform" {
 		t.Errorf("the missing dependency is not a failed check: %v", checks)
+	}
+}
+
+// TestDoctorAnyVersion: a program a command needs at any version ("*", or
+// "") is looked up on PATH and never run, its check required "*" with no
+// version; a dependency with min_version "*" passes when its check command
+// exits 0, whatever it prints, and fails when it does not, with no
+// found_version either way (C-018, O-026, O-031 v1.16).
+func TestDoctorAnyVersion(t *testing.T) {
+	bin := t.TempDir()
+	ran := filepath.Join(t.TempDir(), "ran")
+	// Run, the program leaves a mark and prints a version doctor must not read.
+	script := "#!/bin/sh\necho \"$0 $*\" >> " + ran + "\necho 'anytool 0.1.0'\n"
+	if err := os.WriteFile(filepath.Join(bin, "anytool"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	app := func() *cli.Command {
+		return &cli.Command{Name: "app", Commands: []*cli.Command{
+			urfave.Annotate(&cli.Command{Name: "fmt", Action: func(context.Context, *cli.Command) error { return nil }},
+				schema.Meta{Danger: schema.Safe, Tools: map[string]string{"anytool": "*"}}),
+			urfave.Annotate(&cli.Command{Name: "lint", Action: func(context.Context, *cli.Command) error { return nil }},
+				schema.Meta{Danger: schema.Safe, Tools: map[string]string{"anytool": ""}}),
+		}}
+	}
+	home := t.TempDir()
+	present := adapters.Dependency{Name: "present", CheckCommand: "echo no version here", VersionRegex: `v(\d+\.\d+)`, MinVersion: "*", FixCommand: "install present"}
+	absent := adapters.Dependency{Name: "absent", CheckCommand: "exit 3", MinVersion: "*", FixCommand: "install absent"}
+	opts := []urfave.Option{adapters.WithEnv([]string{"CLAUDECODE=1", "HOME=" + home, "PATH=" + bin + ":/usr/bin:/bin"}),
+		adapters.WithDependency(present), adapters.WithDependency(absent)}
+	r := runAgentIn(t, home, app(), opts, "doctor")
+	var env struct {
+		Data  map[string]any `json:"data"`
+		Error struct {
+			Code string `json:"code"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &env); err != nil {
+		t.Fatalf("%v\n%s", err, r.stdout)
+	}
+	if r.code != 4 || env.Error.Code != "DOCTOR_CHECKS_FAILED" {
+		t.Errorf("doctor with a failing dependency: exit %d, error.code %q; want 4 DOCTOR_CHECKS_FAILED", r.code, env.Error.Code)
+	}
+	wantChecks := []any{
+		map[string]any{"name": "anytool", "ok": true, "version": nil, "required": "*", "error": nil, "fix": nil},
+		map[string]any{"name": "present", "ok": true, "version": nil, "required": "*", "error": nil, "fix": nil},
+		map[string]any{"name": "absent", "ok": false, "version": nil, "required": "*", "error": "not found: exit 3 failed", "fix": "install absent"},
+	}
+	if diff := cmp.Diff(wantChecks, env.Data["checks"]); diff != "" {
+		t.Errorf("doctor checks (-want +got):\n%s", diff)
+	}
+	wantDeps := []any{
+		map[string]any{"name": "present", "check_command": "echo no version here", "version_regex": `v(\d+\.\d+)`, "min_version": "*", "max_version": nil, "found_version": nil, "ok": true, "fix_command": "install present"},
+		map[string]any{"name": "absent", "check_command": "exit 3", "version_regex": "", "min_version": "*", "max_version": nil, "found_version": nil, "ok": false, "fix_command": "install absent"},
+	}
+	if diff := cmp.Diff(wantDeps, env.Data["dependencies"]); diff != "" {
+		t.Errorf("doctor dependencies (-want +got):\n%s", diff)
+	}
+	if raw, err := os.ReadFile(ran); err == nil {
+		t.Errorf("doctor ran anytool, needed at any version: %s", raw)
+	}
+	w := wantOK(t, runAgentIn(t, home, app(), opts, "lint", "--schema"))
+	var doc struct {
+		RequiredTools map[string]string `json:"required_tools"`
+	}
+	if err := json.Unmarshal(w.Data, &doc); err != nil {
+		t.Fatalf("lint --schema: %v\n%s", err, w.Data)
+	}
+	if diff := cmp.Diff(map[string]string{"anytool": "*"}, doc.RequiredTools); diff != "" {
+		t.Errorf("lint --schema required_tools, declared \"\" (-want +got):\n%s", diff)
 	}
 }

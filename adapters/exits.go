@@ -34,8 +34,8 @@ import (
 //
 // The error's code and message are the command's either way.
 func (inv *invocation) heldToTable(fail *envelope.Error) *envelope.Error {
-	if fail == nil || inv.out == nil {
-		return fail
+	if fail == nil || inv.out == nil || inv.isDelegatedExit(fail) {
+		return fail // a delegated tool's code is outside the table (REQ-C-031)
 	}
 	if fail.Exit == exitcode.ArgError && inv.ran.Load() {
 		seen := inv.seenChanges()

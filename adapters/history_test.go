@@ -108,6 +108,13 @@ func TestSubcommandStability(t *testing.T) {
 	if line.Level != "warn" || line.Code != "DEPRECATED" || line.Replacement != "hist deploy" || line.RemovedIn != "3.0.0" || !strings.Contains(line.Message, "use hist deploy instead") {
 		t.Errorf("deprecation line %+v", line)
 	}
+	// --quiet: the envelope's warning alone, not a byte on stderr (REQ-O-008).
+	stdout.Reset()
+	stderr.Reset()
+	code = urfave.Run(context.Background(), historyApp(gone()), []string{"old-deploy", "--quiet"}, opts...)
+	if w := wantOK(t, result{code: code, stdout: stdout.String(), stderr: stderr.String()}); len(w.Warnings) != 1 || stderr.Len() != 0 {
+		t.Errorf("old-deploy --quiet: warnings %+v, stderr %q; want the warning in the envelope alone", w.Warnings, stderr.String())
+	}
 
 	// The manifests say when each command came, and went.
 	fresh := gone()

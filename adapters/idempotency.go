@@ -109,7 +109,7 @@ func (inv *invocation) fingerprint() string {
 		Command string              `json:"command"`
 		Args    []string            `json:"args"`
 		Flags   map[string][]string `json:"flags"`
-	}{c.node.DotPath(), slices.Clone(c.args), flags})
+	}{c.node.DotPath(), slices.Concat(c.args, inv.deleg.forwarded), flags})
 	h := fnv.New128a() // tells one call's input from another's; not a secret
 	h.Write(raw)
 	return hex.EncodeToString(h.Sum(nil))

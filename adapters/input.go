@@ -42,7 +42,7 @@ const stdinDrainLimit = 256 << 20
 func inputFlags(flags []schema.Flag, c *schema.Command) []schema.Flag {
 	switch in := c.Stdin(); {
 	case in == nil:
-	case in.Mode == schema.StdinLines:
+	case in.Mode == schema.StdinLines, in.Mode == schema.StdinRecords:
 		flags = append(flags, schema.Flag{Name: flagname.InputFile, Type: schema.String,
 			Usage: fmt.Sprintf("read the input from this file instead of stdin (- is stdin), line by line, each line at most %d bytes", in.MaxLineBytes)})
 	default:
@@ -88,10 +88,11 @@ func completeInput(c *schema.Command) []error {
 	if piped && c.Meta.Stdin != "" {
 		errs = append(errs, errors.New("a command that reads a payload on stdin (Meta.Stdin) cannot also read values from it (Pipe)"))
 	}
+	lines := c.Meta.StdinLines || c.Meta.Records != nil
 	switch {
-	case c.Meta.StdinLines && c.Meta.Stdin == "":
-		errs = append(errs, errors.New("Meta.StdinLines needs Meta.Stdin, which says what each line is"))
-	case c.Meta.MaxLineBytes < 0, c.Meta.MaxLineBytes > 0 && !c.Meta.StdinLines:
+	case lines && c.Meta.Stdin == "":
+		errs = append(errs, errors.New("Meta.StdinLines and Meta.Records need Meta.Stdin, which says what each line is"))
+	case c.Meta.MaxLineBytes < 0, c.Meta.MaxLineBytes > 0 && !lines:
 		errs = append(errs, fmt.Errorf("Meta.MaxLineBytes %d: a line cap is a positive number of bytes, for a command that declares Meta.StdinLines", c.Meta.MaxLineBytes))
 	}
 	for _, r := range c.Meta.Requires {
@@ -191,7 +192,7 @@ func (inv *invocation) readPayload() {
 		c.on(flagname.Schema) || c.on(flagname.ShowConfig) || !c.node.Runnable {
 		return
 	}
-	if c.node.Meta.StdinLines {
+	if c.node.Meta.StdinLines || c.node.Meta.Records != nil {
 		inv.payload = inv.linesPayload()
 		return
 	}
@@ -217,9 +218,9 @@ func (inv *invocation) readPayload() {
 // of a payload read whole, does not apply.
 func (inv *invocation) linesPayload() *input.Source {
 	c := inv.call
-	limit := c.node.Stdin().MaxLineBytes
+	limit, record := c.node.Stdin().MaxLineBytes, c.node.Meta.Records
 	if v, ok := c.opt(flagname.InputFile); ok && v != "-" {
-		return input.FromFile(v).WithMaxLineBytes(limit)
+		return input.FromFile(v).WithMaxLineBytes(limit).WithRecords(record)
 	}
 	if inv.cfg.tty.stdin && !inv.mode.Interactive {
 		inv.inputErr = envelope.Errorf(exitcode.Precondition, "STDIN_REQUIRED", "the input is read from stdin, which is a terminal nobody is typing at").
@@ -231,9 +232,9 @@ func (inv *invocation) linesPayload() *input.Source {
 		fmt.Fprintf(inv.cfg.stderr, "Reading %s from the terminal, a line at a time; end it with Ctrl-D.\n", c.node.Meta.Stdin)
 	}
 	if inv.cfg.stdin == nil {
-		return input.FromBytes(nil)
+		return input.FromBytes(nil).WithRecords(record)
 	}
-	return input.FromStream("stdin", inv.cfg.stdin).WithMaxLineBytes(limit)
+	return input.FromStream("stdin", inv.cfg.stdin).WithMaxLineBytes(limit).WithRecords(record)
 }
 
 // readStdin reads all of stdin, up to the cap, under the command's time
@@ -759,12 +760,18 @@ func flagName(arg string) string {
 // Conditional rules (Meta.Requires)
 
 // given reports whether the flag called name has a value from the command
-// line, the environment or the applied profile.
+// line, the environment or the applied profile. A boolean flag is given
+// only when that value is true (REQ-C-026): --exact=false says "not
+// exact", and must not count as choosing --exact.
 func (c *call) given(name string, lookupEnv func(string) (string, bool), fromProfile func(*schema.Flag) string) bool {
+	f := c.node.Flag(name)
+	if f != nil && f.Type == schema.Boolean && !f.Count {
+		return (c.has(name) || envSet(f, lookupEnv) || fromProfile(f) != "") &&
+			isTrue(c.effective(name, lookupEnv, fromProfile))
+	}
 	if c.has(name) {
 		return true
 	}
-	f := c.node.Flag(name)
 	return f != nil && (envSet(f, lookupEnv) || fromProfile(f) != "")
 }
 
@@ -798,6 +805,10 @@ func (c *call) checkRequires(lookupEnv func(string) (string, bool), fromProfile 
 		if r.Absent() {
 			continue // a default, given by ruleDefaults
 		}
+		if group, ok := r.Group(); ok {
+			c.checkGroup(r, group, lookupEnv, fromProfile)
+			continue
+		}
 		var cond string
 		switch {
 		case r.IfValue == "" && c.given(r.IfFlag, lookupEnv, fromProfile):
@@ -817,6 +828,37 @@ func (c *call) checkRequires(lookupEnv func(string) (string, bool), fromProfile 
 				c.problem("MUTUALLY_EXCLUSIVE_FLAGS", name, "%s cannot be used with --%s", cond, name)
 			}
 		}
+	}
+}
+
+// checkGroup holds the call to an any_of or one_of rule. The problem names
+// every flag of the group, in its message and its valid values, so that an
+// agent can choose without reading the schema again.
+func (c *call) checkGroup(r schema.Rule, group []string, lookupEnv func(string) (string, bool), fromProfile func(*schema.Flag) string) {
+	var given []string
+	for _, name := range group {
+		if c.given(name, lookupEnv, fromProfile) {
+			given = append(given, name)
+		}
+	}
+	flags := make([]string, len(group))
+	for i, name := range group {
+		flags[i] = "--" + name
+	}
+	all := strings.Join(flags, ", ")
+	switch {
+	case len(given) == 0:
+		kind := "at least one"
+		if r.OneOf != nil {
+			kind = "exactly one"
+		}
+		c.problems = append(c.problems, envelope.FieldError{Code: errcode.MissingRequiredFlag, Field: group[0], ValidValues: group,
+			Message:    fmt.Sprintf("%s of %s is required", kind, all),
+			Suggestion: fmt.Sprintf("give %s of %s", kind, all)})
+	case r.OneOf != nil && len(given) > 1:
+		c.problems = append(c.problems, envelope.FieldError{Code: "MUTUALLY_EXCLUSIVE_FLAGS", Field: given[1], ValidValues: group,
+			Message:    fmt.Sprintf("exactly one of %s may be given, and %d are: --%s", all, len(given), strings.Join(given, ", --")),
+			Suggestion: fmt.Sprintf("keep one of %s", all)})
 	}
 }
 

@@ -292,6 +292,11 @@ func (inv *invocation) jobAction(ctx context.Context) error {
 	}
 	id := inv.call.args[0]
 	j, err := store.Current(id, time.Now())
+	if errors.Is(err, jobstore.ErrNotFound) && inv.call.node.Name == "cancel" {
+		if done, err := inv.cancelCheckpoint(id); done {
+			return err
+		}
+	}
 	if errors.Is(err, jobstore.ErrNotFound) {
 		return envelope.Errorf(exitcode.NotFound, "JOB_NOT_FOUND", "no job %q", id).
 			WithFix("", inv.root.Name+" "+jobCommand+" list")

@@ -40,7 +40,14 @@ type workState struct {
 	idem     *idempotency.Pending // the key under which this call records its answer
 	job      *jobstore.Job        // the job this process does: an async command's detached run
 	jobs     *jobstore.Store      // where that job is recorded
-	after    sync.Once            // afterRun
+	// A resumable command's (Interruption.Resume): the id its checkpoint
+	// is kept under, the command line that continues it, and the stop
+	// asked of it, which it takes at its next checkpoint.
+	checkpoint string
+	resumeArgs []string
+	stop       atomic.Bool
+	budgetEnd  *time.Timer // asks for the stop when the call's budget runs out
+	after      sync.Once   // afterRun
 }
 
 // workFlags appends the built-in flags a command gets from its long-work
@@ -109,9 +116,7 @@ func checkWork(c *schema.Command) error {
 		switch {
 		case !c.Runnable:
 			errs = append(errs, errors.New("Meta.Interruption is declared on a command that does not run"))
-		case i.Resume:
-			errs = append(errs, errors.New("Meta.Interruption.Resume: Duet does not checkpoint work (REQ-C-035); declare Detach"))
-		case !i.Detach:
+		case !i.Detach && !i.Resume:
 			errs = append(errs, errors.New("Meta.Interruption declares neither Detach nor Resume"))
 		case m.Async || m.StreamingDefault || m.Streaming || m.Protocol != "" || m.Interactive:
 			errs = append(errs, errors.New("Meta.Interruption cannot go with an async, streaming, interactive or protocol command: its answer is one envelope, now or from the job"))
@@ -244,6 +249,9 @@ func (inv *invocation) beforeWork(ctx context.Context, args []string) (code int,
 	if e := inv.claimJob(); e != nil {
 		return inv.finish(e), true
 	}
+	if e := inv.checkpointing(args); e != nil {
+		return inv.finish(e), true
+	}
 	if inv.work.job != nil || inv.out.DryRun() {
 		return 0, false // a dry run changes nothing, so it is neither replayed nor recorded
 	}
@@ -256,14 +264,19 @@ func (inv *invocation) beforeWork(ctx context.Context, args []string) (code int,
 	if budget, ok := inv.callBudget(); ok {
 		// A job is this program started again: an app run in-process (a
 		// test, an in-process MCP server) is not that program, and runs
-		// the work in the call, with no budget in force.
-		detach := budget > 0 && inv.ownStreams()
-		if detach || budget == 0 {
+		// the work in the call, with no budget in force but a checkpoint's.
+		i := inv.call.node.Meta.Interruption
+		detach := i.Detach && budget > 0 && inv.ownStreams()
+		pause := !detach && i.Resume && budget > 0
+		if detach || pause || budget == 0 {
 			ms := budget.Milliseconds()
 			inv.meta.BudgetMS = &ms
 		}
 		if detach {
 			return inv.detach(ctx, args, budget), true
+		}
+		if pause {
+			inv.work.budgetEnd = time.AfterFunc(budget-time.Since(inv.start), func() { inv.work.stop.Store(true) })
 		}
 	}
 	return 0, false
@@ -314,6 +327,86 @@ func (inv *invocation) heartbeats() (stop func()) {
 	}
 }
 
+// stalledCode is the error code of a job the idle limit ended.
+const stalledCode = "STALLED"
+
+// watchIdle ends the background job of a command whose Interruption
+// declares an IdleTimeout once it has reported no new progress for that
+// long (REQ-F-081): its context is cancelled with a STALLED timeout as the
+// cause, and the job answers it. Only a job is watched: a call holds its
+// caller at most its budget, and a person watches a terminal. It returns
+// what stops the watch.
+func (inv *invocation) watchIdle(cancel context.CancelCauseFunc) (stop func()) {
+	i := inv.call.node.Meta.Interruption
+	if inv.work.job == nil || i == nil || i.IdleTimeout <= 0 || inv.out == nil {
+		return func() {}
+	}
+	idle := i.IdleTimeout
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		// A timer set to when the limit would run out, moved on by each
+		// report: no polling.
+		t := time.NewTimer(idle)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case now := <-t.C:
+				last := inv.out.LastProgress()
+				if last.Before(inv.start) {
+					last = inv.start
+				}
+				if quiet := now.Sub(last); quiet < idle {
+					t.Reset(idle - quiet)
+					continue
+				}
+				cancel(envelope.Errorf(exitcode.Timeout, stalledCode,
+					"the work reported no progress for %s, its idle limit (idle_timeout_ms %d), and was stopped", idle, idle.Milliseconds()).
+					WithSuggestion("find what the work waits on, then run the command again"))
+				return
+			}
+		}
+	})
+	return func() {
+		close(done)
+		wg.Wait()
+	}
+}
+
+// stoppedWork is the answer of work stopped before its end that the
+// command's own error does not give: the idle watch stopped it (the
+// command returned an error after its context was cancelled for it), or
+// it stopped at a checkpoint when asked to. Work that finished all the
+// same keeps its answer.
+func (inv *invocation) stoppedWork(ctx context.Context, err error, sig os.Signal) *envelope.Error {
+	var e *envelope.Error
+	if err != nil && errors.As(context.Cause(ctx), &e) && e.Code == stalledCode {
+		return e
+	}
+	return inv.paused(err, sig)
+}
+
+// progressEvery is how often work that may outlive its call reports
+// progress at least (REQ-C-034): progress, not a timer, tells a caller
+// working from hung.
+const progressEvery = 10 * time.Second
+
+// heldToProgress warns when a command that declares Interruption went
+// longer than progressEvery without a new progress report: the tool's
+// bug, which leaves the agent's INCOMPLETE answers without a progress that
+// grows, and the idle limit without a sign of life.
+func (inv *invocation) heldToProgress() {
+	if inv.call.node.Meta.Interruption == nil || !inv.ran.Load() {
+		return
+	}
+	if quiet := inv.out.LongestSilence(inv.start, time.Now()); quiet > progressEvery {
+		inv.out.Warn("PROGRESS_GAP", fmt.Sprintf("the command went %s without reporting progress; work that can outlive its call reports it at least every %s, or its caller cannot tell working from hung",
+			quiet.Round(100*time.Millisecond), progressEvery), "report this to the tool's authors")
+	}
+}
+
 // endWork settles what long work leaves for the answer, before it is
 // written: the step report (and a rollback), the idempotency record, the
 // cleanup hooks, and the session's temp directory.
@@ -323,6 +416,8 @@ func (inv *invocation) endWork(fail *envelope.Error) *envelope.Error {
 		return fail
 	}
 	fail = inv.settleSteps(fail)
+	inv.heldToProgress()
+	fail = inv.settleCheckpoint(fail)
 	if p := inv.work.idem; p != nil {
 		inv.work.idem = nil
 		if fail == nil {
@@ -411,6 +506,9 @@ func (inv *invocation) afterRun(code int) int {
 		}
 		if p := inv.work.idem; p != nil {
 			p.Abort()
+		}
+		if t := inv.work.budgetEnd; t != nil {
+			t.Stop()
 		}
 		inv.finishJob(code)
 	})

@@ -207,6 +207,7 @@ func (inv *invocation) observeSettings(s *envelope.Settings) {
 	// an agent reads: progress and chatter stay off unless asked for.
 	s.Hush = !s.Verbose && !s.Debug && (inv.mode.Agent || !inv.mode.Terminal || inv.cfg.getenv("CI") != "")
 	s.Progress = inv.cfg.getenv(envelope.ProgressEnv) == "1"
+	s.ChildLog = c.node.Meta.ChildLog // a wrapped program's log streams all the same (REQ-F-038)
 	s.Display = envelope.Display{Headless: o.headless, Behavior: string(c.node.Meta.Headless), Launch: inv.cfg.opener()}
 	if len(c.node.Meta.GUI) == 0 {
 		s.Display.Behavior = ""

@@ -210,6 +210,13 @@ func checkProc(c *schema.Command) error {
 			errs = append(errs, errors.New("Meta.Background needs a MaxLifetime: how long the background process may run"))
 		}
 	}
+	// A child log needs stdout to hold only the envelope (REQ-F-038).
+	switch {
+	case c.Meta.ChildLog && c.Delegates():
+		errs = append(errs, errors.New("Meta.ChildLog: a passthrough command cannot stream a child log on stderr: its stdout is the delegated tool's, and its envelope the last line of stderr (REQ-C-031)"))
+	case c.Meta.ChildLog && c.Meta.Protocol != "":
+		errs = append(errs, fmt.Errorf("Meta.ChildLog: a protocol server (Meta.Protocol %q) cannot stream a child log on stderr: its streams are its protocol's (REQ-C-032)", c.Meta.Protocol))
+	}
 	return errors.Join(errs...)
 }
 

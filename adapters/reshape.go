@@ -41,7 +41,9 @@ func (inv *invocation) checkDiscovery(args []string) {
 	}
 	n := c.node
 	if n.Placement() == schema.Strict {
-		if at, arg := optionAfterArgument(n, args); at >= 0 {
+		// The framework forwards what follows the first argument when every
+		// token from the option on reached the command as an argument.
+		if at, arg := optionAfterArgument(n, args); at >= 0 && !hasSuffix(c.args, args[at:]) {
 			c.problems = append(c.problems, envelope.FieldError{Code: "OPTION_AFTER_ARGUMENT", Field: strings.TrimLeft(arg, "-"),
 				Message:    fmt.Sprintf("%s takes its options before its arguments, and %q comes after one", n.DotPath(), arg),
 				Suggestion: "put the options before the first argument; what is for the program it runs goes after --"})
@@ -78,6 +80,11 @@ func (inv *invocation) checkDiscovery(args []string) {
 		inv.warn("STREAMING_NOT_SUPPORTED", fmt.Sprintf("%s does not stream: its answer comes as JSONL when it finishes", n.DotPath()),
 			"drop --stream; the answer is the same without it")
 	}
+}
+
+// hasSuffix reports whether s ends with suffix.
+func hasSuffix(s, suffix []string) bool {
+	return len(s) >= len(suffix) && slices.Equal(s[len(s)-len(suffix):], suffix)
 }
 
 // optionAfterArgument returns where in args, and which, the first option
@@ -129,7 +136,7 @@ func (inv *invocation) announceDeprecation() {
 	if n.Deprecated == "" || !inv.mode.Agent { // the framework's own deprecation is already warned of, to an agent
 		inv.warn("DEPRECATED", msg, m.Replacement)
 	}
-	if !inv.mode.Agent {
+	if !inv.mode.Agent || inv.call.on(flagname.Quiet) { // --quiet: not a byte on stderr (REQ-O-008)
 		return
 	}
 	rec := struct {

@@ -80,6 +80,7 @@ type invocation struct {
 	obs      observed  // seeing what happened (observe.go)
 	// Auth, trust and safety (issue 16): see trust.go.
 	trust trustState
+	deleg delegation // a passthrough command's forwarded tokens and answer (delegate.go)
 }
 
 type invocationKey struct{}
@@ -163,6 +164,9 @@ type readLine struct {
 func (inv *invocation) read(args []string) ([]string, readLine) {
 	cfg := inv.cfg
 	inv.root = inv.fw.Tree()
+	// A passthrough command's tokens after its path are the tool's: read
+	// only what comes before (delegate.go).
+	args, inv.deleg.forwarded, inv.deleg.on = delegatedLine(inv.root, args)
 	args = hoisted(inv.root, args)
 	inv.args = args
 	c := inv.parse(args)
@@ -227,7 +231,10 @@ func (inv *invocation) answer(ctx context.Context, args []string, read readLine)
 	}
 	inv.refusal = inv.inputRequired(inv.unconfirmed(args))
 	stdout := cfg.stdout
-	if mode.Agent && inv.extension() == nil { // an extension owns the streams
+	switch {
+	case inv.deleg.on: // stdout is the delegated tool's once phase 1 passes
+		stdout = delegatedStdout{inv: inv, stdout: stdout}
+	case mode.Agent && inv.extension() == nil: // an extension owns the streams
 		inv.capture = inv.startCapture()
 		stdout = inv.capture.out
 	}
@@ -281,6 +288,7 @@ func (inv *invocation) answer(ctx context.Context, args []string, read readLine)
 		inv.meta.ValidationOnly = true
 		return inv.finish(nil)
 	}
+	inv.handOverStdout()
 	// A command for people is refused to an agent, an extension's too.
 	if err := inv.needsPerson(); err != nil {
 		return inv.finish(err)
@@ -515,8 +523,8 @@ func (inv *invocation) settings(s *envelope.Settings, stdout io.Writer) {
 	}
 	s.Mode = inv.mode
 	s.Stdout, s.Stderr = stdout, cfg.stderr
-	if !c.on(flagname.ValidateOnly) {
-		s.OutputFile = inv.outputPath() // a validation's answer is no answer to keep
+	if !c.on(flagname.ValidateOnly) && !inv.deleg.on {
+		s.OutputFile = inv.outputPath() // a validation's answer is no answer to keep; a passthrough command's is kept by keepDelegatedAnswer
 	}
 	s.Digest = cfg.digest
 	s.Quiet, s.Verbose = c.on(flagname.Quiet), c.on(flagname.Verbose)
@@ -585,13 +593,14 @@ func (inv *invocation) finish(fail *envelope.Error) int {
 	fail = inv.effectReported(fail)
 	inv.cacheMeta()
 	inv.endCapture(fail != nil)
-	if fail != nil {
+	if fail != nil && !inv.isDelegatedExit(fail) { // the tool's code means what the tool says
 		fail.Settle(inv.call.node.ExitCodes())
 	}
 	inv.meta.DurationMS = time.Since(inv.start).Milliseconds()
 	inv.observed()
 	fail = inv.reshape(fail)
 	reported := inv.out.Finish(inv.meta, fail) // fail, or the error rendering hit
+	inv.keepDelegatedAnswer()
 	code := int(exitcode.Success)
 	switch {
 	case isEPIPE(inv.out.WriteErr()):
@@ -755,6 +764,7 @@ func (inv *invocation) execute(parent context.Context, args []string) int {
 	ctx = inv.startSession(ctx)
 	ctx = inv.inputContext(ctx)
 	defer inv.heartbeats()()
+	defer inv.watchIdle(cancel)()
 	ctx = inv.withRunenv(ctx)
 	inv.watchDeclared(inv.call.node)
 
@@ -780,6 +790,9 @@ func (inv *invocation) execute(parent context.Context, args []string) int {
 		select {
 		case err := <-done:
 			restoreWorkdir()
+			if e := inv.stoppedWork(ctx, err, got); e != nil {
+				return inv.finish(e)
+			}
 			return inv.finish(inv.outcome(err, got))
 		case s := <-inv.sigs:
 			if s == syscall.SIGPIPE {
@@ -793,7 +806,9 @@ func (inv *invocation) execute(parent context.Context, args []string) int {
 			}
 			got = s
 			inv.forward(s)
-			cancel(errSignal{s})
+			if !inv.stopAtCheckpoint() { // a resumable command stops at its next checkpoint
+				cancel(errSignal{s})
+			}
 			grace = time.After(inv.cfg.grace)
 		case <-ctxDone:
 			ctxDone = nil

@@ -54,7 +54,7 @@ func (inv *invocation) effectReported(fail *envelope.Error) *envelope.Error {
 		return fail
 	}
 	n := inv.call.node
-	if !n.Declared || n.Builtin || n.Passthrough {
+	if !n.Declared || n.Builtin || n.Passthrough || n.Delegates() { // what a delegated tool changed is not Duet's to know (REQ-C-031)
 		return fail
 	}
 	if d := n.Danger(); d != schema.Mutating && d != schema.Destructive {

@@ -30,7 +30,8 @@ type stateFileReport struct {
 // sideEffectReport is one path the tool writes to.
 type sideEffectReport struct {
 	Path      string `json:"path"`
-	Type      string `json:"type"`
+	Type      string `json:"type"`           // file or directory
+	Kind      string `json:"kind,omitempty"` // what a command declares it (C-011), such as output, which cleanup keeps
 	Purpose   string `json:"purpose"`
 	Exists    bool   `json:"exists"`
 	SizeBytes *int64 `json:"size_bytes"` // a directory's: the files in it, at any depth
@@ -84,8 +85,9 @@ func (inv *invocation) status(context.Context) error {
 	if showEffects {
 		reports := make([]sideEffectReport, 0, len(effects))
 		seen := map[string]bool{}
+		kinds := inv.declaredKinds()
 		for _, e := range effects {
-			r := sideEffectReport{Path: inv.expandPath(e.Path), Type: e.Kind, Purpose: e.Purpose}
+			r := sideEffectReport{Path: inv.expandPath(e.Path), Type: e.Kind, Kind: string(kinds[e.Path]), Purpose: e.Purpose}
 			if seen[r.Path] {
 				continue // declared by a command, and Duet's own state besides
 			}

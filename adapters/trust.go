@@ -214,7 +214,7 @@ func checkConfirmFlag(c *schema.Command) []error {
 	if m.SafeDefault {
 		errs = append(errs, fmt.Errorf("Meta.ConfirmFlag %q: the command declares Meta.SafeDefault, whose --live already confirms it; declare one of them", name))
 	}
-	if c.Passthrough {
+	if c.Passthrough || c.Delegates() {
 		errs = append(errs, fmt.Errorf("Meta.ConfirmFlag %q: a passthrough command cannot preview, so it declares no confirm flag", name))
 	}
 	if !m.DryRun {
@@ -567,7 +567,7 @@ func (inv *invocation) guard(ctx context.Context) *envelope.Error {
 		if _, err := lookPath(name, inv.cfg.getenv("PATH")); err != nil {
 			e := envelope.Errorf(exitcode.NotFound, "REQUIRED_TOOL_MISSING", "%q needs %s, which is not on PATH", n.DotPath(), name).
 				WithPhase(envelope.Validation).WithField(name)
-			if v := n.Meta.Tools[name]; v != "" {
+			if v := n.Meta.Tools[name]; v != "" && v != anyVersion {
 				e.FixRequired = fmt.Sprintf("install %s %s or later", name, v)
 			} else {
 				e.FixRequired = "install " + name

@@ -75,6 +75,10 @@ type Error struct {
 	keepPreview bool // meta keeps a refused dry run's effect and would_affect (WithPreview)
 	partial     bool // a signal stopped the work: data is {"partial": true} (Interrupted)
 	cause       error
+	// external: Context holds outside text (WithExternalContext): all of
+	// it, or the members externalKeys names.
+	external     bool
+	externalKeys []string
 
 	// long work
 	ConflictID string `json:"conflict_id,omitempty"` // ALREADY_EXISTS: the id of the resource that exists
@@ -287,6 +291,11 @@ func fixFor(p FieldError) string {
 // As maps any error to a structured one:
 //
 //   - an [*Error] anywhere in the chain is returned as is;
+//   - an error in the chain with a method Envelope() *Error answers with
+//     what that returns — a failure that knows what an agent should see of
+//     it, such as package proc's ExitError (a program's exit code and the
+//     tail of its stderr, as external context) — with the whole error's
+//     message when it was wrapped;
 //   - context.DeadlineExceeded becomes TIMEOUT (exit 10);
 //   - context.Canceled becomes CANCELLED (exit 130);
 //   - fs.ErrNotExist becomes NOT_FOUND (exit 5);
@@ -299,6 +308,15 @@ func As(err error) *Error {
 	var e *Error
 	if errors.As(err, &e) {
 		return e
+	}
+	var own enveloper
+	if errors.As(err, &own) {
+		if e := own.Envelope(); e != nil {
+			if _, top := err.(enveloper); !top {
+				e.Message = err.Error() // the words the app wrapped it in
+			}
+			return e
+		}
 	}
 	var code exitcode.Code
 	var name string
@@ -315,6 +333,12 @@ func As(err error) *Error {
 		code, name = exitcode.GeneralError, "GENERAL_ERROR"
 	}
 	return network(&Error{Code: name, Message: err.Error(), Exit: code, cause: err}, err)
+}
+
+// enveloper is an error that builds its own structured form (see [As]).
+type enveloper interface {
+	error
+	Envelope() *Error
 }
 
 // Interrupted marks the error as the answer of work a signal stopped, named

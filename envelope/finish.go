@@ -28,6 +28,7 @@ func (o *Output) Finish(meta Meta, fail *Error) *Error {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.progress.clearLocked()
+	o.flushChildLogsLocked()
 	o.closed = true
 	fail = o.observeLocked(&meta, fail)
 	o.truncatedLocked(&meta)
@@ -77,7 +78,8 @@ func (o *Output) Finish(meta Meta, fail *Error) *Error {
 		}
 	}
 	if fail != nil {
-		fail.Message = o.redact(fail.Message)
+		redactError(fail, o.s.Secrets)
+		o.trustContextLocked(fail)
 	}
 	meta.ExitCode = ExitCode(fail)
 

@@ -118,6 +118,54 @@ func (h *redactor) WithGroup(name string) slog.Handler {
 }
 
 // redactValues replaces every occurrence of a secret value in s.
+// redactError replaces the secret values in every text of e an agent
+// reads — its message, each field error's, its suggestion, hint, fix and
+// detail, the corrected input and the strings of its context — not the
+// message alone: a validation that echoes a value it refused would
+// otherwise show a secret in errors[].
+func redactError(e *Error, secrets []string) {
+	if e == nil || len(secrets) == 0 {
+		return
+	}
+	for _, s := range []*string{&e.Message, &e.Detail, &e.FixRequired, &e.FixCommand, &e.Suggestion, &e.Hint, &e.CorrectedInput} {
+		*s = redactValues(*s, secrets)
+	}
+	for i := range e.Errors {
+		fe := &e.Errors[i]
+		fe.Message, fe.Suggestion, fe.CorrectedInput = redactValues(fe.Message, secrets), redactValues(fe.Suggestion, secrets), redactValues(fe.CorrectedInput, secrets)
+	}
+	for k, v := range e.Context {
+		e.Context[k] = redactAny(v, secrets)
+	}
+}
+
+// redactAny is v with the secret values replaced in every string it holds.
+func redactAny(v any, secrets []string) any {
+	switch v := v.(type) {
+	case string:
+		return redactValues(v, secrets)
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for k, e := range v {
+			out[k] = redactAny(e, secrets)
+		}
+		return out
+	case []any:
+		out := make([]any, len(v))
+		for i, e := range v {
+			out[i] = redactAny(e, secrets)
+		}
+		return out
+	case []string:
+		out := make([]string, len(v))
+		for i, e := range v {
+			out[i] = redactValues(e, secrets)
+		}
+		return out
+	}
+	return v
+}
+
 func redactValues(s string, secrets []string) string {
 	for _, v := range secrets {
 		if v != "" {

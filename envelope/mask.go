@@ -241,3 +241,121 @@ func mayMask(raw []byte, declared []string) bool {
 	}
 	return false
 }
+
+// maskText returns s with each high-entropy word in it — a JWT, a run of
+// base64 that reads as encoded bytes — replaced by its summary, and the
+// text around it kept: a program's stderr stays readable, its tokens do
+// not (REQ-F-035 for error.context). A word is a run of the characters of
+// base64, base64url and a JWT's dots; a full stop ending it is the
+// sentence's, not the token's.
+func maskText(s string) string {
+	if !mayMask([]byte(s), nil) {
+		return s
+	}
+	var b []byte // nil until the first replacement
+	from := 0
+	for i := 0; i < len(s); {
+		if !isWordByte(s[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(s) && isWordByte(s[j]) {
+			j++
+		}
+		word := strings.TrimRight(s[i:j], ".")
+		for _, r := range maskWord(word) {
+			b = append(append(b, s[from:i+r.at]...), r.summary...)
+			from = i + r.at + r.n
+		}
+		i = j
+	}
+	if b == nil {
+		return s
+	}
+	return string(append(b, s[from:]...))
+}
+
+// replacement is a high-entropy stretch of a word: n bytes at at, and what
+// stands for them.
+type replacement struct {
+	at, n   int
+	summary string
+}
+
+// maskWord finds the high-entropy stretches of one word: a JWT from its
+// "eyJ" to the word's end (after a prefix such as "token="), else each run
+// of base64 in it (with its padding).
+func maskWord(w string) []replacement {
+	if k := strings.Index(w, "eyJ"); k >= 0 {
+		if m, ok := maskJWT(w[k:]); ok {
+			return []replacement{{k, len(w) - k, m}}
+		}
+	}
+	var out []replacement
+	for i := 0; i < len(w); {
+		if !isBase64(w[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(w) && isBase64(w[j]) {
+			j++
+		}
+		for pad := 0; pad < 2 && j < len(w) && w[j] == '='; pad++ {
+			j++
+		}
+		if n, ok := base64Bytes(w[i:j]); ok {
+			out = append(out, replacement{i, j - i, "[BASE64: " + strconv.Itoa(n) + " bytes]"})
+		}
+		i = j
+	}
+	return out
+}
+
+func isWordByte(c byte) bool { return isBase64URL(c) || c == '+' || c == '/' || c == '.' }
+
+// branchKeys are the members of an external error.context an agent
+// branches on: the framework's own facts, never masked.
+var branchKeys = []string{"exit_code", "line", "code", "retryable", "upstream_exit_code"}
+
+// maskTextJSON returns compact JSON raw with the high-entropy words of
+// every string value masked (see maskText), but those under a key an agent
+// branches on (branchKeys). Keys are never masked.
+func maskTextJSON(raw []byte) []byte {
+	if !mayMask(raw, nil) {
+		return raw
+	}
+	var out []byte // nil until the first replacement
+	from := 0
+	keys := []string{""} // the key each open object is at, innermost last
+	for i := 0; i < len(raw); i++ {
+		switch raw[i] {
+		case '{':
+			keys = append(keys, "")
+		case '}':
+			if len(keys) > 1 {
+				keys = keys[:len(keys)-1]
+			}
+		case '"':
+			end := stringEnd(raw, i)
+			tok := raw[i : end+1]
+			var s string
+			if end+1 < len(raw) && raw[end+1] == ':' { // a key
+				_ = json.Unmarshal(tok, &s)
+				keys[len(keys)-1] = s
+			} else if !slices.Contains(branchKeys, keys[len(keys)-1]) && json.Unmarshal(tok, &s) == nil {
+				if m := maskText(s); m != s {
+					out = append(out, raw[from:i]...)
+					out = jsonw.String(out, m)
+					from = end + 1
+				}
+			}
+			i = end
+		}
+	}
+	if out == nil {
+		return raw
+	}
+	return append(out, raw[from:]...)
+}

@@ -25,6 +25,9 @@ type Settings struct {
 	Stdout io.Writer
 	Stderr io.Writer
 	Quiet  bool // no progress, no logs below errors
+	// ChildLog: the command declares that a wrapped program's log streams
+	// to stderr (schema.Meta.ChildLog; see Output.ChildLog).
+	ChildLog bool
 	// EchoWarnings writes each warning of an envelope on stderr as well,
 	// as a person reads it ("WARNING [CODE]: …"): for a tool whose agents
 	// read diagnostics there too.
@@ -111,6 +114,7 @@ type Output struct {
 	pageTotal int  // -1: not known (PageMore), and pageMore says whether items follow
 	pageMore  bool
 	items     []json.RawMessage // items streamed so far, when not written through
+	childLogs []*childLog       // the wrapped programs' logs (ChildLog)
 	streamed  int
 	lines     lines // the numbering and the effects of a stream's item lines (stream.go)
 	tsvCols   bool
@@ -125,7 +129,8 @@ type Output struct {
 	closed    bool // Finish has run: later writes from an abandoned handler are dropped
 	shown     int  // warnings a person was shown already (ShowWarnings)
 
-	work work // long work: steps, undo and cleanup hooks, temp directory, status
+	work work       // long work: steps, undo and cleanup hooks, temp directory, status
+	ckpt checkpoint // a resumable command's saved state (checkpoint.go)
 	// seeing what happened (issue 16: observe)
 	retries int         // retries the command made (Retried)
 	root    string      // the project root the command resolved

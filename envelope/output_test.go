@@ -263,9 +263,17 @@ func TestSecretName(t *testing.T) {
 func TestErrorMessageRedacted(t *testing.T) {
 	out, stdout, _ := newOutput(envelope.Settings{Mode: agentMode(envelope.JSON), Secrets: []string{"s3cr3t"}})
 	out.Warn("W", "used s3cr3t", "rotate s3cr3t")
-	out.Finish(fixedMeta(), envelope.Errorf(8, "AUTH_FAILED", "token s3cr3t rejected"))
+	fail := envelope.Invalid([]envelope.FieldError{
+		{Code: "BAD_TOKEN", Field: "token", Message: "token s3cr3t rejected", Suggestion: "rotate s3cr3t", CorrectedInput: `{"token":"s3cr3t"}`},
+		{Code: "BAD_REGION", Field: "region", Message: "no region near s3cr3t"},
+	}).WithHint("Run: tool login --token s3cr3t").WithContext("sent", map[string]any{"header": "Bearer s3cr3t", "ids": []any{"s3cr3t"}})
+	fail.Detail, fail.FixCommand = "upstream said s3cr3t", "tool login --token s3cr3t"
+	out.Finish(fixedMeta(), fail)
 	if strings.Contains(stdout.String(), "s3cr3t") {
 		t.Errorf("envelope leaks the secret: %s", stdout)
+	}
+	if !strings.Contains(stdout.String(), `"message":"token [REDACTED] rejected"`) {
+		t.Errorf("errors[] not redacted in place: %s", stdout)
 	}
 }
 

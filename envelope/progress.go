@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 )
 
 // progress reports long work on stderr: one line redrawn in place at a
@@ -14,6 +15,12 @@ type progress struct {
 	out  *Output
 	last string // the last event written, to collapse duplicates
 	live bool   // a redrawable line is on the terminal
+	// Liveness, kept whatever is written: when the first and the latest
+	// distinct report came, and the longest stretch between two. A report
+	// that repeats the one before is no sign of progress (REQ-C-034).
+	latest        ProgressEvent
+	first, at     time.Time
+	longestSilent time.Duration
 }
 
 // ProgressEvent is what an agent reads on stderr for each distinct update.
@@ -30,6 +37,7 @@ func (o *Output) Progress(message string, done, total int) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.work.status = o.redact(message) // for heartbeats, even under --quiet
+	o.progress.report(ProgressEvent{Type: "progress", Message: message, Done: done, Total: total}, time.Now())
 	if o.s.Quiet || o.s.Hush && !o.s.Progress {
 		return
 	}
@@ -53,6 +61,40 @@ func (o *Output) Progress(message string, done, total int) {
 	}
 	p.last = line
 	io.WriteString(o.s.Stderr, line+"\n")
+}
+
+// report records a report's time when it differs from the one before.
+func (p *progress) report(ev ProgressEvent, now time.Time) {
+	if !p.at.IsZero() && ev == p.latest {
+		return
+	}
+	if p.at.IsZero() {
+		p.first = now
+	} else {
+		p.longestSilent = max(p.longestSilent, now.Sub(p.at))
+	}
+	p.latest, p.at = ev, now
+}
+
+// LastProgress is when the command last reported progress that differs
+// from its report before; zero when it has reported none.
+func (o *Output) LastProgress() time.Time {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.progress.at
+}
+
+// LongestSilence is the longest stretch of the command's work, from start
+// to now, without a new progress report: before the first, between two, or
+// since the latest.
+func (o *Output) LongestSilence(start, now time.Time) time.Duration {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	p := &o.progress
+	if p.at.IsZero() {
+		return now.Sub(start)
+	}
+	return max(p.longestSilent, p.first.Sub(start), now.Sub(p.at))
 }
 
 func humanProgress(ev ProgressEvent) string {

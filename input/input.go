@@ -51,9 +51,10 @@ const CodeLineTooLarge = "LINE_TOO_LARGE"
 type Source struct {
 	name    string // "stdin", or the file's path
 	data    []byte
-	path    string    // set for a file, which is opened when read
-	stream  io.Reader // set for a stream, read once, as the command reads
-	maxLine int       // the per-line cap of Lines; 0 is schema.DefaultMaxLineBytes
+	path    string        // set for a file, which is opened when read
+	stream  io.Reader     // set for a stream, read once, as the command reads
+	maxLine int           // the per-line cap of Lines; 0 is schema.DefaultMaxLineBytes
+	record  schema.Schema // the JSON Schema of one record (Records)
 }
 
 // FromBytes returns a Source holding data, as if it had been read from

@@ -155,3 +155,75 @@ func TestLinesArriveAsWritten(t *testing.T) {
 		}
 	}
 }
+
+// TestRecords: a records consumer reads another command's jsonl stream:
+// the items, without _seq, checked against the record schema; blank and
+// heartbeat lines skipped; the summary line ends it; an error envelope is
+// UPSTREAM_FAILED; stdin that ends without a terminal line is
+// UPSTREAM_INCOMPLETE (a file may); a line that is no record is
+// RECORD_INVALID; each error is exit 1 and names its line.
+func TestRecords(t *testing.T) {
+	record := schema.Schema{"type": "object", "required": []string{"name"},
+		"properties": map[string]any{"name": map[string]any{"type": "string"}, "size": map[string]any{"type": "integer"}}}
+	item1, item2 := `{"_seq":1,"name":"a"}`, `{"_seq":2,"name":"b","size":3}`
+	summary := `{"_summary":true,"total":2,"_count":2}`
+	tests := []struct {
+		name    string
+		payload string
+		file    bool
+		want    []string
+		code    string
+		context map[string]any
+	}{
+		{name: "two items and the summary", payload: item1 + "\n" + item2 + "\n" + summary + "\n", want: []string{`{"name":"a"}`, `{"name":"b","size":3}`}},
+		{name: "a heartbeat and a blank line between", payload: item1 + "\n" + `{"status":"running","heartbeat":true,"elapsed_ms":100}` + "\n\n" + item2 + "\n" + summary + "\n",
+			want: []string{`{"name":"a"}`, `{"name":"b","size":3}`}},
+		{name: "an error envelope", payload: item1 + "\n" + `{"ok":false,"data":null,"error":{"code":"UPSTREAM_DOWN","message":"x","retryable":true},"warnings":[],"meta":{"exit_code":12}}` + "\n",
+			want: []string{`{"name":"a"}`}, code: input.CodeUpstreamFailed,
+			context: map[string]any{"line": 2, "upstream": map[string]any{"code": "UPSTREAM_DOWN", "retryable": true}, "upstream_exit_code": 12}},
+		{name: "stdin cut short", payload: item1 + "\n" + item2 + "\n",
+			want: []string{`{"name":"a"}`, `{"name":"b","size":3}`}, code: input.CodeUpstreamIncomplete, context: map[string]any{"line": 2, "records": 2}},
+		{name: "a file without a summary", payload: item1 + "\n" + item2 + "\n", file: true, want: []string{`{"name":"a"}`, `{"name":"b","size":3}`}},
+		{name: "not an object", payload: item1 + "\n[1,2]\n", want: []string{`{"name":"a"}`}, code: input.CodeRecordInvalid, context: map[string]any{"line": 2}},
+		{name: "a required field missing", payload: `{"size":1}` + "\n", code: input.CodeRecordInvalid, context: map[string]any{"line": 1, "field": "name"}},
+		{name: "a field of the wrong type", payload: `{"name":"a","size":"big"}` + "\n", code: input.CodeRecordInvalid, context: map[string]any{"line": 1, "field": "size"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			src := input.FromStream("stdin", strings.NewReader(tc.payload))
+			if tc.file {
+				path := filepath.Join(t.TempDir(), "records.jsonl")
+				if err := os.WriteFile(path, []byte(tc.payload), 0o600); err != nil {
+					t.Fatal(err)
+				}
+				src = input.FromFile(path)
+			}
+			var got []string
+			var failed error
+			for rec, err := range src.WithRecords(record).Records() {
+				if err != nil {
+					failed = err
+					break
+				}
+				got = append(got, string(rec))
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("records (-want +got):\n%s", diff)
+			}
+			var e *envelope.Error
+			switch {
+			case tc.code == "" && failed != nil:
+				t.Errorf("err %v", failed)
+			case tc.code != "" && !errors.As(failed, &e):
+				t.Errorf("err %v, want %s", failed, tc.code)
+			case tc.code != "":
+				if e.Code != tc.code || e.Exit != exitcode.GeneralError {
+					t.Errorf("err %s exit %d, want %s exit 1", e.Code, e.Exit, tc.code)
+				}
+				if diff := cmp.Diff(tc.context, e.Context); diff != "" {
+					t.Errorf("context (-want +got):\n%s", diff)
+				}
+			}
+		})
+	}
+}

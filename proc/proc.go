@@ -230,9 +230,10 @@ func (c *Cmd) Run() error {
 	return c.Wait()
 }
 
-// Output runs the program and returns its standard output. Unless Stderr
-// is set, what the program wrote on stderr is in the *exec.ExitError a
-// failure returns.
+// Output runs the program and returns its standard output. A program that
+// ran and failed returns an [*ExitError]: unless Stderr is set, what the
+// program wrote on stderr is in its Stderr, and a command that returns it
+// answers with the tail of it, as external context.
 func (c *Cmd) Output() ([]byte, error) {
 	if c.Stdout != nil {
 		return nil, errors.New("proc: Stdout already set")
@@ -248,7 +249,7 @@ func (c *Cmd) Output() ([]byte, error) {
 	if keepErr && errors.As(err, &exit) {
 		exit.Stderr = stderr.Bytes()
 	}
-	return stdout.Bytes(), err
+	return stdout.Bytes(), c.exitError(err)
 }
 
 // CombinedOutput runs the program and returns its standard output and

@@ -15,18 +15,46 @@ const (
 	// Any accepts options anywhere among the arguments: the default.
 	Any Placement = "any"
 	// Strict accepts options only before the first positional argument:
-	// a command that hands what follows, verbatim, to another program.
-	// An option after one is refused, rather than silently given away.
+	// a command that hands what follows, verbatim, to another program
+	// (REQ-C-027). Its framework must stop reading options there too
+	// (urfave's StopOnNthArg: 1, cobra's SetInterspersed(false)): then an
+	// option after the first argument is the program's, forwarded as it
+	// is, as the declaration tells an agent. Where the framework would
+	// read it instead, it is refused, since the command would take for
+	// its own what the caller meant for the program.
 	Strict Placement = "strict"
 )
 
-// Placement returns where c accepts its options.
+// Placement returns where c accepts its options: a passthrough command's
+// are always before its path, the rest being the delegated tool's.
 func (c *Command) Placement() Placement {
 	if c.Meta.OptionPlacement == "" {
+		if c.Delegates() {
+			return Strict
+		}
 		return Any
 	}
 	return c.Meta.OptionPlacement
 }
+
+// Arguments says who parses a command's arguments (the CLI Agent Spec's
+// arguments, REQ-C-031).
+type Arguments string
+
+// The ways a command's arguments can be parsed.
+const (
+	// DeclaredArguments: the framework parses them, as the command
+	// declares them. The default.
+	DeclaredArguments Arguments = "declared"
+	// PassthroughArguments: every token after the command's path goes,
+	// verbatim and unparsed, to another tool's parser; the framework's
+	// own options go before the path.
+	PassthroughArguments Arguments = "passthrough"
+)
+
+// Delegates reports whether c is a passthrough command (Meta.Arguments),
+// whose arguments are another tool's to parse.
+func (c *Command) Delegates() bool { return c.Meta.Arguments == PassthroughArguments }
 
 // DataVersion returns the current major version of the shape of c's data:
 // Meta.SchemaVersion, or 1.
@@ -58,6 +86,9 @@ func (c *Command) discovery(d *Doc, input bool) {
 	}
 	m := c.Meta
 	d.OptionPlacement = c.Placement()
+	if c.Delegates() {
+		d.Passthrough, d.HelpArgv = true, m.HelpArgv
+	}
 	d.SupportsStreaming = m.Streaming || m.StreamingDefault
 	d.StreamingDefault = m.StreamingDefault
 	if c.Versioned() {
@@ -76,6 +107,12 @@ func (d Doc) appendDiscovery(b []byte) []byte {
 	}
 	b = append(b, `,"option_placement":`...)
 	b = jsonw.String(b, string(d.OptionPlacement))
+	if d.Passthrough {
+		b = append(b, `,"passthrough":true`...)
+	}
+	if len(d.HelpArgv) > 0 {
+		b = jsonw.Strings(jsonw.Key(b, "help_argv"), d.HelpArgv)
+	}
 	if d.SupportsStreaming {
 		b = append(b, `,"supports_streaming":true`...)
 	}

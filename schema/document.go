@@ -60,6 +60,10 @@ type Doc struct {
 	Replacement       string               `json:"replacement,omitempty"`
 	RemovedIn         string               `json:"removed_in,omitempty"`
 	SortKey           string               `json:"sort_key,omitempty"`
+	// Passthrough marks a passthrough command (Meta.Arguments; the
+	// manifest's arguments: "passthrough", a name Arguments takes here).
+	Passthrough bool     `json:"passthrough,omitempty"`
+	HelpArgv    []string `json:"help_argv,omitempty"`
 	// nobody to ask, and seeing what happened (issue 16: observe)
 	Interactive                bool             `json:"interactive,omitempty"`
 	RequiresPerson             bool             `json:"requires_person,omitempty"`
@@ -87,6 +91,7 @@ type Doc struct {
 	SpawnsBackgroundProcess bool             `json:"spawns_background_process,omitempty"`
 	CleanupCommand          string           `json:"cleanup_command,omitempty"`
 	MaxLifetimeSeconds      int64            `json:"max_lifetime_seconds,omitempty"`
+	Stderr                  string           `json:"stderr,omitempty"` // "child_log" (Meta.ChildLog)
 }
 
 // SubprocessEntry is the spec's subprocess section of a command: the program

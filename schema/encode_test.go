@@ -51,7 +51,7 @@ func TestDocEncodingMatchesEncodingJSON(t *testing.T) {
 			Background: &Background{CleanupCommand: "tool run stop", MaxLifetime: time.Hour},
 			// input
 			Stdin: "JSON lines", RawPayload: true, Traverses: true,
-			Requires: []Rule{IfValue("mode", "fast", "count"), IfPresent("count", "ratio"), DefaultWhenAbsent("mode", "count", 3)},
+			Requires: []Rule{IfValue("mode", "fast", "count"), IfPresent("count", "ratio"), DefaultWhenAbsent("mode", "count", 3), AnyOf("mode", "count"), OneOf("count", "ratio")},
 			// long work
 			Steps: []string{"backup", "apply <schema>"}, Rollback: true, Async: true,
 			Prompts: true, Editor: true, Alternatives: []string{"name", "when"}, GUI: []string{"browser_open"},

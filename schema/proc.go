@@ -33,7 +33,14 @@ func (c *Command) documentProc(d *Doc, flags []*Flag) {
 		d.CleanupCommand = b.CleanupCommand
 		d.MaxLifetimeSeconds = int64(b.MaxLifetime.Seconds())
 	}
+	if c.Meta.ChildLog {
+		d.Stderr = StderrChildLog
+	}
 }
+
+// StderrChildLog is the manifest's word for a command that streams a
+// wrapped program's log to stderr (Meta.ChildLog).
+const StderrChildLog = "child_log"
 
 // appendProc appends the child-process members of d, in the order of its
 // fields.
@@ -60,6 +67,10 @@ func (d Doc) appendProc(b []byte) []byte {
 	if d.MaxLifetimeSeconds != 0 {
 		b = append(b, `,"max_lifetime_seconds":`...)
 		b = jsonw.Int(b, d.MaxLifetimeSeconds)
+	}
+	if d.Stderr != "" {
+		b = append(b, `,"stderr":`...)
+		b = jsonw.String(b, d.Stderr)
 	}
 	return b
 }

@@ -128,8 +128,9 @@ type Meta struct {
 	// on; none means all. Elsewhere it is refused before it runs.
 	Platforms []string
 	// Tools are the programs the command runs, by name, each with the
-	// least version it needs ("" for any): one missing from PATH refuses
-	// the command before it runs.
+	// least version it needs ("*", or "", for any: doctor then looks it up
+	// on PATH and never runs it): one missing from PATH refuses the command
+	// before it runs.
 	Tools map[string]string
 	// Network marks a command that does network I/O: it gets --proxy and
 	// --no-proxy, which package nethttp's client follows.
@@ -148,13 +149,23 @@ type Meta struct {
 	DeprecatedIn     string                                   // the version that deprecated it: it still runs, and warns
 	Replacement      string                                   // what to call instead once deprecated, as a command line ("tool new-sub")
 	RemovedIn        string                                   // the version that is to remove it
-	OptionPlacement  Placement                                // Any (the default) or Strict
+	OptionPlacement  Placement                                // Any (the default) or Strict; Strict for a passthrough command
 	Streaming        bool                                     // emits items as they come (envelope.Output.Item): --stream
 	StreamingDefault bool                                     // streams unasked: JSONL by default, --no-stream for one envelope
 	SchemaVersion    int                                      // the current major version of the shape of data; 0 means 1
 	MinSchemaVersion int                                      // the oldest version --schema-version still gives; 0 means SchemaVersion
 	Compat           func(version int, data any) (any, error) // reshapes current data into an older version's shape
 	SortKey          string                                   // the member that orders lists of objects in data; declared, every array of data is sorted (F-020)
+	// Arguments says who parses the command's arguments (REQ-C-031):
+	// PassthroughArguments hands every token after the command's path,
+	// verbatim, to another tool's parser (see adapters.Delegate).
+	// Not Command.Passthrough, which is a command the framework answers
+	// outside the contract: a passthrough command still answers with an
+	// envelope, on the last line of stderr.
+	Arguments Arguments
+	// HelpArgv is what a passthrough command forwards in place of a lone
+	// --help or -h after its path, such as {"extract", "--help"}.
+	HelpArgv []string
 	// seeing what happened, and nobody to ask (issue 16: observe)
 
 	// Prompts declares that the command may ask a person a question
@@ -197,7 +208,8 @@ type Meta struct {
 	// Interruption declares how the command's work survives the caller's
 	// call budget (CLI Agent Spec §79, REQ-C-033): with Detach, a call that
 	// runs out of budget hands the work to a background job and answers
-	// INCOMPLETE (14), and the same call, or `job wait`, picks it up.
+	// INCOMPLETE (14), and the same call, or `job wait`, picks it up; with
+	// Resume, the work checkpoints and the same call continues it.
 	Interruption *Interruption
 	// input: what the command reads beyond its flags and arguments.
 	//
@@ -214,8 +226,14 @@ type Meta struct {
 	// is.
 	StdinLines bool
 	// MaxLineBytes caps one line in line mode; 0 is 1 MiB
-	// (input.DefaultMaxLineBytes).
+	// (DefaultMaxLineBytes).
 	MaxLineBytes int
+	// Records declares a records consumer: line mode whose lines are the
+	// jsonl stream of another command, read with input.From(ctx).Records,
+	// each item a record of this JSON Schema (the manifest's
+	// stdin.record_schema), the stream's own lines — numbering, heartbeats,
+	// its summary or error — handled by Duet.
+	Records Schema
 	// RawPayload declares that the command also takes all its inputs as
 	// one JSON object, --raw-payload '{"title":"x"}' standing for the
 	// flags and arguments it names.
@@ -258,6 +276,15 @@ type Meta struct {
 	// Background declares that the command starts a process meant to
 	// outlive it (proc.Cmd.Background), and how that process is stopped.
 	Background *Background
+	// ChildLog declares that the command streams a wrapped program's log
+	// to stderr as plain text, line by line (ansible-playbook, terraform
+	// apply: the output a person reads later), through
+	// envelope.Output.ChildLog: auto-quiet, --verbose and --debug leave it
+	// streaming, --quiet still silences it, and stdout still holds only the
+	// envelope (REQ-F-038, the manifest's stderr: "child_log"). Without
+	// it, ChildLog writes only where a person watches stderr. A protocol
+	// server cannot declare it: its streams are its protocol's.
+	ChildLog bool
 }
 
 // Subprocess declares the program a command passes input to (see
@@ -297,9 +324,11 @@ type Interruption struct {
 	// runs out; the job runs to its end, bounded by MaxLifetime or
 	// --timeout.
 	Detach bool
-	// Resume would stop the work at a checkpoint and continue it on the
-	// identical call (REQ-C-035). Duet does not implement checkpoints:
-	// declaring it is refused at registration.
+	// Resume declares that the command saves its state at safe points
+	// (envelope.Output.Restore and Checkpoint, REQ-C-035), so that the
+	// identical call continues where the last one saved. Without Detach,
+	// a call whose budget runs out stops at the next checkpoint and
+	// answers INCOMPLETE (14), paused; with it, a lost job's rerun resumes.
 	Resume bool
 	// IdleTimeout ends a background job that reports no progress for this
 	// long; 0 means no limit.
@@ -631,7 +660,8 @@ func (c *Command) Timeout() time.Duration {
 // hidden, not interactive and not async. Meta.Tool overrides the default
 // either way, except for Duet's own commands and those that cannot run.
 func (c *Command) IsTool() bool {
-	if !c.Runnable || c.Builtin || c.Passthrough || c.Meta.RequiresPerson {
+	// A protocol server's stdout is its protocol's, never one answer.
+	if !c.Runnable || c.Builtin || c.Passthrough || c.Meta.RequiresPerson || c.Meta.Protocol != "" {
 		return false
 	}
 	switch c.Meta.Tool {
@@ -682,7 +712,7 @@ func (c *Command) ExitCodes() exitcode.Table {
 		base = safeDefaults.get(buildSafeDefaults)
 	}
 	if c.Meta.Interruption != nil {
-		base = base.Merge(exitcode.Table{exitcode.Incomplete: incomplete(c.Danger())})
+		base = base.Merge(exitcode.Table{exitcode.Incomplete: incomplete(c.Danger(), c.Meta.Interruption.Detach)})
 	}
 	if c.Meta.RequiresPerson {
 		base = base.Merge(exitcode.Table{exitcode.Precondition: {
@@ -703,11 +733,15 @@ func buildMutatingDefaults() exitcode.Table { return exitcode.Defaults().Merge(e
 // incomplete is the INCOMPLETE (14) entry of a command that declares
 // interruption: the identical call picks the work up where it is, so a
 // command that changes nothing may retry it; one that writes has written.
-func incomplete(danger Danger) exitcode.Entry {
-	if danger == Safe {
-		return exitcode.Entry{Name: "INCOMPLETE", Description: "The call's budget ran out; the work goes on in the background: run data.continue_command.", Retryable: true, SideEffects: exitcode.None}
+func incomplete(danger Danger, detach bool) exitcode.Entry {
+	what := "The call's budget ran out; the work goes on in the background: run data.continue_command."
+	if !detach {
+		what = "The call's budget ran out; the work stopped at a checkpoint: run data.continue_command to continue it."
 	}
-	return exitcode.Entry{Name: "INCOMPLETE", Description: "The call's budget ran out; the work goes on in the background: run data.continue_command.", SideEffects: exitcode.Partial}
+	if danger == Safe {
+		return exitcode.Entry{Name: "INCOMPLETE", Description: what, Retryable: true, SideEffects: exitcode.None}
+	}
+	return exitcode.Entry{Name: "INCOMPLETE", Description: what, SideEffects: exitcode.Partial}
 }
 
 func buildSafeDefaults() exitcode.Table {

@@ -172,10 +172,25 @@ func (c *Command) trustDoc(d *Doc) {
 	}
 	d.SecretEnvVars = c.SecretEnv()
 	d.ConfigWriteScope = m.ConfigWrite
-	d.Platform, d.RequiredTools = m.Platforms, m.Tools
+	d.Platform, d.RequiredTools = m.Platforms, requiredTools(m.Tools)
 	d.HasNetworkIO = m.Network
 	d.FilesystemSideEffects = m.SideEffects
 	d.UntrustedOutput = m.Untrusted
+}
+
+// requiredTools is Meta.Tools as the spec writes required_tools: "*", not
+// "", for a program needed at any version.
+func requiredTools(tools map[string]string) map[string]string {
+	if !slices.Contains(slices.Collect(maps.Values(tools)), "") {
+		return tools // shared, never modified
+	}
+	out := maps.Clone(tools)
+	for name, v := range out {
+		if v == "" {
+			out[name] = "*"
+		}
+	}
+	return out
 }
 
 // appendTrust appends the document's auth, trust and safety members.

@@ -40,9 +40,11 @@ func Skills(root *schema.Command, m Manifest, format string) ([]SkillFile, error
 	var cmds []*schema.Command
 	root.Walk(func(c *schema.Command) {
 		// An interactive command (a REPL) and one for a person only are
-		// refused to an agent: no skill tells one to run them.
+		// refused to an agent: no skill tells one to run them. A command
+		// that hands its arguments to another tool (Delegates) has that
+		// tool's interface, which Duet's declarations do not describe.
 		if _, listed := m.Commands[c.DotPath()]; listed && c.Runnable && !c.Builtin && !c.Passthrough && !builtinUnder(c) &&
-			!c.Meta.Interactive && !c.Meta.RequiresPerson {
+			!c.Meta.Interactive && !c.Meta.RequiresPerson && !c.Delegates() {
 			cmds = append(cmds, c)
 		}
 	})

@@ -44,6 +44,7 @@ type SpecCommand struct {
 	Builtin          bool                      `json:"builtin,omitempty"`
 	OutputFile       string                    `json:"output_file,omitempty"`
 	Stdout           string                    `json:"stdout,omitempty"`
+	Stderr           string                    `json:"stderr,omitempty"`
 	Protocol         string                    `json:"protocol,omitempty"`
 	MCP              *bool                     `json:"mcp,omitempty"` // only ever false
 	Interactive      bool                      `json:"interactive,omitempty"`
@@ -62,14 +63,18 @@ type SpecCommand struct {
 	ConfirmFlag      string                    `json:"confirm_flag,omitempty"`
 	Idempotent       bool                      `json:"idempotent,omitempty"`
 	OptionPlacement  string                    `json:"option_placement,omitempty"`
+	Arguments        string                    `json:"arguments,omitempty"` // "passthrough" only (REQ-C-031)
+	HelpArgv         []string                  `json:"help_argv,omitempty"`
 	Stdin            *SpecStdin                `json:"stdin,omitempty"`
+	Requires         []schema.Rule             `json:"requires,omitempty"` // REQ-C-026
 }
 
 // SpecStdin is the spec's StdinDeclaration: how a command reads stdin.
 type SpecStdin struct {
-	Mode         string `json:"mode"` // buffered or lines
-	MaxBytes     int    `json:"max_bytes,omitempty"`
-	MaxLineBytes int    `json:"max_line_bytes,omitempty"`
+	Mode         string        `json:"mode"` // buffered or lines
+	MaxBytes     int           `json:"max_bytes,omitempty"`
+	MaxLineBytes int           `json:"max_line_bytes,omitempty"`
+	RecordSchema schema.Schema `json:"record_schema,omitempty"` // records only
 }
 
 // SpecFlag is the spec's FlagEntry.
@@ -225,18 +230,26 @@ func (m Manifest) Spec() SpecManifest {
 			SafeDefault:      d.SafeDefault,
 			ConfirmFlag:      d.ConfirmFlag,
 			Idempotent:       d.Idempotent,
+			Requires:         d.Requires,
+			Stderr:           d.Stderr, // child_log (REQ-F-038)
 		}
 		if c.RequiredScopes == nil {
 			c.RequiredScopes = []string{}
 		}
 		if in := d.StdinInput; in != nil {
-			c.Stdin = &SpecStdin{Mode: in.Mode, MaxBytes: in.MaxBytes, MaxLineBytes: in.MaxLineBytes}
+			c.Stdin = &SpecStdin{Mode: in.Mode, MaxBytes: in.MaxBytes, MaxLineBytes: in.MaxLineBytes, RecordSchema: in.RecordSchema}
 		}
 		if d.DangerLevel == schema.Unknown {
 			c.DangerLevel = string(schema.Destructive)
 		}
-		if facts.placement == schema.Strict {
-			c.OptionPlacement = string(schema.Strict)
+		// Every command says where it takes its options, "any" included,
+		// so that an agent never infers it from an absence (REQ-C-027).
+		c.OptionPlacement = string(facts.placement)
+		if d.Passthrough {
+			// Every token after its path is the delegated tool's: the
+			// options it takes are Duet's own, given before the path, and
+			// it lists none of its own (REQ-C-031).
+			c.Arguments, c.HelpArgv = string(schema.PassthroughArguments), d.HelpArgv
 		}
 		if d.Protocol != "" {
 			// A server's stdout is its protocol's from the first byte
@@ -255,9 +268,12 @@ func (m Manifest) Spec() SpecManifest {
 		if facts.mcpOff {
 			c.MCP = new(false)
 		}
+		if d.Passthrough && c.OutputFile != "" {
+			c.OutputFile = "envelope" // --output keeps the envelope stderr ends with (REQ-C-031)
+		}
 		c.Description = withHistory(c.Description, d) // discovery: the spec's introduced_in and deprecated_in
 		for name, f := range d.Flags {
-			if global[name] || c.Stdout != "" && name == flagname.Output {
+			if global[name] || c.Stdout != "" && name == flagname.Output || d.Passthrough {
 				continue
 			}
 			c.Flags[name] = specFlag(f)
@@ -289,8 +305,12 @@ func specFlag(f schema.FlagEntry) SpecFlag {
 	if s.Description == "" {
 		s.Description = "(undocumented)"
 	}
+	// A secret is never a flag's value (REQ-C-016): its variable is listed
+	// in secret_env_vars, never in a flag's env_vars (ManifestResponse 3.4).
 	for _, e := range f.Env {
-		s.EnvVars = append(s.EnvVars, SpecEnvVar{Name: e})
+		if !f.Sensitive {
+			s.EnvVars = append(s.EnvVars, SpecEnvVar{Name: e})
+		}
 	}
 	return s
 }

@@ -87,6 +87,12 @@ func ValidID(id string) bool {
 func NewID(command string) string {
 	var b [4]byte
 	binary.LittleEndian.PutUint32(b[:], rand.Uint32()) // math/rand/v2: seeded by the runtime, and no crypto to start
+	return idPrefix(command) + "-" + hex.EncodeToString(b[:])
+}
+
+// idPrefix is the part of a job id that names its command: the dot path
+// in lowercase letters, digits and dashes, at most 40 of them.
+func idPrefix(command string) string {
 	prefix := strings.Map(func(r rune) rune {
 		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
 			return r
@@ -99,8 +105,13 @@ func NewID(command string) string {
 	if len(prefix) > 40 {
 		prefix = prefix[:40]
 	}
-	return strings.Trim(prefix, "-") + "-" + hex.EncodeToString(b[:])
+	return strings.Trim(prefix, "-")
 }
+
+// KeyedID returns the id of the work of command (a dot path) that key names:
+// "<command>-<key>", the same for every call with that key, where NewID's
+// is new each time. key is made of lowercase letters and digits.
+func KeyedID(command, key string) string { return idPrefix(command) + "-" + key }
 
 // Path returns the record of job id.
 func (s *Store) Path(id string) string { return filepath.Join(s.Dir, id+".json") }

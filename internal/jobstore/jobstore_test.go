@@ -67,3 +67,15 @@ func TestValidID(t *testing.T) {
 		}
 	}
 }
+
+// TestKeyedID: the id of keyed work is the same for the same key, a valid
+// job id, and names its command.
+func TestKeyedID(t *testing.T) {
+	a, b := jobstore.KeyedID("Data.Tally", "c7f139cad2fa6384"), jobstore.KeyedID("Data.Tally", "c7f139cad2fa6384")
+	if a != b || a != "data-tally-c7f139cad2fa6384" || !jobstore.ValidID(a) {
+		t.Errorf("KeyedID: %q and %q, want data-tally-c7f139cad2fa6384 twice", a, b)
+	}
+	if other := jobstore.KeyedID("data.tally", "1"); other == a {
+		t.Errorf("two keys, one id %q", a)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/urfave/cli/v3"
 
@@ -21,6 +22,25 @@ const codeUndeclared exitcode.Code = 81
 // declares what Duet must refuse when the app is wrapped (or, for the
 // runtime cases, does what its declaration does not allow).
 var misdeclarations = map[string]func() *cli.Command{
+	// REQ-C-032: protocol servers declared beside what cannot go with them.
+	"protocol-not-kebab": func() *cli.Command {
+		return broken("serve", schema.Meta{Danger: schema.Safe, Protocol: "MCP_stdio"})
+	},
+	"protocol-stdin": func() *cli.Command {
+		return broken("serve", schema.Meta{Danger: schema.Safe, Protocol: "lsp", Stdin: "a payload"})
+	},
+	"protocol-output-schema": func() *cli.Command {
+		return broken("serve", schema.Meta{Danger: schema.Safe, Protocol: "lsp", Output: schema.Of[map[string]int]()})
+	},
+	"protocol-dry-run": func() *cli.Command {
+		return broken("serve", schema.Meta{Danger: schema.Mutating, Protocol: "lsp", DryRun: true})
+	},
+	"protocol-streaming": func() *cli.Command {
+		return broken("serve", schema.Meta{Danger: schema.Safe, Protocol: "dap", StreamingDefault: true})
+	},
+	"protocol-tool": func() *cli.Command {
+		return broken("serve", schema.Meta{Danger: schema.Safe, Protocol: "lsp", Tool: schema.ToolAlways})
+	},
 	// REQ-C-002: no danger level.
 	"no-danger": func() *cli.Command { return broken("wipe", schema.Meta{}) },
 	// REQ-C-002 / REQ-C-004: destructive without a dry run.
@@ -48,10 +68,28 @@ var misdeclarations = map[string]func() *cli.Command{
 	"safe-output-write": func() *cli.Command {
 		return broken("render", schema.Meta{Danger: schema.Safe, SideEffects: []schema.SideEffect{{Path: "./report.html", Kind: "output"}}})
 	},
+	// REQ-F-038 / REQ-C-032 (v1.16): a protocol server that declares a
+	// child log on stderr, whose streams are its protocol's.
+	"child-log-protocol": func() *cli.Command {
+		return broken("serve", schema.Meta{Danger: schema.Safe, Protocol: "mcp", ChildLog: true})
+	},
+	// REQ-F-038 / REQ-C-031 (v1.16): a passthrough command that declares
+	// a child log, whose stdout is the delegated tool's.
+	"child-log-passthrough": func() *cli.Command {
+		return broken("ingest", schema.Meta{Danger: schema.Safe, Arguments: schema.PassthroughArguments, ChildLog: true})
+	},
 	// REQ-F-057: a command that opens a browser and says nothing of a
 	// headless run.
 	"gui-no-headless": func() *cli.Command {
 		return broken("preview", schema.Meta{Danger: schema.Safe, GUI: []string{"browser_open"}})
+	},
+	// REQ-C-011 (v1.11): an output side effect with a TTL, and one with a
+	// command that clears it: a product neither goes stale nor is cleared.
+	"output-ttl": func() *cli.Command {
+		return broken("render", schema.Meta{Danger: schema.Safe, SideEffects: []schema.SideEffect{{Path: "./report.html", Kind: schema.OutputFile, TTL: time.Hour}}})
+	},
+	"output-clearable": func() *cli.Command {
+		return broken("render", schema.Meta{Danger: schema.Safe, SideEffects: []schema.SideEffect{{Path: "./report.html", Kind: schema.OutputFile, ClearWith: "e2eapp cleanup"}}})
 	},
 	// REQ-C-025: a configuration write without a write scope.
 	"config-no-scope": func() *cli.Command {
@@ -87,6 +125,17 @@ var misdeclarations = map[string]func() *cli.Command{
 	"line-cap-buffered": func() *cli.Command {
 		return broken("load-all", schema.Meta{Danger: schema.Mutating, Stdin: "one JSON document", MaxLineBytes: 4096})
 	},
+	// REQ-C-016: a flag that takes a secret's value, not declared
+	// Sensitive (so read from the command line), and a positional secret.
+	"secret-flag": func() *cli.Command {
+		c := broken("deploy", schema.Meta{Danger: schema.Mutating, NoArgs: true})
+		c.Flags = append(c.Flags, &cli.StringFlag{Name: "password", Usage: "the deploy password"})
+		return c
+	},
+	"secret-argument": func() *cli.Command {
+		return broken("deploy", schema.Meta{Danger: schema.Mutating,
+			Args: []schema.Arg{{Name: "api-token", Required: true, Type: schema.String, Usage: "the API token"}}})
+	},
 	// REQ-C-023: a command that opens an editor with no flag to stand in
 	// for it.
 	"editor-no-alternative": func() *cli.Command {
@@ -95,9 +144,34 @@ var misdeclarations = map[string]func() *cli.Command{
 	// REQ-F-075: a command of the previous release gone without having
 	// been deprecated there (see apiExportRemoved).
 	"command-removed": apiExportRemoved,
+	// REQ-C-031: passthrough commands that declare what the delegated
+	// tool owns (a flag, a positional, options anywhere), or that are
+	// destructive.
+	"passthrough-flag": func() *cli.Command {
+		c := broken("statements", schema.Meta{Danger: schema.Mutating, Arguments: schema.PassthroughArguments})
+		c.Flags = append(c.Flags, &cli.StringFlag{Name: "importer", Usage: "the importer to run"})
+		return c
+	},
+	"passthrough-positional": func() *cli.Command {
+		return broken("statements", schema.Meta{Danger: schema.Mutating, Arguments: schema.PassthroughArguments, Args: []schema.Arg{{Name: "statement"}}})
+	},
+	"passthrough-placement-any": func() *cli.Command {
+		return broken("statements", schema.Meta{Danger: schema.Mutating, Arguments: schema.PassthroughArguments, OptionPlacement: schema.Any})
+	},
+	"passthrough-destructive": func() *cli.Command {
+		return broken("statements", schema.Meta{Danger: schema.Destructive, Arguments: schema.PassthroughArguments})
+	},
 	// Runtime cases: the app wraps; the command misbehaves when it runs.
 
 	// REQ-C-001: an exit code its table does not declare.
+	// REQ-C-033: an interruption that declares neither Detach nor Resume,
+	// and one on a streaming command.
+	"interruption-neither": func() *cli.Command {
+		return broken("scan", schema.Meta{Danger: schema.Safe, Interruption: &schema.Interruption{}})
+	},
+	"interruption-streaming": func() *cli.Command {
+		return broken("scan", schema.Meta{Danger: schema.Safe, Streaming: true, Interruption: &schema.Interruption{Resume: true}})
+	},
 	"undeclared-exit": func() *cli.Command {
 		return urfave.Annotate(&cli.Command{Name: "migrate", Usage: "Migrate the store",
 			Action: func(context.Context, *cli.Command) error {

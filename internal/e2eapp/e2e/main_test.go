@@ -360,6 +360,11 @@ func (sb *sandbox) schemaOf(t *testing.T, command ...string) map[string]any {
 	return doc
 }
 
+// delegates reports whether a manifest entry is a passthrough command's
+// (REQ-C-031): every token after its path, --help and --schema included,
+// is its tool's.
+func delegates(entry any) bool { return get(entry, "arguments") == "passthrough" }
+
 // manifest returns `e2eapp manifest`'s data.
 func (sb *sandbox) manifest(t *testing.T) map[string]any {
 	t.Helper()

@@ -932,7 +932,7 @@ func TestO034GenerateSkills(t *testing.T) {
 	var wantCmds []string
 	for name, c := range sb.manifest(t)["commands"].(map[string]any) {
 		switch {
-		case get(c, "builtin") == true, get(c, "requires_person") == true:
+		case get(c, "builtin") == true, get(c, "requires_person") == true, delegates(c):
 		case name == "e2eapp":
 			// The bare invocation is an interactive shell: an agent's run
 			// is refused.
