@@ -49,7 +49,8 @@ func Options() []urfave.Option {
 		mcp.Command("mcp"),                           // the same commands as MCP tools, over stdio
 	}
 	for _, more := range [][]urfave.Option{sessionOptions(), configOptions(), networkOptions(), progressOptions(),
-		externalOptions(), storesOptions(), logsOptions(), parsingOptions(), longworkOptions(), passthroughOptions()} {
+		externalOptions(), storesOptions(), logsOptions(), parsingOptions(), longworkOptions(), passthroughOptions(),
+		docsOptions(), auditOptions(), stateOptions(), schemasOptions()} {
 		opts = append(opts, more...)
 	}
 	return opts
@@ -92,7 +93,8 @@ func New() *cli.Command {
 	root.Commands = append(root.Commands, configCommands()...)
 	root.Commands = append(root.Commands, networkCommands()...)
 	root.Commands = append(root.Commands, progressCommands()...)
-	for _, more := range [][]*cli.Command{externalCommands(), storesCommands(), logsCommands(), parsingCommands(), longworkCommands(), passthroughCommands()} {
+	for _, more := range [][]*cli.Command{externalCommands(), storesCommands(), logsCommands(), parsingCommands(), longworkCommands(), passthroughCommands(),
+		docsCommands(), auditCommands(), stateCommands(), schemasCommands()} {
 		root.Commands = append(root.Commands, more...)
 	}
 	// The bare invocation is an interactive shell (a REPL): Duet refuses it
