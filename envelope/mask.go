@@ -1,6 +1,7 @@
 package envelope
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"math"
@@ -162,6 +163,25 @@ func maskJSON(raw []byte, declared []string) []byte {
 	if !mayMask(raw, declared) {
 		return raw
 	}
+	return replaceStrings(raw, func(key string, tok []byte) (string, bool) {
+		isDeclared := slices.Contains(declared, key)
+		if !isDeclared && len(tok) < minBase64+2 && !(len(tok) > 5 && string(tok[1:4]) == "eyJ") {
+			return "", false // too short to be a key, and not a JWT: not worth decoding
+		}
+		var s string
+		if json.Unmarshal(tok, &s) != nil {
+			return "", false
+		}
+		return MaskValue(s, isDeclared)
+	})
+}
+
+// replaceStrings returns compact JSON raw with each string value for which
+// replace returns a replacement written in its place; replace gets the key
+// the value is under (for a value in an array, the array's key) and the
+// value's encoded token. Keys are never replaced. raw is returned as it is
+// when nothing is.
+func replaceStrings(raw []byte, replace func(key string, tok []byte) (string, bool)) []byte {
 	var out []byte // nil until the first replacement
 	from := 0
 	keys := []string{""} // the key each open object is at, innermost last
@@ -177,24 +197,15 @@ func maskJSON(raw []byte, declared []string) []byte {
 			end := stringEnd(raw, i)
 			tok := raw[i : end+1]
 			if end+1 < len(raw) && raw[end+1] == ':' { // a key
-				if len(declared) > 0 {
-					var k string
+				k := string(tok[1 : len(tok)-1])
+				if bytes.IndexByte(tok, '\\') >= 0 { // escaped: decode it
 					_ = json.Unmarshal(tok, &k)
-					keys[len(keys)-1] = k
 				}
-				i = end
-				continue
-			}
-			isDeclared := len(declared) > 0 && slices.Contains(declared, keys[len(keys)-1])
-			if isDeclared || len(tok) >= minBase64+2 || len(tok) > 5 && string(tok[1:4]) == "eyJ" {
-				var s string
-				if json.Unmarshal(tok, &s) == nil {
-					if m, ok := MaskValue(s, isDeclared); ok {
-						out = append(out, raw[from:i]...)
-						out = jsonw.String(out, m)
-						from = end + 1
-					}
-				}
+				keys[len(keys)-1] = k
+			} else if m, ok := replace(keys[len(keys)-1], tok); ok {
+				out = append(out, raw[from:i]...)
+				out = jsonw.String(out, m)
+				from = end + 1
 			}
 			i = end
 		}
@@ -326,36 +337,12 @@ func maskTextJSON(raw []byte) []byte {
 	if !mayMask(raw, nil) {
 		return raw
 	}
-	var out []byte // nil until the first replacement
-	from := 0
-	keys := []string{""} // the key each open object is at, innermost last
-	for i := 0; i < len(raw); i++ {
-		switch raw[i] {
-		case '{':
-			keys = append(keys, "")
-		case '}':
-			if len(keys) > 1 {
-				keys = keys[:len(keys)-1]
-			}
-		case '"':
-			end := stringEnd(raw, i)
-			tok := raw[i : end+1]
-			var s string
-			if end+1 < len(raw) && raw[end+1] == ':' { // a key
-				_ = json.Unmarshal(tok, &s)
-				keys[len(keys)-1] = s
-			} else if !slices.Contains(branchKeys, keys[len(keys)-1]) && json.Unmarshal(tok, &s) == nil {
-				if m := maskText(s); m != s {
-					out = append(out, raw[from:i]...)
-					out = jsonw.String(out, m)
-					from = end + 1
-				}
-			}
-			i = end
+	return replaceStrings(raw, func(key string, tok []byte) (string, bool) {
+		var s string
+		if slices.Contains(branchKeys, key) || json.Unmarshal(tok, &s) != nil {
+			return "", false
 		}
-	}
-	if out == nil {
-		return raw
-	}
-	return append(out, raw[from:]...)
+		m := maskText(s)
+		return m, m != s
+	})
 }
