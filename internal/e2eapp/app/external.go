@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"encoding/json"
-	"io"
 	"net/http"
 	"os"
 	"time"
@@ -13,7 +12,6 @@ import (
 	"github.com/duet-cli/duet/adapters/urfave"
 	"github.com/duet-cli/duet/envelope"
 	"github.com/duet-cli/duet/exitcode"
-	"github.com/duet-cli/duet/nethttp"
 	"github.com/duet-cli/duet/proc"
 	"github.com/duet-cli/duet/schema"
 )
@@ -62,25 +60,13 @@ func externalCommands() []*cli.Command {
 		Usage: "GET a record from an API and return it (the API's words: untrusted)",
 		Flags: []cli.Flag{&cli.StringFlag{Name: "url", Usage: "the record's URL", Required: true}},
 		Action: func(ctx context.Context, c *cli.Command) error {
-			client, err := nethttp.Client(ctx)
+			r, err := httpDo(ctx, http.MethodGet, c.String("url"), nil, nil)
 			if err != nil {
 				return err
 			}
-			req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.String("url"), nil)
-			if err != nil {
-				return envelope.Validationf("INVALID_URL", "%v", err).WithField("url")
-			}
-			resp, err := client.Do(req)
-			if err != nil {
-				return err
-			}
-			defer resp.Body.Close()
-			raw, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-			if err != nil {
-				return err
-			}
-			if resp.StatusCode >= 300 {
-				return upstreamRefused(resp.StatusCode, raw)
+			raw := r.Body
+			if r.Status >= 300 {
+				return upstreamRefused(r.Status, raw)
 			}
 			var record map[string]any
 			if err := json.Unmarshal(raw, &record); err != nil {

@@ -20,7 +20,6 @@ import (
 	"github.com/duet-cli/duet/adapters/urfave"
 	"github.com/duet-cli/duet/envelope"
 	"github.com/duet-cli/duet/exitcode"
-	"github.com/duet-cli/duet/nethttp"
 	"github.com/duet-cli/duet/schema"
 )
 
@@ -63,27 +62,13 @@ func limitCommands() []*cli.Command {
 			&cli.StringFlag{Name: "api-key", Usage: "the API key"},
 		},
 		Action: func(ctx context.Context, c *cli.Command) error {
-			client, err := nethttp.Client(ctx)
+			key := c.String("api-key")
+			r, err := httpDo(ctx, http.MethodGet, c.String("url"), nil,
+				http.Header{"Authorization": {"Bearer " + key}, "X-Api-Key": {key}, "Accept": {"text/plain"}})
 			if err != nil {
 				return err
 			}
-			req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.String("url"), nil)
-			if err != nil {
-				return envelope.Validationf("INVALID_URL", "%v", err).WithField("url")
-			}
-			req.Header.Set("Authorization", "Bearer "+c.String("api-key"))
-			req.Header.Set("X-Api-Key", c.String("api-key"))
-			req.Header.Set("Accept", "text/plain")
-			resp, err := client.Do(req)
-			if err != nil {
-				return err
-			}
-			defer resp.Body.Close()
-			body, err := io.ReadAll(resp.Body)
-			if err != nil {
-				return err
-			}
-			return envelope.From(ctx).Result(map[string]any{"http_status": resp.StatusCode, "body": string(body)})
+			return envelope.From(ctx).Result(map[string]any{"http_status": r.Status, "body": string(r.Body)})
 		},
 	}, schema.Meta{Danger: schema.Safe, NoArgs: true, Network: true, Timeout: 2 * time.Second,
 		Flags: map[string]schema.FlagMeta{"api-key": {Sensitive: true, Env: []string{"E2EAPP_API_KEY"}}}})
@@ -124,31 +109,18 @@ func limitCommands() []*cli.Command {
 		Usage: "Ask the service how much of the quota is left",
 		Flags: []cli.Flag{&cli.StringFlag{Name: "url", Usage: "the service's quota URL", Required: true}},
 		Action: func(ctx context.Context, c *cli.Command) error {
-			client, err := nethttp.Client(ctx)
+			r, err := httpDo(ctx, http.MethodGet, c.String("url"), nil, nil)
 			if err != nil {
 				return err
 			}
-			req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.String("url"), nil)
-			if err != nil {
-				return envelope.Validationf("INVALID_URL", "%v", err).WithField("url")
-			}
-			resp, err := client.Do(req)
-			if err != nil {
-				return err
-			}
-			defer resp.Body.Close()
-			body, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-			if err != nil {
-				return err
-			}
-			if resp.StatusCode == http.StatusTooManyRequests {
-				e := envelope.Errorf(exitcode.RateLimited, "RATE_LIMITED", "the service is rate limiting calls (%s)", resp.Status)
-				if secs, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil && secs > 0 {
+			if r.Status == http.StatusTooManyRequests {
+				e := envelope.Errorf(exitcode.RateLimited, "RATE_LIMITED", "the service is rate limiting calls (%s)", statusLine(r.Status))
+				if secs, err := strconv.Atoi(r.Header.Get("Retry-After")); err == nil && secs > 0 {
 					e = e.WithRetry(time.Duration(secs)*time.Second, envelope.RetryLinear)
 				}
 				return e
 			}
-			return envelope.From(ctx).Result(map[string]any{"http_status": resp.StatusCode, "remaining": strings.TrimSpace(string(body))})
+			return envelope.From(ctx).Result(map[string]any{"http_status": r.Status, "remaining": strings.TrimSpace(string(r.Body))})
 		},
 	}, schema.Meta{Danger: schema.Safe, NoArgs: true, Network: true, Timeout: 2 * time.Second})
 

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 	"time"
@@ -16,7 +15,6 @@ import (
 	"github.com/duet-cli/duet/adapters/urfave"
 	"github.com/duet-cli/duet/envelope"
 	"github.com/duet-cli/duet/exitcode"
-	"github.com/duet-cli/duet/nethttp"
 	"github.com/duet-cli/duet/schema"
 )
 
@@ -54,21 +52,12 @@ func networkCommands() []*cli.Command {
 		Usage: "Store a note in the service (its notes hold 255 bytes)",
 		Flags: []cli.Flag{urlFlag(), &cli.StringFlag{Name: "body", Usage: "the note", Required: true}},
 		Action: func(ctx context.Context, c *cli.Command) error {
-			client, err := nethttp.Client(ctx)
+			r, err := httpDo(ctx, http.MethodPut, c.String("url"), strings.NewReader(c.String("body")), nil)
 			if err != nil {
 				return err
 			}
-			req, err := http.NewRequestWithContext(ctx, http.MethodPut, c.String("url"), strings.NewReader(c.String("body")))
-			if err != nil {
-				return envelope.Validationf("INVALID_URL", "%v", err).WithField("url")
-			}
-			resp, err := client.Do(req)
-			if err != nil {
-				return err
-			}
-			resp.Body.Close()
-			if resp.StatusCode/100 != 2 {
-				return envelope.Errorf(exitcode.GeneralError, "UPSTREAM_ERROR", "the service answered %s", resp.Status)
+			if r.Status/100 != 2 {
+				return envelope.Errorf(exitcode.GeneralError, "UPSTREAM_ERROR", "the service answered %s", statusLine(r.Status))
 			}
 			out := envelope.From(ctx)
 			out.Effect(envelope.Updated)
@@ -148,24 +137,12 @@ func apiGet(ctx context.Context, c *cli.Command) error {
 // apiCall GETs url (with token as a bearer token, when given) and decodes
 // the JSON answer into v.
 func apiCall(ctx context.Context, url, token string, v any) error {
-	client, err := nethttp.Client(ctx)
-	if err != nil {
-		return err
-	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return envelope.Validationf("INVALID_URL", "%v", err).WithField("url")
-	}
+	header := http.Header{"Accept": {"application/json"}}
 	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
+		header.Set("Authorization", "Bearer "+token)
 	}
-	req.Header.Set("Accept", "application/json")
-	resp, err := client.Do(req)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	r, err := httpDo(ctx, http.MethodGet, url, nil, header)
+	status, raw := r.Status, r.Body
 	if err != nil {
 		return err
 	}
@@ -174,7 +151,7 @@ func apiCall(ctx context.Context, url, token string, v any) error {
 		ExpiredAt          string `json:"expired_at"`
 		RequiredPermission string `json:"required_permission"`
 	}
-	switch resp.StatusCode {
+	switch status {
 	case http.StatusOK:
 		if err := json.Unmarshal(raw, v); err != nil {
 			return envelope.Errorf(exitcode.GeneralError, "UPSTREAM_ERROR", "the service answered no JSON object: %v", err)
@@ -193,7 +170,7 @@ func apiCall(ctx context.Context, url, token string, v any) error {
 	case http.StatusNotFound:
 		return envelope.Errorf(exitcode.NotFound, "NOT_FOUND", "the service has nothing at %s", url)
 	}
-	return envelope.Errorf(exitcode.GeneralError, "UPSTREAM_ERROR", "the service answered %s: %s", resp.Status, bytes.TrimSpace(raw))
+	return envelope.Errorf(exitcode.GeneralError, "UPSTREAM_ERROR", "the service answered %s: %s", statusLine(status), bytes.TrimSpace(raw))
 }
 
 // networkOptions are the Duet options the network commands need.

@@ -285,7 +285,7 @@ func TestF025TraceReachesChildrenLogsAndAudit(t *testing.T) {
 		t.Errorf("the audit log's commands and trace ids (-want +got):\n%s", diff)
 	}
 	env := expect(t, "audit-log --trace-id abc123", sb.runEnv(t, audit, "audit-log", "--trace-id", "abc123"), 0)
-	found, _ := env["data"].([]any)
+	found, _ := get(env, "data.entries").([]any)
 	if len(found) != 1 || get(found[0], "command") != "locate" || get(found[0], "trace_id") != "abc123" {
 		t.Errorf("audit-log --trace-id abc123: %v", env["data"])
 	}
@@ -460,26 +460,14 @@ func TestF041ProcessDirectoryKept(t *testing.T) {
 		t.Errorf("wander: warnings %v, want CWD_CHANGED", got)
 	}
 
-	vet := duetvet.bin(t)
-	module := func(t *testing.T, body string) string {
-		t.Helper()
-		dir := t.TempDir()
-		write(t, filepath.Join(dir, "go.mod"), "module example.com/wanderer\n\ngo 1.22\n")
-		write(t, filepath.Join(dir, "main.go"), "package main\n\nimport (\n\t\"os\"\n\t\"path/filepath\"\n)\n\nfunc main() {\n"+body+"}\n")
-		return dir
+	module := func(body string) string {
+		return "package main\n\nimport (\n\t\"os\"\n\t\"path/filepath\"\n)\n\nfunc main() {\n" + body + "}\n"
 	}
-	vetted := func(t *testing.T, dir string) (string, error) {
-		t.Helper()
-		cmd := exec.CommandContext(bounded(t), vet, "./...")
-		cmd.Dir, cmd.Env = dir, append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off")
-		out, err := cmd.CombinedOutput()
-		return string(out), err
-	}
-	out, err := vetted(t, module(t, "\tif err := os.Chdir(\"/tmp\"); err == nil {\n\t\tos.WriteFile(filepath.Join(\"notes\", \"a.txt\"), nil, 0o644)\n\t}\n"))
+	out, err := vetModule(t, module("\tif err := os.Chdir(\"/tmp\"); err == nil {\n\t\tos.WriteFile(filepath.Join(\"notes\", \"a.txt\"), nil, 0o644)\n\t}\n"))
 	if err == nil || !strings.Contains(out, "main.go:9:") || !strings.Contains(out, "os.Chdir changes the working directory of the whole process") {
 		t.Errorf("duetvet on os.Chdir: %v\n%s", err, out)
 	}
-	if out, err := vetted(t, module(t, "\tos.WriteFile(filepath.Join(\"/tmp\", \"notes\", \"a.txt\"), nil, 0o644)\n")); err != nil {
+	if out, err := vetModule(t, module("\tos.WriteFile(filepath.Join(\"/tmp\", \"notes\", \"a.txt\"), nil, 0o644)\n")); err != nil {
 		t.Errorf("duetvet on absolute paths: %v\n%s", err, out)
 	}
 

@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -147,35 +146,17 @@ func TestC012NetworkTimeout(t *testing.T) {
 // passes the same call made with the command's context.
 func TestC012StaticAnalysis(t *testing.T) {
 	t.Parallel()
-	vet := duetvet.bin(t)
-	module := func(t *testing.T, body string) string {
-		t.Helper()
-		dir := t.TempDir()
-		files := map[string]string{
-			"go.mod":  "module example.com/fetcher\n\ngo 1.22\n",
-			"main.go": "package main\n\nimport (\n\t\"context\"\n\t\"net/http\"\n\t\"time\"\n)\n\nvar _ = time.Second\n\n" + body,
-		}
-		for name, content := range files {
-			if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-		return dir
+	module := func(body string) string {
+		return "package main\n\nimport (\n\t\"context\"\n\t\"net/http\"\n\t\"time\"\n)\n\nvar _ = time.Second\n\n" + body
 	}
-	run := func(t *testing.T, dir string) (string, error) {
-		t.Helper()
-		cmd := exec.CommandContext(bounded(t), vet, "./...")
-		cmd.Dir, cmd.Env = dir, append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off")
-		out, err := cmd.CombinedOutput()
-		return string(out), err
-	}
-	flagged := module(t, "func main() {\n\tresp, err := http.Get(\"https://example.com\")\n\tif err == nil {\n\t\tresp.Body.Close()\n\t}\n\tc := &http.Client{}\n\t_ = c\n\t_ = context.Background\n}\n")
-	out, err := run(t, flagged)
+
+	flagged := module("func main() {\n\tresp, err := http.Get(\"https://example.com\")\n\tif err == nil {\n\t\tresp.Body.Close()\n\t}\n\tc := &http.Client{}\n\t_ = c\n\t_ = context.Background\n}\n")
+	out, err := vetModule(t, flagged)
 	if err == nil || !strings.Contains(out, "http.Get uses http.DefaultClient, which has no timeout") || !strings.Contains(out, "an http.Client without a Timeout") {
 		t.Errorf("duetvet on http.Get and http.Client{}: %v\n%s", err, out)
 	}
-	clean := module(t, "func main() {\n\tctx, cancel := context.WithTimeout(context.Background(), time.Second)\n\tdefer cancel()\n\treq, _ := http.NewRequestWithContext(ctx, \"GET\", \"https://example.com\", nil)\n\tc := &http.Client{Timeout: time.Second}\n\tif resp, err := c.Do(req); err == nil {\n\t\tresp.Body.Close()\n\t}\n}\n")
-	if out, err := run(t, clean); err != nil {
+	clean := module("func main() {\n\tctx, cancel := context.WithTimeout(context.Background(), time.Second)\n\tdefer cancel()\n\treq, _ := http.NewRequestWithContext(ctx, \"GET\", \"https://example.com\", nil)\n\tc := &http.Client{Timeout: time.Second}\n\tif resp, err := c.Do(req); err == nil {\n\t\tresp.Body.Close()\n\t}\n}\n")
+	if out, err := vetModule(t, clean); err != nil {
 		t.Errorf("duetvet on a call with a time limit: %v\n%s", err, out)
 	}
 }

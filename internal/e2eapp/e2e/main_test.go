@@ -360,6 +360,23 @@ func (sb *sandbox) schemaOf(t *testing.T, command ...string) map[string]any {
 	return doc
 }
 
+// vetModule writes a Go module whose one file, main.go, is src, and runs
+// the built duetvet on it as a user's CI would: it returns duetvet's output
+// and its error (non-nil when it reports something).
+func vetModule(t *testing.T, src string) (string, error) {
+	t.Helper()
+	dir := t.TempDir()
+	for name, content := range map[string]string{"go.mod": "module example.com/vetted\n\ngo 1.22\n", "main.go": src} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cmd := exec.CommandContext(bounded(t), duetvet.bin(t), "./...")
+	cmd.Dir, cmd.Env = dir, append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off")
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
 // delegates reports whether a manifest entry is a passthrough command's
 // (REQ-C-031): every token after its path, --help and --schema included,
 // is its tool's.

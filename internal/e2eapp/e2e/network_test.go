@@ -711,30 +711,16 @@ func TestC019SubprocessArguments(t *testing.T) {
 		t.Errorf("git ran (tags %q) or the injection did (%v)", tags, exists(injected))
 	}
 
-	vet := duetvet.bin(t)
 	module := func(allow string) string {
-		dir := t.TempDir()
-		main := "package main\n\nimport (\n\t\"os\"\n\t\"os/exec\"\n)\n\nfunc main() {\n" +
+		return "package main\n\nimport (\n\t\"os\"\n\t\"os/exec\"\n)\n\nfunc main() {\n" +
 			allow + "\t_ = exec.Command(\"sh\", \"-c\", os.Args[1]).Run()\n" +
 			allow + "\t_, _ = os.StartProcess(\"/bin/true\", nil, &os.ProcAttr{})\n}\n"
-		for name, content := range map[string]string{"go.mod": "module example.com/runner\n\ngo 1.22\n", "main.go": main} {
-			if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-		return dir
 	}
-	vetRun := func(dir string) (string, error) {
-		cmd := exec.CommandContext(bounded(t), vet, "./...")
-		cmd.Dir, cmd.Env = dir, append(os.Environ(), "GOFLAGS=-mod=mod", "GOPROXY=off")
-		out, err := cmd.CombinedOutput()
-		return string(out), err
-	}
-	out, err := vetRun(module(""))
+	out, err := vetModule(t, module(""))
 	if err == nil || strings.Count(out, "starts a program outside package proc") != 2 || !strings.Contains(out, "exec.Command") || !strings.Contains(out, "os.StartProcess") {
 		t.Errorf("duetvet on exec.Command and os.StartProcess: %v\n%s", err, out)
 	}
-	if out, err := vetRun(module("\t//duetvet:allow rawexec -- the test's own reason\n")); err != nil {
+	if out, err := vetModule(t, module("\t//duetvet:allow rawexec -- the test's own reason\n")); err != nil {
 		t.Errorf("duetvet with an allow comment: %v\n%s", err, out)
 	}
 }
