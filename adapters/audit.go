@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -39,43 +40,45 @@ const (
 	auditLogCommand = "audit-log"
 )
 
-// AuditEntry is one line of the audit log.
+// maxAuditEntry bounds one line of the audit log, its newline included
+// (REQ-O-030: 16 KiB), so that every entry is one write well under the
+// size the kernel appends whole.
+const maxAuditEntry = 16 << 10
+
+// truncatedArg replaces an args value cut to fit maxAuditEntry.
+const truncatedArg = "[TRUNCATED]"
+
+// AuditEntry is one line of the audit log and one item of audit-log's
+// data.entries: the CLI Agent Spec's AuditLogEntry 1.1, plus data.
 type AuditEntry struct {
-	Timestamp  string         `json:"timestamp"`
-	Command    string         `json:"command"`
-	Args       map[string]any `json:"args"`                // the flags given, by name; secrets [REDACTED]
-	Arguments  []string       `json:"arguments,omitempty"` // the positional arguments, secrets [REDACTED]
+	Timestamp string `json:"timestamp"`
+	Command   string `json:"command"` // meta.command: the dot path
+	// The flags given, by name, and the positional arguments, by their
+	// declared names ("arguments" for undeclared ones); secrets [REDACTED],
+	// values cut to fit the line [TRUNCATED].
+	Args       map[string]any `json:"args"`
 	ExitCode   int            `json:"exit_code"`
-	Error      string         `json:"error,omitempty"` // the error's code on failure
 	DurationMS int64          `json:"duration_ms"`
-	TraceID    string         `json:"trace_id,omitempty"`
 	RequestID  string         `json:"request_id"`
+	TraceID    string         `json:"trace_id,omitempty"`
 	SessionID  string         `json:"session_id,omitempty"` // <TOOL>_SESSION_ID, verbatim, when set
-	Cwd        string         `json:"cwd,omitempty"`
-	// safety (issue 16): the codes of the answer's warnings, such as
-	// INJECTION_PROTECTION_DISABLED (O-023)
-	Warnings []string        `json:"warnings,omitempty"`
-	Data     json.RawMessage `json:"data,omitempty"` // the answer's data, secret fields [REDACTED] (F-034, auditdata.go)
+	// The codes of the answer's warnings, in order, such as
+	// INJECTION_PROTECTION_DISABLED (O-023); empty, never null.
+	Warnings []string `json:"warnings"`
+	// A stream's events by effect, or those of a buffered answer's events
+	// (AuditLogEntry 1.1), would_* in a dry run.
+	Effects   map[string]int `json:"effects,omitempty"`
+	Truncated bool           `json:"truncated,omitempty"` // args values were cut to fit 16 KiB
+	// The answer's data, secret fields [REDACTED] (F-034, auditdata.go):
+	// F-034 has a response's secret field redacted in the audit log, which
+	// only a log that records the response can show. It is Duet's one
+	// field beyond AuditLogEntry's, and the first dropped to fit 16 KiB.
+	Data json.RawMessage `json:"data,omitempty"`
 }
 
-// auditRecord is an entry as `audit-log` answers it: the spec's
-// "parameters" for the flags (REQ-O-030), as the log's "args" (REQ-F-026).
-type auditRecord struct {
-	Timestamp  string         `json:"timestamp"`
-	Command    string         `json:"command"`
-	Args       map[string]any `json:"parameters"`
-	Arguments  []string       `json:"arguments,omitempty"`
-	ExitCode   int            `json:"exit_code"`
-	Error      string         `json:"error,omitempty"`
-	DurationMS int64          `json:"duration_ms"`
-	TraceID    string         `json:"trace_id,omitempty"`
-	RequestID  string         `json:"request_id"`
-	SessionID  string         `json:"session_id,omitempty"`
-	Cwd        string         `json:"cwd,omitempty"`
-	// safety (issue 16): the codes of the answer's warnings, such as
-	// INJECTION_PROTECTION_DISABLED (O-023)
-	Warnings []string        `json:"warnings,omitempty"`
-	Data     json.RawMessage `json:"data,omitempty"` // the answer's data, secret fields [REDACTED] (F-034, auditdata.go)
+// auditEntries is the data of audit-log's buffered answer.
+type auditEntries struct {
+	Entries []AuditEntry `json:"entries"`
 }
 
 // WithAuditLog turns the audit log on, kept at path, or at the default
@@ -140,11 +143,11 @@ func AuditLogPath(tool string, getenv func(string) string) string {
 // it fails nothing: it is reported under --debug.
 func (inv *invocation) audit(code int, fail *envelope.Error) {
 	path := inv.obs.audit
-	if path == "" {
+	if path == "" || inv.introspection() || unresolved(inv.call, fail) {
 		return
 	}
-	e := inv.auditEntry(code, fail)
-	line, err := json.Marshal(e)
+	e := inv.auditEntry(code)
+	line, err := fitAuditEntry(&e)
 	if err == nil {
 		err = boundAuditLog(context.Background(), path, len(line)+1, inv.cfg.auditLimits, time.Now())
 	}
@@ -154,6 +157,77 @@ func (inv *invocation) audit(code int, fail *envelope.Error) {
 	if err != nil && inv.out != nil && inv.out.Debugging() {
 		inv.out.Logger().Debug("audit log not written", "path", path, "error", err.Error())
 	}
+}
+
+// introspection reports whether the invocation only read what the tool
+// is — its schema, its manifest, or its own audit log — which REQ-O-030
+// leaves out of the log: those calls do no work.
+func (inv *invocation) introspection() bool {
+	c := inv.call
+	if c == nil || c.node == nil {
+		return false
+	}
+	if c.on(flagname.Schema) {
+		return true
+	}
+	if !c.node.Builtin || c.node.Parent != inv.root {
+		return false
+	}
+	switch c.node.Name {
+	case auditLogCommand, manifestCommand, describeCommand:
+		return true
+	}
+	return false
+}
+
+// unresolved reports whether the call named no command: a word that is
+// none of a group's (UNKNOWN_COMMAND), or of a runnable root or group,
+// which takes it as a stray argument. REQ-O-030 logs no such call: the
+// word may have been anything, a secret too, and nothing declares it.
+func unresolved(c *call, fail *envelope.Error) bool {
+	switch {
+	case fail == nil:
+		return false
+	case fail.Code == errcode.UnknownCommand:
+		return true
+	}
+	return fail.Code == "UNEXPECTED_ARGUMENT" && c != nil && c.node != nil && len(c.node.Commands) > 0
+}
+
+// fitAuditEntry encodes e in at most maxAuditEntry bytes, its newline
+// included: the answer's data is dropped first, then the largest args
+// values are replaced by [TRUNCATED], one at a time, and the entry marked
+// truncated (REQ-O-030). The encoded text itself is never cut: that would
+// leave a line that is not JSON.
+func fitAuditEntry(e *AuditEntry) ([]byte, error) {
+	line, err := json.Marshal(e)
+	for err == nil && len(line)+1 > maxAuditEntry {
+		if e.Data != nil {
+			e.Data = nil
+		} else if k := largestArg(e.Args); k != "" {
+			e.Args[k], e.Truncated = truncatedArg, true
+		} else {
+			break // every value is cut: the names alone are what is left
+		}
+		line, err = json.Marshal(e)
+	}
+	return line, err
+}
+
+// largestArg is the name of the args value that takes the most bytes
+// encoded, not cut yet; "" when none is left.
+func largestArg(args map[string]any) string {
+	best, size := "", 0
+	for _, k := range slices.Sorted(maps.Keys(args)) {
+		if args[k] == truncatedArg {
+			continue
+		}
+		raw, _ := json.Marshal(args[k])
+		if len(raw) > size {
+			best, size = k, len(raw)
+		}
+	}
+	return best
 }
 
 func appendLine(path string, line []byte) error {
@@ -174,7 +248,7 @@ func appendLine(path string, line []byte) error {
 // auditEntry is what the log says of this invocation: the values of
 // sensitive and secret-named flags redacted, high-entropy values
 // summarised, and any secret value that turns up elsewhere removed.
-func (inv *invocation) auditEntry(code int, fail *envelope.Error) AuditEntry {
+func (inv *invocation) auditEntry(code int) AuditEntry {
 	c := inv.call
 	var secrets []string
 	args := map[string]any{}
@@ -182,7 +256,7 @@ func (inv *invocation) auditEntry(code int, fail *envelope.Error) AuditEntry {
 		values := c.values[name]
 		f := c.flags[name]
 		secret := f != nil && (f.Sensitive || envelope.SecretName(f.Name))
-		shown := make([]string, len(values))
+		shown := make([]any, len(values))
 		for i, v := range values {
 			switch m, masked := envelope.MaskValue(v, false); {
 			case secret:
@@ -190,6 +264,8 @@ func (inv *invocation) auditEntry(code int, fail *envelope.Error) AuditEntry {
 				secrets = append(secrets, v)
 			case masked:
 				shown[i] = m
+			case f != nil && f.Type == schema.Boolean && (v == "true" || v == "false"):
+				shown[i] = v == "true" // args.dry-run is true, as the answer's meta.dry_run
 			default:
 				shown[i] = v
 			}
@@ -204,9 +280,37 @@ func (inv *invocation) auditEntry(code int, fail *envelope.Error) AuditEntry {
 		// A passthrough command's tokens are the tool's: with no schema to
 		// say which are secret, none is written (REQ-C-031).
 		args["argv"] = "[OMITTED]"
+	} else {
+		inv.auditArguments(args, secrets)
 	}
-	var positional []string
-	for _, a := range c.args {
+	e := AuditEntry{
+		Timestamp:  inv.meta.Timestamp,
+		Command:    c.node.DotPath(),
+		Args:       args,
+		ExitCode:   code,
+		DurationMS: inv.meta.DurationMS,
+		TraceID:    inv.obs.trace,
+		RequestID:  inv.meta.RequestID,
+		SessionID:  inv.cfg.getenv(envelope.EnvName(inv.root.Name, "SESSION_ID")),
+		Warnings:   []string{},
+	}
+	if inv.out != nil {
+		e.Warnings = append(e.Warnings, inv.out.WarningCodes()...)
+		e.Effects = inv.out.EffectCounts()
+	}
+	e.Data = inv.auditData(secrets)
+	return e
+}
+
+// auditArguments puts the positional arguments into args by the names the
+// command declares them under, a variadic one taking the rest as a list;
+// those it does not name (or whose name a flag took) go under "arguments".
+// A secret flag's value is removed from them, and high-entropy values are
+// summarised.
+func (inv *invocation) auditArguments(args map[string]any, secrets []string) {
+	var rest []string
+	decl := inv.call.node.Args
+	for i, a := range inv.call.args {
 		for _, s := range secrets {
 			if s != "" {
 				a = strings.ReplaceAll(a, s, envelope.Redacted)
@@ -215,43 +319,43 @@ func (inv *invocation) auditEntry(code int, fail *envelope.Error) AuditEntry {
 		if m, ok := envelope.MaskValue(a, false); ok {
 			a = m
 		}
-		positional = append(positional, a)
+		var d *schema.Arg
+		switch {
+		case i < len(decl):
+			d = &decl[i]
+		case len(decl) > 0 && decl[len(decl)-1].Variadic:
+			d = &decl[len(decl)-1]
+		}
+		switch {
+		case d != nil && d.Variadic:
+			if list, ok := args[d.Name].([]string); ok || args[d.Name] == nil {
+				args[d.Name] = append(list, a)
+				continue
+			}
+		case d != nil && args[d.Name] == nil:
+			args[d.Name] = a
+			continue
+		}
+		rest = append(rest, a)
 	}
-	e := AuditEntry{
-		Timestamp:  inv.meta.Timestamp,
-		Command:    c.node.DotPath(),
-		Args:       args,
-		Arguments:  positional,
-		ExitCode:   code,
-		DurationMS: inv.meta.DurationMS,
-		TraceID:    inv.obs.trace,
-		RequestID:  inv.meta.RequestID,
-		SessionID:  inv.cfg.getenv(envelope.EnvName(inv.root.Name, "SESSION_ID")),
-		Cwd:        inv.obs.cwd,
+	if len(rest) > 0 {
+		args["arguments"] = rest
 	}
-	if fail != nil && code != 0 {
-		e.Error = fail.Code
-	}
-	if inv.out != nil {
-		e.Warnings = inv.out.WarningCodes()
-	}
-	e.Data = inv.auditData(secrets)
-	return e
 }
 
 // auditLogNode is the audit-log command.
 func auditLogNode() *schema.Command {
 	return &schema.Command{
 		Name:     auditLogCommand,
-		Usage:    "Query the audit log of this tool's invocations, newest first",
+		Usage:    "Query the audit log of this tool's invocations, oldest first; --limit keeps the newest",
 		Runnable: true,
 		Builtin:  true,
 		Flags: []schema.Flag{
-			{Name: flagname.Since, Type: schema.String, Builtin: true, Usage: "only entries since this long ago (1h, 30m) or this time (2026-03-17T14:00:00Z, 2026-03-17)"},
-			{Name: flagname.CommandName, Type: schema.String, Builtin: true, Usage: "only entries of this command (a dot path, such as run.spawn) and those under it"},
+			{Name: flagname.Since, Type: schema.String, Builtin: true, Usage: "only entries since this long ago (30s, 15m, 1h, 7d) or this time (2026-03-17T14:00:00Z)"},
+			{Name: flagname.CommandName, Type: schema.String, Builtin: true, Usage: "only entries of this command and those under it (config set, or config.set)"},
 			{Name: flagname.TraceID, Type: schema.String, Builtin: true, Usage: "only entries with this trace id"},
 		},
-		Meta: schema.Meta{Danger: schema.Safe, List: true, NoArgs: true, Output: schema.Of[[]auditRecord](),
+		Meta: schema.Meta{Danger: schema.Safe, List: true, NoArgs: true, Output: schema.Of[auditEntries](),
 			Examples: []schema.Example{
 				{Description: "the last hour's invocations, one per line", Command: "audit-log --since 1h --format jsonl"},
 				{Description: "every invocation of one trace", Command: "audit-log --trace-id abc123 --limit 0"},
@@ -259,28 +363,43 @@ func auditLogNode() *schema.Command {
 	}
 }
 
-// auditLog answers the audit-log command.
+// auditLog answers the audit-log command: the entries that match its
+// filters, oldest first, of which --limit keeps the newest. Its cursor
+// anchors on the oldest entry a page returned — its timestamp and request
+// id — never on a position in the files: rotation moves entries between
+// files, pruning removes the oldest and new ones are appended, and none of
+// that moves an anchor (REQ-O-030). A page after it holds the matching
+// entries still older.
 func (inv *invocation) auditLog(ctx context.Context) error {
 	c := inv.call
 	path := inv.auditLogPath()
+	if path == "" {
+		name := envelope.EnvName(inv.root.Name, "AUDIT_LOG")
+		return envelope.Errorf(exitcode.Precondition, "AUDIT_LOG_DISABLED", "this tool keeps no audit log: it is off unless the tool or %s turns it on", name).
+			WithFix("set "+name+"=1 (or an absolute path) for the calls to be recorded; calls made while it was off were not", "")
+	}
 	var since time.Time
 	if v := c.last(flagname.Since); v != "" {
 		t, err := parseSince(v, inv.startedAt())
 		if err != nil {
-			return envelope.Validationf(errcode.InvalidFlagValue, "--since %q is neither a duration (1h, 30m) nor a time (2026-03-17T14:00:00Z, 2026-03-17)", v).WithField(flagname.Since)
+			return envelope.Validationf(errcode.InvalidFlagValue, "--since %q is neither a duration (30s, 15m, 1h, 7d) nor a time with its offset (2026-03-17T14:00:00Z)", v).WithField(flagname.Since)
 		}
 		since = t
 	}
-	command, trace := c.last(flagname.CommandName), c.last(flagname.TraceID)
-	records := []auditRecord{}
-	if path == "" {
-		name := envelope.EnvName(inv.root.Name, "AUDIT_LOG")
-		return envelope.Errorf(exitcode.Precondition, "AUDIT_LOG_DISABLED", "this tool keeps no audit log: it is off unless the tool or %s turns it on", name).
-			WithFix("set "+name+"=1 (or an absolute path) for the calls to be recorded", "")
+	w, _ := inv.out.Window()
+	var after auditPos
+	if w.After != "" {
+		var ok bool
+		if after, ok = parseAuditPos(w.After); !ok {
+			return cursorFix(envelope.Validationf("INVALID_CURSOR", "--cursor does not name an entry of the audit log").WithField(flagname.Cursor))
+		}
 	}
+	// Either spelling of a command path: entries say meta.command's.
+	command, trace := strings.Join(strings.Fields(c.last(flagname.CommandName)), "."), c.last(flagname.TraceID)
+	var matched []AuditEntry
 	for _, name := range auditLogFiles(path) {
 		var err error
-		if records, err = readAuditFile(ctx, name, records, func(e AuditEntry) bool {
+		if matched, err = readAuditFile(ctx, name, matched, func(e AuditEntry) bool {
 			if !since.IsZero() {
 				t, err := time.Parse(time.RFC3339Nano, e.Timestamp)
 				if err != nil || t.Before(since) {
@@ -295,13 +414,67 @@ func (inv *invocation) auditLog(ctx context.Context) error {
 			return err
 		}
 	}
-	slices.Reverse(records) // newest first
-	return inv.out.Result(records)
+	// Entries are appended as invocations end, not as they start: order
+	// them by their start, as the anchor does.
+	slices.SortStableFunc(matched, func(a, b AuditEntry) int { return auditPosOf(a).compare(auditPosOf(b)) })
+	total := len(matched)
+	older := matched
+	if w.After != "" {
+		older = matched[:0:0]
+		for _, e := range matched {
+			if auditPosOf(e).compare(after) < 0 {
+				older = append(older, e)
+			}
+		}
+	}
+	page := older
+	if w.Limit > 0 && len(page) > w.Limit {
+		page = page[len(page)-w.Limit:]
+	}
+	pg := envelope.Pagination{Total: &total, Returned: len(page)}
+	if len(page) < len(older) {
+		next := envelope.EncodeAnchorCursor(auditPosOf(page[0]).String(), w.Query)
+		pg.Truncated, pg.HasMore, pg.NextCursor = true, true, &next
+	}
+	if page == nil {
+		page = []AuditEntry{}
+	}
+	if f := inv.out.Mode().Format; f == envelope.JSON || f == envelope.TOON {
+		return inv.out.Paginated(auditEntries{Entries: page}, pg)
+	}
+	return inv.out.Paginated(page, pg) // a line, or a row, per entry
+}
+
+// auditPos is where an entry stands in the log's order: by when its
+// invocation started, then by its request id.
+type auditPos struct {
+	at        time.Time
+	requestID string
+}
+
+func auditPosOf(e AuditEntry) auditPos {
+	t, _ := time.Parse(time.RFC3339Nano, e.Timestamp) // one that is not a time sorts first
+	return auditPos{t, e.RequestID}
+}
+
+// String is the anchor of a cursor: the timestamp, a space, the request id.
+func (p auditPos) String() string {
+	return p.at.UTC().Format(time.RFC3339Nano) + " " + p.requestID
+}
+
+func parseAuditPos(s string) (auditPos, bool) {
+	at, id, ok := strings.Cut(s, " ")
+	t, err := time.Parse(time.RFC3339Nano, at)
+	return auditPos{t, id}, ok && err == nil && id != ""
+}
+
+func (p auditPos) compare(q auditPos) int {
+	return cmp.Or(p.at.Compare(q.at), strings.Compare(p.requestID, q.requestID))
 }
 
 // readAuditFile appends to records the entries of one file of the log that
 // keep accepts; a file that is not there holds none.
-func readAuditFile(ctx context.Context, path string, records []auditRecord, keep func(AuditEntry) bool) ([]auditRecord, error) {
+func readAuditFile(ctx context.Context, path string, records []AuditEntry, keep func(AuditEntry) bool) ([]AuditEntry, error) {
 	f, err := os.Open(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -321,7 +494,7 @@ func readAuditFile(ctx context.Context, path string, records []auditRecord, keep
 			continue // a torn line: another invocation's, or a crash's
 		}
 		if keep(e) {
-			records = append(records, auditRecord(e))
+			records = append(records, e)
 		}
 	}
 	if err := sc.Err(); err != nil {
@@ -330,15 +503,23 @@ func readAuditFile(ctx context.Context, path string, records []auditRecord, keep
 	return records, nil
 }
 
-// parseSince reads --since: a duration back from now, or a time.
+// parseSince reads --since: a positive whole number of seconds, minutes,
+// hours or days back from now (30s, 15m, 1h, 7d), or an RFC 3339 time,
+// its offset included; nothing else (REQ-O-030), so that 1w or 1h30m is
+// refused rather than read as something the caller did not mean.
 func parseSince(v string, now time.Time) (time.Time, error) {
-	if d, err := time.ParseDuration(v); err == nil {
-		return now.Add(-d), nil
+	if v == "" {
+		return time.Time{}, errors.New("empty")
 	}
-	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05", "2006-01-02"} {
-		if t, err := time.Parse(layout, v); err == nil {
-			return t, nil
+	units := map[byte]time.Duration{'s': time.Second, 'm': time.Minute, 'h': time.Hour, 'd': 24 * time.Hour}
+	if unit, ok := units[v[len(v)-1]]; ok {
+		n, err := strconv.Atoi(v[:len(v)-1])
+		if err == nil && n > 0 && strings.TrimLeft(v[:len(v)-1], "0123456789") == "" {
+			return now.Add(-time.Duration(n) * unit), nil
 		}
+	}
+	if t, err := time.Parse(time.RFC3339Nano, v); err == nil {
+		return t, nil
 	}
 	return time.Time{}, errors.New("not a duration or a time")
 }

@@ -83,10 +83,10 @@ func TestAuditLogRotation(t *testing.T) {
 	}
 
 	w := wantOK(t, run("audit-log", "--limit", "0"))
-	var entries []map[string]any
-	json.Unmarshal(w.Data, &entries)
-	if min := int(2 * perFile); len(entries) < min {
-		t.Errorf("audit-log reads %d entries, want the rotated files' too (at least %d)", len(entries), min)
+	var answer struct{ Entries []map[string]any }
+	json.Unmarshal(w.Data, &answer)
+	if min := int(2 * perFile); len(answer.Entries) < min {
+		t.Errorf("audit-log reads %d entries, want the rotated files' too (at least %d)", len(answer.Entries), min)
 	}
 
 	old := time.Now().Add(-2 * time.Hour)

@@ -104,6 +104,13 @@ func (inv *invocation) detach(ctx context.Context, args []string, budget time.Du
 		return inv.finish(e)
 	}
 	key := inv.callKey(args)
+	if inv.work.resumeArgs != nil {
+		// A resumable command's job keeps its checkpoint under this key:
+		// the checkpoint's, so that the same work run in a call (--budget
+		// 0), or continued with the key a writer's continuation carries,
+		// finds it.
+		key = inv.callKey(inv.work.resumeArgs)
+	}
 	j, found, err := runningJob(store, key)
 	if err != nil {
 		return inv.finish(envelope.As(err))
@@ -180,6 +187,7 @@ type Incomplete struct {
 type Progress struct {
 	Done    int    `json:"done"`
 	Total   int    `json:"total,omitempty"`
+	Unit    string `json:"unit,omitempty"` // what done and total count (Output.ProgressIn)
 	Message string `json:"message,omitempty"`
 }
 
@@ -227,7 +235,7 @@ func jobProgress(store *jobstore.Store, id string) *Progress {
 			continue
 		}
 		if p == nil || ev.Done >= p.Done {
-			p = &Progress{Done: ev.Done, Total: ev.Total, Message: ev.Message}
+			p = &Progress{Done: ev.Done, Total: ev.Total, Unit: ev.Unit, Message: ev.Message}
 		}
 	}
 	return p

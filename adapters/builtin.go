@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"regexp/syntax"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/duet-cli/duet/envelope"
@@ -165,6 +166,11 @@ func Prepare(root *schema.Command, opts ...Option) error {
 	}
 	errs = append(errs, finishDiscovery(root, &cfg)...)
 	errs = append(errs, checkEnvVars(&cfg)...)
+	if cfg.strict { // REQ-F-079: see checkGlobalScope
+		errs = append(errs, checkGlobalScope(root)...)
+		errs = append(errs, checkEnvPrefix(root)...) // REQ-F-073
+	}
+	errs = append(errs, checkToolInstalls(root, &cfg)...)
 	return errors.Join(errs...)
 }
 
@@ -205,6 +211,19 @@ func complete(c *schema.Command, checked map[uintptr]error) error {
 		}
 		if _, err := syntax.Parse(f.Pattern, syntax.Perl); err != nil {
 			errs = append(errs, fmt.Errorf("flag --%s: pattern: %w", f.Name, err))
+		}
+	}
+	// An integer flag's or argument's values are listed as numbers
+	// (ManifestResponse 3.18) and compared as given: each must be an
+	// integer written as the manifest writes it.
+	for _, f := range c.Flags {
+		if f.Type == schema.Integer {
+			errs = append(errs, integerEnum("flag --"+f.Name, f.Enum)...)
+		}
+	}
+	for _, a := range c.Args {
+		if a.Type == schema.Integer {
+			errs = append(errs, integerEnum("argument <"+a.Name+">", a.Enum)...)
 		}
 	}
 	for _, a := range c.Args {
@@ -333,4 +352,16 @@ func commandLine(args []string) string {
 		out[i] = a
 	}
 	return strings.Join(out, " ")
+}
+
+// integerEnum refuses an integer input's allowed value that is not an
+// integer in canonical form ("7", not "07" or "seven").
+func integerEnum(what string, enum []string) []error {
+	var errs []error
+	for _, v := range enum {
+		if n, err := strconv.ParseInt(v, 10, 64); err != nil || strconv.FormatInt(n, 10) != v {
+			errs = append(errs, fmt.Errorf("%s takes integers, but its Enum lists %q", what, v))
+		}
+	}
+	return errs
 }

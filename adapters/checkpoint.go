@@ -1,12 +1,17 @@
 package adapters
 
 import (
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash"
+	"hash/fnv"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/duet-cli/duet/envelope"
@@ -37,7 +42,7 @@ const checkpointDir = "checkpoints"
 // and --yes added) would not give.
 func (inv *invocation) checkpointing(args []string) *envelope.Error {
 	node := inv.call.node
-	if i := node.Meta.Interruption; i == nil || !i.Resume {
+	if !inv.resumable() {
 		return nil
 	}
 	dir, err := inv.stateDir()
@@ -51,7 +56,7 @@ func (inv *invocation) checkpointing(args []string) *envelope.Error {
 	}
 	id := jobstore.KeyedID(node.DotPath(), key)
 	inv.work.checkpoint = id
-	inv.out.SetCheckpointing(envelope.Checkpointing{Path: filepath.Join(dir, checkpointDir, id+".json"), Stop: inv.work.stop.Load})
+	inv.out.SetCheckpointing(envelope.Checkpointing{Path: filepath.Join(dir, checkpointDir, id+".json"), Stop: inv.work.stop.Load, Input: inv.work.input})
 	return nil
 }
 
@@ -102,7 +107,7 @@ func (inv *invocation) paused(err error, sig os.Signal) *envelope.Error {
 	}
 	how := "the work stopped at a checkpoint, and its state is saved"
 	if p, ok := inv.out.LatestProgress(); ok {
-		d.Progress = &Progress{Done: p.Done, Total: p.Total, Message: p.Message}
+		d.Progress = &Progress{Done: p.Done, Total: p.Total, Unit: p.Unit, Message: p.Message}
 		if p.Total > 0 {
 			how = fmt.Sprintf("the work stopped at a checkpoint with %d of %d done, and its state is saved", p.Done, p.Total)
 		}
@@ -171,4 +176,103 @@ type pausedView struct {
 	JobID    string `json:"job_id"`
 	Status   string `json:"status"` // cancelled
 	Terminal bool   `json:"terminal"`
+}
+
+// The stdin payload of a resumable command is part of what makes its call
+// identical (REQ-C-035), but a line-mode payload is read as the command
+// reads it, so its digest is not known when the call starts and cannot key
+// the checkpoint as the command line does. Each checkpoint records instead
+// the digest of the stdin the work had read when it was saved, and the
+// resumed run's stdin must begin with the same bytes (envelope.InputDigest):
+// the identical call resumes, and a call given other bytes discards the
+// state with CHECKPOINT_DISCARDED and starts over. A payload read whole
+// before the command runs is compared whole. The digest is FNV-128a, as
+// the call's key is: it tells one run's input from another's, and costs
+// no start-up (crypto/sha256 would start its self-checks in every run).
+
+// resumable reports whether the command declares Interruption.Resume.
+func (inv *invocation) resumable() bool {
+	i := inv.call.node.Meta.Interruption
+	return i != nil && i.Resume
+}
+
+// digestStdin gives a resumable command's stdin payload, data read whole
+// or else the stream r, a digest for its checkpoints, and returns the
+// stream to read.
+func (inv *invocation) digestStdin(data []byte, r io.Reader) io.Reader {
+	switch {
+	case !inv.resumable():
+	case r == nil:
+		inv.work.input = newWholeInput(data)
+	default:
+		s := newStreamInput(r)
+		inv.work.input, r = s, s
+	}
+	return r
+}
+
+// wholeInput is a payload read whole before the command ran.
+type wholeInput struct{ digest string }
+
+func newWholeInput(data []byte) *wholeInput {
+	h := fnv.New128a()
+	h.Write(data)
+	return &wholeInput{digest: hex.EncodeToString(h.Sum(nil))}
+}
+
+// Consumed reports the whole payload: the state may depend on any of it.
+func (w *wholeInput) Consumed() (int64, string) { return 0, w.digest }
+
+func (w *wholeInput) Prefix(int64) (string, error) { return w.digest, nil }
+
+// streamInput is a line-mode payload, hashed as the command reads it.
+type streamInput struct {
+	r     io.Reader
+	ahead []byte // read by Prefix, not yet by the command
+
+	mu sync.Mutex // guards what Checkpoint reads, from the command's goroutine or another
+	n  int64
+	h  hash.Hash
+}
+
+func newStreamInput(r io.Reader) *streamInput { return &streamInput{r: r, h: fnv.New128a()} }
+
+func (s *streamInput) Read(p []byte) (int, error) {
+	if len(s.ahead) > 0 {
+		n := copy(p, s.ahead)
+		s.ahead = s.ahead[n:]
+		return n, nil
+	}
+	n, err := s.r.Read(p)
+	s.count(p[:n])
+	return n, err
+}
+
+func (s *streamInput) count(b []byte) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.h.Write(b)
+	s.n += int64(len(b))
+}
+
+// Consumed reports the bytes taken from stdin so far, those a reader
+// buffered beyond what the command used included.
+func (s *streamInput) Consumed() (int64, string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.n, hex.EncodeToString(s.h.Sum(nil))
+}
+
+// Prefix reads the stream's first n bytes ahead of the command, which reads
+// them next, and returns their digest: short of n, the stream is not the
+// one the state was read from, and the digest says so.
+func (s *streamInput) Prefix(n int64) (string, error) {
+	ahead, err := io.ReadAll(io.LimitReader(s.r, n)) // grows as bytes arrive, whatever n the file says
+	if err != nil {
+		return "", err
+	}
+	s.ahead = ahead
+	s.count(ahead)
+	_, digest := s.Consumed()
+	return digest, nil
 }

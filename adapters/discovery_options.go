@@ -13,8 +13,11 @@ type discoveryConfig struct {
 	stateFiles  []StateFile
 	sideEffects []SideEffect
 	install     string
-	history     []byte
-	toolSource  func(ctx context.Context, url string) ([]byte, error)
+	// toolInstalls are the install commands of programs commands need
+	// (WithToolInstall), by program name.
+	toolInstalls map[string]string
+	history      []byte
+	toolSource   func(ctx context.Context, url string) ([]byte, error)
 }
 
 // ChangelogEntry is one release's changes to what the tool accepts and
@@ -79,6 +82,22 @@ type Dependency struct {
 // WithDependency declares a program the tool needs.
 func WithDependency(d Dependency) Option {
 	return func(c *config) { c.discovery.deps = append(c.discovery.deps, d) }
+}
+
+// WithToolInstall gives the shell command that installs program, one a
+// command needs (schema.Meta.Tools), at a version every command that names
+// it accepts: "brew install awscli". `tool doctor` gives it, to be run
+// verbatim by sh, as the fix of the program's failed check. A program that
+// is also a declared dependency (WithDependency) needs none: its
+// FixCommand is used. Without either, doctor cannot say how to install the
+// program, leaves the check's fix null and warns TOOL_INSTALL_UNDECLARED.
+func WithToolInstall(program, command string) Option {
+	return func(c *config) {
+		if c.discovery.toolInstalls == nil {
+			c.discovery.toolInstalls = map[string]string{}
+		}
+		c.discovery.toolInstalls[program] = command
+	}
 }
 
 // StateFile is a file that holds the tool's state between runs: a login, a

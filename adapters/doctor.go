@@ -94,7 +94,7 @@ func (inv *invocation) doctor(ctx context.Context) error {
 	}
 	// The tool's registration warnings, for its authors: the tool works,
 	// and doctor passes, but agents are worse off (declwarn.go).
-	for _, w := range declarationWarnings(inv.root) {
+	for _, w := range append(declarationWarnings(inv.root), inv.toolInstallWarnings()...) {
 		inv.out.Warn(w[0], w[1], w[2])
 	}
 	inv.out.RenderText(func(w io.Writer) error {

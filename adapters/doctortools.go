@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os/exec"
 	"regexp"
+	"strings"
 
 	"github.com/duet-cli/duet/schema"
 )
@@ -35,14 +36,15 @@ func (inv *invocation) requiredToolChecks(ctx context.Context) []checkReport {
 	for _, name := range sortedKeys(needs) {
 		min := needs[name]
 		r := checkReport{Name: name, OK: true, Required: strOrNil(anyVersion)}
-		fix := "install " + name
 		if min != "" {
 			r.Required = strOrNil(">=" + min)
-			fix = fmt.Sprintf("install %s %s or later", name, min)
 		}
+		// A shell command or nothing: prose such as "install x" would run
+		// coreutils' install when an agent runs the fix as it is told to.
+		fix := strOrNil(inv.toolInstall(name))
 		path, err := lookPath(name, inv.cfg.getenv("PATH"))
 		if err != nil {
-			r.OK, r.Error, r.Fix = false, strOrNil("not found in PATH"), &fix
+			r.OK, r.Error, r.Fix = false, strOrNil("not found in PATH"), fix
 			checks = append(checks, r)
 			continue
 		}
@@ -53,12 +55,70 @@ func (inv *invocation) requiredToolChecks(ctx context.Context) []checkReport {
 		if found := toolVersion(ctx, path, inv.cfg.environ()); found != "" {
 			r.Version = &found
 			if compareVersions(found, min) < 0 {
-				r.OK, r.Error, r.Fix = false, strOrNil("older than "+min), &fix
+				r.OK, r.Error, r.Fix = false, strOrNil("older than "+min), fix
 			}
 		}
 		checks = append(checks, r)
 	}
 	return checks
+}
+
+// toolInstall is the shell command that installs the program name, a
+// Meta.Tools entry: its WithToolInstall, else the FixCommand of the
+// dependency of that name, else "".
+func (inv *invocation) toolInstall(name string) string {
+	if cmd := inv.cfg.discovery.toolInstalls[name]; cmd != "" {
+		return cmd
+	}
+	for _, d := range inv.cfg.discovery.deps {
+		if d.Name == name && d.FixCommand != "" {
+			return d.FixCommand
+		}
+	}
+	return ""
+}
+
+// toolInstallWarnings are the programs commands need that doctor cannot
+// say how to install, for the tool's authors: a failed check of one has no
+// fix.
+func (inv *invocation) toolInstallWarnings() []declarationWarning {
+	seen := map[string]bool{}
+	inv.root.Walk(func(c *schema.Command) {
+		for name := range c.Meta.Tools {
+			seen[name] = true
+		}
+	})
+	var out []declarationWarning
+	for _, name := range sortedKeys(seen) {
+		if inv.toolInstall(name) == "" {
+			out = append(out, declarationWarning{"TOOL_INSTALL_UNDECLARED",
+				fmt.Sprintf("no install command is declared for %s, which a command needs, so a failed check of it has no fix", name),
+				fmt.Sprintf("declare one with adapters.WithToolInstall(%q, ...)", name)})
+		}
+	}
+	return out
+}
+
+// checkToolInstalls refuses an install command for a program no command
+// needs, or one that is empty: a declaration doctor would never use, or
+// could not run.
+func checkToolInstalls(root *schema.Command, cfg *config) []error {
+	needed := map[string]bool{}
+	root.Walk(func(c *schema.Command) {
+		for name := range c.Meta.Tools {
+			needed[name] = true
+		}
+	})
+	var errs []error
+	for _, name := range sortedKeys(cfg.discovery.toolInstalls) {
+		switch {
+		case !needed[name]:
+			errs = append(errs, fmt.Errorf("WithToolInstall(%q): no command's Meta.Tools names %s", name, name))
+		case strings.TrimSpace(cfg.discovery.toolInstalls[name]) == "":
+			errs = append(errs, fmt.Errorf("WithToolInstall(%q): the install command is empty", name))
+		}
+	}
+	return errs
 }
 
 // toolVersion runs path --version and returns the first version number it

@@ -41,6 +41,9 @@ func TestDoctorChecksTools(t *testing.T) {
 		t.Helper()
 		home := t.TempDir()
 		opts := []urfave.Option{adapters.WithEnv([]string{"CLAUDECODE=1", "HOME=" + home, "PATH=" + bin})}
+		if _, ok := tools["oldtool"]; ok {
+			opts = append(opts, adapters.WithToolInstall("oldtool", "brew install oldtool"))
+		}
 		for _, d := range deps {
 			opts = append(opts, adapters.WithDependency(d))
 		}
@@ -54,14 +57,19 @@ func TestDoctorChecksTools(t *testing.T) {
 		return r, env.Data
 	}
 
+	// oldtool's install command is declared (WithToolInstall); gone's is
+	// not, so its check has no fix and doctor warns of it.
 	r, data := doctor(map[string]string{"newtool": "2.0.0", "oldtool": "1.5.0", "gone": ""})
 	want := []any{
-		map[string]any{"name": "gone", "ok": false, "version": nil, "required": "*", "error": "not found in PATH", "fix": "install gone"},
+		map[string]any{"name": "gone", "ok": false, "version": nil, "required": "*", "error": "not found in PATH", "fix": nil},
 		map[string]any{"name": "newtool", "ok": true, "version": "2.3.1", "required": ">=2.0.0", "error": nil, "fix": nil},
-		map[string]any{"name": "oldtool", "ok": false, "version": "1.0", "required": ">=1.5.0", "error": "older than 1.5.0", "fix": "install oldtool 1.5.0 or later"},
+		map[string]any{"name": "oldtool", "ok": false, "version": "1.0", "required": ">=1.5.0", "error": "older than 1.5.0", "fix": "brew install oldtool"},
 	}
 	if diff := cmp.Diff(want, data["checks"]); diff != "" || r.code != 4 {
 		t.Errorf("doctor: exit %d, checks (-want +got):\n%s", r.code, diff)
+	}
+	if strings.Count(r.stdout, `"TOOL_INSTALL_UNDECLARED"`) != 2 || !strings.Contains(r.stdout, `declared for gone,`) || !strings.Contains(r.stdout, "declared for newtool,") {
+		t.Errorf("doctor: want a TOOL_INSTALL_UNDECLARED warning for gone and newtool, not oldtool:\n%s", r.stdout)
 	}
 	if r, _ := doctor(map[string]string{"newtool": "2.0.0"}); r.code != 0 {
 		t.Errorf("doctor with every tool there: exit %d\n%s", r.code, r.stdout)
@@ -87,6 +95,39 @@ func TestDoctorChecksTools(t *testing.T) {
 	checks, _ := data["checks"].([]any)
 	if len(checks) != 2 || checks[0].(map[string]any)["name"] != "terraform" || checks[0].(map[string]any)["ok"] != false || checks[0].(map[string]any)["fix"] != "brew install terraform" {
 		t.Errorf("the missing dependency is not a failed check: %v", checks)
+	}
+
+	// A program that is also a declared dependency is installed by the
+	// dependency's fix_command.
+	_, data = doctor(map[string]string{"terraform": "1.5.0"}, missing)
+	checks, _ = data["checks"].([]any)
+	if len(checks) != 2 || checks[0].(map[string]any)["name"] != "terraform" || checks[0].(map[string]any)["fix"] != "brew install terraform" {
+		t.Errorf("a required tool that is a dependency: its check's fix is not the dependency's fix_command: %v", checks)
+	}
+}
+
+// TestToolInstallRefused: an install command for a program no command
+// needs, or an empty one, fails the wrap (O-026).
+func TestToolInstallRefused(t *testing.T) {
+	app := func() *cli.Command {
+		return &cli.Command{Name: "app", Commands: []*cli.Command{
+			urfave.Annotate(&cli.Command{Name: "pack", Action: func(context.Context, *cli.Command) error { return nil }},
+				schema.Meta{Danger: schema.Safe, Tools: map[string]string{"packer": "1.0.0"}}),
+		}}
+	}
+	for _, tc := range []struct {
+		program, command, want string
+	}{
+		{"pakcer", "brew install packer", `WithToolInstall("pakcer"): no command's Meta.Tools names pakcer`},
+		{"packer", "  ", `WithToolInstall("packer"): the install command is empty`},
+	} {
+		_, err := urfave.Wrap(app(), adapters.WithToolInstall(tc.program, tc.command))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("WithToolInstall(%q, %q): wrap error %v, want %q", tc.program, tc.command, err, tc.want)
+		}
+	}
+	if _, err := urfave.Wrap(app(), adapters.WithToolInstall("packer", "brew install packer")); err != nil {
+		t.Errorf("WithToolInstall of a needed program: %v", err)
 	}
 }
 

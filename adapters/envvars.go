@@ -67,5 +67,21 @@ func EnvHelp(opts ...Option) string {
 	return b.String()
 }
 
+// RootEnvHelp is what an adapter appends to the root's description: the
+// variables opts declare (see [EnvHelp]) and, for an app that ports a
+// command (ported: [Framework.Declared]), the sentence naming the variables
+// every Duet tool reads, which its AGENTS.md says too (O-043) — or "" when
+// there is neither. An app nobody ported keeps its help as it was.
+func RootEnvHelp(ported bool, opts ...Option) string {
+	s := EnvHelp(opts...)
+	if !ported {
+		return s
+	}
+	if s == "" {
+		return describe.AmbientEnv
+	}
+	return s + "\n\n" + describe.AmbientEnv
+}
+
 // envVar is a variable WithEnvVar declares, as AGENTS.md lists it.
 type envVar = describe.EnvVar

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"syscall"
 
+	"github.com/duet-cli/duet/envelope"
+	"github.com/duet-cli/duet/exitcode"
 	"github.com/duet-cli/duet/schema"
 )
 
@@ -18,7 +20,9 @@ import (
 // it: it is listed in help and describe, its flags are parsed and validated,
 // and --help and --schema answer for it. Running it is the extension's alone:
 // it owns the standard streams, and the lifecycle writes no envelope after it
-// — an MCP server's stdout is the protocol, not a place for one more answer.
+// — an MCP server's stdout is the protocol, not a place for one more answer —
+// unless it ends with [Host.Fail], or it serves a protocol (Meta.Protocol)
+// and a signal stops it: that envelope is written on stderr (REQ-C-032).
 type Extension struct {
 	// Command declares the command: its name, usage, flags and arguments,
 	// which the lifecycle validates before Run. It is added under the root,
@@ -48,7 +52,22 @@ type Host struct {
 	Stdout  io.Writer
 	Stderr  io.Writer
 
-	inv *invocation
+	inv    *invocation
+	failed *envelope.Error // what Fail was given
+}
+
+// Fail ends the command with err, as an error a command returns ends it,
+// and returns the exit code for Run to return: once Run has returned, the
+// lifecycle answers with err — for a protocol server (Meta.Protocol) on
+// stderr, the envelope its last line in JSON mode (REQ-C-032), for any
+// other command as it answers every command's failure. An extension that
+// prints its own error and returns a code gets no envelope.
+func (h *Host) Fail(err error) int {
+	h.failed = envelope.As(err)
+	if h.failed.Exit == exitcode.Success {
+		h.failed.Exit = exitcode.GeneralError // an error cannot succeed
+	}
+	return int(h.failed.Exit)
 }
 
 // LookupEnv reads the environment the invocation was given (see WithEnv).
@@ -148,18 +167,25 @@ func (inv *invocation) extend(parent context.Context, e *Extension) int {
 		}
 	}()
 	cfg := inv.cfg
-	code := e.Run(ctx, &Host{
+	h := &Host{
 		App: inv.fw, Version: cfg.version,
 		Stdin: cfg.stdin, Stdout: cfg.stdout, Stderr: cfg.stderr,
 		inv: inv,
-	})
+	}
+	code := e.Run(ctx, h)
 	cancel()
 	select {
 	case s := <-got:
-		if code == 0 {
+		switch {
+		case code == 0 && inv.protocol: // a server the client stopped: the envelope ends stderr (REQ-C-032)
+			return inv.finish(cancelled(s))
+		case code == 0:
 			return int(cancelled(s).Exit)
 		}
 	default:
+	}
+	if h.failed != nil {
+		return inv.finish(h.failed)
 	}
 	return code
 }

@@ -76,6 +76,9 @@ func completeInput(c *schema.Command) []error {
 			}
 			f.Format = schema.FormatJSON
 		}
+		if fm.Schema != nil {
+			errs = append(errs, objectFlag(f, fm.Schema)...)
+		}
 		if fm.Pipe {
 			if !f.TakesValue() {
 				errs = append(errs, fmt.Errorf("flag --%s is declared Pipe, but takes no value", name))
@@ -101,6 +104,27 @@ func completeInput(c *schema.Command) []error {
 		}
 	}
 	return errs
+}
+
+// objectFlag makes f an object flag (FlagMeta.Schema): its value is JSON
+// text checked against the schema src declares, which must be one Match
+// can judge whole, so that no value the schema refuses gets through.
+func objectFlag(f *schema.Flag, src schema.Source) []error {
+	if f.Type != schema.String {
+		return []error{fmt.Errorf("flag --%s declares a Schema, but its values are of type %s: an object flag takes its value as one string of JSON", f.Name, f.Type)}
+	}
+	s, err := src.Schema()
+	if err == nil && s["type"] != "object" && s["type"] != schema.Object {
+		err = errors.New(`an object flag's value is a JSON object: declare "type": "object"`)
+	}
+	if err == nil {
+		err = errors.Join(s.Check(), s.Matchable())
+	}
+	if err != nil {
+		return []error{fmt.Errorf("flag --%s: Schema: %w", f.Name, err)}
+	}
+	f.Format, f.Schema = schema.FormatJSON, s
+	return nil
 }
 
 // rewrite reads what stands for other input on the command line, and
@@ -208,6 +232,7 @@ func (inv *invocation) readPayload() {
 		inv.inputErr = envelope.Validationf("EMPTY_STDIN", "expected %s on stdin, but stdin was empty", c.node.Meta.Stdin).
 			WithHint("pipe the input, or pass --input-file <path>")
 	default:
+		inv.digestStdin(data, nil)
 		inv.payload = input.FromBytes(data)
 	}
 }
@@ -234,7 +259,7 @@ func (inv *invocation) linesPayload() *input.Source {
 	if inv.cfg.stdin == nil {
 		return input.FromBytes(nil).WithRecords(record)
 	}
-	return input.FromStream("stdin", inv.cfg.stdin).WithMaxLineBytes(limit).WithRecords(record)
+	return input.FromStream("stdin", inv.digestStdin(nil, inv.cfg.stdin)).WithMaxLineBytes(limit).WithRecords(record)
 }
 
 // readStdin reads all of stdin, up to the cap, under the command's time
@@ -407,8 +432,24 @@ func (c *call) normalizeJSON(args []string) ([]string, []envelope.FieldError) {
 		for _, v := range c.values[name] {
 			out, err := input.NormalizeJSON([]byte(v))
 			if err != nil {
-				problems = append(problems, jsonProblem(f.Name, err))
+				p := jsonProblem(f.Name, err)
+				if f.Schema != nil && p.CorrectedInput != "" && f.Schema.Match([]byte(p.CorrectedInput)) != nil {
+					// The repair ("status=open" quoted) is no value of the
+					// flag's schema: retrying with it would fail again.
+					p.CorrectedInput, p.Suggestion = "", fmt.Sprintf("give --%s one JSON object that matches its schema (the flag's schema in --schema)", f.Name)
+				}
+				problems = append(problems, p)
 				continue
+			}
+			if f.Schema != nil {
+				// An object flag's value, held to its schema here, in phase
+				// 1: the command gets a value of the shape it declared.
+				if err := f.Schema.Match(out); err != nil {
+					problems = append(problems, envelope.FieldError{Code: errcode.InvalidFlagValue, Field: f.Name,
+						Message:    fmt.Sprintf("--%s: %s", f.Name, strings.TrimPrefix(err.Error(), "schema: ")),
+						Suggestion: fmt.Sprintf("give --%s one JSON object that matches its schema (the flag's schema in --schema)", f.Name)})
+					continue
+				}
 			}
 			if string(out) != v {
 				normal[v] = string(out)

@@ -63,9 +63,9 @@ func inputMeta() map[string]schema.Meta {
 		"tag":  {Danger: schema.Mutating, Args: []schema.Arg{{Name: "ids", Required: true, Variadic: true, Type: schema.String, ID: true, Pipe: true}}},
 		"get":  {Danger: schema.Safe, NoArgs: true, Flags: map[string]schema.FlagMeta{"id": {ID: true, Pipe: true}}},
 		"export": {Danger: schema.Safe, NoArgs: true,
-			Flags: map[string]schema.FlagMeta{"format": {Enum: []string{"csv", "json", "parquet"}}, "separator": {Env: []string{"INAPP_SEPARATOR"}}},
+			Flags: map[string]schema.FlagMeta{"type": {Enum: []string{"csv", "json", "parquet"}}, "separator": {Env: []string{"INAPP_SEPARATOR"}}},
 			Requires: []schema.Rule{
-				schema.IfValue("format", "csv", "separator"),
+				schema.IfValue("type", "csv", "separator"),
 				schema.IfPresent("output", "stdout"),
 				schema.DefaultWhenAbsent("compress", "level", 0),
 			}},
@@ -138,11 +138,11 @@ func newInputURFave(r ran) *cli.Command {
 			return envelope.From(ctx).Result(received{IDs: []string{c.String("id")}})
 		}},
 		{Name: "export", Flags: []cli.Flag{
-			&cli.StringFlag{Name: "format", Value: "json"}, &cli.StringFlag{Name: "separator"}, &cli.StringFlag{Name: "output"},
+			&cli.StringFlag{Name: "type", Value: "json"}, &cli.StringFlag{Name: "separator"}, &cli.StringFlag{Name: "output"},
 			&cli.BoolFlag{Name: "stdout"}, &cli.BoolFlag{Name: "compress"}, &cli.IntFlag{Name: "level", Value: 6}},
 			Action: func(ctx context.Context, c *cli.Command) error {
 				done("export")
-				return envelope.From(ctx).Result(received{Format: c.String("format"), Sep: c.String("separator"), Level: int64(c.Int("level")), Compress: c.Bool("compress")})
+				return envelope.From(ctx).Result(received{Format: c.String("type"), Sep: c.String("separator"), Level: int64(c.Int("level")), Compress: c.Bool("compress")})
 			}},
 		{Name: "clean", Action: func(ctx context.Context, c *cli.Command) error {
 			done("clean")
@@ -205,7 +205,7 @@ func newInputCobra(r ran) *cobra.Command {
 		done("export")
 		return envelope.From(c.Context()).Result(received{Format: format, Sep: sep, Level: level, Compress: compress})
 	}})
-	export.Flags().StringVar(&format, "format", "json", "")
+	export.Flags().StringVar(&format, "type", "json", "")
 	export.Flags().StringVar(&sep, "separator", "", "")
 	export.Flags().StringVar(&output, "output", "", "")
 	export.Flags().BoolVar(&stdout, "stdout", false, "")
@@ -654,11 +654,11 @@ func TestRequires(t *testing.T) {
 			codes []string // nil: accepted
 			want  received
 		}{
-			{[]string{"--format", "csv"}, []string{"MISSING_REQUIRED_FLAG"}, received{}},
-			{[]string{"--format", "csv", "--separator", ";"}, nil, received{Format: "csv", Sep: ";"}},
-			{[]string{"--format", "json"}, nil, received{Format: "json"}},
+			{[]string{"--type", "csv"}, []string{"MISSING_REQUIRED_FLAG"}, received{}},
+			{[]string{"--type", "csv", "--separator", ";"}, nil, received{Format: "csv", Sep: ";"}},
+			{[]string{"--type", "json"}, nil, received{Format: "json"}},
 			{[]string{"--output", "r.json", "--stdout"}, []string{"MUTUALLY_EXCLUSIVE_FLAGS"}, received{}},
-			{[]string{"--output", "r.json", "--stdout", "--format=csv"}, []string{"MISSING_REQUIRED_FLAG", "MUTUALLY_EXCLUSIVE_FLAGS"}, received{}},
+			{[]string{"--output", "r.json", "--stdout", "--type=csv"}, []string{"MISSING_REQUIRED_FLAG", "MUTUALLY_EXCLUSIVE_FLAGS"}, received{}},
 			{[]string{"--compress"}, nil, received{Format: "json", Compress: true, Level: 6}},
 			{nil, nil, received{Format: "json"}}, // level 0: the rule's default when --compress is absent
 			{[]string{"--level", "9"}, nil, received{Format: "json", Level: 9}},
@@ -685,14 +685,14 @@ func TestRequires(t *testing.T) {
 			}
 		}
 		// A value from the environment is given as much as one on the command line.
-		r, _ := in{env: []string{"INAPP_SEPARATOR=;"}}.do(t, fw, "export", "--format", "csv")
+		r, _ := in{env: []string{"INAPP_SEPARATOR=;"}}.do(t, fw, "export", "--type", "csv")
 		if got := dataOf[received](t, wantOK(t, r)); got.Sep != ";" {
 			t.Errorf("separator from the environment: %+v", got)
 		}
 	})
 	// --schema lists the whole graph.
 	want := []any{
-		map[string]any{"if_flag": "format", "if_value": "csv", "then_required": []any{"separator"}},
+		map[string]any{"if_flag": "type", "if_value": "csv", "then_required": []any{"separator"}},
 		map[string]any{"if_flag": "output", "prohibited": []any{"stdout"}},
 		map[string]any{"if_flag": "compress", "target_flag": "level", "default": 0.0},
 	}

@@ -30,7 +30,7 @@ import (
 // spaceEnv is the environment variable the "need" command's required flag
 // reads. It must not be set in the test process, so that only WithEnv can
 // provide it.
-const spaceEnv = "DUET_ADAPTERS_TEST_SPACE"
+const spaceEnv = "APP_ADAPTERS_TEST_SPACE" // the app's prefix: a spec-strict app reads no other (REQ-F-073)
 
 // harness is what the test app's handlers report back to the test.
 type harness struct {

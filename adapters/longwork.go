@@ -45,6 +45,7 @@ type workState struct {
 	// asked of it, which it takes at its next checkpoint.
 	checkpoint string
 	resumeArgs []string
+	input      envelope.InputDigest // its stdin payload, when it reads one
 	stop       atomic.Bool
 	budgetEnd  *time.Timer // asks for the stop when the call's budget runs out
 	after      sync.Once   // afterRun

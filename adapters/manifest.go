@@ -19,7 +19,7 @@ func (inv *invocation) manifest(context.Context) error {
 		inv.meta.NotModified = true
 		return inv.out.Result(nil)
 	}
-	spec := m.Spec()
+	spec := m.WithAgents(inv.agentsInfo()).Spec() // its WithEnvVar variables are root env_vars
 	inv.out.RenderText(indentedJSON(spec))
 	return inv.out.Result(spec)
 }

@@ -446,8 +446,9 @@ func TestMasking(t *testing.T) {
 }
 
 // TestAuditLog: every answered invocation appends one JSON line — failures
-// too, secrets redacted — and audit-log reads them back, newest first,
-// filtered by time, command and trace.
+// too, secrets redacted — and audit-log, which is not logged itself, reads
+// them back in data.entries, oldest first, filtered by time, command (in
+// either spelling) and trace.
 func TestAuditLog(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "logs", "audit.jsonl")
 	log := adapters.WithAuditLog(path)
@@ -484,18 +485,18 @@ func TestAuditLog(t *testing.T) {
 		first.Args["token-from-env"] != envelope.Redacted || first.Args["region"] != "eu" || first.Timestamp != "2026-03-17T14:00:00.000Z" {
 		t.Errorf("first entry %+v", first)
 	}
-	if entries[1].ExitCode != 4 || entries[1].Error != "NO_DISPLAY" || entries[2].ExitCode != 2 {
+	if entries[1].ExitCode != 4 || entries[2].ExitCode != 2 || entries[2].Warnings == nil {
 		t.Errorf("failures: %+v, %+v", entries[1], entries[2])
 	}
 
 	query := func(args ...string) []map[string]any {
 		t.Helper()
 		w := wantOK(t, run(nil, append([]string{"audit-log"}, args...)...))
-		var got []map[string]any
+		var got struct{ Entries []map[string]any }
 		if err := json.Unmarshal(w.Data, &got); err != nil {
 			t.Fatalf("%v: %s", err, w.Data)
 		}
-		return got
+		return got.Entries
 	}
 	commands := func(es []map[string]any) []string {
 		var out []string
@@ -507,23 +508,36 @@ func TestAuditLog(t *testing.T) {
 	if got := commands(query("--trace-id", "tr-2")); !slices.Equal(got, []string{"preview"}) {
 		t.Errorf("--trace-id tr-2: %v", got)
 	}
-	if got := query("--command", "login"); len(got) != 1 || got[0]["parameters"].(map[string]any)["token-from-env"] != envelope.Redacted {
+	if got := query("--command", "login"); len(got) != 1 || got[0]["args"].(map[string]any)["token-from-env"] != envelope.Redacted {
 		t.Errorf("--command login: %v", got)
 	}
-	if got := commands(query("--limit", "2")); len(got) != 2 || got[0] != "audit-log" {
-		t.Errorf("--limit 2, newest first: %v", got)
+	// The clock stands still: the three entries share a timestamp, and
+	// their request ids order them; the cursor walks on to the third.
+	page := wantOK(t, run(nil, "audit-log", "--limit", "2"))
+	pg, _ := page.Meta["pagination"].(map[string]any)
+	if pg["returned"] != 2.0 || pg["total"] != 3.0 || pg["has_more"] != true || pg["next_cursor"] == nil {
+		t.Fatalf("--limit 2: meta.pagination %v", pg)
 	}
-	if got := query("--since", "2026-03-18"); len(got) != 0 {
+	rest := query("--limit", "2", "--cursor", pg["next_cursor"].(string))
+	var firstPage struct{ Entries []map[string]any }
+	json.Unmarshal(page.Data, &firstPage)
+	if got := commands(append(rest, firstPage.Entries...)); len(rest) != 1 || !slices.Equal(slices.Sorted(slices.Values(got)), []string{"login", "preview", "where"}) {
+		t.Errorf("--limit 2, then its cursor: %v", got)
+	}
+	wantError(t, run(nil, "audit-log", "--command", "where", "--cursor", pg["next_cursor"].(string)), 2, "INVALID_CURSOR")
+	if got := query("--since", "2026-03-18T00:00:00Z"); len(got) != 0 {
 		t.Errorf("--since a later day: %v", got)
 	}
-	if got := query("--since", "1h"); len(got) < 4 {
-		t.Errorf("--since 1h: %d entries", len(got))
+	if got := query("--since", "1h"); len(got) != 3 {
+		t.Errorf("--since 1h: %d entries, want 3", len(got))
 	}
 	r := run(nil, "audit-log", "--since", "1h", "--format", "jsonl")
-	if n := strings.Count(r.stdout, "\n"); n < 6 {
+	if n := strings.Count(r.stdout, "\n"); n != 4 {
 		t.Errorf("--format jsonl: one line per entry and a summary, got %d lines:\n%s", n, r.stdout)
 	}
-	wantError(t, run(nil, "audit-log", "--since", "yesterday"), 2, "INVALID_FLAG_VALUE")
+	for _, bad := range []string{"yesterday", "1w", "1h30m", "0h", "2026-03-18"} {
+		wantError(t, run(nil, "audit-log", "--since", bad), 2, "INVALID_FLAG_VALUE")
+	}
 }
 
 // TestAuditLogWhere (REQ-O-030): the audit log is off unless the app

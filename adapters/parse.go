@@ -235,7 +235,9 @@ func (c *call) cursorQuery() string {
 	h := fnv.New32a()
 	h.Write([]byte(c.node.DotPath()))
 	for _, name := range slices.Sorted(maps.Keys(c.values)) {
-		if f := c.flags[name]; f == nil || f.Builtin {
+		// Duet's own flags (--limit, --format ...) do not change the list;
+		// a built-in command's own filters (audit-log --command) do.
+		if f := c.flags[name]; f == nil || f.Builtin && (!c.node.Builtin || isBuiltinFlag(name)) {
 			continue
 		}
 		fmt.Fprintf(h, "\x00%s=%s", name, strings.Join(c.values[name], "\x01"))
@@ -471,7 +473,7 @@ func (c *call) checkBuiltins() {
 		}
 	}
 	if v, ok := c.opt(flagname.Cursor); ok {
-		if _, err := envelope.DecodeCursor(v, c.cursorQuery()); err != nil {
+		if _, _, err := envelope.ReadCursor(v, c.cursorQuery()); err != nil {
 			e := envelope.As(err)
 			c.problems = append(c.problems, envelope.FieldError{Code: e.Code, Field: flagname.Cursor, Message: e.Message, Suggestion: e.Suggestion})
 		}

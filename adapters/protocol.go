@@ -3,6 +3,7 @@ package adapters
 import (
 	"fmt"
 
+	"github.com/duet-cli/duet/envelope"
 	"github.com/duet-cli/duet/internal/flagname"
 	"github.com/duet-cli/duet/schema"
 )
@@ -73,4 +74,28 @@ func checkProtocol(c *schema.Command) []error {
 		refuse("Meta.Tool ToolAlways: an MCP tool answers with one envelope")
 	}
 	return errs
+}
+
+// servesProtocol reports whether the invocation runs a protocol server
+// (Meta.Protocol) rather than asking about one: --help, --schema,
+// --version and --show-config print on stdout as for any command, and
+// never serve. Otherwise stdout is the protocol's from the first byte
+// (REQ-C-032): nothing captures it, and whatever the lifecycle answers — a
+// refusal before serving, --validate-only's answer, a failure or a signal
+// that ends the server — is written on stderr, the envelope its last line
+// in JSON mode. Duet sees no point where an app's action starts serving,
+// so it sets no time limit on the action but one --timeout asks for.
+func (inv *invocation) servesProtocol() bool {
+	c := inv.call
+	if c.node.Meta.Protocol == "" || !c.node.Runnable || c.help || c.version {
+		return false
+	}
+	return !c.on(flagname.Schema) && !c.on(flagname.ShowConfig) && !inv.schemaAsked()
+}
+
+// cleanShutdown reports whether a protocol server that ran ended without
+// failing: the protocol said all there was to say, and no envelope
+// follows it (REQ-C-032).
+func (inv *invocation) cleanShutdown(fail *envelope.Error) bool {
+	return inv.protocol && fail == nil && inv.ran.Load()
 }

@@ -1,13 +1,20 @@
 package adapters_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"io"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/duet-cli/duet/adapters"
 	"github.com/duet-cli/duet/adapters/urfave"
+	"github.com/duet-cli/duet/envelope"
+	"github.com/duet-cli/duet/exitcode"
 	"github.com/duet-cli/duet/schema"
 )
 
@@ -58,5 +65,66 @@ func TestProtocolDeclarations(t *testing.T) {
 	}
 	if n := app.Tree().Sub("serve"); n == nil || n.IsTool() {
 		t.Errorf("serve: node %v is an MCP tool", n)
+	}
+}
+
+// TestProtocolServerAnswersOnStderr: a protocol server's stdout is its
+// protocol's (REQ-C-032). What it writes there reaches stdout as written,
+// for an agent too (nothing captures it); a clean end writes no envelope;
+// a failure, before serving or after, is the envelope on the last line of
+// stderr, stdout untouched; its declared timeout does not stop it; --schema
+// still answers on stdout.
+func TestProtocolServerAnswersOnStderr(t *testing.T) {
+	tool := func(action cli.ActionFunc) *cli.Command {
+		serve := urfave.Annotate(&cli.Command{Name: "serve", Usage: "serve", Action: action},
+			schema.Meta{Danger: schema.Safe, Protocol: "lsp", Timeout: time.Millisecond})
+		return &cli.Command{Name: "tool", Usage: "tool", Commands: []*cli.Command{serve}}
+	}
+	run := func(app *cli.Command, args ...string) (int, string, string) {
+		var stdout, stderr bytes.Buffer
+		code := urfave.Run(context.Background(), app, args,
+			adapters.WithStdio(strings.NewReader(""), &stdout, &stderr),
+			adapters.WithEnv([]string{"CLAUDECODE=1"}))
+		return code, stdout.String(), stderr.String()
+	}
+	lastLine := func(s string) map[string]any {
+		lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+		var env map[string]any
+		json.Unmarshal([]byte(lines[len(lines)-1]), &env)
+		return env
+	}
+	const message = "Content-Length: 2\r\n\r\n{}"
+	serves := func(ctx context.Context, c *cli.Command) error {
+		select {
+		case <-ctx.Done(): // the declared timeout must not end it
+			return ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+		_, err := io.WriteString(c.Root().Writer, message)
+		return err
+	}
+
+	code, stdout, stderr := run(tool(serves), "serve")
+	if code != 0 || stdout != message || strings.Contains(stderr, `"ok"`) {
+		t.Errorf("a clean end: exit %d, stdout %q, stderr %q; want 0, the message alone, no envelope", code, stdout, stderr)
+	}
+
+	code, stdout, stderr = run(tool(serves), "serve", "--bogus")
+	if env := lastLine(stderr); code != 2 || stdout != "" || env["ok"] != false {
+		t.Errorf("a bad flag: exit %d, stdout %q, stderr %q; want 2, stdout empty, the envelope last on stderr", code, stdout, stderr)
+	}
+
+	fails := func(ctx context.Context, c *cli.Command) error {
+		io.WriteString(c.Root().Writer, message)
+		return envelope.Errorf(exitcode.Unavailable, "BACKEND_GONE", "the backend went away")
+	}
+	code, stdout, stderr = run(tool(fails), "serve")
+	if env := lastLine(stderr); code != int(exitcode.Unavailable) || stdout != message || env["error"].(map[string]any)["code"] != "BACKEND_GONE" {
+		t.Errorf("a failure: exit %d, stdout %q, stderr %q; want the message on stdout, the envelope last on stderr", code, stdout, stderr)
+	}
+
+	code, stdout, _ = run(tool(serves), "serve", "--schema")
+	if code != 0 || !strings.Contains(stdout, `"protocol"`) {
+		t.Errorf("--schema: exit %d, stdout %q; want the schema on stdout", code, stdout)
 	}
 }

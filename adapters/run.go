@@ -52,10 +52,11 @@ type invocation struct {
 	sigs     <-chan os.Signal // SIGINT, SIGTERM and SIGPIPE, when the invocation answers
 	stopSigs func()
 
-	unread  bool     // the command line was left to the framework unread (see plain)
-	appMain bool     // the app's own main reports a faithful run's error (Exec)
-	appErr  error    // what the framework returned to it
-	capture *capture // what the command writes to stdout itself, for an agent's envelope
+	unread   bool     // the command line was left to the framework unread (see plain)
+	appMain  bool     // the app's own main reports a faithful run's error (Exec)
+	appErr   error    // what the framework returned to it
+	capture  *capture // what the command writes to stdout itself, for an agent's envelope
+	protocol bool     // the command serves its protocol on stdout: the lifecycle answers on stderr (protocol.go)
 
 	// refusal is the CONFIRMATION_REQUIRED answer of a command run
 	// unconfirmed where nobody can be asked; when the command implements
@@ -230,10 +231,13 @@ func (inv *invocation) answer(ctx context.Context, args []string, read readLine)
 		inv.mode = mode
 	}
 	inv.refusal = inv.inputRequired(inv.unconfirmed(args))
+	inv.protocol = inv.servesProtocol()
 	stdout := cfg.stdout
 	switch {
 	case inv.deleg.on: // stdout is the delegated tool's once phase 1 passes
 		stdout = delegatedStdout{inv: inv, stdout: stdout}
+	case inv.protocol: // stdout is the protocol's from the first byte, never captured
+		stdout = cfg.stderr
 	case mode.Agent && inv.extension() == nil: // an extension owns the streams
 		inv.capture = inv.startCapture()
 		stdout = inv.capture.out
@@ -553,7 +557,7 @@ func (inv *invocation) settings(s *envelope.Settings, stdout io.Writer) {
 			w.Limit, _ = strconv.Atoi(v)
 		}
 		if v, ok := c.opt(flagname.Cursor); ok {
-			w.Offset, _ = envelope.DecodeCursor(v, w.Query)
+			w.Offset, w.After, _ = envelope.ReadCursor(v, w.Query)
 		}
 		s.Window = w
 	}
@@ -599,7 +603,10 @@ func (inv *invocation) finish(fail *envelope.Error) int {
 	inv.meta.DurationMS = time.Since(inv.start).Milliseconds()
 	inv.observed()
 	fail = inv.reshape(fail)
-	reported := inv.out.Finish(inv.meta, fail) // fail, or the error rendering hit
+	var reported *envelope.Error
+	if !inv.cleanShutdown(fail) {
+		reported = inv.out.Finish(inv.meta, fail) // fail, or the error rendering hit
+	}
 	inv.keepDelegatedAnswer()
 	code := int(exitcode.Success)
 	switch {
@@ -833,8 +840,14 @@ func (inv *invocation) timeout() time.Duration {
 		d, _ := time.ParseDuration(v)
 		return d
 	}
+	if inv.protocol {
+		return 0 // a server lives as long as its client wants it (REQ-C-032)
+	}
 	if inv.mode.Agent {
 		return inv.call.node.Timeout()
+	}
+	if i := inv.call.node.Meta.Interruption; i != nil && i.MaxLifetime > 0 {
+		return i.MaxLifetime // declared, as a Timeout: whoever runs the work
 	}
 	return max(inv.call.node.Meta.Timeout, 0)
 }

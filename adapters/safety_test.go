@@ -181,7 +181,7 @@ func TestNoInjectionProtectionAudited(t *testing.T) {
 	var off, on adapters.AuditEntry
 	json.Unmarshal([]byte(lines[0]), &off)
 	json.Unmarshal([]byte(lines[1]), &on)
-	if off.Args["no-injection-protection"] != "true" || !slices.Contains(off.Warnings, "INJECTION_PROTECTION_DISABLED") {
+	if off.Args["no-injection-protection"] != true || !slices.Contains(off.Warnings, "INJECTION_PROTECTION_DISABLED") {
 		t.Errorf("the entry of a run with --no-injection-protection: args %v, warnings %v", off.Args, off.Warnings)
 	}
 	if _, ok := on.Args["no-injection-protection"]; ok || slices.Contains(on.Warnings, "INJECTION_PROTECTION_DISABLED") {

@@ -117,6 +117,16 @@ func (c *checker) answer(probe string, inv invocationSpec, out runOutcome, blame
 		f, why, id = notRun, "could not run: "+out.Err.Error(), "F-004"
 	case out.TimedOut:
 		f, why, id = hung, fmt.Sprintf("did not finish within %v: killed", inv.Timeout), "F-009"
+	case inv.AnswerOnStderr:
+		if len(out.Stdout) > 0 {
+			f, why, id = besideText, "stdout, a protocol's, holds the answer: "+excerpt(out.Stdout), "C-032"
+			break
+		}
+		trimmed := bytes.TrimSuffix(out.Stderr, []byte("\n"))
+		last := trimmed[bytes.LastIndexByte(trimmed, '\n')+1:]
+		env, f, why = parseEnvelope(last)
+		why += "; the last line of stderr " + excerpt(last)
+		id = "F-004"
 	default:
 		env, f, why = parseEnvelope(out.Stdout)
 		why += "; stdout " + excerpt(out.Stdout)
@@ -419,6 +429,7 @@ func (c *checker) refusal(key, word string, inv invocationSpec, out runOutcome) 
 
 func (c *checker) unknownFlag(ctx context.Context, cmd *Command) {
 	inv := c.invoke(append(slices.Clone(cmd.Path), bogusFlag)...)
+	inv.AnswerOnStderr = cmd.Protocol != ""
 	c.expectRefused("unknown-flag", inv, c.run(ctx, inv))
 }
 

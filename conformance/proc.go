@@ -42,6 +42,11 @@ type invocationSpec struct {
 	// which nobody types into; stdinEOF there types its end of input (^D).
 	Stdin stdinMode
 
+	// AnswerOnStderr says the target's stdout is another protocol's (a
+	// manifest's stdout: "protocol", REQ-C-032): its envelope, when it
+	// answers one, is the last line of stderr.
+	AnswerOnStderr bool
+
 	// PTY puts stdin, stdout and stderr on one pseudo-terminal, which is
 	// also the target's controlling terminal. Stdout then holds everything
 	// the terminal showed and Stderr is empty.

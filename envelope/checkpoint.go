@@ -41,6 +41,25 @@ const CheckpointDiscarded = "CHECKPOINT_DISCARDED"
 type Checkpointing struct {
 	Path string      // the file that holds the state, replaced by rename
 	Stop func() bool // reports whether the work is to stop at its next checkpoint
+	// Input is the payload the command reads on stdin, when it reads one:
+	// each checkpoint records how much of it the work had read and its
+	// digest, and Restore discards a state read from other bytes.
+	Input InputDigest
+}
+
+// InputDigest is a command's stdin payload, digested as it is read. A
+// stream's digest is not known until the stream ends, so it cannot key a
+// checkpoint: the checkpoint records the digest of what the work had read
+// when it was saved, and the resumed run's stdin must begin with the same
+// bytes.
+type InputDigest interface {
+	// Consumed returns how many bytes of the payload the work has read,
+	// and the digest of the payload that the state may depend on.
+	Consumed() (n int64, digest string)
+	// Prefix returns the digest of the payload's first n bytes, read
+	// ahead of the work (and kept for it) when the payload is a stream.
+	// Called once, before the work reads.
+	Prefix(n int64) (digest string, err error)
 }
 
 // checkpoint is the Output's checkpoint state, guarded by Output.mu.
@@ -51,9 +70,13 @@ type checkpoint struct {
 
 // savedState is a checkpoint file.
 type savedState struct {
-	Fingerprint string          `json:"fingerprint"`
-	Saved       time.Time       `json:"saved"`
-	Progress    *ProgressEvent  `json:"progress,omitempty"` // the latest report when it was saved
+	Fingerprint string         `json:"fingerprint"`
+	Saved       time.Time      `json:"saved"`
+	Progress    *ProgressEvent `json:"progress,omitempty"` // the latest report when it was saved
+	// The stdin payload the state was read from: its first InputBytes
+	// bytes have the digest InputDigest.
+	InputBytes  int64           `json:"input_bytes,omitempty"`
+	InputDigest string          `json:"input_digest,omitempty"`
 	State       json.RawMessage `json:"state"`
 }
 
@@ -70,8 +93,9 @@ func (o *Output) SetCheckpointing(c Checkpointing) {
 // work. fingerprint identifies the inputs the state depends on — a file's
 // size and modification time, a query's parameters: a state saved under
 // another fingerprint is deleted, with a CHECKPOINT_DISCARDED warning, and
-// Restore reports none, so that the work starts over. Later checkpoints are
-// saved under fingerprint.
+// Restore reports none, so that the work starts over; so is a state read
+// from another stdin payload than this call's (see [InputDigest]). Later
+// checkpoints are saved under fingerprint.
 func (o *Output) Restore(fingerprint string, state any) (bool, error) {
 	found, why, err := o.restore(fingerprint, state)
 	if why != "" {
@@ -83,16 +107,20 @@ func (o *Output) Restore(fingerprint string, state any) (bool, error) {
 // restore is Restore but for the warning: why says why a saved state was
 // discarded.
 func (o *Output) restore(fingerprint string, state any) (found bool, why string, err error) {
+	// Not under o.mu: reading stdin ahead may wait for its writer, and
+	// progress and heartbeats must not wait with it.
 	o.mu.Lock()
-	defer o.mu.Unlock()
-	c := &o.ckpt
+	c, dry := o.ckpt.Checkpointing, o.s.DryRun
+	if c.Path != "" && !dry {
+		o.ckpt.fingerprint = fingerprint
+	}
+	o.mu.Unlock()
 	switch {
 	case c.Path == "":
 		return false, "", ErrNotResumable
-	case o.s.DryRun:
+	case dry:
 		return false, "", nil // a dry run previews the whole work, and keeps nothing
 	}
-	c.fingerprint = fingerprint
 	raw, err := os.ReadFile(c.Path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return false, "", nil
@@ -106,6 +134,16 @@ func (o *Output) restore(fingerprint string, state any) (found bool, why string,
 		why = "it could not be read: " + err.Error()
 	case saved.Fingerprint != fingerprint:
 		why = "the input it depends on has changed"
+	case c.Input != nil:
+		digest, err := c.Input.Prefix(saved.InputBytes)
+		if err != nil {
+			return false, "", fmt.Errorf("checkpoint: reading stdin: %w", err)
+		}
+		if digest != saved.InputDigest {
+			why = "stdin is not the input it was read from"
+			break
+		}
+		fallthrough
 	default:
 		if err := json.Unmarshal(saved.State, state); err != nil {
 			why = "its state does not fit the command's: " + err.Error()
@@ -142,6 +180,9 @@ func (o *Output) Checkpoint(state any) error {
 		return nil
 	}
 	saved := savedState{Fingerprint: c.fingerprint, Saved: time.Now().UTC(), State: raw}
+	if c.Input != nil {
+		saved.InputBytes, saved.InputDigest = c.Input.Consumed()
+	}
 	if !o.progress.at.IsZero() {
 		p := o.progress.latest
 		p.Message = o.redact(p.Message)

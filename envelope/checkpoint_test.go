@@ -1,11 +1,16 @@
 package envelope_test
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/duet-cli/duet/envelope"
 )
@@ -132,5 +137,97 @@ func TestProgressLiveness(t *testing.T) {
 	now := time.Now()
 	if got := out.LongestSilence(now.Add(-time.Millisecond), now.Add(time.Hour)); got < time.Hour-time.Second {
 		t.Errorf("silence %s, want the hour since the latest report", got)
+	}
+}
+
+// TestProgressIn: a unit travels with the report — in the agent's event,
+// in the latest progress an INCOMPLETE answer carries, and after the count
+// a person reads — and Progress is ProgressIn without one.
+func TestProgressIn(t *testing.T) {
+	out, _, stderr := newOutput(envelope.Settings{Mode: agentMode(envelope.JSON)})
+	out.ProgressIn("bytes", "reading", 120, 980)
+	out.Progress("reading", 2, 3)
+	var got []envelope.ProgressEvent
+	for _, line := range strings.Split(strings.TrimSpace(stderr.String()), "\n") {
+		var ev envelope.ProgressEvent
+		if err := json.Unmarshal([]byte(line), &ev); err != nil {
+			t.Fatalf("progress line is not JSON: %q", line)
+		}
+		got = append(got, ev)
+	}
+	want := []envelope.ProgressEvent{
+		{Type: "progress", Message: "reading", Done: 120, Total: 980, Unit: "bytes"},
+		{Type: "progress", Message: "reading", Done: 2, Total: 3},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("progress events (-want +got):\n%s", diff)
+	}
+	out.ProgressIn("rows", "loading", 4000, 25000)
+	if p, _ := out.LatestProgress(); p.Unit != "rows" {
+		t.Errorf("LatestProgress unit %q, want rows", p.Unit)
+	}
+	human, _, text := newOutput(envelope.Settings{Mode: humanMode()})
+	human.ProgressIn("bytes", "reading", 120, 980)
+	if got := text.String(); got != "reading (120/980 bytes)\n" {
+		t.Errorf("a person reads %q, want %q", got, "reading (120/980 bytes)\n")
+	}
+}
+
+// prefixInput is a stdin payload of which the work has read the first
+// read bytes.
+type prefixInput struct {
+	data string
+	read int
+	err  error // Prefix's
+}
+
+func (p *prefixInput) Consumed() (int64, string) { return int64(p.read), "sha:" + p.data[:p.read] }
+
+func (p *prefixInput) Prefix(n int64) (string, error) {
+	return "sha:" + p.data[:min(int(n), len(p.data))], p.err
+}
+
+// TestCheckpointInput (REQ-C-035): a checkpoint records the stdin its
+// state was read from; a restore whose stdin begins with those bytes
+// resumes, one whose stdin does not discards it with CHECKPOINT_DISCARDED,
+// and one that cannot read stdin fails.
+func TestCheckpointInput(t *testing.T) {
+	for _, tt := range []struct {
+		name      string
+		now       *prefixInput
+		found     bool
+		discarded bool
+		err       bool
+	}{
+		{"the same bytes", &prefixInput{data: "abcdef"}, true, false, false},
+		{"the same bytes first, others after", &prefixInput{data: "abcxyz"}, true, false, false},
+		{"other bytes", &prefixInput{data: "abXdef"}, false, true, false},
+		{"fewer bytes", &prefixInput{data: "ab"}, false, true, false},
+		{"stdin unreadable", &prefixInput{data: "abcdef", err: errors.New("read failed")}, false, false, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "linesum-1.json")
+			saver, _, _ := newOutput(envelope.Settings{Mode: agentMode(envelope.JSON)})
+			saver.SetCheckpointing(envelope.Checkpointing{Path: path, Input: &prefixInput{data: "abcdef", read: 3}})
+			if _, err := saver.Restore("", &tallyState{}); err != nil {
+				t.Fatal(err)
+			}
+			if err := saver.Checkpoint(tallyState{Done: 1}); err != nil {
+				t.Fatal(err)
+			}
+			out, stdout, _ := newOutput(envelope.Settings{Mode: agentMode(envelope.JSON)})
+			out.SetCheckpointing(envelope.Checkpointing{Path: path, Input: tt.now})
+			var st tallyState
+			found, err := out.Restore("", &st)
+			if found != tt.found || (err != nil) != tt.err {
+				t.Fatalf("Restore: %v, %v; want %v, error %v", found, err, tt.found, tt.err)
+			}
+			if found && st.Done != 1 {
+				t.Errorf("restored %+v, want done 1", st)
+			}
+			if codes := warned(t, out, stdout); slices.Contains(codes, envelope.CheckpointDiscarded) != tt.discarded {
+				t.Errorf("warnings %v, CHECKPOINT_DISCARDED want %v", codes, tt.discarded)
+			}
+		})
 	}
 }

@@ -133,7 +133,7 @@ func (o *Output) payloadLocked(meta *Meta) (payload, error) {
 	switch {
 	case o.hasResult:
 		window := o.s.Window
-		if meta.Pagination != nil || o.paged {
+		if meta.Pagination != nil || o.paged || o.pagination != nil {
 			window = nil // the command paged its result itself
 		}
 		var err error
@@ -152,6 +152,9 @@ func (o *Output) payloadLocked(meta *Meta) (payload, error) {
 			meta.Pagination = o.paginationFor(p.total, p.start, len(p.items))
 		case p.list && window != nil:
 			meta.Pagination = o.paginationFor(p.total, p.start, len(p.items))
+		case o.pagination != nil:
+			pg := *o.pagination
+			meta.Pagination = &pg
 		}
 	case o.streamed > 0:
 		meta.Stream = &Stream{Items: o.streamed}
@@ -489,25 +492,70 @@ func EncodeCursor(offset int, query string) string {
 	return base64.RawURLEncoding.EncodeToString([]byte(cursorPrefix + query + ":" + strconv.Itoa(offset)))
 }
 
+// anchorMark starts the position of an anchored cursor, where an offset
+// cursor has its digits.
+const anchorMark = "@"
+
+// EncodeAnchorCursor returns the opaque cursor of the list query answers
+// that resumes after the item anchor names (see [Window.After]): for a
+// list whose items are appended at the end being read from it, where an
+// offset would shift by as many items as were appended since.
+func EncodeAnchorCursor(anchor, query string) string {
+	pos := anchorMark + base64.RawURLEncoding.EncodeToString([]byte(anchor)) // no colon in it
+	return base64.RawURLEncoding.EncodeToString([]byte(cursorPrefix + query + ":" + pos))
+}
+
+// ReadCursor returns the position a cursor of query stands for: an offset
+// ([EncodeCursor]), or an anchor ([EncodeAnchorCursor]) with offset 0. It
+// refuses what [DecodeCursor] refuses, as INVALID_CURSOR.
+func ReadCursor(c, query string) (offset int, anchor string, err error) {
+	pos, err := cursorPosition(c, query)
+	if err != nil {
+		return 0, "", err
+	}
+	if enc, ok := strings.CutPrefix(pos, anchorMark); ok {
+		raw, err := base64.RawURLEncoding.DecodeString(enc)
+		if err != nil || len(raw) == 0 {
+			return 0, "", invalidCursor(c, "is not a cursor this tool issued")
+		}
+		return 0, string(raw), nil
+	}
+	n, err := strconv.Atoi(pos)
+	if err != nil || n < 0 {
+		return 0, "", invalidCursor(c, "is not a cursor this tool issued")
+	}
+	return n, "", nil
+}
+
 // DecodeCursor returns the offset a cursor from [EncodeCursor] stands for,
 // or an ARG_ERROR, INVALID_CURSOR, for anything else — a cursor of another
 // query among them (REQ-O-003): its offset would be of another list.
 func DecodeCursor(c, query string) (int, error) {
+	pos, err := cursorPosition(c, query)
+	if err != nil {
+		return 0, err
+	}
+	n, err := strconv.Atoi(pos)
+	if err != nil || n < 0 {
+		return 0, invalidCursor(c, "is not a cursor this tool issued")
+	}
+	return n, nil
+}
+
+// cursorPosition returns what a cursor of query holds after its query:
+// an offset's digits, or an anchor.
+func cursorPosition(c, query string) (string, error) {
 	raw, err := base64.RawURLEncoding.DecodeString(c)
 	rest, ok := strings.CutPrefix(string(raw), cursorPrefix)
-	i := strings.LastIndexByte(rest, ':') // a query may hold colons; the offset does not
-	bound, offset, found := rest[:max(i, 0)], rest[i+1:], i >= 0
-	if err == nil && ok && found {
-		n, err := strconv.Atoi(offset)
-		switch {
-		case err != nil || n < 0:
-		case bound != query:
-			return 0, invalidCursor(c, "was issued for another query (other filters or another command)")
-		default:
-			return n, nil
-		}
+	i := strings.LastIndexByte(rest, ':') // a query may hold colons; the position does not
+	bound, pos, found := rest[:max(i, 0)], rest[i+1:], i >= 0
+	switch {
+	case err != nil || !ok || !found || pos == "" || strings.TrimLeft(pos, "0123456789") != "" && !strings.HasPrefix(pos, anchorMark):
+		return "", invalidCursor(c, "is not a cursor this tool issued")
+	case bound != query:
+		return "", invalidCursor(c, "was issued for another query (other filters or another command)")
 	}
-	return 0, invalidCursor(c, "is not a cursor this tool issued")
+	return pos, nil
 }
 
 func invalidCursor(c, why string) *Error {

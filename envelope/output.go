@@ -96,6 +96,10 @@ type Window struct {
 	// Query names the list the window is of — the command and its
 	// filters — so that a cursor given to another query is refused.
 	Query string
+	// After is the anchor of an anchored cursor ([EncodeAnchorCursor]):
+	// the last item the previous page returned, for a list that pages
+	// from an item rather than an offset (Offset is 0 then).
+	After string
 }
 
 // Output is the handle a command writes its result to. Get it with [From].
@@ -107,27 +111,28 @@ type Window struct {
 type Output struct {
 	s Settings
 
-	mu        sync.Mutex
-	result    any
-	hasResult bool
-	paged     bool // result is one page, cut by the command; pageTotal is the whole list's length
-	pageTotal int  // -1: not known (PageMore), and pageMore says whether items follow
-	pageMore  bool
-	items     []json.RawMessage // items streamed so far, when not written through
-	childLogs []*childLog       // the wrapped programs' logs (ChildLog)
-	streamed  int
-	lines     lines // the numbering and the effects of a stream's item lines (stream.go)
-	tsvCols   bool
-	warnings  []warning
-	effect    Effect
-	affected  any // what a dry run would change (WouldAffect)
-	hasAffect bool
-	text      func(io.Writer) error
-	progress  progress
-	logger    func() *slog.Logger // built on first use: most commands never log
-	writeErr  error
-	closed    bool // Finish has run: later writes from an abandoned handler are dropped
-	shown     int  // warnings a person was shown already (ShowWarnings)
+	mu         sync.Mutex
+	result     any
+	hasResult  bool
+	paged      bool // result is one page, cut by the command; pageTotal is the whole list's length
+	pageTotal  int  // -1: not known (PageMore), and pageMore says whether items follow
+	pageMore   bool
+	pagination *Pagination       // the pagination the command worked out itself (Paginated)
+	items      []json.RawMessage // items streamed so far, when not written through
+	childLogs  []*childLog       // the wrapped programs' logs (ChildLog)
+	streamed   int
+	lines      lines // the numbering and the effects of a stream's item lines (stream.go)
+	tsvCols    bool
+	warnings   []warning
+	effect     Effect
+	affected   any // what a dry run would change (WouldAffect)
+	hasAffect  bool
+	text       func(io.Writer) error
+	progress   progress
+	logger     func() *slog.Logger // built on first use: most commands never log
+	writeErr   error
+	closed     bool // Finish has run: later writes from an abandoned handler are dropped
+	shown      int  // warnings a person was shown already (ShowWarnings)
 
 	work work       // long work: steps, undo and cleanup hooks, temp directory, status
 	ckpt checkpoint // a resumable command's saved state (checkpoint.go)
@@ -219,7 +224,22 @@ func (o *Output) Result(v any) error {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if !o.closed {
-		o.result, o.hasResult, o.paged = v, true, false
+		o.result, o.hasResult, o.paged, o.pagination = v, true, false, nil
+	}
+	return nil
+}
+
+// Paginated records the result of a list command that pages itself and
+// works out its own meta.pagination: one whose cursors anchor on an item
+// ([EncodeAnchorCursor]) rather than an offset, as a log read newest to
+// oldest does — an offset would move as entries are appended. v is the
+// answer's data as it is (an object holding the page, say); the lifecycle
+// neither windows nor paginates it again. Like Result, it returns nil.
+func (o *Output) Paginated(v any, p Pagination) error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if !o.closed {
+		o.result, o.hasResult, o.paged, o.pagination = v, true, false, &p
 	}
 	return nil
 }
@@ -233,7 +253,7 @@ func (o *Output) Page(items any, total int) error {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if !o.closed {
-		o.result, o.hasResult, o.paged, o.pageTotal = items, true, true, total
+		o.result, o.hasResult, o.paged, o.pageTotal, o.pagination = items, true, true, total, nil
 	}
 	return nil
 }
@@ -246,7 +266,7 @@ func (o *Output) PageMore(items any, more bool) error {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if !o.closed {
-		o.result, o.hasResult, o.paged, o.pageTotal, o.pageMore = items, true, true, -1, more
+		o.result, o.hasResult, o.paged, o.pageTotal, o.pageMore, o.pagination = items, true, true, -1, more, nil
 	}
 	return nil
 }

@@ -29,19 +29,28 @@ type ProgressEvent struct {
 	Message string `json:"message"`
 	Done    int    `json:"done,omitempty"`
 	Total   int    `json:"total,omitempty"`
+	Unit    string `json:"unit,omitempty"` // what done and total count, when not plain items
 }
 
 // Progress reports how far long work has come. done and total may be 0 when
 // unknown. Consecutive identical updates are written once.
 func (o *Output) Progress(message string, done, total int) {
+	o.ProgressIn("", message, done, total)
+}
+
+// ProgressIn is Progress counted in unit — "bytes", "rows" — which the
+// progress of an INCOMPLETE answer carries as progress.unit (REQ-C-034,
+// REQ-F-082), so that an agent reads 120000000 of 980000000 as bytes.
+// A unit of "" is Progress's plain count.
+func (o *Output) ProgressIn(unit, message string, done, total int) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.work.status = o.redact(message) // for heartbeats, even under --quiet
-	o.progress.report(ProgressEvent{Type: "progress", Message: message, Done: done, Total: total}, time.Now())
+	o.progress.report(ProgressEvent{Type: "progress", Message: message, Done: done, Total: total, Unit: unit}, time.Now())
 	if o.s.Quiet || o.s.Hush && !o.s.Progress {
 		return
 	}
-	ev := ProgressEvent{Type: "progress", Message: o.redact(message), Done: done, Total: total}
+	ev := ProgressEvent{Type: "progress", Message: o.redact(message), Done: done, Total: total, Unit: unit}
 	p := &o.progress
 	if o.s.Mode.ErrTerminal {
 		// A person at a terminal: redraw one line in place.
@@ -98,12 +107,15 @@ func (o *Output) LongestSilence(start, now time.Time) time.Duration {
 }
 
 func humanProgress(ev ProgressEvent) string {
-	msg := sanitizeCell(ev.Message)
+	msg, unit := sanitizeCell(ev.Message), ""
+	if ev.Unit != "" {
+		unit = " " + sanitizeCell(ev.Unit)
+	}
 	switch {
 	case ev.Total > 0:
-		return fmt.Sprintf("%s (%d/%d)", msg, ev.Done, ev.Total)
+		return fmt.Sprintf("%s (%d/%d%s)", msg, ev.Done, ev.Total, unit)
 	case ev.Done > 0:
-		return fmt.Sprintf("%s (%d)", msg, ev.Done)
+		return fmt.Sprintf("%s (%d%s)", msg, ev.Done, unit)
 	}
 	return msg
 }

@@ -13,3 +13,13 @@ func (o *Output) WarningCodes() []string {
 	}
 	return codes
 }
+
+// EffectCounts returns the answer's events by effect ([Output.Event]), in
+// their would_ form in a dry run, for the audit log (AuditLogEntry 1.1's
+// effects): a stream's summary counts, or those of the events emitted
+// before it failed. Nil when there were none.
+func (o *Output) EffectCounts() map[string]int {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.lines.counts(o.s.DryRun)
+}

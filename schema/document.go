@@ -105,7 +105,9 @@ type SubprocessEntry struct {
 
 // FlagEntry is the spec's description of one flag.
 type FlagEntry struct {
-	Type        string   `json:"type"` // string, integer, number, boolean, array or enum
+	Type string `json:"type"` // string, integer, number, boolean, array, object or enum
+	// EnumValues are the values the flag takes: integers, written as
+	// numbers, on an integer flag (ManifestResponse 3.18).
 	Required    bool     `json:"required"`
 	Description string   `json:"description"`
 	Default     any      `json:"default,omitempty"`
@@ -116,6 +118,8 @@ type FlagEntry struct {
 	// input: the value is JSON (JSON5 accepted); "-" reads it from stdin.
 	JSON           bool `json:"json,omitempty"`
 	PipeCompatible bool `json:"pipe_compatible,omitempty"`
+	// Schema is an object flag's value's JSON Schema (type "object").
+	Schema Schema `json:"schema,omitempty"`
 
 	// child processes (proc)
 	Subprocess bool `json:"subprocess,omitempty"`
@@ -211,7 +215,12 @@ func (f *Flag) entry() FlagEntry {
 		PipeCompatible: f.Pipe,
 		Subprocess:     f.Subprocess,
 	}
-	if len(f.Enum) > 0 {
+	switch {
+	case f.Schema != nil:
+		e.Type, e.Schema = string(Object), f.Schema
+	case len(f.Enum) > 0 && f.Type == Integer:
+		e.EnumValues = f.Enum // integers, which the encoding writes as numbers
+	case len(f.Enum) > 0:
 		e.Type, e.EnumValues = "enum", f.Enum
 	}
 	if f.Sensitive {

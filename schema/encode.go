@@ -2,6 +2,7 @@ package schema
 
 import (
 	"reflect"
+	"strconv"
 
 	"github.com/duet-cli/duet/internal/jsonw"
 )
@@ -171,7 +172,7 @@ func (e FlagEntry) AppendJSON(b []byte) []byte {
 	}
 	if len(e.EnumValues) > 0 {
 		b = append(b, `,"enum_values":`...)
-		b = jsonw.Strings(b, e.EnumValues)
+		b = appendEnumValues(b, e.Type, e.EnumValues)
 	}
 	if e.Short != "" {
 		b = append(b, `,"short":`...)
@@ -190,6 +191,13 @@ func (e FlagEntry) AppendJSON(b []byte) []byte {
 	if e.PipeCompatible {
 		b = append(b, `,"pipe_compatible":true`...)
 	}
+	if len(e.Schema) > 0 {
+		mark := len(b)
+		var err error
+		if b, err = jsonw.Map(jsonw.Key(b, "schema"), e.Schema); err != nil {
+			b = b[:mark] // checked when the app was wrapped: cannot happen
+		}
+	}
 	if e.Subprocess {
 		b = append(b, `,"subprocess":true`...)
 	}
@@ -202,6 +210,31 @@ func (e FlagEntry) AppendJSON(b []byte) []byte {
 		b = jsonw.String(b, e.Deprecated)
 	}
 	return append(b, '}')
+}
+
+// MarshalJSON encodes the entry as [FlagEntry.AppendJSON] does, so that an
+// integer flag's enum_values are numbers however the entry is encoded.
+func (e FlagEntry) MarshalJSON() ([]byte, error) { return e.AppendJSON(nil), nil }
+
+// appendEnumValues appends a flag's or argument's allowed values: numbers
+// for an integer one (ManifestResponse 3.18), whose values Wrap checked
+// are integers, else strings.
+func appendEnumValues(b []byte, typ string, values []string) []byte {
+	if typ != string(Integer) {
+		return jsonw.Strings(b, values)
+	}
+	b = append(b, '[')
+	for i, v := range values {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+			b = jsonw.Int(b, n)
+		} else {
+			b = jsonw.String(b, v) // not an integer: refused by Wrap, kept whole here
+		}
+	}
+	return append(b, ']')
 }
 
 // AppendJSON appends the argument's description.

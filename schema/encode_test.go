@@ -1,17 +1,21 @@
 package schema
 
 import (
+	"encoding/json"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/duet-cli/duet/exitcode"
 	"github.com/duet-cli/duet/internal/jsontest"
 )
 
 // The hand-written Doc encoding must equal encoding/json's from the struct
-// tags. plainDoc has Doc's fields without its methods; the nested FlagEntry,
-// Arg and input-schema properties are then encoded by reflection too, since
-// they only have AppendJSON.
+// tags. plainDoc has Doc's fields without its methods; the nested Arg and
+// input-schema properties are then encoded by reflection too, since they
+// only have AppendJSON. FlagEntry encodes itself (an integer flag's values
+// are numbers): TestFlagEntryEncoding holds the rest of it to its tags.
 func TestDocEncodingMatchesEncodingJSON(t *testing.T) {
 	type plainDoc Doc
 	type record struct {
@@ -110,5 +114,51 @@ func TestPropertiesEncodeAsAMap(t *testing.T) {
 	got, _ := props.MarshalJSON()
 	if want := jsontest.Encode(t, asMap); string(got) != want {
 		t.Errorf("properties:\nhand-written:  %s\nencoding/json: %s", got, want)
+	}
+}
+
+// TestFlagEntryEncoding: an integer flag's enum_values are numbers, an
+// object flag is type "object" with its schema, and a FlagEntry encodes
+// alike through AppendJSON and encoding/json; the rest of the entry is
+// encoded as its struct tags say (C-015, ManifestResponse 3.7 and 3.18).
+func TestFlagEntryEncoding(t *testing.T) {
+	type plain FlagEntry
+	for _, tc := range []struct {
+		flag Flag
+		want string
+	}{
+		{Flag{Name: "sig-type", Type: Integer, Enum: []string{"0", "1", "2"}, Usage: "u", Default: 0},
+			`{"type":"integer","required":false,"description":"u","default":0,"enum_values":[0,1,2]}`},
+		{Flag{Name: "mode", Type: String, Enum: []string{"a", "b"}, Usage: "u"},
+			`{"type":"enum","required":false,"description":"u","enum_values":["a","b"]}`},
+		{Flag{Name: "filter", Type: String, Format: FormatJSON, Usage: "u", Schema: Schema{"type": "object", "required": []string{"status"}}},
+			`{"type":"object","required":false,"description":"u","json":true,"schema":{"required":["status"],"type":"object"}}`},
+		{Flag{Name: "all", Short: "a", Type: String, Usage: "the <all> & \"more\"", Required: true, Default: "x", Env: []string{"T_ALL"},
+			Format: FormatJSON, Pipe: true, Subprocess: true, MaxBytes: 9, Deprecated: "use --b"},
+			`{"type":"string","required":true,"description":"the <all> & \"more\" (deprecated: use --b)","default":"x","short":"a","env":["T_ALL"],"json":true,"pipe_compatible":true,"subprocess":true,"max_bytes":9,"deprecated":"use --b"}`},
+		{Flag{Name: "token", Type: String, Sensitive: true, Default: "secret"},
+			`{"type":"string","required":false,"description":"","sensitive":true}`},
+	} {
+		e := tc.flag.Entry()
+		if got := string(e.AppendJSON(nil)); got != tc.want {
+			t.Errorf("--%s: AppendJSON\n got %s\nwant %s", tc.flag.Name, got, tc.want)
+		}
+		same := func(what string, v any) {
+			t.Helper()
+			raw, err := json.Marshal(v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got, want any
+			json.Unmarshal(raw, &got)
+			json.Unmarshal([]byte(tc.want), &want)
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("--%s: %s (-want +got):\n%s", tc.flag.Name, what, diff)
+			}
+		}
+		same("encoding/json", e)
+		if tc.flag.Type != Integer { // only an integer's values differ from the struct tags' encoding
+			same("struct tags", plain(e))
+		}
 	}
 }

@@ -130,7 +130,8 @@ type Meta struct {
 	// Tools are the programs the command runs, by name, each with the
 	// least version it needs ("*", or "", for any: doctor then looks it up
 	// on PATH and never runs it): one missing from PATH refuses the command
-	// before it runs.
+	// before it runs. How each is installed, the fix doctor gives, is
+	// adapters.WithToolInstall.
 	Tools map[string]string
 	// Network marks a command that does network I/O: it gets --proxy and
 	// --no-proxy, which package nethttp's client follows.
@@ -333,8 +334,10 @@ type Interruption struct {
 	// IdleTimeout ends a background job that reports no progress for this
 	// long; 0 means no limit.
 	IdleTimeout time.Duration
-	// MaxLifetime bounds the whole work, across calls; 0 leaves it to
-	// --timeout and the command's Timeout.
+	// MaxLifetime bounds the work: it is the command's time limit when no
+	// --timeout is given, in place of Timeout — of a call that waits for
+	// the work (--budget 0) and of a background job; 0 leaves the limit to
+	// Timeout.
 	MaxLifetime time.Duration
 }
 
@@ -363,6 +366,15 @@ type FlagMeta struct {
 	// value read from stdin, one per line.
 	JSON bool
 	Pipe bool
+	// Schema declares a flag that takes one JSON object, given as one
+	// argv token of JSON text (--filter '{"status":"open"}'): the JSON
+	// Schema of the value, a Schema or Of[T](). It implies JSON (JSON5
+	// accepted, handed on as strict JSON); the value is checked against it
+	// before the command runs, and the manifest lists the flag as type
+	// "object" with this schema (the CLI Agent Spec's C-015). Only a
+	// string flag takes it, and the schema may use only the keywords
+	// Schema.Match judges.
+	Schema Source
 
 	// child processes (proc)
 	Subprocess bool // the value is passed to the program of Meta.Subprocess: shell metacharacters are refused
@@ -436,6 +448,8 @@ type Flag struct {
 	Deprecated string
 	// input: "-" stands for values read from stdin (FlagMeta.Pipe).
 	Pipe bool
+	// Schema is the JSON Schema of an object flag's value (FlagMeta.Schema).
+	Schema Schema
 
 	// child processes (proc)
 	Subprocess bool // the value is passed to a program: shell metacharacters are refused
@@ -643,8 +657,13 @@ func (c *Command) Danger() Danger {
 	return Unknown
 }
 
-// Timeout returns the command's default time limit; 0 means none.
+// Timeout returns the command's default time limit; 0 means none. A
+// command that declares Interruption.MaxLifetime has that: its work may
+// outlast a call, and the limit bounds the whole of it (REQ-F-011).
 func (c *Command) Timeout() time.Duration {
+	if i := c.Meta.Interruption; i != nil && i.MaxLifetime > 0 {
+		return i.MaxLifetime
+	}
 	switch t := c.Meta.Timeout; {
 	case t == 0:
 		return DefaultTimeout

@@ -3,6 +3,7 @@ package schema
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -71,6 +72,28 @@ func TestDocumentOutputError(t *testing.T) {
 		d, err := c.Document(true)
 		if err != nil || d.OutputSchema != nil {
 			t.Errorf("%s: Document() = output %v, error %v; want no output schema", c.Name, d.OutputSchema, err)
+		}
+	}
+}
+
+// TestTimeoutMaxLifetime: a command that declares Interruption.MaxLifetime
+// has it as its time limit, over its Timeout and the default; one that
+// declares none keeps them (REQ-F-011, REQ-C-033).
+func TestTimeoutMaxLifetime(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		meta Meta
+		want time.Duration
+	}{
+		{"neither", Meta{}, DefaultTimeout},
+		{"Timeout", Meta{Timeout: time.Minute}, time.Minute},
+		{"NoTimeout", Meta{Timeout: NoTimeout}, 0},
+		{"interruption without MaxLifetime", Meta{Timeout: time.Minute, Interruption: &Interruption{Detach: true}}, time.Minute},
+		{"MaxLifetime", Meta{Interruption: &Interruption{Detach: true, MaxLifetime: time.Hour}}, time.Hour},
+		{"MaxLifetime over Timeout", Meta{Timeout: NoTimeout, Interruption: &Interruption{Resume: true, MaxLifetime: time.Hour}}, time.Hour},
+	} {
+		if got := (&Command{Meta: tt.meta}).Timeout(); got != tt.want {
+			t.Errorf("%s: Timeout() = %s, want %s", tt.name, got, tt.want)
 		}
 	}
 }

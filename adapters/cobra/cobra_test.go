@@ -257,7 +257,7 @@ func TestContextAndEnv(t *testing.T) {
 		return envelope.From(cmd.Context()).Result(map[string]any{"token": got, "verbosity": verbosity})
 	}}
 	whoami.Flags().StringVar(&got, "token", "", "the token")
-	whoami.Flags().CountVarP(&verbosity, "verbose", "v", "louder")
+	whoami.Flags().CountVarP(&verbosity, "loud", "l", "louder") // not -v: --verbose is a global option (REQ-F-079)
 	_ = whoami.MarkFlagRequired("token")
 	duetcobra.Annotate(whoami, schema.Meta{Danger: schema.Safe, Flags: map[string]schema.FlagMeta{"token": {Env: []string{"APP_TOKEN"}, Sensitive: true}}})
 	if whoami.Context() == nil {
@@ -266,9 +266,9 @@ func TestContextAndEnv(t *testing.T) {
 	root := &cobra.Command{Use: "app"}
 	root.AddCommand(whoami)
 
-	a := run(t, root, []string{"APP_TOKEN=from-env"}, "whoami", "-vvv")
+	a := run(t, root, []string{"APP_TOKEN=from-env"}, "whoami", "-lll")
 	if a.code != 0 || string(a.env.Data) != `{"token":"from-env","verbosity":3}` {
-		t.Errorf("exit %d data %s; want the token from the environment and -vvv counted\n%s", a.code, a.env.Data, a.stdout)
+		t.Errorf("exit %d data %s; want the token from the environment and -lll counted\n%s", a.code, a.env.Data, a.stdout)
 	}
 	run(t, root, nil, "whoami").wantError(t, 2, "MISSING_REQUIRED_FLAG")
 }

@@ -23,10 +23,10 @@ func shortFree(cmd *cobra.Command, short string) string {
 }
 
 // addEnvHelp ends the root's long description with the variables the app
-// declares with adapters.WithEnvVar, so that its help names every one
-// AGENTS.md lists.
+// declares with adapters.WithEnvVar, and for a ported app those every Duet
+// tool reads, so that its help names every one AGENTS.md lists.
 func (a *App) addEnvHelp() {
-	if s := adapters.EnvHelp(a.opts...); s != "" {
+	if s := adapters.RootEnvHelp(a.declared, a.opts...); s != "" {
 		long := a.root.Long
 		if long == "" {
 			long = a.root.Short

@@ -74,6 +74,13 @@ func wrap(t testing.TB) adapters.Framework {
 // (Console) or as an agent would (Piped: the app is spec-strict).
 func run(t testing.TB, terminal adapters.Terminal, args ...string) (stdout string, code int) {
 	t.Helper()
+	stdout, _, code = runAll(t, terminal, args...)
+	return stdout, code
+}
+
+// runAll is run, with stderr too.
+func runAll(t testing.TB, terminal adapters.Terminal, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
 	var out, errs strings.Builder
 	code = adapters.Run(context.Background(), wrap(t), args,
 		adapters.WithStdio(strings.NewReader(""), &out, &errs),
@@ -81,7 +88,7 @@ func run(t testing.TB, terminal adapters.Terminal, args ...string) (stdout strin
 		adapters.WithTerminal(terminal),
 		adapters.WithSpecStrict(),
 		adapters.WithRequestID(func() string { return "test" }))
-	return out.String(), code
+	return out.String(), errs.String(), code
 }
 
 // script returns the app's completion script for shell.

@@ -36,8 +36,10 @@ func TestScripts(t *testing.T) {
 }
 
 // TestAnswer checks what the command answers: the script on stdout whatever
-// the audience and --format, and an ARG_ERROR envelope, validated by the
-// lifecycle before the command runs, for a missing or unknown shell.
+// the audience and --format, and for a missing or unknown shell an ARG_ERROR
+// envelope, validated by the lifecycle before the command runs — as the
+// last line of stderr, stdout left empty: completion's stdout is its
+// protocol's, a shell script (REQ-C-032).
 func TestAnswer(t *testing.T) {
 	bash := script(t, "bash")
 	tests := []struct {
@@ -60,9 +62,9 @@ func TestAnswer(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			out, code := run(t, tt.terminal, tt.args...)
+			out, stderr, code := runAll(t, tt.terminal, tt.args...)
 			if code != tt.code {
-				t.Fatalf("exit %d, want %d: %s", code, tt.code, out)
+				t.Fatalf("exit %d, want %d: %s%s", code, tt.code, out, stderr)
 			}
 			if tt.stdout != "" {
 				if diff := cmp.Diff(tt.stdout, out); diff != "" {
@@ -70,6 +72,11 @@ func TestAnswer(t *testing.T) {
 				}
 				return
 			}
+			if out != "" {
+				t.Errorf("stdout %q, want it empty: the envelope is stderr's", out)
+			}
+			lines := strings.Split(strings.TrimSuffix(stderr, "\n"), "\n")
+			out = lines[len(lines)-1]
 			var env struct {
 				OK    bool `json:"ok"`
 				Error *struct {
@@ -78,7 +85,7 @@ func TestAnswer(t *testing.T) {
 				} `json:"error"`
 			}
 			if err := json.Unmarshal([]byte(out), &env); err != nil {
-				t.Fatalf("stdout is not one envelope: %v: %s", err, out)
+				t.Fatalf("stderr's last line is not an envelope: %v: %s", err, out)
 			}
 			if tt.errCode == "" {
 				if !env.OK {
@@ -150,11 +157,12 @@ func TestCobra(t *testing.T) {
 	}
 	run := func(args ...string) (string, int) {
 		var out bytes.Buffer
+		var stderr bytes.Buffer
 		code := duetcobra.Run(context.Background(), newRoot(), args,
-			adapters.WithStdio(strings.NewReader(""), &out, &bytes.Buffer{}),
+			adapters.WithStdio(strings.NewReader(""), &out, &stderr),
 			adapters.WithTerminal(adapters.Piped), adapters.WithSpecStrict(),
 			completion.Command("completion"))
-		return out.String(), code
+		return out.String() + stderr.String(), code // a refusal is stderr's (REQ-C-032)
 	}
 	out, code := run("completion", "bash")
 	if code != 0 || !strings.HasPrefix(out, "# bash completion for notes, made by Duet") {

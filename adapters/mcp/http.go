@@ -39,11 +39,11 @@ func serveHTTP(ctx context.Context, h *adapters.Host, addr string, opts []Option
 	tool := h.App.Tree().Name
 	handler, err := Handler(h.App, opts...)
 	if err != nil {
-		return fail(h, err)
+		return h.Fail(err)
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return fail(h, envelope.Validationf(errcode.InvalidFlagValue, "--%s %s: %v", flagHTTP, addr, err).WithField(flagHTTP))
+		return h.Fail(envelope.Validationf(errcode.InvalidFlagValue, "--%s %s: %v", flagHTTP, addr, err).WithField(flagHTTP))
 	}
 	url := "http://" + ln.Addr().String() + httpPath
 	token := ""
@@ -74,7 +74,7 @@ func serveHTTP(ctx context.Context, h *adapters.Host, addr string, opts []Option
 		err = nil
 	}
 	if err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return fail(h, envelope.Errorf(exitcode.GeneralError, "SERVE_FAILED", "%v", err))
+		return h.Fail(envelope.Errorf(exitcode.GeneralError, "SERVE_FAILED", "%v", err))
 	}
 	return int(exitcode.Success)
 }
@@ -111,8 +111,9 @@ func newToken() string {
 }
 
 // fail reports err on stderr as a person reads an error, and returns its
-// exit code: the serve and clients commands are a person's, or a client's
-// that shows their stderr to one.
+// exit code: the clients commands are a person's. (The server's own
+// failures go through Host.Fail: an agent reads them as an envelope on
+// stderr, REQ-C-032.)
 func fail(h *adapters.Host, err error) int {
 	e := envelope.As(err)
 	fmt.Fprintf(h.Stderr, "%s: ERROR %s\n", h.App.Tree().Name, envelope.Human(e))

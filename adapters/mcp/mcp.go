@@ -151,8 +151,7 @@ func serveHost(ctx context.Context, h *adapters.Host, opts []Option) int {
 	d := newDrain(ctx)
 	t := &sdk.IOTransport{Reader: d.Reader(h.Stdin), Writer: d.Writer(h.Stdout)}
 	if err := Serve(ctx, h.App, t, opts...); err != nil && ctx.Err() == nil {
-		fmt.Fprintf(h.Stderr, "mcp: %v\n", err)
-		return int(exitcode.GeneralError)
+		return h.Fail(envelope.Errorf(exitcode.GeneralError, "SERVE_FAILED", "mcp: %v", err))
 	}
 	return int(exitcode.Success)
 }

@@ -7,10 +7,10 @@ import (
 )
 
 // addEnvHelp ends the root's description with the variables the app
-// declares with adapters.WithEnvVar, so that its help names every one
-// AGENTS.md lists.
+// declares with adapters.WithEnvVar, and for a ported app those every Duet
+// tool reads, so that its help names every one AGENTS.md lists.
 func (a *App) addEnvHelp() {
-	if s := adapters.EnvHelp(a.opts...); s != "" {
+	if s := adapters.RootEnvHelp(a.declared, a.opts...); s != "" {
 		a.root.Description = strings.TrimLeft(a.root.Description+"\n\n"+s, "\n")
 	}
 }

@@ -358,8 +358,8 @@ func (p *presetFlag) String() string  { return "" }
 func (a *App) equip(cmd *cli.Command) {
 	a.prepare()
 	if !a.envHelp {
-		a.envHelp = true // the root's help names the variables the app declares (O-043)
-		if s := adapters.EnvHelp(a.opts...); s != "" {
+		a.envHelp = true // the root's help names the variables the app reads (O-043)
+		if s := adapters.RootEnvHelp(a.Declared(), a.opts...); s != "" {
 			a.app.Description = strings.TrimLeft(a.app.Description+"\n\n"+s, "\n")
 		}
 	}

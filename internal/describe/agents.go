@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/duet-cli/duet/envelope"
+	"github.com/duet-cli/duet/internal/flagname"
 )
 
 // AgentsInfo is what an AGENTS.md says that the command tree does not.
@@ -17,7 +18,23 @@ type AgentsInfo struct {
 	// Env are the variables the app reads itself (WithEnvVar), which
 	// EnvVars lists beside Duet's and its flags'.
 	Env []EnvVar
+	// Ported says the app declares a command to Duet: only then does its
+	// root --help name AmbientEnv, so only then does AGENTS.md, whose
+	// every variable must be in --help (O-043).
+	Ported bool
+	// LegacyOutput says the app keeps Duet's earlier --output json and
+	// <TOOL>_OUTPUT (adapters.WithLegacyOutput): only then is the variable
+	// read, as --format's deprecated default.
+	LegacyOutput bool
 }
+
+// AmbientEnv is the sentence that names the variables every Duet tool
+// reads besides its own: AGENTS.md says it, and the root --help of an app
+// that ports a command ends with it, in these words, so that the two
+// cannot drift apart.
+const AmbientEnv = "Also read, as by every Duet tool: NO_COLOR, CI, GITHUB_ACTIONS and TERM (no colour); " +
+	"CLAUDECODE, CODEX_CI, CODEX_THREAD_ID, GEMINI_CLI, OPENCODE and AI_AGENT (a coding agent's shell: JSON answers); " +
+	"HOME and XDG_CONFIG_HOME (where profiles live)."
 
 // WithAgents returns the manifest with what its AGENTS.md adds to it.
 func (m Manifest) WithAgents(info AgentsInfo) Manifest {
@@ -108,9 +125,9 @@ func writeAgentsHead(b *strings.Builder, m Manifest) {
 		envelope.EnvName(tool, "FORMAT"), tool)
 
 	b.WriteString("## Non-Interactive Flags\n\n")
-	flags := m.flagNames()
+	nonInteractiveFlags := m.flagNames()
 	for _, f := range nonInteractive {
-		if flags[f[0]] {
+		if nonInteractiveFlags[f[0]] {
 			fmt.Fprintf(b, "- `--%s`%s: %s\n", f[0], m.takenBy(f[0]), f[1])
 		}
 	}
@@ -120,11 +137,25 @@ func writeAgentsHead(b *strings.Builder, m Manifest) {
 	for _, v := range m.EnvVars() {
 		fmt.Fprintf(b, "- `%s` (%s, optional): %s\n", v.Name, v.Type, v.Description)
 	}
-	b.WriteString("\nAlso read, as by every Duet tool: NO_COLOR, CI, GITHUB_ACTIONS and TERM (no colour); CLAUDECODE, CODEX_CI, CODEX_THREAD_ID, GEMINI_CLI, OPENCODE and AI_AGENT (a coding agent's shell: JSON answers); HOME and XDG_CONFIG_HOME (where profiles live).\n\n")
+	b.WriteString("\n")
+	if m.agents.Ported {
+		b.WriteString(AmbientEnv + "\n\n")
+	}
 
 	b.WriteString("## Input Conventions\n\n")
-	fmt.Fprintf(b, "Input is passed as flags and positional arguments, never read from stdin, except by `%s exec`, which reads a JSONL batch of `{\"_cmd\": \"<dot path>\", ...}` requests. "+
-		"A list flag takes a comma-separated list or repeats; `--` ends the options. `%s <command> --schema` gives a command's input as JSON Schema, and `--validate-only` checks a call.\n\n", tool, tool)
+	flags := m.flagNames()
+	if !flags[flagname.InputFile] {
+		fmt.Fprintf(b, "Input is passed as flags and positional arguments, never read from stdin, except by `%s exec`, which reads a JSONL batch of `{\"_cmd\": \"<dot path>\", ...}` requests. ", tool)
+	} else {
+		// Commands that declare a stdin payload say so here too: the
+		// section must hold for every command of the binary (O-043).
+		fmt.Fprintf(b, "Input is passed as flags and positional arguments. Stdin is read by `%s exec`, which reads a JSONL batch of `{\"_cmd\": \"<dot path>\", ...}` requests, "+
+			"and by the commands that take `--%s`%s, whose payload comes from stdin or from `--%s <path>`. ", tool, flagname.InputFile, m.takenBy(flagname.InputFile), flagname.InputFile)
+	}
+	if flags[flagname.RawPayload] {
+		fmt.Fprintf(b, "`--%s '<json>'`%s passes every input of a command as one JSON object. ", flagname.RawPayload, m.takenBy(flagname.RawPayload))
+	}
+	fmt.Fprintf(b, "A list flag takes a comma-separated list or repeats; `--` ends the options. `%s <command> --schema` gives a command's input as JSON Schema, and `--validate-only` checks a call.\n\n", tool)
 
 	if m.agents.Install != "" {
 		b.WriteString("## Installation\n\n")

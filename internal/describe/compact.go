@@ -306,7 +306,8 @@ func sameFlag(a, b schema.FlagEntry) bool {
 	return a.Type == b.Type && a.Required == b.Required && a.Description == b.Description && a.Short == b.Short &&
 		a.Sensitive == b.Sensitive && a.JSON == b.JSON && a.PipeCompatible == b.PipeCompatible && a.Subprocess == b.Subprocess &&
 		a.MaxBytes == b.MaxBytes && a.Deprecated == b.Deprecated &&
-		slices.Equal(a.EnumValues, b.EnumValues) && slices.Equal(a.Env, b.Env) && sameValue(a.Default, b.Default)
+		slices.Equal(a.EnumValues, b.EnumValues) && slices.Equal(a.Env, b.Env) && sameValue(a.Default, b.Default) &&
+		(a.Schema == nil) == (b.Schema == nil) && (a.Schema == nil || reflect.DeepEqual(a.Schema, b.Schema))
 }
 
 func sameCompactFlag(a, b CompactFlag) bool {

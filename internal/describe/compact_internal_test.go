@@ -27,6 +27,8 @@ func TestSameFlagSeesEveryField(t *testing.T) {
 			f.Set(reflect.ValueOf([]string{"other"}))
 		case reflect.Interface:
 			f.Set(reflect.ValueOf(42))
+		case reflect.Map:
+			f.Set(reflect.ValueOf(schema.Schema{"type": "object"}))
 		default:
 			t.Fatalf("field %s: a kind this test cannot change", v.Type().Field(i).Name)
 		}

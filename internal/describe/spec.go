@@ -1,6 +1,8 @@
 package describe
 
 import (
+	"encoding/json"
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -25,6 +27,7 @@ type SpecManifest struct {
 	SchemaVersion    string                 `json:"schema_version"`
 	FrameworkVersion string                 `json:"framework_version"`
 	Etag             string                 `json:"etag"`
+	EnvVars          []SpecEnvVar           `json:"env_vars,omitempty"` // those that back no flag and hold no secret (REQ-F-073)
 	Flags            map[string]SpecFlag    `json:"flags"`
 	Commands         map[string]SpecCommand `json:"commands"`
 }
@@ -87,11 +90,92 @@ type SpecFlag struct {
 	Short       string            `json:"short,omitempty"`
 	EnvVars     []SpecEnvVar      `json:"env_vars,omitempty"`
 	MediaTypes  map[string]string `json:"media_types,omitempty"`
+	Schema      schema.Schema     `json:"schema,omitempty"` // an object flag's value (ManifestResponse 3.7)
+}
+
+// MarshalJSON writes an integer flag's enum_values as numbers
+// (ManifestResponse 3.18).
+func (f SpecFlag) MarshalJSON() ([]byte, error) {
+	type plain SpecFlag
+	if f.Type != string(schema.Integer) || len(f.EnumValues) == 0 {
+		return json.Marshal(plain(f))
+	}
+	return json.Marshal(struct {
+		plain
+		EnumValues []json.Number `json:"enum_values"`
+	}{plain(f), numbers(f.EnumValues)})
+}
+
+// numbers are integer values, checked when the app was wrapped, as JSON
+// numbers.
+func numbers(values []string) []json.Number {
+	out := make([]json.Number, len(values))
+	for i, v := range values {
+		out[i] = json.Number(v)
+	}
+	return out
 }
 
 // SpecEnvVar is the spec's EnvVarEntry.
 type SpecEnvVar struct {
-	Name string `json:"name"`
+	Name        string `json:"name"`
+	Deprecated  bool   `json:"deprecated,omitempty"`
+	Description string `json:"description,omitempty"` // required in root env_vars
+}
+
+// globalEnv are the variables the lifecycle reads as the default of one of
+// its global options, in the order it reads them: each is declared in
+// that flag's env_vars, its one home (REQ-F-073).
+func globalEnv(tool, flag string, legacyOutput bool) []SpecEnvVar {
+	name := func(suffix string) SpecEnvVar { return SpecEnvVar{Name: envelope.EnvName(tool, suffix)} }
+	switch flag {
+	case flagname.Debug:
+		return []SpecEnvVar{name("DEBUG")}
+	case flagname.Format:
+		if !legacyOutput {
+			return []SpecEnvVar{name("FORMAT")}
+		}
+		old := name("OUTPUT") // read only when FORMAT is not set
+		old.Deprecated = true
+		return []SpecEnvVar{name("FORMAT"), old}
+	case flagname.InstanceID:
+		return []SpecEnvVar{name("INSTANCE_ID")}
+	case flagname.Profile:
+		return []SpecEnvVar{name("PROFILE")}
+	case flagname.NoUpdateCheck:
+		return []SpecEnvVar{name("NO_UPDATE")}
+	}
+	return nil
+}
+
+// rootEnv is root env_vars: the variables Duet reads for every tool that
+// back no flag and hold no secret, then those the app declares it reads
+// itself (AgentsInfo.Env), except any with another home. Each has its
+// description; the one name without the prefix, the spec's literal
+// TOOL_TRACE_ID, follows the prefixed name that wins over it (REQ-F-073).
+func (m Manifest) rootEnv(homed map[string]bool) []SpecEnvVar {
+	name := func(suffix string) string { return envelope.EnvName(m.Tool, suffix) }
+	vars := []SpecEnvVar{
+		{Name: name("MAX_OUTPUT_BYTES"), Description: fmt.Sprintf("the largest envelope written, in bytes (default %d); a larger answer is cut and says so in meta", envelope.DefaultMaxBytes)},
+		{Name: name("MAX_STDIN_BYTES"), Description: "the most bytes a command reads from stdin; a larger payload is refused"},
+		{Name: name("CONFIG_DIR"), Description: "the directory the tool keeps its configuration and profiles in, instances/<id> under it per --instance-id (default $XDG_CONFIG_HOME/" + m.Tool + ")"},
+		{Name: name("STATE_DIR"), Description: "the directory the tool keeps its jobs and idempotency records in (default $XDG_STATE_HOME/" + m.Tool + ")"},
+		{Name: name("AUDIT_LOG"), Description: "1 turns the audit log on, 0 turns it off, an absolute path turns it on at that path"},
+		{Name: name("SESSION_ID"), Description: "the agent session the audit log records each call under, verbatim"},
+		{Name: name("TRACE_ID"), Description: "the trace id the call reports in meta and passes to the programs it runs"},
+		{Name: "TOOL_TRACE_ID", Description: "the trace id, the spec's shared name; " + name("TRACE_ID") + " overrides it"},
+	}
+	seen := map[string]bool{}
+	for _, v := range vars {
+		seen[v.Name] = true
+	}
+	for _, v := range m.agents.Env {
+		if !seen[v.Name] && !homed[v.Name] {
+			seen[v.Name] = true
+			vars = append(vars, SpecEnvVar{Name: v.Name, Description: v.Description})
+		}
+	}
+	return vars
 }
 
 // SpecPositional is the spec's PositionalEntry.
@@ -102,6 +186,19 @@ type SpecPositional struct {
 	Description string   `json:"description"`
 	EnumValues  []string `json:"enum_values,omitempty"`
 	Variadic    bool     `json:"variadic,omitempty"`
+}
+
+// MarshalJSON writes an integer positional's enum_values as numbers
+// (ManifestResponse 3.18).
+func (p SpecPositional) MarshalJSON() ([]byte, error) {
+	type plain SpecPositional
+	if p.Type != string(schema.Integer) || len(p.EnumValues) == 0 {
+		return json.Marshal(plain(p))
+	}
+	return json.Marshal(struct {
+		plain
+		EnumValues []json.Number `json:"enum_values"`
+	}{plain(p), numbers(p.EnumValues)})
 }
 
 // globalFlag is one option every command accepts.
@@ -189,11 +286,10 @@ func (m Manifest) Spec() SpecManifest {
 	global := make(map[string]bool, len(m.globals))
 	for _, g := range m.globals {
 		f := specFlag(g.entry)
-		if g.name == flagname.Debug { // read by the lifecycle itself, as --debug's default
-			f.EnvVars = []SpecEnvVar{{Name: envelope.EnvName(m.Tool, "DEBUG")}}
+		if env := globalEnv(m.Tool, g.name, m.agents.LegacyOutput); env != nil { // read by the lifecycle itself, as the flag's default
+			f.EnvVars = env
 		}
 		if g.name == flagname.Format {
-			f.EnvVars = []SpecEnvVar{{Name: envelope.EnvName(m.Tool, "FORMAT")}}
 			f.MediaTypes = map[string]string{}
 			for _, v := range f.EnumValues {
 				if mt := mediaType(v); mt != "" {
@@ -206,22 +302,26 @@ func (m Manifest) Spec() SpecManifest {
 	for path, d := range m.Commands {
 		facts := m.entries[path]
 		c := SpecCommand{
-			Description:      d.Description,
-			DangerLevel:      string(d.DangerLevel),
-			RequiredScopes:   d.RequiredScopes,
-			Flags:            make(map[string]SpecFlag, len(d.Flags)),
-			ExitCodes:        d.ExitCodes,
-			Aliases:          d.Aliases,
-			OutputSchema:     d.OutputSchema, // data's schema; absent, data may be anything
-			Subcommands:      d.Subcommands,
-			Builtin:          facts.builtin,
-			Interactive:      d.Interactive,
-			RequiresPerson:   d.RequiresPerson,
-			HasNetworkIO:     d.HasNetworkIO,
-			Steps:            d.Steps,
-			Async:            d.Async,
-			Interruption:     d.Interruption,
-			SecretEnvVars:    d.SecretEnvVars,
+			Description:    d.Description,
+			DangerLevel:    string(d.DangerLevel),
+			RequiredScopes: d.RequiredScopes,
+			Flags:          make(map[string]SpecFlag, len(d.Flags)),
+			ExitCodes:      d.ExitCodes,
+			Aliases:        d.Aliases,
+			OutputSchema:   d.OutputSchema, // data's schema; absent, data may be anything
+			Subcommands:    d.Subcommands,
+			Builtin:        facts.builtin,
+			Interactive:    d.Interactive,
+			RequiresPerson: d.RequiresPerson,
+			HasNetworkIO:   d.HasNetworkIO,
+			Steps:          d.Steps,
+			Async:          d.Async,
+			Interruption:   d.Interruption,
+			// A token an auth command accepts is named in its
+			// token_env_vars only, the first home (REQ-F-073).
+			SecretEnvVars: slices.DeleteFunc(slices.Clone(d.SecretEnvVars), func(v string) bool {
+				return slices.Contains(d.TokenEnvVars, v)
+			}),
 			TokenEnvVars:     d.TokenEnvVars,
 			Platform:         d.Platform,
 			RequiredTools:    d.RequiredTools,
@@ -286,6 +386,23 @@ func (m Manifest) Spec() SpecManifest {
 		}
 		s.Commands[path] = c
 	}
+	homed := map[string]bool{}
+	for _, f := range s.Flags {
+		for _, e := range f.EnvVars {
+			homed[e.Name] = true
+		}
+	}
+	for _, c := range s.Commands {
+		for _, f := range c.Flags {
+			for _, e := range f.EnvVars {
+				homed[e.Name] = true
+			}
+		}
+		for _, e := range slices.Concat(c.SecretEnvVars, c.TokenEnvVars) {
+			homed[e] = true // a secret's home is secret_env_vars
+		}
+	}
+	s.EnvVars = m.rootEnv(homed)
 	return s
 }
 
@@ -294,11 +411,13 @@ func specFlag(f schema.FlagEntry) SpecFlag {
 	switch t {
 	case "string", "integer", "number", "boolean", "array", "enum":
 	case "object":
-		t = "array" // key=value pairs, one per value
+		if f.Schema == nil {
+			t = "array" // a map flag: key=value pairs, one per value
+		}
 	default:
 		t = "string"
 	}
-	s := SpecFlag{Type: t, Required: f.Required, Description: f.Description, Default: f.Default, EnumValues: f.EnumValues, Short: f.Short}
+	s := SpecFlag{Type: t, Required: f.Required, Description: f.Description, Default: f.Default, EnumValues: f.EnumValues, Short: f.Short, Schema: f.Schema}
 	if len(s.Short) != 1 {
 		s.Short = ""
 	}
@@ -318,6 +437,8 @@ func specFlag(f schema.FlagEntry) SpecFlag {
 func specPositional(a schema.Arg) SpecPositional {
 	p := SpecPositional{Name: a.Name, Type: "string", Required: a.Required, Description: a.Usage, Variadic: a.Variadic}
 	switch {
+	case len(a.Enum) > 0 && a.Type == schema.Integer:
+		p.Type, p.EnumValues = string(a.Type), a.Enum // integers, written as numbers
 	case len(a.Enum) > 0:
 		p.Type, p.EnumValues = "enum", a.Enum
 	case a.Type == schema.Integer || a.Type == "number":

@@ -22,6 +22,18 @@ const codeUndeclared exitcode.Code = 81
 // declares what Duet must refuse when the app is wrapped (or, for the
 // runtime cases, does what its declaration does not allow).
 var misdeclarations = map[string]func() *cli.Command{
+	// REQ-F-073 (v1.16): a flag that reads a name without the tool's
+	// prefix alone, or ahead of the prefixed one.
+	"env-unprefixed": func() *cli.Command {
+		c := broken("deploy", schema.Meta{Danger: schema.Safe, NoArgs: true})
+		c.Flags = append(c.Flags, &cli.StringFlag{Name: "region", Usage: "the region", Sources: cli.EnvVars("AWS_REGION")})
+		return c
+	},
+	"env-unprefixed-first": func() *cli.Command {
+		c := broken("deploy", schema.Meta{Danger: schema.Safe, NoArgs: true})
+		c.Flags = append(c.Flags, &cli.StringFlag{Name: "project", Usage: "the project", Sources: cli.EnvVars("CLOUDFALL_PROJECT", "E2EAPP_PROJECT")})
+		return c
+	},
 	// REQ-C-032: protocol servers declared beside what cannot go with them.
 	"protocol-not-kebab": func() *cli.Command {
 		return broken("serve", schema.Meta{Danger: schema.Safe, Protocol: "MCP_stdio"})
@@ -161,6 +173,18 @@ var misdeclarations = map[string]func() *cli.Command{
 	"passthrough-destructive": func() *cli.Command {
 		return broken("statements", schema.Meta{Danger: schema.Destructive, Arguments: schema.PassthroughArguments})
 	},
+	// REQ-F-079: a ported command's own flags reuse a global option's name
+	// (Duet's --format, the app's --data-dir), refused in a spec-strict app.
+	"global-option-reused": func() *cli.Command {
+		c := broken("render", schema.Meta{Danger: schema.Safe, NoArgs: true})
+		c.Flags = append(c.Flags, &cli.StringFlag{Name: "format", Usage: "the report's file type", Local: true})
+		return c
+	},
+	"global-app-option-reused": func() *cli.Command {
+		c := broken("render", schema.Meta{Danger: schema.Safe, NoArgs: true})
+		c.Flags = append(c.Flags, &cli.StringFlag{Name: "data-dir", Usage: "where the report goes", Local: true})
+		return c
+	},
 	// Runtime cases: the app wraps; the command misbehaves when it runs.
 
 	// REQ-C-001: an exit code its table does not declare.
@@ -197,6 +221,30 @@ var misdeclarations = map[string]func() *cli.Command{
 				}
 				return out.Result(map[string]bool{"previewed": true})
 			}}, schema.Meta{Danger: schema.Safe, NoArgs: true})
+	},
+	// REQ-C-015 (v1.16): an object flag (FlagMeta.Schema) that takes a
+	// number, one whose schema is not an object's, one whose schema uses
+	// a keyword its values would not be checked against, and an integer
+	// flag whose enum lists a word.
+	"object-flag-int": func() *cli.Command {
+		c := broken("track", schema.Meta{Danger: schema.Safe, Flags: map[string]schema.FlagMeta{"filter": {Schema: WatchFilter}}})
+		c.Flags = append(c.Flags, &cli.IntFlag{Name: "filter", Usage: "the filter"})
+		return c
+	},
+	"object-flag-not-object": func() *cli.Command {
+		c := broken("track", schema.Meta{Danger: schema.Safe, Flags: map[string]schema.FlagMeta{"filter": {Schema: schema.Schema{"type": "array"}}}})
+		c.Flags = append(c.Flags, &cli.StringFlag{Name: "filter", Usage: "the filter"})
+		return c
+	},
+	"object-flag-unchecked-keyword": func() *cli.Command {
+		c := broken("track", schema.Meta{Danger: schema.Safe, Flags: map[string]schema.FlagMeta{"filter": {Schema: schema.Schema{"type": "object", "patternProperties": map[string]any{"^x-": map[string]any{"type": "string"}}}}}})
+		c.Flags = append(c.Flags, &cli.StringFlag{Name: "filter", Usage: "the filter"})
+		return c
+	},
+	"integer-enum-word": func() *cli.Command {
+		c := broken("track", schema.Meta{Danger: schema.Safe, Flags: map[string]schema.FlagMeta{"sig-type": {Enum: []string{"0", "one"}}}})
+		c.Flags = append(c.Flags, &cli.IntFlag{Name: "sig-type", Usage: "the signature type"})
+		return c
 	},
 }
 

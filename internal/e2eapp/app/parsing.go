@@ -1,16 +1,21 @@
 package app
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/urfave/cli/v3"
 
 	"github.com/duet-cli/duet/adapters/urfave"
 	"github.com/duet-cli/duet/envelope"
+	"github.com/duet-cli/duet/exitcode"
 	"github.com/duet-cli/duet/proc"
 	"github.com/duet-cli/duet/schema"
 )
@@ -106,7 +111,91 @@ func parsingCommands() []*cli.Command {
 			{Name: "argument", Variadic: true, Type: schema.String, Usage: "what the program is given, verbatim"},
 		}})
 
-	return []*cli.Command{quote, runx}
+	// rpc is a protocol server of the app's own (REQ-C-032): it reads its
+	// greeting from a file before serving (a missing one is NOT_FOUND, exit
+	// 5, the server never started), then answers JSON-RPC 2.0 requests,
+	// one a line on stdin, one a line on stdout, until stdin ends. It
+	// writes to the process's stdout itself, which no capture may take.
+	// Its one-second declared timeout shows that a server idle past it is
+	// not stopped.
+	rpc := urfave.Annotate(&cli.Command{
+		Name:  "rpc",
+		Usage: "Answer JSON-RPC requests, one a line, on stdin and stdout until stdin ends",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "greeting-file", Usage: "a file holding the greeting the server loads before serving"},
+		},
+		Action: func(ctx context.Context, c *cli.Command) error {
+			greeting := "hello"
+			if path := c.String("greeting-file"); path != "" {
+				b, err := os.ReadFile(path)
+				if err != nil {
+					return envelope.Errorf(exitcode.NotFound, "GREETING_NOT_FOUND", "cannot load the greeting %s: %v", path, err)
+				}
+				greeting = strings.TrimSpace(string(b))
+			}
+			return serveRPC(ctx, os.Stdin, os.Stdout, greeting)
+		},
+	}, schema.Meta{Danger: schema.Safe, NoArgs: true, Protocol: "json-rpc-lines", Timeout: time.Second,
+		ExitCodes: exitcode.Table{
+			exitcode.Success:  {Description: "The client closed stdin and the server shut down cleanly."},
+			exitcode.NotFound: {Description: "The greeting file does not exist; the server did not start.", ErrorCodes: []string{"GREETING_NOT_FOUND"}},
+		}})
+
+	return []*cli.Command{quote, runx, rpc}
+}
+
+// serveRPC answers JSON-RPC 2.0 requests, one a line on in, one a line on
+// out, until in ends (nil) or ctx is done: "greet" with greeting, "echo"
+// with its params; an unknown method or a line that is no request is
+// answered with the protocol's error, and the server goes on.
+func serveRPC(ctx context.Context, in io.Reader, out io.Writer, greeting string) error {
+	lines := make(chan []byte)
+	go func() {
+		defer close(lines)
+		sc := bufio.NewScanner(in)
+		for sc.Scan() {
+			select {
+			case lines <- slices.Clone(sc.Bytes()):
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	for {
+		var line []byte
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case l, ok := <-lines:
+			if !ok {
+				return nil
+			}
+			line = l
+		}
+		var req struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+			Params json.RawMessage `json:"params"`
+		}
+		resp := map[string]any{"jsonrpc": "2.0", "id": nil}
+		switch err := json.Unmarshal(line, &req); {
+		case err != nil:
+			resp["error"] = map[string]any{"code": -32700, "message": "parse error: " + err.Error()}
+		case req.Method == "greet":
+			resp["id"], resp["result"] = req.ID, greeting
+		case req.Method == "echo":
+			resp["id"], resp["result"] = req.ID, req.Params
+		default:
+			resp["id"], resp["error"] = req.ID, map[string]any{"code": -32601, "message": "method not found: " + req.Method}
+		}
+		b, err := json.Marshal(resp)
+		if err != nil {
+			return err
+		}
+		if _, err := out.Write(append(b, '\n')); err != nil {
+			return err
+		}
+	}
 }
 
 // parsingOptions are the Duet options the parsing commands need.

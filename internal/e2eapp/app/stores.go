@@ -172,7 +172,7 @@ func Stores() *cli.Command {
 // StoresOptions are the Duet options e2eapp-stores is wrapped with: the
 // cleanup command, and two dependencies — e2e-indexer at any version (it
 // has no --version: its check is a probe) and e2e-signer from 1.2.0,
-// tested up to 1.9.0.
+// tested up to 1.9.0 — and how the programs pack needs are installed.
 func StoresOptions() []urfave.Option {
 	return []urfave.Option{
 		adapters.WithVersion(Version),
@@ -182,6 +182,10 @@ func StoresOptions() []urfave.Option {
 			VersionRegex: `indexer (\d+\.\d+\.\d+)`, MinVersion: "*", FixCommand: "e2e-install e2e-indexer"}),
 		adapters.WithDependency(adapters.Dependency{Name: "e2e-signer", CheckCommand: "e2e-signer --version",
 			VersionRegex: `signer v(\d+\.\d+\.\d+)`, MinVersion: "1.2.0", MaxVersion: "1.9.0", FixCommand: "e2e-install e2e-signer"}),
+		// How doctor's fix installs what pack needs: e2e-install stands
+		// for the tool's package manager.
+		adapters.WithToolInstall("e2e-fmt", "e2e-install e2e-fmt"),
+		adapters.WithToolInstall("e2e-packer", "e2e-install e2e-packer"),
 	}
 }
 

@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"os"
 	"time"
 
@@ -86,20 +85,19 @@ func trustCommands() []*cli.Command {
 				}
 				value = string(raw)
 			}
-			settings := map[string]string{}
-			if raw, err := os.ReadFile(env.ConfigFile); err == nil {
-				if err := json.Unmarshal(raw, &settings); err != nil {
-					return err
+			// Read, change and write under the configuration's lock, so
+			// that invocations setting keys at once all keep theirs (O-036).
+			err := env.UpdateConfig(ctx, func(old []byte) ([]byte, error) {
+				settings := map[string]string{}
+				if old != nil {
+					if err := json.Unmarshal(old, &settings); err != nil {
+						return nil, err
+					}
 				}
-			} else if !errors.Is(err, os.ErrNotExist) {
-				return err
-			}
-			settings[c.Args().First()] = value
-			raw, err := json.Marshal(settings)
+				settings[c.Args().First()] = value
+				return json.Marshal(settings)
+			})
 			if err != nil {
-				return err
-			}
-			if err := env.WriteConfig(raw); err != nil {
 				return err
 			}
 			out := envelope.From(ctx)

@@ -178,7 +178,7 @@ func TestC034ProgressReported(t *testing.T) {
 		id, _ := get(started, "data.job_id").(string)
 		untilExists(t, filepath.Join(gate, "reported"))
 		env := expect(t, "job wait", sb.run(t, "job", "wait", id, "--budget", "100ms"), 14)
-		want(t, "job wait", env, map[string]any{"data.progress.done": 5.0, "data.progress.total": 5.0})
+		want(t, "job wait", env, map[string]any{"data.progress.done": 5.0, "data.progress.total": 5.0, "data.progress.unit": "items"})
 		touch(t, filepath.Join(gate, "release"))
 		want(t, "job wait", expect(t, "job wait", sb.run(t, "job", "wait", id, "--budget", "0"), 0), map[string]any{"data.items": 5.0})
 	})
@@ -482,4 +482,216 @@ func TestF081DetachedJob(t *testing.T) {
 		}
 	}
 	want(t, "job wait", expect(t, "job wait", sb.run(t, "job", "wait", id, "--budget", "0"), 1), map[string]any{"error.code": "JOB_LOST"})
+}
+
+// TestC033MaxLifetime (REQ-C-033 with REQ-F-011, v1.15): grind declares
+// Interruption{Detach, MaxLifetime: 2s}, which --schema publishes and which
+// is its time limit when no --timeout is given: a call that waits for the
+// work (--budget 0) and the job a budget hands it to both end TIMEOUT (10)
+// once the work outlives it, where an explicit --timeout lets the same work
+// finish.
+func TestC033MaxLifetime(t *testing.T) {
+	t.Parallel()
+	want(t, "grind --schema", newSandbox(t).schemaOf(t, "grind"), map[string]any{"interruption.max_lifetime_ms": 2000.0, "interruption.detach": true})
+	long := []string{"grind", "--items", "100", "--every", "100ms"} // 10 s of work
+	t.Run("a call that waits for the work", func(t *testing.T) {
+		t.Parallel()
+		env := expect(t, "grind --budget 0", newSandbox(t).run(t, append(long, "--budget", "0")...), 10)
+		want(t, "grind --budget 0", env, map[string]any{"error.code": "TIMEOUT", "meta.timeout_ms": 2000.0})
+	})
+	t.Run("the job the budget hands it to", func(t *testing.T) {
+		t.Parallel()
+		sb := newSandbox(t)
+		started := expect(t, "grind --budget 200ms", sb.run(t, append(long, "--budget", "200ms")...), 14)
+		want(t, "grind --budget 200ms", started, map[string]any{"data.state": "running"})
+		id, _ := get(started, "data.job_id").(string)
+		want(t, "job wait", expect(t, "job wait", sb.run(t, "job", "wait", id, "--budget", "0"), 10), map[string]any{"error.code": "TIMEOUT"})
+	})
+	t.Run("an explicit --timeout", func(t *testing.T) {
+		t.Parallel()
+		env := expect(t, "grind --timeout 30s", newSandbox(t).run(t, "grind", "--items", "30", "--every", "100ms", "--budget", "0", "--timeout", "30s"), 0)
+		want(t, "grind --timeout 30s", env, map[string]any{"data.items": 30.0, "meta.timeout_ms": 30000.0})
+	})
+}
+
+// progressUnits are the unit of the progress events on a run's stderr.
+func progressUnits(stderr string) []string {
+	var units []string
+	for _, line := range strings.Split(stderr, "\n") {
+		var ev map[string]any
+		if json.Unmarshal([]byte(line), &ev) == nil && ev["type"] == "progress" {
+			u, _ := ev["unit"].(string)
+			units = append(units, u)
+		}
+	}
+	return units
+}
+
+// TestC034ProgressUnit (REQ-C-034, REQ-F-082, v1.15): progress carries the
+// unit its command counts in (Output.ProgressIn): linesum reports lines,
+// and its paused INCOMPLETE answer's data.progress says so, as its progress
+// events do; crunch reports items, which a running job's answer carries
+// (TestC034ProgressReported); tally, which reports with Output.Progress,
+// the API without a unit, answers a progress with none.
+func TestC034ProgressUnit(t *testing.T) {
+	t.Parallel()
+	sb := newSandbox(t)
+	r := sb.feed(t, lines, []string{"DUET_PROGRESS=1"}, "linesum", "--every", "100ms", "--budget", "250ms")
+	env := expect(t, "linesum", r, 14)
+	want(t, "linesum", env, map[string]any{"data.state": "paused", "data.progress.unit": "lines"})
+	if done, _ := get(env, "data.progress.done").(float64); done < 1 {
+		t.Errorf("linesum's paused progress.done %v, want a line counted at least", done)
+	}
+	if units := progressUnits(r.stderr); len(units) == 0 || slices.ContainsFunc(units, func(u string) bool { return u != "lines" }) {
+		t.Errorf("linesum's progress events have units %v, want lines in each", units)
+	}
+	if err := os.WriteFile(sb.path("in.txt"), []byte(lines), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env = expect(t, "tally", sb.run(t, "tally", "in.txt", "--every", "100ms", "--budget", "250ms"), 14)
+	want(t, "tally", env, map[string]any{"data.state": "paused", "data.progress.unit": nil})
+}
+
+// TestC035StdinDigest (REQ-C-035, v1.15): linesum reads its lines from stdin
+// as they come, so what makes its call identical includes the bytes of
+// stdin it read: each checkpoint records their digest. The identical call,
+// the same lines piped again, resumes from the checkpoint (its first
+// progress not below it) and answers as an uninterrupted run; a call given
+// other lines discards the checkpoint with CHECKPOINT_DISCARDED and counts
+// from the start.
+func TestC035StdinDigest(t *testing.T) {
+	t.Parallel()
+	other := "one\ntwo\nthree\nfour\nfive\nsix\nseven\n"
+	for _, tt := range []struct {
+		name, stdin string
+		discarded   bool
+	}{
+		{"the same stdin", lines, false},
+		{"other lines on stdin", other, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			sb := newSandbox(t)
+			first := expect(t, "linesum", sb.feed(t, lines, nil, "linesum", "--every", "100ms", "--budget", "250ms"), 14)
+			want(t, "linesum", first, map[string]any{"data.state": "paused", "data.continue_command": "e2eapp linesum --every 100ms --budget 250ms"})
+			saved := sb.savedDone(t)
+			r := sb.feed(t, tt.stdin, []string{"DUET_PROGRESS=1"}, "linesum", "--every", "100ms", "--budget", "0")
+			env := expect(t, "linesum again", r, 0)
+			want(t, "linesum again", env, map[string]any{
+				"data.lines": float64(strings.Count(tt.stdin, "\n")),
+				"data.chars": float64(len(strings.ReplaceAll(tt.stdin, "\n", ""))),
+			})
+			if got := slices.Contains(warningCodes(env), "CHECKPOINT_DISCARDED"); got != tt.discarded {
+				t.Errorf("warnings %v: CHECKPOINT_DISCARDED %v, want %v", warningCodes(env), got, tt.discarded)
+			}
+			done := progressDone(r.stderr)
+			switch {
+			case len(done) == 0:
+				t.Errorf("no progress reported")
+			case tt.discarded && done[0] != 0:
+				t.Errorf("progress done %v: want a run from the start", done)
+			case !tt.discarded && done[0] < saved:
+				t.Errorf("progress done %v: the first is below the checkpoint's %v", done, saved)
+			}
+			if names := sb.checkpoints(t); len(names) != 0 {
+				t.Errorf("checkpoints %v left after a completed run", names)
+			}
+		})
+	}
+}
+
+// TestC035DetachedResumable (REQ-C-035 with REQ-F-081, v1.15): logbook
+// declares Interruption{Detach, Resume}: past its budget its work goes on
+// in a job, which checkpoints as journal does. `job cancel` of the running
+// job sends it SIGTERM, which it takes at a checkpoint — held after a
+// write, it is let go only once the cancel is asked — so that the lines it
+// wrote are those its last progress counted; the job ends cancelled and its
+// checkpoint is removed. A job killed with SIGKILL leaves its checkpoint,
+// and the identical invocation's new job resumes from it, appending no line
+// twice.
+func TestC035DetachedResumable(t *testing.T) {
+	t.Parallel()
+	setup := func(t *testing.T) (*sandbox, string) {
+		sb := newSandbox(t)
+		if err := os.WriteFile(sb.path("in.txt"), []byte(lines), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		gate := sb.path("gate")
+		if err := os.Mkdir(gate, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		return sb, gate
+	}
+	jobs := func(sb *sandbox, name string) string {
+		return sb.path("home", ".local", "state", "e2eapp", "jobs", name)
+	}
+
+	t.Run("job cancel", func(t *testing.T) {
+		t.Parallel()
+		sb, gate := setup(t)
+		started := expect(t, "logbook", sb.run(t, "logbook", "in.txt", "--to", "out.txt", "--every", "300ms",
+			"--hold-at", "2", "--hold-where", "write", "--gate", gate, "--budget", "100ms"), 14)
+		want(t, "logbook", started, map[string]any{"data.state": "running"})
+		id, _ := get(started, "data.job_id").(string)
+		untilExists(t, filepath.Join(gate, "held"))
+		cancel := sb.command(sb.dir, nil, "job", "cancel", id)
+		var stdout, stderr bytes.Buffer
+		cancel.Stdout, cancel.Stderr = &stdout, &stderr
+		if err := cancel.Start(); err != nil {
+			t.Fatal(err)
+		}
+		untilExists(t, jobs(sb, id+".cancel")) // asked: SIGTERM follows
+		touch(t, filepath.Join(gate, "go"))
+		done := make(chan error, 1)
+		go func() { done <- cancel.Wait() }()
+		select {
+		case err := <-done:
+			r := result{stdout: stdout.String(), stderr: stderr.String(), code: exitCode(err)}
+			want(t, "job cancel", expect(t, "job cancel", r, 0), map[string]any{"data.status": "cancelled", "data.exit_code": 143.0})
+		case <-time.After(time.Minute):
+			cancel.Process.Kill()
+			t.Fatal("job cancel did not end within a minute")
+		}
+		if names := sb.checkpoints(t); len(names) != 0 {
+			t.Errorf("checkpoints %v left after the cancel", names)
+		}
+		reported := progressDone(readFile(t, jobs(sb, id+".err")))
+		if len(reported) == 0 {
+			t.Fatal("the job reported no progress")
+		}
+		last := int(reported[len(reported)-1])
+		if got := readFile(t, sb.path("out.txt")); last < 2 || last >= 6 || got != strings.Join(strings.SplitAfter(lines, "\n")[:last], "") {
+			t.Errorf("out.txt %q, last progress %d: want the work stopped at a checkpoint after the held write, before its end", got, last)
+		}
+	})
+	t.Run("kill -9, then the identical invocation", func(t *testing.T) {
+		t.Parallel()
+		sb, gate := setup(t)
+		args := []string{"logbook", "in.txt", "--to", "out.txt", "--hold-at", "3", "--gate", gate, "--budget", "100ms"}
+		started := expect(t, "logbook", sb.run(t, args...), 14)
+		id, _ := get(started, "data.job_id").(string)
+		untilExists(t, filepath.Join(gate, "held"))
+		var job struct {
+			PID int `json:"pid"`
+		}
+		if err := json.Unmarshal([]byte(readFile(t, jobs(sb, id+".json"))), &job); err != nil || job.PID == 0 {
+			t.Fatalf("the job's record: %v, pid %d", err, job.PID)
+		}
+		if err := syscall.Kill(job.PID, syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		for deadline := time.Now().Add(time.Minute); syscall.Kill(job.PID, 0) == nil; time.Sleep(10 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("the job's process %d did not end within a minute of SIGKILL", job.PID)
+			}
+		}
+		if saved := sb.savedDone(t); saved != 3 {
+			t.Fatalf("checkpoint done %v, want 3", saved)
+		}
+		again := expect(t, "the identical invocation", sb.run(t, append(args[:len(args)-2], "--budget", "0")...), 0)
+		want(t, "the identical invocation", again, map[string]any{"data.lines": 6.0, "data.chars": float64(len(strings.ReplaceAll(lines, "\n", "")))})
+		if got := readFile(t, sb.path("out.txt")); got != lines {
+			t.Errorf("out.txt:\n%s\nwant each line once:\n%s", got, lines)
+		}
+	})
 }

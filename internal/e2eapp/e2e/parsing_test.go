@@ -3,10 +3,18 @@
 package e2e
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/json"
+	"io"
+	"net"
+	"os/exec"
 	"slices"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -225,12 +233,13 @@ func TestC027StrictPlacementForwards(t *testing.T) {
 // protocol server `serve` declared beside what cannot go with it: a name
 // that is not kebab-case, a stdin payload, an output schema, a dry run,
 // streaming, being always an MCP tool. The binary does not start (exit 1,
-// nothing on stdout, serve and the rule named on stderr). Criterion 12 for
-// --output and --dry-run: e2eapp's `mcp` server has neither in --schema.
-// Criterion 4: an invalid flag of `mcp` exits 2 with stdout empty and the
-// envelope the last line of stderr — Duet writes that envelope to stdout
-// today (adapters/run.go routes a protocol command's answer as any
-// other's), which the test reports as a gap.
+// nothing on stdout, serve and the rule named on stderr). Criterion 12:
+// e2eapp's protocol servers, `mcp` (adapters/mcp) and `rpc`
+// (app/parsing.go), have no --output, --dry-run, --idempotency-key or
+// --confirm-destructive in --schema. Criterion 4: an invalid flag of either
+// exits 2 with stdout empty and the envelope the last line of stderr
+// (error.code UNKNOWN_FLAG, phase validation: Duet names the problem, and
+// ARG_ERROR is exit 2's name in the exit code table).
 func TestC032ProtocolRegistrationAndFailure(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct{ misdeclare, says string }{
@@ -249,22 +258,269 @@ func TestC032ProtocolRegistrationAndFailure(t *testing.T) {
 	}
 
 	sb := newSandbox(t)
-	flags := flagNames(sb.schemaOf(t, "mcp"))
-	for _, f := range []string{"output", "dry-run", "idempotency-key", "confirm-destructive"} {
-		if slices.Contains(flags, f) {
-			t.Errorf("mcp --schema has --%s", f)
+	for _, server := range []string{"mcp", "rpc"} {
+		flags := flagNames(sb.schemaOf(t, server))
+		for _, f := range []string{"output", "dry-run", "idempotency-key", "confirm-destructive"} {
+			if slices.Contains(flags, f) {
+				t.Errorf("%s --schema has --%s", server, f)
+			}
 		}
+		what := server + " --bogus"
+		env := lastLineEnvelope(t, what, sb.run(t, "--format", "json", server, "--bogus"), 2)
+		want(t, what, env, map[string]any{"error.code": "UNKNOWN_FLAG", "error.phase": "validation", "error.field": "bogus"})
 	}
-	r := sb.run(t, "--format", "json", "mcp", "--bogus")
-	if r.code != 2 {
-		t.Fatalf("mcp --bogus: exit %d, want 2\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
-	}
-	if r.stdout != "" && strings.Contains(r.stdout, `"UNKNOWN_FLAG"`) {
-		gap(t, "a protocol server's invalid flag: the envelope is on stdout, not the last line of stderr")
-	}
+}
+
+// lastLineEnvelope checks a protocol server's answer that is no session:
+// exit code, stdout empty, and the last line of stderr one envelope with
+// that exit code; it returns the envelope.
+func lastLineEnvelope(t *testing.T, what string, r result, code int) map[string]any {
+	t.Helper()
 	lines := strings.Split(strings.TrimRight(r.stderr, "\n"), "\n")
 	var env map[string]any
-	if r.stdout != "" || json.Unmarshal([]byte(lines[len(lines)-1]), &env) != nil || get(env, "meta.exit_code") != 2.0 {
-		t.Errorf("mcp --bogus: stdout %q, stderr %q; want stdout empty and an envelope on the last line of stderr", r.stdout, r.stderr)
+	if r.code != code || r.stdout != "" || json.Unmarshal([]byte(lines[len(lines)-1]), &env) != nil || get(env, "meta.exit_code") != float64(code) {
+		t.Fatalf("%s: exit %d, stdout %q, stderr %q; want exit %d, stdout empty and an envelope on the last line of stderr", what, r.code, r.stdout, r.stderr, code)
+	}
+	if get(env, "ok") != false {
+		t.Errorf("%s: the envelope is no failure's: %v", what, env)
+	}
+	return env
+}
+
+// TestC032ProtocolServing: REQ-C-032's criteria on a running server, on
+// both of e2eapp's: `mcp` (an extension, adapters/mcp, protocol mcp) and
+// `rpc` (an app command, app/parsing.go, JSON-RPC a line, declaring a
+// one-second timeout and exit 5 for a missing --greeting-file), run as an
+// agent runs them (CLAUDECODE=1, pipes).
+//
+//   - criterion 1: the manifest gives both stdout "protocol" and their
+//     protocol's name, and no other command either field;
+//   - criterion 5: a failure preparing to serve — rpc's greeting file
+//     missing, mcp --http on an address in use — exits with a declared
+//     code (5, 2), stdout empty, the envelope the last line of stderr; in
+//     text the plain error, no JSON;
+//   - criterion 6: --help at a terminal prints help and exits 0; with stdin a
+//     pipe holding a request (an agent's call) it serves nothing and
+//     answers as Duet answers any command's --help for an agent (the help
+//     on stderr, the stub envelope on stdout); --schema answers on stdout;
+//   - criteria 7 and 8: every stdout line is a protocol message, the first
+//     the answer to the first request; an unknown method and a line that
+//     is no JSON are answered with the protocol's error, and the next
+//     request is answered;
+//   - criterion 9: stdin closed, the server exits 0, no envelope on stderr;
+//   - criterion 10: SIGTERM while serving exits 143, the last line of
+//     stderr the CANCELLED envelope;
+//   - criterion 11: rpc idle past its declared one-second timeout still
+//     answers;
+//   - criterion 13: a command that is no protocol server answers a bad
+//     flag with the envelope on stdout, as before.
+func TestC032ProtocolServing(t *testing.T) {
+	t.Parallel()
+	sb := newSandbox(t)
+	agent := []string{"CLAUDECODE=1"}
+
+	commands, _ := sb.manifest(t)["commands"].(map[string]any)
+	for path, c := range commands {
+		wantProtocol := map[string]any{"mcp": "mcp-stdio", "rpc": "json-rpc-lines"}[path]
+		wantStdout := any(nil)
+		if wantProtocol != nil {
+			wantStdout = "protocol"
+		}
+		if get(c, "stdout") != wantStdout || get(c, "protocol") != wantProtocol {
+			t.Errorf("manifest: %s has stdout %v, protocol %v; want %v, %v", path, get(c, "stdout"), get(c, "protocol"), wantStdout, wantProtocol)
+		}
+	}
+
+	// Criterion 5.
+	inUse, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer inUse.Close()
+	for _, tt := range []struct {
+		server []string
+		code   int
+		error  string
+	}{
+		{[]string{"rpc", "--greeting-file", sb.path("missing")}, 5, "GREETING_NOT_FOUND"},
+		{[]string{"mcp", "--http", inUse.Addr().String()}, 2, "INVALID_FLAG_VALUE"},
+	} {
+		what := strings.Join(tt.server, " ")
+		env := lastLineEnvelope(t, what, sb.runEnv(t, agent, tt.server...), tt.code)
+		want(t, what, env, map[string]any{"error.code": tt.error, "data": nil})
+		if get(sb.schemaOf(t, tt.server[0]), "exit_codes."+strconv.Itoa(tt.code)) == nil {
+			t.Errorf("%s: exit %d is not among %s's declared exit codes", what, tt.code, tt.server[0])
+		}
+		r := sb.runEnv(t, agent, append([]string{"--format", "text"}, tt.server...)...)
+		if r.code != tt.code || r.stdout != "" || !strings.Contains(r.stderr, tt.error) || strings.Contains(r.stderr, `"ok"`) {
+			t.Errorf("%s in text: exit %d, stdout %q, stderr %q; want exit %d and the plain error on stderr alone", what, r.code, r.stdout, r.stderr, tt.code)
+		}
+	}
+
+	// Criterion 6: --help at a terminal prints the help (stdout and stderr
+	// are one screen there: a person's help is on stdout); with
+	// stdin a pipe holding a request (an agent's call) it answers as it
+	// does for any command — the help on stderr, the stub envelope on
+	// stdout — and serves nothing; --schema answers on stdout.
+	for _, server := range []string{"mcp", "rpc"} {
+		if screen, code := sb.pty(t, nil, server, "--help").Wait(t); code != 0 || !strings.Contains(screen, "USAGE") || strings.Contains(screen, `"ok"`) {
+			t.Errorf("%s --help at a terminal: exit %d, screen %q; want the help, exit 0", server, code, screen)
+		}
+		cmd := sb.command(sb.dir, agent, server, "--help")
+		cmd.Stdin = strings.NewReader(mcpInitialize + "\n" + `{"jsonrpc":"2.0","id":1,"method":"greet"}` + "\n")
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		r := wait(t, cmd, &stdout, &stderr)
+		env := expect(t, server+" --help, stdin a request", r, 0)
+		want(t, server+" --help, stdin a request", env, map[string]any{"meta.help": true})
+		if strings.Contains(r.stdout, "jsonrpc") || !strings.Contains(r.stderr, "USAGE") {
+			t.Errorf("%s --help, stdin a request: stdout %q, stderr %q; want the help on stderr and nothing served", server, r.stdout, r.stderr)
+		}
+		if doc := sb.schemaOf(t, server); get(doc, "protocol") == nil {
+			t.Errorf("%s --schema: no protocol in %v", server, doc)
+		}
+	}
+
+	// Criteria 7 to 10 on mcp: the MCP handshake, an unknown method, then
+	// stdin closed, or SIGTERM.
+	for _, end := range []string{"stdin closed", "SIGTERM"} {
+		s := startServer(t, sb, agent, "mcp")
+		s.send(mcpInitialize)
+		first := s.receive()
+		if get(first, "id") != 1.0 || get(first, "result.serverInfo.name") != "e2eapp" {
+			t.Errorf("mcp: the first stdout line is %v, not the answer to initialize", first)
+		}
+		s.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+		s.send(`{"jsonrpc":"2.0","id":2,"method":"no/such"}`)
+		if got := s.receive(); get(got, "id") != 2.0 || get(got, "error.code") != -32601.0 {
+			t.Errorf("mcp: an unknown method is answered %v, want a JSON-RPC error", got)
+		}
+		s.send(`{"jsonrpc":"2.0","id":3,"method":"tools/list"}`)
+		if got := s.receive(); get(got, "id") != 3.0 || len(asSlice(get(got, "result.tools"))) == 0 {
+			t.Errorf("mcp: tools/list after the error is answered %v", got)
+		}
+		s.end(t, end)
+	}
+
+	// Criteria 7 to 11 on rpc: what the app's own action writes to the
+	// process's stdout reaches the client at once, idle past the declared
+	// timeout it still answers.
+	for _, end := range []string{"stdin closed", "SIGTERM"} {
+		s := startServer(t, sb, agent, "rpc")
+		s.send(`{"jsonrpc":"2.0","id":1,"method":"greet"}`)
+		if got := s.receive(); get(got, "id") != 1.0 || get(got, "result") != "hello" {
+			t.Errorf("rpc: the first stdout line is %v, not the answer to greet", got)
+		}
+		s.send(`{"jsonrpc":"2.0", oops`)
+		if got := s.receive(); get(got, "error.code") != -32700.0 {
+			t.Errorf("rpc: a line that is no JSON is answered %v, want a parse error", got)
+		}
+		time.Sleep(1500 * time.Millisecond) // idle past rpc's declared timeout of 1s
+		s.send(`{"jsonrpc":"2.0","id":2,"method":"echo","params":["still here"]}`)
+		if got := s.receive(); get(got, "id") != 2.0 || get(got, "result") == nil {
+			t.Errorf("rpc: after idling past its timeout, echo is answered %v", got)
+		}
+		s.end(t, end)
+	}
+
+	// Criterion 13: a command without stdout "protocol" answers as before.
+	expect(t, "quote --bogus", sb.runEnv(t, agent, "quote", "--bogus"), 2)
+}
+
+// mcpInitialize is an MCP client's first request.
+const mcpInitialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"e2e","version":"1"}}}`
+
+// server is a protocol server running under a test, its stdin and stdout
+// on pipes: every stdout line must be a JSON-RPC 2.0 message.
+type server struct {
+	t      *testing.T
+	name   string
+	cmd    *exec.Cmd
+	in     io.WriteCloser
+	lines  chan string
+	stderr bytes.Buffer
+}
+
+func startServer(t *testing.T, sb *sandbox, env []string, args ...string) *server {
+	t.Helper()
+	s := &server{t: t, name: strings.Join(args, " "), cmd: sb.command(sb.dir, env, args...), lines: make(chan string)}
+	var err error
+	if s.in, err = s.cmd.StdinPipe(); err != nil {
+		t.Fatal(err)
+	}
+	out, err := s.cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.cmd.Stderr = &s.stderr
+	if err := s.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.cmd.Process.Kill() })
+	go func() {
+		defer close(s.lines)
+		sc := bufio.NewScanner(out)
+		sc.Buffer(nil, 1<<24)
+		for sc.Scan() {
+			s.lines <- sc.Text()
+		}
+	}()
+	return s
+}
+
+func (s *server) send(line string) {
+	s.t.Helper()
+	if _, err := io.WriteString(s.in, line+"\n"); err != nil {
+		s.t.Fatalf("%s: writing a request: %v", s.name, err)
+	}
+}
+
+// receive returns the next stdout line, which must be a JSON-RPC message.
+func (s *server) receive() map[string]any {
+	s.t.Helper()
+	select {
+	case line, ok := <-s.lines:
+		var msg map[string]any
+		if !ok || json.Unmarshal([]byte(line), &msg) != nil || msg["jsonrpc"] != "2.0" {
+			s.t.Fatalf("%s: stdout line %q (open: %v) is no protocol message\nstderr: %s", s.name, line, ok, s.stderr.String())
+		}
+		return msg
+	case <-time.After(time.Minute): // a bound on a hang
+		s.t.Fatalf("%s: no answer within a minute", s.name)
+	}
+	return nil
+}
+
+// end ends the session by closing stdin or with SIGTERM, and checks how the
+// server exits: 0 and no envelope, or 143 and the CANCELLED envelope the
+// last line of stderr; stdout has nothing more.
+func (s *server) end(t *testing.T, how string) {
+	t.Helper()
+	if how == "SIGTERM" {
+		s.cmd.Process.Signal(syscall.SIGTERM)
+	} else {
+		s.in.Close()
+	}
+	for line := range s.lines {
+		t.Errorf("%s, %s: stdout has more: %q", s.name, how, line)
+	}
+	r := func() result {
+		done := make(chan error, 1)
+		go func() { done <- s.cmd.Wait() }()
+		select {
+		case err := <-done:
+			return result{stderr: s.stderr.String(), code: exitCode(err)}
+		case <-time.After(time.Minute):
+			t.Fatalf("%s, %s: still running after a minute", s.name, how)
+		}
+		return result{}
+	}()
+	if how == "SIGTERM" {
+		env := lastLineEnvelope(t, s.name+" ended by SIGTERM", r, 143)
+		want(t, s.name+" ended by SIGTERM", env, map[string]any{"error.code": "CANCELLED"})
+		return
+	}
+	if r.code != 0 || strings.Contains(r.stderr, `"ok"`) {
+		t.Errorf("%s, stdin closed: exit %d, stderr %q; want 0 and no envelope", s.name, r.code, r.stderr)
 	}
 }

@@ -87,15 +87,21 @@ func (sb *storesSandbox) healthy(t *testing.T) (ran string) {
 }
 
 // TestO026Doctor: REQ-O-026 (v1.16) on e2eapp-stores, whose commands need
-// e2e-fmt at any version ("*") and e2e-packer 2.0.0 or later, and which
-// declares e2e-indexer at any version and e2e-signer 1.2.0 to 1.9.0.
-// `doctor --format json` answers data.checks, one per program with name,
-// ok, version, required, error and fix; with everything installed it
-// exits 0; the "*" tool passes by a PATH lookup, is never run, and carries
-// required "*" and no version; the "*" dependency passes because its
-// check_command exits 0, though its output holds no version; a missing
-// program is a failed check, ok false, with a fix; and any failure exits
-// 4 (PRECONDITION) with DOCTOR_CHECKS_FAILED and the full report in data.
+// e2e-fmt at any version ("*") and e2e-packer 2.0.0 or later, installed by
+// "e2e-install <name>" (adapters.WithToolInstall), and which declares
+// e2e-indexer at any version and e2e-signer 1.2.0 to 1.9.0, each with the
+// fix_command "e2e-install <name>". `doctor --format json` answers
+// data.checks, one per program with name, ok, version, required, error
+// and fix; with everything installed it exits 0; the "*" tool passes by a
+// PATH lookup, is never run, and carries required "*" and no version; the
+// "*" dependency passes because its check_command exits 0, though its
+// output holds no version; a missing program is a failed check, ok false,
+// whose fix is a shell command; any failure exits 4 (PRECONDITION) with
+// DOCTOR_CHECKS_FAILED and the full report in data; and running every
+// failed check's fix, by sh, as given, makes doctor pass — with nothing
+// installed, and with e2e-packer too old. e2e-install, put on PATH by the
+// test, stands for the tool's package manager: it installs the program
+// it is named, at a version doctor accepts.
 func TestO026Doctor(t *testing.T) {
 	t.Parallel()
 	sb := newStoresSandbox(t)
@@ -112,6 +118,7 @@ func TestO026Doctor(t *testing.T) {
 	}
 	want(t, "doctor, all installed", env, map[string]any{
 		"data.checks.0": map[string]any{"name": "e2e-fmt", "ok": true, "version": nil, "required": "*", "error": nil, "fix": nil},
+		"warnings":      []any{},
 	})
 	if c := check(env, "e2e-indexer"); c["required"] != "*" || c["version"] != nil {
 		t.Errorf("doctor: the \"*\" dependency's check: %v", c)
@@ -123,34 +130,79 @@ func TestO026Doctor(t *testing.T) {
 		t.Errorf("doctor ran e2e-fmt, needed at any version: %s", raw)
 	}
 
-	// Nothing installed: every check fails, each with its fix.
+	// Nothing installed: every check fails, each with its fix, and the
+	// fixes, run, install everything.
 	bare := newStoresSandbox(t)
+	bare.installer(t)
 	env = expect(t, "doctor, nothing installed", bare.run(t, "doctor"), 4)
 	want(t, "doctor, nothing installed", env, map[string]any{
 		"error.code": "DOCTOR_CHECKS_FAILED", "error.retryable": false,
-		"data.checks.0": map[string]any{"name": "e2e-fmt", "ok": false, "version": nil, "required": "*", "error": "not found in PATH", "fix": "install e2e-fmt"},
+		"data.checks.0": map[string]any{"name": "e2e-fmt", "ok": false, "version": nil, "required": "*", "error": "not found in PATH", "fix": "e2e-install e2e-fmt"},
 	})
 	for _, name := range []string{"e2e-fmt", "e2e-packer", "e2e-indexer", "e2e-signer"} {
-		if c := check(env, name); c["ok"] != false || c["fix"] == nil || c["fix"] == "" {
+		if c := check(env, name); c["ok"] != false || c["fix"] != "e2e-install "+name {
 			t.Errorf("doctor, nothing installed: check %s: %v", name, c)
 		}
 	}
-	// One failure is enough, and the report is whole.
+	bare.applyFixes(t, env)
+	expect(t, "doctor, after running each fix", bare.run(t, "doctor"), 0)
+
+	// One failure is enough, and the report is whole; its fix upgrades.
 	one := newStoresSandbox(t)
 	one.healthy(t)
+	one.installer(t)
 	one.tool(t, "e2e-packer", `echo 'e2e-packer 1.4.0'`)
 	env = expect(t, "doctor, e2e-packer too old", one.run(t, "doctor"), 4)
 	want(t, "doctor, e2e-packer too old", env, map[string]any{
 		"error.code": "DOCTOR_CHECKS_FAILED",
 		"data.checks.1": map[string]any{"name": "e2e-packer", "ok": false, "version": "1.4.0", "required": ">=2.0.0",
-			"error": "older than 2.0.0", "fix": "install e2e-packer 2.0.0 or later"},
+			"error": "older than 2.0.0", "fix": "e2e-install e2e-packer"},
 	})
 	if n := len(get(env, "data.checks").([]any)); n != 4 {
 		t.Errorf("doctor, one failure: %d checks in data, want all 4", n)
 	}
-	// GAP: a required tool's fix is prose ("install e2e-packer 2.0.0 or
-	// later"), not an executable shell command: Meta.Tools declares no
-	// install command (adapters/doctortools.go requiredToolChecks).
+	one.applyFixes(t, env)
+	expect(t, "doctor, after upgrading e2e-packer", one.run(t, "doctor"), 0)
+}
+
+// installer puts e2e-install on the sandbox's PATH: the package manager
+// doctor's fixes name. It installs the program it is named, at a version
+// e2eapp-stores accepts, and knows no other.
+func (sb *storesSandbox) installer(t *testing.T) {
+	t.Helper()
+	sb.tool(t, "e2e-install", `dir=$(dirname "$0")
+case "$1" in
+e2e-fmt) body="echo 'e2e-fmt 0.0.1'" ;;
+e2e-packer) body="echo 'e2e-packer 2.1.0'" ;;
+e2e-indexer) body="echo ready" ;;
+e2e-signer) body="echo 'e2e-signer v1.4.0'" ;;
+*) echo "e2e-install: no package $1" >&2; exit 1 ;;
+esac
+printf '#!/bin/sh\n%s\n' "$body" > "$dir/$1" && chmod 755 "$dir/$1"
+`)
+}
+
+// applyFixes runs, by sh in the sandbox's environment, the fix of every
+// failed check of a doctor answer, as an agent told to would.
+func (sb *storesSandbox) applyFixes(t *testing.T, env map[string]any) {
+	t.Helper()
+	list, _ := get(env, "data.checks").([]any)
+	for _, c := range list {
+		c, _ := c.(map[string]any)
+		if c["ok"] == true {
+			continue
+		}
+		fix, ok := c["fix"].(string)
+		if !ok || fix == "" {
+			t.Errorf("check %v failed without a fix", c["name"])
+			continue
+		}
+		cmd := exec.Command("sh", "-c", fix)
+		cmd.Dir, cmd.Env = sb.dir, sb.env
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Errorf("the fix of %v, %q: %v\n%s", c["name"], fix, err, out)
+		}
+	}
 }
 
 // TestO031Dependencies: REQ-O-031 (v1.16) on e2eapp-stores' declared

@@ -1,0 +1,272 @@
+//go:build linux
+
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/duet-cli/duet/conformance"
+)
+
+// TestO043AgentsMD: REQ-O-043, every criterion, on e2eapp's AGENTS.md as
+// `e2eapp describe --agents-md` writes it. It has the four sections — the
+// canonical invocation, the non-interactive flags, the environment
+// variables with type and description (the app's own, declared with
+// WithEnvVar, among them), the input conventions (stdin and --input-file
+// included, as e2eapp has commands that read a payload) — and
+// `<!-- cli-version: X -->` on line 1, X what `e2eapp --version` prints.
+// Every flag, command and variable it lists is in `e2eapp --help`, as the
+// black-box checker (conformance.CheckAgentsMD, duet-check agents-md) finds
+// it, and so is every variable its prose names (NO_COLOR, CI, ...), which
+// the checker does not look at. Two gaps remain: E2EAPP_API_KEY, which a
+// flag declared in Meta.Flags is read from, is in AGENTS.md and not in any
+// --help (criterion 6); and criterion 3's "every env var the CLI reads":
+// E2EAPP_TRACE_ID, which the binary reads (meta.trace_id), is in the
+// manifest's env_vars but not in AGENTS.md.
+func TestO043AgentsMD(t *testing.T) {
+	t.Parallel()
+	sb := newSandbox(t)
+	r := sb.run(t, "describe", "--agents-md", "--format", "text")
+	if r.code != 0 {
+		t.Fatalf("describe --agents-md: exit %d\n%s", r.code, r.stderr)
+	}
+	md := r.stdout
+
+	// Line 1 is the version --version prints.
+	v := sb.run(t, "--version")
+	version := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(v.stdout), "e2eapp"))
+	if v.code != 0 || version == "" {
+		t.Fatalf("--version: exit %d, stdout %q", v.code, v.stdout)
+	}
+	if line1, _, _ := strings.Cut(md, "\n"); line1 != "<!-- cli-version: "+version+" -->" {
+		t.Errorf("line 1 is %q; want the cli-version comment of %q (--version prints %q)", line1, version, v.stdout)
+	}
+
+	// The four sections, each with what the criterion asks of it.
+	section := func(name string) string {
+		_, body, ok := strings.Cut(md, "\n## "+name+"\n")
+		if !ok {
+			t.Errorf("AGENTS.md has no ## %s section:\n%s", name, md)
+			return ""
+		}
+		body, _, _ = strings.Cut(body, "\n## ")
+		return body
+	}
+	if s := section("Canonical Invocation"); !strings.Contains(s, "e2eapp <command> [arguments] [flags]") {
+		t.Errorf("Canonical Invocation gives no command string:\n%s", s)
+	}
+	nonInteractive := section("Non-Interactive Flags")
+	for _, flag := range []string{"`--yes`", "`--format`", "`--dry-run`", "`--timeout`"} {
+		if !strings.Contains(nonInteractive, "- "+flag) {
+			t.Errorf("Non-Interactive Flags does not list %s:\n%s", flag, nonInteractive)
+		}
+	}
+	env := section("Environment Variables")
+	item := regexp.MustCompile("(?m)^- `([A-Z][A-Z0-9_]*)` \\(([a-z]+)[^)]*\\): (.+)$")
+	listed := map[string]bool{}
+	for _, m := range item.FindAllStringSubmatch(env, -1) {
+		listed[m[1]] = true
+	}
+	for _, name := range []string{
+		"E2EAPP_FORMAT", "E2EAPP_MAX_OUTPUT_BYTES", // Duet's
+		"E2EAPP_DATA_DIR", "E2EAPP_REGION", // the app's flags'
+		"E2EAPP_SCOPES", "E2EAPP_REGISTRY", "E2EAPP_PASSTOOL", "E2EAPP_UPDATE_URL", // the app's own (WithEnvVar)
+	} {
+		if !listed[name] {
+			t.Errorf("Environment Variables does not list %s with a type and a description:\n%s", name, env)
+		}
+	}
+	input := section("Input Conventions")
+	for _, want := range []string{"stdin", "`--input-file` (on `e2eapp "} {
+		if !strings.Contains(input, want) {
+			t.Errorf("Input Conventions does not say %q:\n%s", want, input)
+		}
+	}
+
+	// Every flag, command and listed variable is in --help (the checker).
+	report, err := conformance.CheckAgentsMD(context.Background(), conformance.Target{Path: sb.bin, Env: sb.env}, []byte(md))
+	if err != nil {
+		t.Fatalf("CheckAgentsMD: %v", err)
+	}
+	// What the checker finds but the variable of a flag declared in
+	// Meta.Flags (Env), which Duet reads and the framework's help of the
+	// flag does not show: a gap, reported after the other criteria.
+	var unshown []string
+	for _, mm := range report.Mismatches {
+		if mm.Kind == "env" && mm.Name == "E2EAPP_API_KEY" {
+			unshown = append(unshown, mm.Name)
+			continue
+		}
+		t.Errorf("AGENTS.md names %s %s, which e2eapp --help does not: %s", mm.Kind, mm.Name, mm.Detail)
+	}
+	// And every variable its prose names: the sentence after the list.
+	_, prose, ok := strings.Cut(env, "\nAlso read")
+	if !ok {
+		t.Fatalf("Environment Variables names none of the variables every Duet tool reads:\n%s", env)
+	}
+	h := sb.run(t, "--help")
+	help := h.stdout + h.stderr
+	for _, name := range regexp.MustCompile(`\b[A-Z][A-Z0-9_]{1,}\b`).FindAllString(prose, -1) {
+		if !regexp.MustCompile(`\b` + name + `\b`).MatchString(help) {
+			t.Errorf("AGENTS.md names %s, which e2eapp --help does not:\n%s", name, help)
+		}
+	}
+
+	// Criterion 3: every variable the binary reads. E2EAPP_TRACE_ID is one.
+	traced := expect(t, "manifest with a trace id", sb.runEnv(t, []string{"E2EAPP_TRACE_ID=t-043"}, "manifest"), 0)
+	if get(traced, "meta.trace_id") != "t-043" {
+		t.Fatalf("E2EAPP_TRACE_ID is not read: meta.trace_id %v", get(traced, "meta.trace_id"))
+	}
+	if len(unshown) > 0 {
+		gap(t, "AGENTS.md lists %s, the variable sync's --api-key is read from (Meta.Flags Env), and no --help shows it: the urfave adapter leaves the app's flag's usage as it is, so the variable is nowhere in help", strings.Join(unshown, ", "))
+	}
+	if !listed["E2EAPP_TRACE_ID"] {
+		gap(t, "AGENTS.md lists E2EAPP_TRACE_ID, which e2eapp reads (meta.trace_id), nowhere: internal/describe's EnvVars lists Duet's FORMAT, MAX_OUTPUT_BYTES, PROFILE and CONFIG_DIR, not the manifest's env_vars (MAX_STDIN_BYTES, STATE_DIR, AUDIT_LOG, SESSION_ID, TRACE_ID, TOOL_TRACE_ID)")
+	}
+}
+
+// TestF079GlobalOptionScope: REQ-F-079, every criterion, on built binaries.
+//
+//   - The global options — Duet's (--format, --quiet, ...) and the app's own
+//     root flag (--data-dir) — are in the manifest's root flags and in no
+//     command's flags.
+//   - `--format json <cmd>` and `<cmd> --format json` give the same answer
+//     and exit code on every command path, nested ones included (--schema,
+//     which answers before running, on every path; a real run of a nested
+//     list command too), and --format given before the path is not
+//     replaced by a default: `e2eapp --format json job list` at a terminal,
+//     where the default is text, answers JSON.
+//   - A ported command's flag reusing a global option's long name (Duet's
+//     --format, the app's --data-dir) or short name (-f/--force next to a
+//     global -f/--format, the spec's own registry) stops a spec-strict app
+//     at startup, naming both flags.
+//
+// Duet's design keeps that refusal to the apps that ask for the spec's
+// strictness (WithSpecStrict), for the commands they ported: adopting Duet
+// never breaks an app, and an app's own flag wins over Duet's word. So
+// e2eapp-globals shows the same flags kept — and working — in an app that
+// has not opted in, and on a command not declared to Duet.
+func TestF079GlobalOptionScope(t *testing.T) {
+	t.Parallel()
+	sb := newSandbox(t)
+	m := sb.manifest(t)
+	globals, _ := m["flags"].(map[string]any)
+	for _, name := range []string{"format", "quiet", "verbose", "schema", "debug", "data-dir"} {
+		if _, ok := globals[name]; !ok {
+			t.Errorf("the manifest's root flags do not list the global option --%s: %v", name, keys(globals))
+		}
+	}
+	commands, _ := m["commands"].(map[string]any)
+	if len(commands) == 0 {
+		t.Fatalf("the manifest lists no commands")
+	}
+	for path, entry := range commands {
+		flags, _ := get(entry, "flags").(map[string]any)
+		for name := range flags {
+			if _, global := globals[name]; global {
+				t.Errorf("command %s lists the global option --%s among its own flags", path, name)
+			}
+		}
+	}
+
+	t.Run("position", func(t *testing.T) {
+		t.Parallel()
+		stable := func(r result) string {
+			var env map[string]any
+			if err := json.Unmarshal([]byte(r.stdout), &env); err != nil {
+				t.Fatalf("not one JSON envelope: %v\n%s", err, r.stdout)
+			}
+			meta, _ := env["meta"].(map[string]any)
+			for _, k := range []string{"duration_ms", "request_id", "timestamp"} {
+				delete(meta, k)
+			}
+			b, _ := json.Marshal(env)
+			return string(b)
+		}
+		for path, entry := range commands {
+			if delegates(entry) { // its tokens are its tool's, --format too
+				continue
+			}
+			words := strings.Split(path, ".")
+			before := sb.run(t, append([]string{"--format", "json"}, append(words, "--schema")...)...)
+			after := sb.run(t, append(words, "--format", "json", "--schema")...)
+			if before.code != after.code {
+				t.Errorf("%s --schema: exit %d with --format json before the path, %d after", path, before.code, after.code)
+				continue
+			}
+			if diff := cmp.Diff(stable(before), stable(after)); diff != "" {
+				t.Errorf("%s --schema: --format json before the path and after differ (-before +after):\n%s", path, diff)
+			}
+		}
+		// A real run of a nested command, in a format no default gives an agent.
+		before, after := sb.run(t, "--format", "tsv", "job", "list"), sb.run(t, "job", "list", "--format", "tsv")
+		if before.code != 0 || before.stdout != after.stdout || before.code != after.code || strings.HasPrefix(before.stdout, "{") {
+			t.Errorf("job list --format tsv: before the path exit %d %q, after exit %d %q; want the same TSV", before.code, before.stdout, after.code, after.stdout)
+		}
+	})
+
+	t.Run("no default replaces it", func(t *testing.T) {
+		t.Parallel()
+		out, code := sb.pty(t, nil, "--format", "json", "job", "list").Wait(t)
+		out = strings.TrimSpace(ansi.ReplaceAllString(out, ""))
+		var env map[string]any
+		if code != 0 || json.Unmarshal([]byte(out), &env) != nil || env["ok"] != true {
+			t.Errorf("e2eapp --format json job list at a terminal: exit %d, output %q; want one JSON envelope", code, out)
+		}
+	})
+
+	t.Run("refused at startup", func(t *testing.T) {
+		t.Parallel()
+		for _, tt := range []struct{ misdeclare, says string }{
+			{"global-option-reused", `command "render": flag --format reuses --format, a name of the global option --format`},
+			{"global-app-option-reused", `command "render": flag --data-dir reuses --data-dir, a name of the global option --data-dir`},
+		} {
+			r := sandboxFor(t, misdeclared).runEnv(t, []string{"E2EAPP_MISDECLARE=" + tt.misdeclare}, "status")
+			if r.code != 1 || r.stdout != "" || !strings.Contains(r.stderr, tt.says) || !strings.Contains(r.stderr, "REQ-F-079") {
+				t.Errorf("%s: exit %d, stdout %q, stderr %q; want it not to start, saying %q", tt.misdeclare, r.code, r.stdout, r.stderr, tt.says)
+			}
+		}
+		// The spec's registry: -f/--force next to a global -f/--format.
+		r := sandboxFor(t, globalsApp.bin(t)).runEnv(t, []string{"E2EAPP_GLOBALS=short"}, "deploy")
+		if says := `command "deploy": flag --force (-f) reuses -f, the short name of the global option --format (-f)`; r.code != 1 || r.stdout != "" || !strings.Contains(r.stderr, says) {
+			t.Errorf("-f/--force next to a global -f/--format: exit %d, stdout %q, stderr %q; want it not to start, saying %q", r.code, r.stdout, r.stderr, says)
+		}
+	})
+
+	t.Run("kept where the app did not opt in", func(t *testing.T) {
+		t.Parallel()
+		gs := sandboxFor(t, globalsApp.bin(t))
+		for _, tt := range []struct {
+			what string
+			env  []string
+			args []string
+			want map[string]any
+		}{
+			{"an app without WithSpecStrict", []string{"CLAUDECODE=1"}, []string{"render", "--format", "pdf"}, map[string]any{"data.rendered": "report.pdf"}},
+			{"an app without WithSpecStrict", []string{"CLAUDECODE=1"}, []string{"deploy", "-f"}, map[string]any{"data.force": true}},
+			{"a command not declared to Duet", []string{"E2EAPP_GLOBALS=unported"}, []string{"render", "--format", "pdf"}, nil},
+		} {
+			r := gs.runEnv(t, tt.env, tt.args...)
+			if tt.want == nil { // an unported command's own text, for a script
+				if r.code != 0 || !strings.Contains(r.stdout, "report.pdf") {
+					t.Errorf("%s: %v: exit %d, stdout %q, stderr %q; want its own --format read (report.pdf)", tt.what, tt.args, r.code, r.stdout, r.stderr)
+				}
+				continue
+			}
+			want(t, tt.what+": "+strings.Join(tt.args, " "), expect(t, strings.Join(tt.args, " "), r, 0), tt.want)
+		}
+		// Strict, with the same render ported, it does not start.
+		if r := gs.runEnv(t, []string{"E2EAPP_GLOBALS=strict"}, "deploy"); r.code != 1 || !strings.Contains(r.stderr, `command "render": flag --format reuses --format`) {
+			t.Errorf("E2EAPP_GLOBALS=strict: exit %d, stderr %q; want it refused at startup", r.code, r.stderr)
+		}
+	})
+}
+
+// globalsApp is e2eapp-globals (see its package doc).
+var globalsApp = &onDemand{pkg: "github.com/duet-cli/duet/internal/e2eapp/cmd/e2eapp-globals"}
