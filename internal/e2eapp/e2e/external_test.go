@@ -414,19 +414,34 @@ func TestO022SecretFromEnvAndFile(t *testing.T) {
 	audit := []string{"E2EAPP_AUDIT_LOG=1"}
 
 	cmd := sb.command(sb.dir, append([]string{"MY_KEY=" + envKey}, audit...), "sync", "--url", ks.URL, "--api-key-from-env", "MY_KEY")
-	var argv string
+	// The handler reads the process's command line while the process is
+	// alive, waiting for the answer; the pid and what was read cross
+	// goroutines through channels (the request comes through the kernel,
+	// which orders nothing for the race detector).
+	pid, seen := make(chan int, 1), make(chan string, 1)
 	ks.mu.Lock()
-	ks.during = func() { // the process is alive, waiting for this answer
-		raw, _ := os.ReadFile("/proc/" + strconv.Itoa(cmd.Process.Pid) + "/cmdline")
-		argv = string(bytes.ReplaceAll(raw, []byte{0}, []byte{' '}))
+	ks.during = func() {
+		raw, _ := os.ReadFile("/proc/" + strconv.Itoa(<-pid) + "/cmdline")
+		seen <- string(bytes.ReplaceAll(raw, []byte{0}, []byte{' '}))
 	}
 	ks.mu.Unlock()
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	expect(t, "--api-key-from-env", wait(t, cmd, &stdout, &stderr), 0)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pid <- cmd.Process.Pid
+	err := cmd.Wait()
+	expect(t, "--api-key-from-env", result{stdout: stdout.String(), stderr: stderr.String(), code: exitCode(err)}, 0)
 	ks.mu.Lock()
 	ks.during = nil
 	ks.mu.Unlock()
+	var argv string
+	select {
+	case argv = <-seen:
+	default:
+		t.Fatal("the service got no request from sync")
+	}
 	if !strings.Contains(argv, "--api-key-from-env MY_KEY") || strings.Contains(argv, envKey) {
 		t.Errorf("the command line while the request was in flight: %q", argv)
 	}
