@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/duet-cli/duet/envelope"
+	"github.com/duet-cli/duet/exitcode"
 	"github.com/duet-cli/duet/internal/flagname"
 	"github.com/duet-cli/duet/schema"
 )
@@ -98,4 +99,24 @@ func (inv *invocation) servesProtocol() bool {
 // follows it (REQ-C-032).
 func (inv *invocation) cleanShutdown(fail *envelope.Error) bool {
 	return inv.protocol && fail == nil && inv.ran.Load()
+}
+
+// argError is the code a protocol server's refused command line answers
+// with: the spec's name for exit 2 (REQ-C-032).
+const argError = "ARG_ERROR"
+
+// protocolArgError answers a protocol server's refused command line as
+// ARG_ERROR, the one code the spec gives a client to branch on before
+// serving (REQ-C-032), with the problems Duet names — UNKNOWN_FLAG,
+// INVALID_ENUM_VALUE … — kept in errors[]. Other commands keep the
+// problem's own code.
+func (inv *invocation) protocolArgError(fail *envelope.Error) *envelope.Error {
+	if !inv.protocol || fail == nil || fail.Exit != exitcode.ArgError || fail.Code == argError {
+		return fail
+	}
+	if len(fail.Errors) == 0 {
+		fail.Errors = []envelope.FieldError{{Code: fail.Code, Message: fail.Message, Field: fail.Field, ValidValues: fail.ValidValues, Suggestion: fail.Suggestion}}
+	}
+	fail.Code = argError
+	return fail
 }

@@ -602,7 +602,7 @@ func (inv *invocation) finish(fail *envelope.Error) int {
 	}
 	inv.meta.DurationMS = time.Since(inv.start).Milliseconds()
 	inv.observed()
-	fail = inv.reshape(fail)
+	fail = inv.protocolArgError(inv.reshape(fail))
 	var reported *envelope.Error
 	if !inv.cleanShutdown(fail) {
 		reported = inv.out.Finish(inv.meta, fail) // fail, or the error rendering hit

@@ -37,7 +37,8 @@ func TestScripts(t *testing.T) {
 
 // TestAnswer checks what the command answers: the script on stdout whatever
 // the audience and --format, and for a missing or unknown shell an ARG_ERROR
-// envelope, validated by the lifecycle before the command runs — as the
+// envelope naming the problem in errors[], validated by the lifecycle
+// before the command runs — as the
 // last line of stderr, stdout left empty: completion's stdout is its
 // protocol's, a shell script (REQ-C-032).
 func TestAnswer(t *testing.T) {
@@ -82,6 +83,9 @@ func TestAnswer(t *testing.T) {
 				Error *struct {
 					Code        string   `json:"code"`
 					ValidValues []string `json:"valid_values"`
+					Errors      []struct {
+						Code string `json:"code"`
+					} `json:"errors"`
 				} `json:"error"`
 			}
 			if err := json.Unmarshal([]byte(out), &env); err != nil {
@@ -93,8 +97,10 @@ func TestAnswer(t *testing.T) {
 				}
 				return
 			}
-			if env.Error == nil || env.Error.Code != tt.errCode || !slices.Equal(env.Error.ValidValues, tt.valid) {
-				t.Errorf("error = %+v, want code %s with valid values %v: %s", env.Error, tt.errCode, tt.valid, out)
+			// A protocol's refused command line is ARG_ERROR, the problem
+			// named in errors[] (REQ-C-032).
+			if env.Error == nil || env.Error.Code != "ARG_ERROR" || len(env.Error.Errors) != 1 || env.Error.Errors[0].Code != tt.errCode || !slices.Equal(env.Error.ValidValues, tt.valid) {
+				t.Errorf("error = %+v, want ARG_ERROR naming %s with valid values %v: %s", env.Error, tt.errCode, tt.valid, out)
 			}
 		})
 	}

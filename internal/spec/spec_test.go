@@ -341,7 +341,7 @@ func TestLevels(t *testing.T) {
 func TestNoSilentSlip(t *testing.T) {
 	const (
 		levelFloor    = 2
-		coverageFloor = 90.1 // percent: 62 modes met, 13 partly, 1 missed of 76
+		coverageFloor = 92.1 // percent: 65 modes met, 10 partly, 1 missed of 76
 	)
 	reqs, modes := tables(t)
 	verdicts, err := spec.Registry()

@@ -237,9 +237,9 @@ func TestC027StrictPlacementForwards(t *testing.T) {
 // e2eapp's protocol servers, `mcp` (adapters/mcp) and `rpc`
 // (app/parsing.go), have no --output, --dry-run, --idempotency-key or
 // --confirm-destructive in --schema. Criterion 4: an invalid flag of either
-// exits 2 with stdout empty and the envelope the last line of stderr
-// (error.code UNKNOWN_FLAG, phase validation: Duet names the problem, and
-// ARG_ERROR is exit 2's name in the exit code table).
+// exits 2 with stdout empty and the envelope the last line of stderr:
+// error.code ARG_ERROR, phase validation, the problem Duet names
+// (UNKNOWN_FLAG) in errors[].
 func TestC032ProtocolRegistrationAndFailure(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct{ misdeclare, says string }{
@@ -267,7 +267,8 @@ func TestC032ProtocolRegistrationAndFailure(t *testing.T) {
 		}
 		what := server + " --bogus"
 		env := lastLineEnvelope(t, what, sb.run(t, "--format", "json", server, "--bogus"), 2)
-		want(t, what, env, map[string]any{"error.code": "UNKNOWN_FLAG", "error.phase": "validation", "error.field": "bogus"})
+		want(t, what, env, map[string]any{"error.code": "ARG_ERROR", "error.phase": "validation", "error.field": "bogus",
+			"error.errors.0.code": "UNKNOWN_FLAG", "error.errors.0.field": "bogus"})
 	}
 }
 
@@ -338,16 +339,20 @@ func TestC032ProtocolServing(t *testing.T) {
 	}
 	defer inUse.Close()
 	for _, tt := range []struct {
-		server []string
-		code   int
-		error  string
+		server  []string
+		code    int
+		error   string
+		problem string // errors[0].code: a refused flag is ARG_ERROR, the problem named inside
 	}{
-		{[]string{"rpc", "--greeting-file", sb.path("missing")}, 5, "GREETING_NOT_FOUND"},
-		{[]string{"mcp", "--http", inUse.Addr().String()}, 2, "INVALID_FLAG_VALUE"},
+		{[]string{"rpc", "--greeting-file", sb.path("missing")}, 5, "GREETING_NOT_FOUND", ""},
+		{[]string{"mcp", "--http", inUse.Addr().String()}, 2, "ARG_ERROR", "INVALID_FLAG_VALUE"},
 	} {
 		what := strings.Join(tt.server, " ")
 		env := lastLineEnvelope(t, what, sb.runEnv(t, agent, tt.server...), tt.code)
 		want(t, what, env, map[string]any{"error.code": tt.error, "data": nil})
+		if tt.problem != "" {
+			want(t, what, env, map[string]any{"error.errors.0.code": tt.problem})
+		}
 		if get(sb.schemaOf(t, tt.server[0]), "exit_codes."+strconv.Itoa(tt.code)) == nil {
 			t.Errorf("%s: exit %d is not among %s's declared exit codes", what, tt.code, tt.server[0])
 		}
