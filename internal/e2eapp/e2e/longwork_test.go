@@ -196,23 +196,12 @@ func TestC034ProgressReported(t *testing.T) {
 // checkpoint, so the identical call starts fresh; `job cancel` discards one.
 func TestC035Checkpoints(t *testing.T) {
 	t.Parallel()
-	setup := func(t *testing.T) (*sandbox, string) {
-		sb := newSandbox(t)
-		if err := os.WriteFile(sb.path("in.txt"), []byte(lines), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		gate := sb.path("gate")
-		if err := os.Mkdir(gate, 0o700); err != nil {
-			t.Fatal(err)
-		}
-		return sb, gate
-	}
 	uninterrupted := map[string]any{"data.lines": 6.0, "data.chars": float64(len(strings.ReplaceAll(lines, "\n", "")))}
 	progress := []string{"DUET_PROGRESS=1"}
 
 	t.Run("kill -9, then the identical invocation", func(t *testing.T) {
 		t.Parallel()
-		sb, gate := setup(t)
+		sb, gate := checkpointSandbox(t)
 		args := []string{"journal", "in.txt", "--to", "out.txt", "--hold-at", "3", "--gate", gate, "--budget", "0"}
 		cmd := sb.command(sb.dir, progress, args...)
 		if err := cmd.Start(); err != nil {
@@ -233,7 +222,7 @@ func TestC035Checkpoints(t *testing.T) {
 	})
 	t.Run("a changed input", func(t *testing.T) {
 		t.Parallel()
-		sb, _ := setup(t)
+		sb, _ := checkpointSandbox(t)
 		first := expect(t, "tally", sb.run(t, "tally", "in.txt", "--every", "100ms", "--budget", "250ms"), 14)
 		want(t, "tally", first, map[string]any{"data.state": "paused"})
 		if err := os.WriteFile(sb.path("in.txt"), []byte(lines+"eta\n"), 0o600); err != nil {
@@ -251,7 +240,7 @@ func TestC035Checkpoints(t *testing.T) {
 	})
 	t.Run("SIGTERM between a write and its checkpoint", func(t *testing.T) {
 		t.Parallel()
-		sb, gate := setup(t)
+		sb, gate := checkpointSandbox(t)
 		args := []string{"journal", "in.txt", "--to", "out.txt", "--hold-at", "2", "--hold-where", "write", "--gate", gate, "--budget", "0"}
 		cmd := sb.command(sb.dir, nil, args...)
 		var stdout, stderr bytes.Buffer
@@ -295,7 +284,7 @@ func TestC035Checkpoints(t *testing.T) {
 	} {
 		t.Run("the budget runs out: "+tt.command, func(t *testing.T) {
 			t.Parallel()
-			sb, _ := setup(t)
+			sb, _ := checkpointSandbox(t)
 			first := expect(t, tt.command, sb.run(t, tt.args...), 14)
 			line, _ := get(first, "data.continue_command").(string)
 			want(t, tt.command, first, map[string]any{"data.state": "paused", "error.code": "INCOMPLETE", "error.retryable": tt.retryable,
@@ -334,7 +323,7 @@ func TestC035Checkpoints(t *testing.T) {
 	}
 	t.Run("job cancel discards the checkpoint", func(t *testing.T) {
 		t.Parallel()
-		sb, _ := setup(t)
+		sb, _ := checkpointSandbox(t)
 		first := expect(t, "tally", sb.run(t, "tally", "in.txt", "--every", "100ms", "--budget", "250ms"), 14)
 		line, _ := get(first, "data.cancel_command").(string)
 		env := expect(t, line, sb.run(t, strings.Fields(line)[1:]...), 0)
@@ -611,24 +600,13 @@ func TestC035StdinDigest(t *testing.T) {
 // twice.
 func TestC035DetachedResumable(t *testing.T) {
 	t.Parallel()
-	setup := func(t *testing.T) (*sandbox, string) {
-		sb := newSandbox(t)
-		if err := os.WriteFile(sb.path("in.txt"), []byte(lines), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		gate := sb.path("gate")
-		if err := os.Mkdir(gate, 0o700); err != nil {
-			t.Fatal(err)
-		}
-		return sb, gate
-	}
 	jobs := func(sb *sandbox, name string) string {
 		return sb.path("home", ".local", "state", "e2eapp", "jobs", name)
 	}
 
 	t.Run("job cancel", func(t *testing.T) {
 		t.Parallel()
-		sb, gate := setup(t)
+		sb, gate := checkpointSandbox(t)
 		started := expect(t, "logbook", sb.run(t, "logbook", "in.txt", "--to", "out.txt", "--every", "300ms",
 			"--hold-at", "2", "--hold-where", "write", "--gate", gate, "--budget", "100ms"), 14)
 		want(t, "logbook", started, map[string]any{"data.state": "running"})
@@ -666,7 +644,7 @@ func TestC035DetachedResumable(t *testing.T) {
 	})
 	t.Run("kill -9, then the identical invocation", func(t *testing.T) {
 		t.Parallel()
-		sb, gate := setup(t)
+		sb, gate := checkpointSandbox(t)
 		args := []string{"logbook", "in.txt", "--to", "out.txt", "--hold-at", "3", "--gate", gate, "--budget", "100ms"}
 		started := expect(t, "logbook", sb.run(t, args...), 14)
 		id, _ := get(started, "data.job_id").(string)
@@ -694,4 +672,19 @@ func TestC035DetachedResumable(t *testing.T) {
 			t.Errorf("out.txt:\n%s\nwant each line once:\n%s", got, lines)
 		}
 	})
+}
+
+// checkpointSandbox is a sandbox holding in.txt (lines) and an empty gate
+// directory, where a test holds a resumable command between its writes.
+func checkpointSandbox(t *testing.T) (*sandbox, string) {
+	t.Helper()
+	sb := newSandbox(t)
+	if err := os.WriteFile(sb.path("in.txt"), []byte(lines), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	gate := sb.path("gate")
+	if err := os.Mkdir(gate, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	return sb, gate
 }
