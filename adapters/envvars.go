@@ -2,9 +2,12 @@ package adapters
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/duet-cli/duet/internal/describe"
+	"github.com/duet-cli/duet/schema"
 )
 
 // isEnvVarName reports whether name is what the CLI Agent Spec's AGENTS.md
@@ -69,18 +72,47 @@ func EnvHelp(opts ...Option) string {
 
 // RootEnvHelp is what an adapter appends to the root's description: the
 // variables opts declare (see [EnvHelp]) and, for an app that ports a
-// command (ported: [Framework.Declared]), the sentence naming the variables
-// every Duet tool reads, which its AGENTS.md says too (O-043) — or "" when
-// there is neither. An app nobody ported keeps its help as it was.
-func RootEnvHelp(ported bool, opts ...Option) string {
+// command (ported: [Framework.Declared]), the variables Duet reads for it —
+// its own ([describe.DuetEnv]), those a ported command's Meta.Flags
+// declares, which the framework's help of the flag cannot show, and the
+// sentence naming those every Duet tool reads — so that the root's help
+// names every variable its AGENTS.md lists (O-043). An app nobody ported
+// keeps its help as it was: "" when it declares no variable.
+func RootEnvHelp(root *schema.Command, ported bool, opts ...Option) string {
 	s := EnvHelp(opts...)
 	if !ported {
 		return s
 	}
-	if s == "" {
-		return describe.AmbientEnv
+	var names []string
+	for _, v := range describe.DuetEnv(root.Name) {
+		names = append(names, v.Name)
 	}
-	return s + "\n\n" + describe.AmbientEnv
+	settings := "Settings it reads from the environment (`" + root.Name + " manifest` describes each): " + strings.Join(names, ", ")
+	if flags := metaFlagEnv(root); len(flags) > 0 {
+		settings += "; and for flags: " + strings.Join(flags, ", ")
+	}
+	return strings.TrimLeft(s+"\n\n"+settings+".\n\n"+describe.AmbientEnv, "\n")
+}
+
+// metaFlagEnv lists the variables the ported commands' Meta.Flags declare,
+// each as "NAME (command --flag)", in the tree's order.
+func metaFlagEnv(root *schema.Command) []string {
+	var out []string
+	seen := map[string]bool{}
+	root.Walk(func(c *schema.Command) {
+		if !c.Declared {
+			return
+		}
+		for _, name := range slices.Sorted(maps.Keys(c.Meta.Flags)) {
+			for _, e := range c.Meta.Flags[name].Env {
+				if !seen[e] {
+					seen[e] = true
+					out = append(out, fmt.Sprintf("%s (%s --%s)", e, strings.Join(c.Path, " "), name))
+				}
+			}
+		}
+	})
+	return out
 }
 
 // envVar is a variable WithEnvVar declares, as AGENTS.md lists it.

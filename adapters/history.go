@@ -19,17 +19,20 @@ import (
 // environment variables Duet reads for the tool, and the tree is held to
 // the previous release's (WithHistory).
 func finishDiscovery(root *schema.Command, cfg *config) []error {
+	prefix := envelope.EnvName(root.Name, "") // the usage of Duet's flags says <TOOL>_NAME
 	for i := range root.Flags {
 		f := &root.Flags[i]
 		if !f.Builtin {
 			continue
 		}
+		f.Usage = strings.ReplaceAll(f.Usage, "<TOOL>_", prefix)
 		switch f.Name {
 		case flagname.Format:
-			f.Usage += fmt.Sprintf("; $%s sets it, $%s caps an answer's bytes", envelope.EnvName(root.Name, "FORMAT"), envelope.EnvName(root.Name, "MAX_OUTPUT_BYTES"))
+			f.Usage += fmt.Sprintf("; $%sFORMAT sets it, $%sMAX_OUTPUT_BYTES caps an answer's bytes", prefix, prefix)
+		case flagname.Debug:
+			f.Usage += "; $" + prefix + "DEBUG sets it"
 		case flagname.Profile:
-			f.Usage = strings.ReplaceAll(f.Usage, "$<TOOL>_PROFILE", "$"+envelope.EnvName(root.Name, "PROFILE")) +
-				"; profiles are kept in $" + envelope.EnvName(root.Name, "CONFIG_DIR")
+			f.Usage += "; profiles are kept in $" + prefix + "CONFIG_DIR"
 		}
 	}
 	if len(cfg.discovery.history) == 0 {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	spf13 "github.com/spf13/cobra"
 	cliv2 "github.com/urfave/cli/v2"
 	"github.com/urfave/cli/v3"
@@ -20,24 +21,33 @@ import (
 
 // TestRootEnvHelp: the paragraph the adapters end the root's description
 // with names the variables the app declares and, for a ported app only,
-// those every Duet tool reads (O-043); an unported app without declared
-// variables gets nothing.
+// those Duet reads for it — its own, a ported command's Meta.Flags ones —
+// and those every Duet tool reads (O-043); an unported app without
+// declared variables gets nothing.
 func TestRootEnvHelp(t *testing.T) {
 	token := adapters.WithEnvVar("APP_TOKEN", "string", "the API token")
 	const declared = "Environment variables it reads:\nAPP_TOKEN (string): the API token"
+	const duet = "Settings it reads from the environment (`tool manifest` describes each): TOOL_MAX_OUTPUT_BYTES, TOOL_MAX_STDIN_BYTES, TOOL_CONFIG_DIR, TOOL_STATE_DIR, " +
+		"TOOL_AUDIT_LOG, TOOL_SESSION_ID, TOOL_TRACE_ID"
+	sync := &schema.Command{Name: "sync", Path: []string{"sync"}, Declared: true,
+		Meta: schema.Meta{Flags: map[string]schema.FlagMeta{"api-key": {Env: []string{"TOOL_API_KEY"}}}}}
+	plain := &schema.Command{Name: "tool"}
+	withKey := &schema.Command{Name: "tool", Commands: []*schema.Command{sync}}
 	for _, tt := range []struct {
 		name   string
+		root   *schema.Command
 		ported bool
 		opts   []adapters.Option
 		want   string
 	}{
-		{"unported, nothing declared", false, nil, ""},
-		{"unported, a variable declared", false, []adapters.Option{token}, declared},
-		{"ported, nothing declared", true, nil, describe.AmbientEnv},
-		{"ported, a variable declared", true, []adapters.Option{token}, declared + "\n\n" + describe.AmbientEnv},
+		{"unported, nothing declared", plain, false, nil, ""},
+		{"unported, a variable declared", plain, false, []adapters.Option{token}, declared},
+		{"ported, nothing declared", plain, true, nil, duet + ".\n\n" + describe.AmbientEnv},
+		{"ported, a variable declared", plain, true, []adapters.Option{token}, declared + "\n\n" + duet + ".\n\n" + describe.AmbientEnv},
+		{"ported, a flag's variable in Meta.Flags", withKey, true, nil, duet + "; and for flags: TOOL_API_KEY (sync --api-key).\n\n" + describe.AmbientEnv},
 	} {
-		if got := adapters.RootEnvHelp(tt.ported, tt.opts...); got != tt.want {
-			t.Errorf("%s: RootEnvHelp = %q, want %q", tt.name, got, tt.want)
+		if diff := cmp.Diff(tt.want, adapters.RootEnvHelp(tt.root, tt.ported, tt.opts...)); diff != "" {
+			t.Errorf("%s: RootEnvHelp (-want +got):\n%s", tt.name, diff)
 		}
 	}
 }

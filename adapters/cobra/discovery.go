@@ -26,7 +26,7 @@ func shortFree(cmd *cobra.Command, short string) string {
 // declares with adapters.WithEnvVar, and for a ported app those every Duet
 // tool reads, so that its help names every one AGENTS.md lists.
 func (a *App) addEnvHelp() {
-	if s := adapters.RootEnvHelp(a.declared, a.opts...); s != "" {
+	if s := adapters.RootEnvHelp(a.tree, a.declared, a.opts...); s != "" {
 		long := a.root.Long
 		if long == "" {
 			long = a.root.Short

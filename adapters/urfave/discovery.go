@@ -10,7 +10,7 @@ import (
 // declares with adapters.WithEnvVar, and for a ported app those every Duet
 // tool reads, so that its help names every one AGENTS.md lists.
 func (a *App) addEnvHelp() {
-	if s := adapters.RootEnvHelp(a.declared, a.opts...); s != "" {
+	if s := adapters.RootEnvHelp(a.tree, a.declared, a.opts...); s != "" {
 		a.root.Description = strings.TrimLeft(a.root.Description+"\n\n"+s, "\n")
 	}
 }

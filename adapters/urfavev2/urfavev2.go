@@ -359,7 +359,7 @@ func (a *App) equip(cmd *cli.Command) {
 	a.prepare()
 	if !a.envHelp {
 		a.envHelp = true // the root's help names the variables the app reads (O-043)
-		if s := adapters.RootEnvHelp(a.Declared(), a.opts...); s != "" {
+		if s := adapters.RootEnvHelp(a.tree, a.Declared(), a.opts...); s != "" {
 			a.app.Description = strings.TrimLeft(a.app.Description+"\n\n"+s, "\n")
 		}
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/duet-cli/duet/envelope"
 	"github.com/duet-cli/duet/internal/flagname"
+	"github.com/duet-cli/duet/schema"
 )
 
 // AgentsInfo is what an AGENTS.md says that the command tree does not.
@@ -49,50 +50,74 @@ type EnvVar struct {
 	Description string
 }
 
-// EnvVars returns the environment variables the tool reads of its own: those
-// its flags read, those the app declares (AgentsInfo.Env), and Duet's for it — <TOOL>_FORMAT and
-// <TOOL>_MAX_OUTPUT_BYTES, and for a tool with profiles <TOOL>_PROFILE and
-// <TOOL>_CONFIG_DIR — by name.
-func (m Manifest) EnvVars() []EnvVar {
+// DuetEnv returns the variables Duet reads for a tool that back none of
+// its flags, in the order the manifest's root env_vars lists them: the
+// manifest, AGENTS.md and the root's --help name the same ones.
+func DuetEnv(tool string) []EnvVar {
+	name := func(suffix string) string { return envelope.EnvName(tool, suffix) }
 	vars := []EnvVar{
-		{envelope.EnvName(m.Tool, "FORMAT"), "string", "the answer's format when --format is not given: json, jsonl, toon, tsv, text (or plain) or id; a machine format answers as to an agent"},
-		{envelope.EnvName(m.Tool, "MAX_OUTPUT_BYTES"), "integer", fmt.Sprintf("the largest envelope written, in bytes (default %d); a larger answer is cut and says so in meta", envelope.DefaultMaxBytes)},
+		{name("MAX_OUTPUT_BYTES"), "integer", fmt.Sprintf("the largest envelope written, in bytes (default %d); a larger answer is cut and says so in meta", envelope.DefaultMaxBytes)},
+		{name("MAX_STDIN_BYTES"), "integer", "the most bytes a command reads from stdin; a larger payload is refused"},
+		{name("CONFIG_DIR"), "path", "the directory the tool keeps its configuration and profiles in, instances/<id> under it per --instance-id (default $XDG_CONFIG_HOME/" + tool + ")"},
+		{name("STATE_DIR"), "path", "the directory the tool keeps its jobs and idempotency records in (default $XDG_STATE_HOME/" + tool + ")"},
+		{name("AUDIT_LOG"), "string", "1 turns the audit log on, 0 turns it off, an absolute path turns it on at that path"},
+		{name("SESSION_ID"), "string", "the agent session the audit log records each call under, verbatim"},
+		{name("TRACE_ID"), "string", "the trace id the call reports in meta and passes to the programs it runs"},
 	}
-	if _, ok := m.Commands["profile.save"]; ok {
-		vars = append(vars,
-			EnvVar{envelope.EnvName(m.Tool, "PROFILE"), "string", "the saved profile to apply when --profile is not given"},
-			EnvVar{envelope.EnvName(m.Tool, "CONFIG_DIR"), "string", "the directory the saved profiles are kept in"})
+	if name("TRACE_ID") != "TOOL_TRACE_ID" { // a tool called "tool" reads it once
+		vars = append(vars, EnvVar{"TOOL_TRACE_ID", "string", "the trace id, the spec's shared name; " + name("TRACE_ID") + " overrides it"})
 	}
+	return vars
+}
+
+// EnvVars returns every environment variable the tool reads, each once, in
+// name order: those the manifest homes on a flag (Duet's global options'
+// and the commands'), the secrets and tokens commands read, Duet's own
+// ([DuetEnv]) and those the app declares (AgentsInfo.Env) — every name the
+// manifest gives, so that AGENTS.md lists them all (O-043).
+func (m Manifest) EnvVars() []EnvVar {
+	var vars []EnvVar
 	seen := map[string]bool{}
-	for _, v := range vars {
-		seen[v.Name] = true
-	}
-	for _, path := range m.SortedPaths() {
-		d := m.Commands[path]
-		for _, name := range slices.Sorted(maps.Keys(d.Flags)) {
-			f := d.Flags[name]
-			for _, e := range f.Env {
-				if seen[e] {
-					continue
-				}
-				seen[e] = true
-				desc := f.Description
-				if desc != "" {
-					desc += "; "
-				}
-				typ := f.Type
-				if typ == "enum" {
-					typ = "string: " + strings.Join(f.EnumValues, ", ")
-				}
-				vars = append(vars, EnvVar{e, typ, desc + "the same as --" + name})
-			}
-		}
-	}
-	for _, v := range m.agents.Env {
+	add := func(v EnvVar) {
 		if !seen[v.Name] {
 			seen[v.Name] = true
 			vars = append(vars, v)
 		}
+	}
+	fromFlag := func(e, name string, f schema.FlagEntry) EnvVar {
+		desc := f.Description
+		if desc != "" {
+			desc += "; "
+		}
+		typ := f.Type
+		if typ == "enum" {
+			typ = "string: " + strings.Join(f.EnumValues, ", ")
+		}
+		return EnvVar{e, typ, desc + "the same as --" + name}
+	}
+	add(EnvVar{envelope.EnvName(m.Tool, "FORMAT"), "string", "the answer's format when --format is not given: json, jsonl, toon, tsv, text (or plain) or id; a machine format answers as to an agent"})
+	for _, g := range m.globals {
+		for _, e := range globalEnv(m.Tool, g.name, m.agents.LegacyOutput) {
+			v := fromFlag(e.Name, g.name, g.entry)
+			if e.Deprecated {
+				v.Description = "deprecated: " + v.Description
+			}
+			add(v)
+		}
+	}
+	for _, path := range m.SortedPaths() {
+		d := m.Commands[path]
+		for _, name := range slices.Sorted(maps.Keys(d.Flags)) {
+			for _, e := range d.Flags[name].Env {
+				add(fromFlag(e, name, d.Flags[name]))
+			}
+		}
+		for _, e := range slices.Concat(d.SecretEnvVars, d.TokenEnvVars) {
+			add(EnvVar{e, "string, secret", "a credential `" + strings.TrimSpace(m.Tool+" "+commandWords(m.Tool, path)) + "` reads; never given as a flag"})
+		}
+	}
+	for _, v := range slices.Concat(DuetEnv(m.Tool), m.agents.Env) {
+		add(v)
 	}
 	slices.SortFunc(vars, func(a, b EnvVar) int { return strings.Compare(a.Name, b.Name) })
 	return vars
@@ -103,6 +128,8 @@ func (m Manifest) EnvVars() []EnvVar {
 var nonInteractive = [...][2]string{
 	{"format", "`--format json` answers with one JSON envelope: no prompts, no pager, no colour"},
 	{"yes", "confirms a command that would ask first (destructive ones): without it, where nobody can be asked, the call is refused with CONFIRMATION_REQUIRED"},
+	{"confirm-destructive", "the same as `--yes`, by the name the CLI Agent Spec gives it: confirms a destructive run"},
+	{"non-interactive", "never asks: a call that would ask a question exits 4 with the flag that answers it"},
 	{"dry-run", "shows what a changing command would do, and changes nothing"},
 	{"validate-only", "checks a call's input without running it"},
 	{"timeout", "bounds a call (`--timeout 5m`; 0 means never)"},
@@ -129,6 +156,15 @@ func writeAgentsHead(b *strings.Builder, m Manifest) {
 	for _, f := range nonInteractive {
 		if nonInteractiveFlags[f[0]] {
 			fmt.Fprintf(b, "- `--%s`%s: %s\n", f[0], m.takenBy(f[0]), f[1])
+		}
+	}
+	listed := map[string]bool{}
+	for _, f := range nonInteractive {
+		listed[f[0]] = true
+	}
+	for _, path := range m.SortedPaths() { // a command's own confirmation flag (its confirm_flag)
+		if name := m.Commands[path].ConfirmFlag; name != "" && !listed[name] {
+			fmt.Fprintf(b, "- `--%s` (on `%s`): confirms it, as `--yes` does elsewhere\n", name, strings.TrimSpace(tool+" "+commandWords(tool, path)))
 		}
 	}
 	b.WriteString("\nNothing prompts when stdin is not a terminal: a call that would ask is refused with the flag that answers it.\n\n")

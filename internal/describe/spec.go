@@ -2,7 +2,6 @@ package describe
 
 import (
 	"encoding/json"
-	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -154,22 +153,9 @@ func globalEnv(tool, flag string, legacyOutput bool) []SpecEnvVar {
 // description; the one name without the prefix, the spec's literal
 // TOOL_TRACE_ID, follows the prefixed name that wins over it (REQ-F-073).
 func (m Manifest) rootEnv(homed map[string]bool) []SpecEnvVar {
-	name := func(suffix string) string { return envelope.EnvName(m.Tool, suffix) }
-	vars := []SpecEnvVar{
-		{Name: name("MAX_OUTPUT_BYTES"), Description: fmt.Sprintf("the largest envelope written, in bytes (default %d); a larger answer is cut and says so in meta", envelope.DefaultMaxBytes)},
-		{Name: name("MAX_STDIN_BYTES"), Description: "the most bytes a command reads from stdin; a larger payload is refused"},
-		{Name: name("CONFIG_DIR"), Description: "the directory the tool keeps its configuration and profiles in, instances/<id> under it per --instance-id (default $XDG_CONFIG_HOME/" + m.Tool + ")"},
-		{Name: name("STATE_DIR"), Description: "the directory the tool keeps its jobs and idempotency records in (default $XDG_STATE_HOME/" + m.Tool + ")"},
-		{Name: name("AUDIT_LOG"), Description: "1 turns the audit log on, 0 turns it off, an absolute path turns it on at that path"},
-		{Name: name("SESSION_ID"), Description: "the agent session the audit log records each call under, verbatim"},
-		{Name: name("TRACE_ID"), Description: "the trace id the call reports in meta and passes to the programs it runs"},
-		{Name: "TOOL_TRACE_ID", Description: "the trace id, the spec's shared name; " + name("TRACE_ID") + " overrides it"},
-	}
+	var vars []SpecEnvVar
 	seen := map[string]bool{}
-	for _, v := range vars {
-		seen[v.Name] = true
-	}
-	for _, v := range m.agents.Env {
+	for _, v := range slices.Concat(DuetEnv(m.Tool), m.agents.Env) {
 		if !seen[v.Name] && !homed[v.Name] {
 			seen[v.Name] = true
 			vars = append(vars, SpecEnvVar{Name: v.Name, Description: v.Description})
