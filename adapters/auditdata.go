@@ -26,12 +26,8 @@ func (inv *invocation) auditData(secrets []string) json.RawMessage {
 	if inv.out == nil {
 		return nil
 	}
-	v, ok := inv.out.Recorded()
-	if !ok || v == nil {
-		return nil
-	}
-	raw, err := json.Marshal(v)
-	if err != nil || len(raw) > maxAuditData {
+	raw, ok, err := inv.out.RecordedJSON()
+	if !ok || err != nil || string(raw) == "null" || len(raw) > maxAuditData {
 		return nil
 	}
 	if !mayNeedRedacting(raw, secrets) {

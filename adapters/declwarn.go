@@ -21,7 +21,12 @@ import (
 //     malformed id reaches the command unchecked;
 //   - VOLATILE_DATA (REQ-F-021): an output field the command declares that
 //     is named for the time of the call (envelope.VolatileNames) and holds
-//     a date-time, so two identical calls answer different data.
+//     a date-time, so two identical calls answer different data;
+//   - OPTIONAL_OUTPUT_FIELD (REQ-F-074): an output field the command
+//     declares that is not required (omitempty or omitzero in an Of[T]
+//     type), so the command's answers have the field or not depending on
+//     its value, where an agent tells "unsupported" (absent) from "unset"
+//     (null) and "empty" ([] or "") by the key.
 //
 // Data that holds the time of the call, declared or not, is also found in
 // the answer itself, which then carries a VOLATILE_DATA warning for the
@@ -79,6 +84,32 @@ func volatileOutputWarnings(c *schema.Command) []declarationWarning {
 	return warnings
 }
 
+// optionalOutputWarnings are c's declared output fields that come and go
+// with their values. Those of the objects c's data is (or lists) are held
+// to it; nested objects are the author's own shapes.
+func optionalOutputWarnings(c *schema.Command) []declarationWarning {
+	if !c.Declared || c.Builtin || c.Meta.Output == nil {
+		return nil
+	}
+	out, err := c.OutputSchema()
+	if err != nil || out == nil {
+		return nil
+	}
+	required := map[string]bool{}
+	for _, r := range out.Required() {
+		required[r] = true
+	}
+	var warnings []declarationWarning
+	for _, name := range out.Properties() {
+		if !required[name] {
+			warnings = append(warnings, declarationWarning{"OPTIONAL_OUTPUT_FIELD",
+				fmt.Sprintf("output field %q of %q is left out when it is empty or unset, so the same command answers with different keys", name, c.DotPath()),
+				"drop omitempty: Duet writes an empty list [] and map {}, and a nil pointer null for an unset value"})
+		}
+	}
+	return warnings
+}
+
 // declarationWarnings are the registration warnings of every command of the
 // tree, in its order.
 func declarationWarnings(root *schema.Command) []declarationWarning {
@@ -86,6 +117,7 @@ func declarationWarnings(root *schema.Command) []declarationWarning {
 	root.Walk(func(c *schema.Command) {
 		all = append(all, idWarnings(c)...)
 		all = append(all, volatileOutputWarnings(c)...)
+		all = append(all, optionalOutputWarnings(c)...)
 	})
 	return all
 }

@@ -66,10 +66,8 @@ func (inv *invocation) idempotencyStore() (*idempotency.Store, *envelope.Error) 
 // that failed is not recorded: repeating it runs it again.
 func (inv *invocation) record(p *idempotency.Pending) {
 	data := json.RawMessage("null")
-	if v, ok := inv.out.Recorded(); ok {
-		if raw, err := json.Marshal(v); err == nil {
-			data = raw
-		}
+	if raw, ok, err := inv.out.RecordedJSON(); ok && err == nil {
+		data = raw
 	}
 	now := time.Now().UTC()
 	err := p.Commit(idempotency.Record{

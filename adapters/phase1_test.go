@@ -412,7 +412,8 @@ func TestVolatileData(t *testing.T) {
 
 // TestRegistrationWarnings: what Duet's registration finds in the app's
 // declarations — a resource id with no pattern (C-020), a declared output
-// field that is the time of the call (F-021) — `tool doctor` reports, as
+// field that is the time of the call (F-021), one that is left out when
+// empty (F-074) — `tool doctor` reports, as
 // warnings, whether or not the app's tests look; doctor still passes. An
 // app that declares its patterns gets none.
 func TestRegistrationWarnings(t *testing.T) {
@@ -420,6 +421,8 @@ func TestRegistrationWarnings(t *testing.T) {
 		Name    string    `json:"name"`
 		Fetched time.Time `json:"fetched_at"`
 		Created time.Time `json:"created_at"`
+		Tags    []string  `json:"tags,omitempty"`
+		Owner   *string   `json:"owner"`
 	}
 	noop := func(ctx context.Context, _ *cli.Command) error { return envelope.From(ctx).Result(map[string]any{}) }
 	app := func(pattern string) *cli.Command {
@@ -445,6 +448,7 @@ func TestRegistrationWarnings(t *testing.T) {
 	}
 	want := []string{
 		`VOLATILE_DATA: output field "fetched_at" of "fetch" is the time of the call, so two identical calls answer different data. Next: leave it out of data: meta.timestamp is the time of the call`,
+		`OPTIONAL_OUTPUT_FIELD: output field "tags" of "fetch" is left out when it is empty or unset, so the same command answers with different keys. Next: drop omitempty: Duet writes an empty list [] and map {}, and a nil pointer null for an unset value`,
 		`ID_WITHOUT_PATTERN: flag --id of "get" is a resource id with no declared pattern, so a made-up or malformed id reaches the command unchecked. Next: declare a Pattern (schema.AlphanumericID, schema.UUID ...) or an Enum for it`,
 		`ID_WITHOUT_PATTERN: flag --owner-id of "get" is a resource id with no declared pattern, so a made-up or malformed id reaches the command unchecked. Next: declare a Pattern (schema.AlphanumericID, schema.UUID ...) or an Enum for it`,
 		`ID_WITHOUT_PATTERN: argument <ref> of "get" is a resource id with no declared pattern, so a made-up or malformed id reaches the command unchecked. Next: declare a Pattern (schema.AlphanumericID, schema.UUID ...) or an Enum for it`,
@@ -453,7 +457,7 @@ func TestRegistrationWarnings(t *testing.T) {
 		t.Errorf("doctor's warnings, no patterns (-want +got):\n%s", diff)
 	}
 	got := doctor(t, app(schema.AlphanumericID))
-	if diff := cmp.Diff(want[:1], got); diff != "" {
+	if diff := cmp.Diff(want[:2], got); diff != "" {
 		t.Errorf("doctor's warnings, patterns declared (-want +got):\n%s", diff)
 	}
 }

@@ -137,7 +137,7 @@ func (o *Output) payloadLocked(meta *Meta) (payload, error) {
 			window = nil // the command paged its result itself
 		}
 		var err error
-		if p, err = encodePayload(rebasePaths(o.result, o.s.Cwd), window); err != nil {
+		if p, err = encodePayload(rewrite(o.result, o.s.Cwd), window); err != nil {
 			return payload{}, err
 		}
 		switch {

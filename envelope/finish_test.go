@@ -532,7 +532,7 @@ func TestScalarAndNilResults(t *testing.T) {
 		{"raw nil list", json.RawMessage(`[]`), `[]`},
 		{"raw object is compacted", json.RawMessage("{\n  \"a\": [1, 2]\n}\n"), `{"a":[1,2]}`},
 		{"raw list items are compacted", json.RawMessage(`[ {"a": 1} , 2 ]`), `[{"a":1},2]`},
-		{"nil map", nilMap, `null`},
+		{"nil map is an empty object (F-074)", nilMap, `{}`},
 		{"pointer to struct", &owner{Login: "a"}, `{"login":"a","admin":false}`},
 		{"bytes are one binary value (F-017)", []byte("hi"), `{"type":"binary","encoding":"base64","value":"aGk=","size_bytes":2}`},
 		{"html is not escaped", map[string]string{"q": "a<b&c"}, `{"q":"a<b&c"}`},

@@ -278,6 +278,21 @@ func (o *Output) Recorded() (any, bool) {
 	return o.result, o.hasResult
 }
 
+// RecordedJSON returns the result recorded with [Output.Result] encoded as
+// data is written — nil slices and maps empty, relative Paths on --cwd —
+// for what keeps a copy of the answer (an idempotency record, the audit
+// log); ok is false when there is none.
+func (o *Output) RecordedJSON() (raw json.RawMessage, ok bool, err error) {
+	o.mu.Lock()
+	v, has, cwd := o.result, o.hasResult, o.s.Cwd
+	o.mu.Unlock()
+	if !has {
+		return nil, false, nil
+	}
+	raw, err = marshal(rewrite(v, cwd))
+	return raw, true, err
+}
+
 // Used reports whether the command answered through the Output: recorded a
 // result or a page, streamed an item, or reported an effect. A command that
 // did not writes its own output, and the lifecycle leaves it as it is.
@@ -393,7 +408,7 @@ func (o *Output) Event(effect Effect, v any) error {
 }
 
 func (o *Output) item(v any, effect Effect) error {
-	raw, err := marshal(v)
+	raw, err := marshal(rewrite(v, o.s.Cwd))
 	if err != nil {
 		return err
 	}

@@ -31,6 +31,9 @@ func TestItemStreamsJSONL(t *testing.T) {
 		if err := json.Unmarshal([]byte(lines[i]), &got); err != nil {
 			t.Fatalf("line %d is not JSON: %v", i, err)
 		}
+		if r.Tags == nil {
+			r.Tags = []string{} // a nil slice is written [] (F-074)
+		}
 		if diff := cmp.Diff(r, got); diff != "" {
 			t.Errorf("line %d (-want +got):\n%s", i, diff)
 		}
@@ -86,9 +89,9 @@ func TestItemStreamsText(t *testing.T) {
 		mode   envelope.Mode
 		want   []string // stdout after each item
 	}{
-		{envelope.TSV, agentMode(envelope.TSV), []string{"id\tname\tsize\ttags\nr1\talpha\t10\t[\"a\",\"b\"]\n", "id\tname\tsize\ttags\nr1\talpha\t10\t[\"a\",\"b\"]\nr2\tbeta gamma\t2000\t\n"}},
+		{envelope.TSV, agentMode(envelope.TSV), []string{"id\tname\tsize\ttags\nr1\talpha\t10\t[\"a\",\"b\"]\n", "id\tname\tsize\ttags\nr1\talpha\t10\t[\"a\",\"b\"]\nr2\tbeta gamma\t2000\t[]\n"}},
 		{envelope.ID, agentMode(envelope.ID), []string{"r1\n", "r1\nr2\n"}},
-		{envelope.Text, humanMode(), []string{"id=r1  name=alpha  size=10  tags=[\"a\",\"b\"]\n", "id=r1  name=alpha  size=10  tags=[\"a\",\"b\"]\nid=r2  name=beta gamma  size=2000  tags=\n"}},
+		{envelope.Text, humanMode(), []string{"id=r1  name=alpha  size=10  tags=[\"a\",\"b\"]\n", "id=r1  name=alpha  size=10  tags=[\"a\",\"b\"]\nid=r2  name=beta gamma  size=2000  tags=[]\n"}},
 	}
 	for _, tt := range tests {
 		t.Run(string(tt.format), func(t *testing.T) {

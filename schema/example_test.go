@@ -25,6 +25,6 @@ func ExampleOf() {
 	doc, _ := json.Marshal(s.Property("id"))
 	fmt.Println(string(doc))
 	// Output:
-	// {cost_usd:number|null,id:string,status:string,tags?:string[]|null}[]|null
+	// {cost_usd:number|null,id:string,status:string,tags?:string[]}[]
 	// {"description":"the run's id, such as r12","type":"string"}
 }

@@ -19,8 +19,11 @@ import (
 //
 // It follows encoding/json: exported fields under their json tag names,
 // embedded structs flattened, fields without omitempty or omitzero required.
-// Anything encoding/json may write as null (pointers, slices, maps) is
-// nullable, so every value json.Marshal produces for a T validates. A `doc`
+// A pointer is nullable, as encoding/json writes a nil one; a slice or a
+// map is not, as Duet writes a nil one [] or {} (the CLI Agent Spec's
+// F-074: null means unset, and an empty collection is not), so every
+// result Duet writes for a T validates. A nil []byte, a string to
+// encoding/json, stays null. A `doc`
 // struct tag becomes the field's description. A named type that contains
 // itself is put in "$defs" and referred to with "$ref".
 //
@@ -85,34 +88,54 @@ func (s Schema) Property(name string) Schema {
 	return p
 }
 
-// properties finds the "properties" of node, looking through local "$ref"s,
-// array "items" and the branches of a nullable "anyOf". depth bounds a
-// reference cycle in a hand-written document.
+// Required returns the names of the properties Properties finds that the
+// object lists as required, in its order.
+func (s Schema) Required() []string {
+	var names []string
+	list, _ := s.object(map[string]any(s), 0)["required"].([]any)
+	for _, r := range list {
+		if name, ok := r.(string); ok {
+			names = append(names, name)
+		}
+	}
+	return names
+}
+
+// properties finds the "properties" of the object node describes.
 func (s Schema) properties(node map[string]any, depth int) map[string]any {
+	p, _ := s.object(node, depth)["properties"].(map[string]any)
+	return p
+}
+
+// object finds the object schema node describes, with its "properties",
+// looking through local "$ref"s, array "items" and the branches of a
+// nullable "anyOf". depth bounds a reference cycle in a hand-written
+// document.
+func (s Schema) object(node map[string]any, depth int) map[string]any {
 	if node == nil || depth > 32 {
 		return nil
 	}
-	if p, ok := node["properties"].(map[string]any); ok {
-		return p
+	if _, ok := node["properties"].(map[string]any); ok {
+		return node
 	}
 	if ref, ok := node["$ref"].(string); ok {
 		if ref == "#" {
-			return s.properties(map[string]any(s), depth+1)
+			return s.object(map[string]any(s), depth+1)
 		}
 		if name, ok := strings.CutPrefix(ref, "#/$defs/"); ok {
 			defs, _ := s["$defs"].(map[string]any)
 			def, _ := defs[name].(map[string]any)
-			return s.properties(def, depth+1)
+			return s.object(def, depth+1)
 		}
 		return nil
 	}
 	if items, ok := node["items"].(map[string]any); ok {
-		return s.properties(items, depth+1)
+		return s.object(items, depth+1)
 	}
 	branches, _ := node["anyOf"].([]any)
 	for _, b := range branches {
-		if p := s.properties(asMap(b), depth+1); p != nil {
-			return p
+		if o := s.object(asMap(b), depth+1); o != nil {
+			return o
 		}
 	}
 	return nil
@@ -239,14 +262,14 @@ func (g *generator) build(t reflect.Type) map[string]any {
 		if t.Elem().Kind() == reflect.Uint8 && !encodesItself(t.Elem()) {
 			return nullable(map[string]any{"type": "string", "contentEncoding": "base64"})
 		}
-		return nullable(map[string]any{"type": "array", "items": g.schema(t.Elem())})
+		return map[string]any{"type": "array", "items": g.schema(t.Elem())}
 	case reflect.Array:
 		return map[string]any{"type": "array", "items": g.schema(t.Elem())}
 	case reflect.Map:
 		if !validKey(t.Key()) {
 			return g.unsupported(t, fmt.Sprintf("%v: encoding/json cannot encode map keys of type %v", t, t.Key()))
 		}
-		return nullable(map[string]any{"type": "object", "additionalProperties": g.schema(t.Elem())})
+		return map[string]any{"type": "object", "additionalProperties": g.schema(t.Elem())}
 	case reflect.Struct:
 		return g.object(t)
 	}

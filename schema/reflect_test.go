@@ -101,8 +101,8 @@ func TestOf(t *testing.T) {
 					},
 					"required": ["name"]
 				},
-				"tags": {"type": ["array", "null"], "items": {"type": "string"}},
-				"labels": {"type": ["object", "null"], "additionalProperties": {"type": "integer"}},
+				"tags": {"type": "array", "items": {"type": "string"}},
+				"labels": {"type": "object", "additionalProperties": {"type": "integer"}},
 				"took": {"type": "integer"},
 				"extra": {},
 				"any": {},
@@ -113,7 +113,7 @@ func TestOf(t *testing.T) {
 				"steps": {
 					"type": "array",
 					"items": {
-						"type": ["object", "null"],
+						"type": "object",
 						"additionalProperties": {
 							"type": ["object", "null"],
 							"additionalProperties": false,
@@ -126,7 +126,7 @@ func TestOf(t *testing.T) {
 			"required": ["id", "created", "status", "owner", "parent", "labels", "took", "count", "score", "Untagged"]
 		}`},
 		{"top-level slice", Of[[]testOwner](), `{
-			"type": ["array", "null"],
+			"type": "array",
 			"items": {
 				"type": "object",
 				"additionalProperties": false,
@@ -152,7 +152,7 @@ func TestOf(t *testing.T) {
 					"properties": {
 						"value": {"type": "integer"},
 						"children": {
-							"type": ["array", "null"],
+							"type": "array",
 							"items": {"anyOf": [{"$ref": "#/$defs/testNode"}, {"type": "null"}]}
 						},
 						"next": {"anyOf": [{"$ref": "#/$defs/testNode"}, {"type": "null"}]}
@@ -170,7 +170,7 @@ func TestOf(t *testing.T) {
 					"properties": {
 						"value": {"type": "integer"},
 						"children": {
-							"type": ["array", "null"],
+							"type": "array",
 							"items": {"anyOf": [{"$ref": "#/$defs/testNode"}, {"type": "null"}]}
 						},
 						"next": {"anyOf": [{"$ref": "#/$defs/testNode"}, {"type": "null"}]}

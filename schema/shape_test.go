@@ -54,7 +54,7 @@ func TestShapeReflected(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "{id:string,skills:string[]|null,cost_usd?:number|null}[]|null"
+	want := "{id:string,skills:string[],cost_usd?:number|null}[]"
 	if got := s.Shape(); got != want {
 		t.Errorf("Shape() = %s, want %s", got, want)
 	}

@@ -170,10 +170,10 @@ func testCalls(t *testing.T, runner mcp.Runner) {
 		want map[string]any // structured content, or the error object of an isError result
 		fail bool
 	}{
-		{"a list is items", "list", nil, map[string]any{"items": []any{note("n1", "first", []any{"a"}, 0), note("n2", "second", nil, 0), note("n3", "third", nil, 0)}}, false},
+		{"a list is items", "list", nil, map[string]any{"items": []any{note("n1", "first", []any{"a"}, 0), note("n2", "second", []any{}, 0), note("n3", "third", []any{}, 0)}}, false},
 		{"a flag filters", "list", map[string]any{"tag": "a"}, map[string]any{"items": []any{note("n1", "first", []any{"a"}, 0)}}, false},
 		{"a page has its next cursor", "list", map[string]any{"limit": 1}, map[string]any{"items": []any{note("n1", "first", []any{"a"}, 0)}, "next_cursor": "@"}, false},
-		{"an object is itself", "show", map[string]any{"id": "n2"}, note("n2", "second", nil, 0), false},
+		{"an object is itself", "show", map[string]any{"id": "n2"}, note("n2", "second", []any{}, 0), false},
 		{"flags of every type", "add", map[string]any{"title": "-x y", "tag": []any{"a", "b"}, "count": 2.0}, note("n4", "-x y", []any{"a", "b"}, 2), false},
 		{"a warning is carried", "add", map[string]any{"title": "t", "kind": "todo"}, map[string]any{
 			"id": "n4", "title": "t", "tags": []any{}, "count": 0.0,

@@ -1,6 +1,7 @@
 package validator
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"strings"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/duet-cli/duet/envelope"
 	"github.com/duet-cli/duet/schema"
 )
 
@@ -31,20 +33,27 @@ func TestCompileInvalid(t *testing.T) {
 	}
 }
 
-// mustValidate encodes v as json.Marshal does and validates it against the
-// schema generated for its type.
+// mustValidate encodes v as Duet writes a command's result (data of a JSON
+// envelope: nil slices and maps are [] and {}) and validates it against
+// the schema generated for its type.
 func mustValidate[T any](t *testing.T, v T) {
 	t.Helper()
 	c, err := Compile(schema.Of[T]())
 	if err != nil {
 		t.Fatalf("Compile: %v", err)
 	}
-	data, err := json.Marshal(v)
-	if err != nil {
+	var stdout bytes.Buffer
+	out := envelope.New(&envelope.Settings{Mode: envelope.Mode{Agent: true, Format: envelope.JSON}, Stdout: &stdout})
+	out.Result(v)
+	if e := out.Finish(envelope.Meta{Command: "show"}, nil); e != nil {
+		t.Fatal(e)
+	}
+	var env struct{ Data json.RawMessage }
+	if err := json.Unmarshal(stdout.Bytes(), &env); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.Validate(data); err != nil {
-		t.Errorf("Validate(%s): %v", data, err)
+	if err := c.Validate(env.Data); err != nil {
+		t.Errorf("Validate(%s): %v", env.Data, err)
 	}
 }
 

@@ -350,9 +350,9 @@ func testOutputFormats(t *testing.T, bin string) {
 		want string
 	}{
 		{"tsv has a header row", []string{"list", "--format", "tsv"},
-			"id\ttitle\tpriority\tdone\tcreated\n" +
-				"t1\tfirst\tnormal\tfalse\t2026-01-02T03:04:05Z\n" +
-				"t2\tsecond\tnormal\tfalse\t2026-01-02T03:04:05Z\n"},
+			"id\ttitle\tpriority\tdone\ttags\tcreated\n" +
+				"t1\tfirst\tnormal\tfalse\t[]\t2026-01-02T03:04:05Z\n" +
+				"t2\tsecond\tnormal\tfalse\t[]\t2026-01-02T03:04:05Z\n"},
 		{"tsv projected", []string{"list", "--format", "tsv", "--fields", "id,title"},
 			"id\ttitle\nt1\tfirst\nt2\tsecond\n"},
 		{"id prints one id per line", []string{"list", "--format", "id"}, "t1\nt2\n"},

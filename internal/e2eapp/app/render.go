@@ -32,5 +32,43 @@ func renderCommands() []*cli.Command {
 			return envelope.From(ctx).Result(envelope.Binary{Bytes: RenderPNG, ContentType: "image/png"})
 		},
 	}, schema.Meta{Danger: schema.Safe, NoArgs: true, Output: schema.Of[envelope.Binary]()})
-	return []*cli.Command{render}
+	machines := urfave.Annotate(&cli.Command{
+		Name:  "machines",
+		Usage: "List the machines, their tags, labels and disks (each may have none)",
+		Action: func(ctx context.Context, _ *cli.Command) error {
+			out := envelope.From(ctx)
+			for _, m := range inventory() {
+				if err := out.Item(m); err != nil {
+					return err
+				}
+			}
+			return nil
+		},
+	}, schema.Meta{Danger: schema.Safe, NoArgs: true, Output: schema.Of[[]Machine]()})
+	return []*cli.Command{render, machines}
+}
+
+// Machine is an item of `machines`. Its collections are left nil where a
+// machine has none, as Go code does: the wire says [] and {} (F-074).
+type Machine struct {
+	Name   string            `json:"name"`
+	Tags   []string          `json:"tags"`
+	Labels map[string]string `json:"labels"`
+	Disks  []Disk            `json:"disks"`
+	Owner  *string           `json:"owner"` // null: nobody owns it
+}
+
+// Disk is one of a Machine's disks.
+type Disk struct {
+	Device     string   `json:"device"`
+	Partitions []string `json:"partitions"`
+}
+
+func inventory() []Machine {
+	ops := "ops"
+	return []Machine{
+		{Name: "web", Tags: []string{"edge"}, Labels: map[string]string{"tier": "front"},
+			Disks: []Disk{{Device: "sda", Partitions: []string{"sda1"}}, {Device: "sdb"}}, Owner: &ops},
+		{Name: "db"},
+	}
 }

@@ -28,7 +28,7 @@ type Item struct {
 	Title    string    `json:"title"`
 	Priority string    `json:"priority"`
 	Done     bool      `json:"done"`
-	Tags     []string  `json:"tags,omitempty"`
+	Tags     []string  `json:"tags"`
 	Created  time.Time `json:"created"`
 }
 
