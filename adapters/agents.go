@@ -9,7 +9,8 @@ import (
 
 // agentsInfo is what the tool's AGENTS.md says beside its commands.
 func (inv *invocation) agentsInfo() describe.AgentsInfo {
-	return describe.AgentsInfo{Install: inv.installCommand(), Env: inv.cfg.envVars, Ported: inv.fw.Declared(), LegacyOutput: inv.cfg.legacyOutput}
+	return describe.AgentsInfo{Install: inv.installCommand(), Env: inv.cfg.envVars, Ported: inv.fw.Declared(), LegacyOutput: inv.cfg.legacyOutput,
+		AuditLog: inv.auditLogPath()}
 }
 
 // installCommand is WithInstall's command, else `go install` of the main

@@ -18,21 +18,24 @@ import (
 
 	"github.com/duet-cli/duet/envelope"
 	"github.com/duet-cli/duet/exitcode"
+	"github.com/duet-cli/duet/internal/describe"
 	"github.com/duet-cli/duet/internal/errcode"
 	"github.com/duet-cli/duet/internal/flagname"
 	"github.com/duet-cli/duet/schema"
 )
 
-// The audit log: one JSON line appended for every invocation the lifecycle
-// answers in an app that declares anything to Duet, success or failure —
-// when it started, the command, its flags and arguments with secrets
-// redacted, the exit code, how long it took, its request and trace ids and
-// who ran it. It lives at $XDG_DATA_HOME/<tool>/audit.jsonl (else
-// ~/.local/share/<tool>/audit.jsonl), or where <TOOL>_AUDIT_LOG says
-// ("off" keeps none). It is never rewritten: each entry is one write(2) to
-// a file opened for appending, whole even when invocations run at once; it
-// is rotated and pruned to stay bounded (auditrotate.go). `<tool> audit-log`
-// reads it, rotated files included.
+// The audit log (REQ-O-030), off unless the app (WithAuditLog) or the
+// operator (<TOOL>_AUDIT_LOG) turns it on: one JSON line appended for every
+// invocation that resolves to a command, success or failure — when it
+// started, the command, its flags and arguments with secrets redacted, the
+// exit code, how long it took, its request, trace and session ids and the
+// codes of its warnings — written as the answer settles, before it is
+// written. It lives at $XDG_STATE_HOME/<tool>/audit.jsonl (else
+// ~/.local/state/<tool>/audit.jsonl), or where the app or <TOOL>_AUDIT_LOG
+// says. It is never rewritten: each entry is one write(2) to a file opened
+// for appending, whole even when invocations run at once; it is rotated and
+// pruned to stay bounded (auditrotate.go). `<tool> audit-log` reads it,
+// rotated files included.
 
 // auditLogCommand is the name of the built-in command that reads the audit
 // log (its filters: --since, --command, --trace-id).
@@ -127,36 +130,77 @@ func (inv *invocation) checkAuditSetting() {
 }
 
 // AuditLogPath returns the default place of a tool's audit log, once it is
-// on: $XDG_DATA_HOME/<tool>/audit.jsonl, else ~/.local/share/<tool>/audit.jsonl;
-// "" when there is no home directory.
+// on: $XDG_STATE_HOME/<tool>/audit.jsonl, else
+// ~/.local/state/<tool>/audit.jsonl (REQ-O-030); "" when there is no home
+// directory.
 func AuditLogPath(tool string, getenv func(string) string) string {
-	if dir := getenv("XDG_DATA_HOME"); dir != "" && filepath.IsAbs(dir) {
+	if dir := getenv("XDG_STATE_HOME"); dir != "" && filepath.IsAbs(dir) {
 		return filepath.Join(dir, tool, "audit.jsonl")
 	}
 	if home := getenv("HOME"); home != "" {
-		return filepath.Join(home, ".local", "share", tool, "audit.jsonl")
+		return filepath.Join(home, ".local", "state", tool, "audit.jsonl")
 	}
 	return ""
 }
 
-// audit appends the invocation's entry to the audit log. Failing to write
-// it fails nothing: it is reported under --debug.
+// auditBefore is envelope.Settings.BeforeAnswer: the invocation's entry is
+// appended to the audit log once its answer is settled and before a byte
+// of it is written (REQ-O-030). A failed write changes neither the exit
+// code nor the data: the answer carries an AUDIT_LOG_UNAVAILABLE warning.
+func (inv *invocation) auditBefore(st envelope.Settled) *envelope.Warning {
+	inv.audited = true
+	err := inv.writeAudit(st, inv.answering)
+	if err == nil {
+		return nil
+	}
+	if inv.out.Debugging() {
+		inv.out.Logger().Debug("audit log not written", "path", inv.obs.audit, "error", err.Error())
+	}
+	return &envelope.Warning{Code: "AUDIT_LOG_UNAVAILABLE",
+		Message: fmt.Sprintf("this call is not in the audit log (%s): %v. Next: make the log's directory writable, or set %s to another absolute path",
+			inv.obs.audit, errors.Unwrap(err), envelope.EnvName(inv.root.Name, "AUDIT_LOG"))}
+}
+
+// audit appends the invocation's entry to the audit log when the answer
+// did not settle through Finish (auditBefore): failing to write it fails
+// nothing, and is reported under --debug.
 func (inv *invocation) audit(code int, fail *envelope.Error) {
-	path := inv.obs.audit
-	if path == "" || inv.introspection() || unresolved(inv.call, fail) {
+	if inv.audited {
 		return
 	}
-	e := inv.auditEntry(code)
+	st := envelope.Settled{ExitCode: code}
+	if inv.out != nil {
+		st.Warnings, st.Effects = inv.out.WarningCodes(), inv.out.EffectCounts()
+		st.Result, _, _ = inv.out.RecordedJSON()
+	}
+	if err := inv.writeAudit(st, fail); err != nil && inv.out != nil && inv.out.Debugging() {
+		inv.out.Logger().Debug("audit log not written", "path", inv.obs.audit, "error", err.Error())
+	}
+}
+
+// writeAudit appends the entry of an answer that settled as st, with fail,
+// unless the log is off or REQ-O-030 leaves the call out of it.
+func (inv *invocation) writeAudit(st envelope.Settled, fail *envelope.Error) error {
+	path := inv.obs.audit
+	if path == "" || inv.introspection() || unresolved(inv.call, fail) {
+		return nil
+	}
+	e := inv.auditEntry(st)
 	line, err := fitAuditEntry(&e)
 	if err == nil {
-		err = boundAuditLog(context.Background(), path, len(line)+1, inv.cfg.auditLimits, time.Now())
+		stamped := time.Now() // on the clock of the entries' timestamps
+		if inv.cfg.now != nil {
+			stamped = inv.cfg.now()
+		}
+		err = boundAuditLog(context.Background(), path, len(line)+1, inv.cfg.auditLimits, time.Now(), stamped)
 	}
 	if err == nil {
 		err = appendLine(path, append(line, '\n'))
 	}
-	if err != nil && inv.out != nil && inv.out.Debugging() {
-		inv.out.Logger().Debug("audit log not written", "path", path, "error", err.Error())
+	if err != nil {
+		return fmt.Errorf("audit log %s: %w", path, err)
 	}
+	return nil
 }
 
 // introspection reports whether the invocation only read what the tool
@@ -167,17 +211,7 @@ func (inv *invocation) introspection() bool {
 	if c == nil || c.node == nil {
 		return false
 	}
-	if c.on(flagname.Schema) {
-		return true
-	}
-	if !c.node.Builtin || c.node.Parent != inv.root {
-		return false
-	}
-	switch c.node.Name {
-	case auditLogCommand, manifestCommand, describeCommand:
-		return true
-	}
-	return false
+	return c.on(flagname.Schema) || describe.Introspection(c.node)
 }
 
 // unresolved reports whether the call named no command: a word that is
@@ -248,7 +282,7 @@ func appendLine(path string, line []byte) error {
 // auditEntry is what the log says of this invocation: the values of
 // sensitive and secret-named flags redacted, high-entropy values
 // summarised, and any secret value that turns up elsewhere removed.
-func (inv *invocation) auditEntry(code int) AuditEntry {
+func (inv *invocation) auditEntry(st envelope.Settled) AuditEntry {
 	c := inv.call
 	var secrets []string
 	args := map[string]any{}
@@ -287,18 +321,15 @@ func (inv *invocation) auditEntry(code int) AuditEntry {
 		Timestamp:  inv.meta.Timestamp,
 		Command:    c.node.DotPath(),
 		Args:       args,
-		ExitCode:   code,
+		ExitCode:   st.ExitCode,
 		DurationMS: inv.meta.DurationMS,
 		TraceID:    inv.obs.trace,
 		RequestID:  inv.meta.RequestID,
 		SessionID:  inv.cfg.getenv(envelope.EnvName(inv.root.Name, "SESSION_ID")),
-		Warnings:   []string{},
+		Warnings:   append([]string{}, st.Warnings...),
+		Effects:    st.Effects,
+		Data:       auditData(st.Result, secrets),
 	}
-	if inv.out != nil {
-		e.Warnings = append(e.Warnings, inv.out.WarningCodes()...)
-		e.Effects = inv.out.EffectCounts()
-	}
-	e.Data = inv.auditData(secrets)
 	return e
 }
 

@@ -20,14 +20,10 @@ import (
 // maxAuditData is the largest encoded data the audit log records.
 const maxAuditData = 4 << 10
 
-// auditData returns the invocation's data for its audit entry, redacted,
-// or nil when there is none or it is too large.
-func (inv *invocation) auditData(secrets []string) json.RawMessage {
-	if inv.out == nil {
-		return nil
-	}
-	raw, ok, err := inv.out.RecordedJSON()
-	if !ok || err != nil || string(raw) == "null" || len(raw) > maxAuditData {
+// auditData returns the answer's data (raw: as data writes it) for its
+// audit entry, redacted, or nil when there is none or it is too large.
+func auditData(raw json.RawMessage, secrets []string) json.RawMessage {
+	if raw == nil || string(raw) == "null" || len(raw) > maxAuditData {
 		return nil
 	}
 	if !mayNeedRedacting(raw, secrets) {

@@ -211,8 +211,8 @@ func TestCleanupKeeps(t *testing.T) {
 			}}),
 			urfave.Annotate(&cli.Command{Name: "sweep", Action: noop}, schema.Meta{Danger: schema.Safe, SideEffects: []schema.SideEffect{
 				{Path: "~/out", Kind: schema.TempFile},             // holds the reports
-				{Path: "~/.local/share/app", Kind: schema.LogFile}, // holds the audit log
-				{Path: "~/.local/share/app/*.log", Kind: schema.LogFile},
+				{Path: "~/.local/state/app", Kind: schema.LogFile}, // holds the audit log
+				{Path: "~/.local/state/app/*.log", Kind: schema.LogFile},
 			}}),
 		}}
 	}
@@ -230,9 +230,9 @@ func TestCleanupKeeps(t *testing.T) {
 				return p
 			}
 			report := write("out/reports/r1.html")
-			audit := write(".local/share/app/audit.jsonl")
-			rotated := write(".local/share/app/audit.jsonl.1")
-			old := write(".local/share/app/old.log")
+			audit := write(".local/state/app/audit.jsonl")
+			rotated := write(".local/state/app/audit.jsonl.1")
+			old := write(".local/state/app/old.log")
 			cached := write(".cache/app/entry")
 			opts := []urfave.Option{adapters.WithCleanupCommand()}
 			w := wantOK(t, runAgentIn(t, home, app(), opts, "cleanup", "--scope", scope, "--yes"))
@@ -254,7 +254,7 @@ func TestCleanupKeeps(t *testing.T) {
 					skipped++
 				}
 			}
-			// ~/out holds the reports (temp); ~/.local/share/app the audit
+			// ~/out holds the reports (temp); ~/.local/state/app the audit
 			// log, and *.log matches nothing kept (logs).
 			wantSkipped := map[string]int{"all": 2, "temp": 1, "cache": 0, "logs": 1}[scope]
 			if skipped != wantSkipped {
@@ -276,7 +276,7 @@ func TestCleanupKeeps(t *testing.T) {
 		listed[e.Path] = e.Kind
 	}
 	want := map[string]string{filepath.Join(home, "out/reports"): "output", filepath.Join(home, ".cache/app"): "cache",
-		filepath.Join(home, "out"): "temp", filepath.Join(home, ".local/share/app"): "log", filepath.Join(home, ".local/share/app/*.log"): "log"}
+		filepath.Join(home, "out"): "temp", filepath.Join(home, ".local/state/app"): "log", filepath.Join(home, ".local/state/app/*.log"): "log"}
 	got := map[string]string{}
 	for p := range want {
 		got[p] = listed[p]

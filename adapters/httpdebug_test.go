@@ -72,7 +72,7 @@ func TestDebugTracesHTTP(t *testing.T) {
 			t.Errorf("%q shows under --debug:\n%s", secret, r.stderr)
 		}
 	}
-	audit, err := os.ReadFile(filepath.Join(home, ".local", "share", "app", "audit.jsonl"))
+	audit, err := os.ReadFile(filepath.Join(home, ".local", "state", "app", "audit.jsonl"))
 	if err != nil || strings.Contains(string(audit), token) || !strings.Contains(string(audit), `"api-key-from-env":"[REDACTED]"`) {
 		t.Errorf("the audit log of a --debug run (%v):\n%s", err, audit)
 	}

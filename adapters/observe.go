@@ -198,6 +198,9 @@ func (inv *invocation) observe() {
 func (inv *invocation) observeSettings(s *envelope.Settings) {
 	c, o := inv.call, &inv.obs
 	s.TraceID, s.Cwd, s.Config = o.trace, o.cwd, o.config
+	if o.audit != "" {
+		s.BeforeAnswer = inv.auditBefore // the entry precedes the answer (REQ-O-030)
+	}
 	s.Debug = c.on(flagname.Debug) || inv.debugFromEnv() // <TOOL>_DEBUG (envvars.go)
 	s.Quiet = s.Quiet && !s.Debug
 	s.WarningsAsErrors = c.on(flagname.WarningsAsErrors)

@@ -549,8 +549,9 @@ func TestAuditLogWhere(t *testing.T) {
 		env  map[string]string
 		want string
 	}{
-		{map[string]string{"HOME": "/home/u"}, "/home/u/.local/share/app/audit.jsonl"},
-		{map[string]string{"HOME": "/home/u", "XDG_DATA_HOME": "/data"}, "/data/app/audit.jsonl"},
+		{map[string]string{"HOME": "/home/u"}, "/home/u/.local/state/app/audit.jsonl"},
+		{map[string]string{"HOME": "/home/u", "XDG_STATE_HOME": "/state"}, "/state/app/audit.jsonl"},
+		{map[string]string{"HOME": "/home/u", "XDG_DATA_HOME": "/data"}, "/home/u/.local/state/app/audit.jsonl"},
 		{map[string]string{}, ""},
 	} {
 		if got := adapters.AuditLogPath("app", func(k string) string { return tt.env[k] }); got != tt.want {
@@ -587,7 +588,7 @@ func TestAuditLogWhere(t *testing.T) {
 				opts = append(opts, adapters.WithAuditLog(own))
 			}
 			r := wantOK(t, obsRun{env: env, opts: opts}.do(t, &observed{}, "where"))
-			paths := map[string]string{"default": filepath.Join(home, ".local", "share", "app", "audit.jsonl"), "own": own, "env": abs}
+			paths := map[string]string{"default": filepath.Join(home, ".local", "state", "app", "audit.jsonl"), "own": own, "env": abs}
 			for name, path := range paths {
 				_, err := os.Stat(path)
 				if written := err == nil; written != (name == tt.want) {

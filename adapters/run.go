@@ -79,6 +79,11 @@ type invocation struct {
 	inputErr *envelope.Error
 	work     workState // long work: steps, cleanup, idempotency, jobs
 	obs      observed  // seeing what happened (observe.go)
+	// answering is the failure finish hands the Output, for the audit
+	// entry written as the answer settles (auditBefore); audited says it
+	// was written.
+	answering *envelope.Error
+	audited   bool
 	// Auth, trust and safety (issue 16): see trust.go.
 	trust trustState
 	deleg delegation // a passthrough command's forwarded tokens and answer (delegate.go)
@@ -605,6 +610,7 @@ func (inv *invocation) finish(fail *envelope.Error) int {
 	fail = inv.protocolArgError(inv.reshape(fail))
 	var reported *envelope.Error
 	if !inv.cleanShutdown(fail) {
+		inv.answering = fail
 		reported = inv.out.Finish(inv.meta, fail) // fail, or the error rendering hit
 	}
 	inv.keepDelegatedAnswer()

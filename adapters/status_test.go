@@ -44,7 +44,7 @@ func TestStatusListsDuetState(t *testing.T) {
 		code := urfave.Run(context.Background(), stateApp(), args, r.options(&stdout, &stderr)...)
 		return result{code: code, stdout: stdout.String(), stderr: stderr.String()}
 	}
-	audit := filepath.Join(home, ".local", "share", "app", "audit.jsonl")
+	audit := filepath.Join(home, ".local", "state", "app", "audit.jsonl")
 	jobs := filepath.Join(home, ".local", "state", "app", "jobs")
 	keys := filepath.Join(home, ".local", "state", "app", "idempotency")
 

@@ -48,7 +48,7 @@ const (
 // is called, at most once per invocation, before a command that declares
 // schema.Meta.Scopes runs. A command whose scopes are not all granted is
 // refused with exit 7, PERMISSION_DENIED; one whose credential holds more
-// is run with an OVER_PRIVILEGED warning. The app also gets the
+// is run with an CREDENTIAL_OVER_PRIVILEGED warning. The app also gets the
 // check-permissions command. An error granted returns is the answer: return
 // envelope.Unauthenticated when there is no credential.
 func WithPermissions(granted func(ctx context.Context) ([]string, error)) Option {
@@ -637,10 +637,15 @@ func (inv *invocation) scopeGuard(ctx context.Context) *envelope.Error {
 			WithFix("use a credential granted "+strings.Join(missing, ", "), inv.root.Name+" "+checkPermissionsCommand+" --for "+n.DotPath())
 	}
 	if overPrivileged(n.Meta.Scopes, granted) {
-		inv.out.Warn("OVER_PRIVILEGED", overWarning(n.DotPath(), n.Meta.Scopes), "")
+		inv.out.Warn(overPrivilegedCode, overWarning(n.DotPath(), n.Meta.Scopes), "")
 	}
 	return nil
 }
+
+// overPrivilegedCode is the warning of a credential granted more scopes than
+// the command needs: the CLI Agent Spec's standard code (REQ-O-047), which
+// the audit log records (REQ-O-030).
+const overPrivilegedCode = "CREDENTIAL_OVER_PRIVILEGED"
 
 func overWarning(cmd string, required []string) string {
 	return fmt.Sprintf("credential has scopes beyond what %q requires — consider a token scoped to [%s] only", cmd, strings.Join(required, ", "))
@@ -831,7 +836,7 @@ func (inv *invocation) checkPermissions(ctx context.Context) error {
 		commands[c.DotPath()] = cov
 	})
 	if len(over) > 0 {
-		out.Warn("OVER_PRIVILEGED", "credential is over-privileged for: "+strings.Join(over, ", "), "")
+		out.Warn(overPrivilegedCode, "credential is over-privileged for: "+strings.Join(over, ", "), "")
 	}
 	out.RenderText(func(w io.Writer) error {
 		for _, name := range sortedKeys(commands) {
@@ -879,7 +884,7 @@ func (inv *invocation) checkOne(target string, granted []string) error {
 	}
 	over := len(req) > 0 && overPrivileged(req, granted)
 	if over {
-		inv.out.Warn("OVER_PRIVILEGED", overWarning(c.DotPath(), req), "")
+		inv.out.Warn(overPrivilegedCode, overWarning(c.DotPath(), req), "")
 	}
 	return inv.out.Result(struct {
 		Command        string   `json:"command"`

@@ -366,7 +366,7 @@ func TestCheckPermissions(t *testing.T) {
 	t.Run("for, over-privileged", func(t *testing.T) {
 		r, _ := trustRun(t, nil, []urfave.Option{granted("repo:read", "admin:org")}, "check-permissions", "--for", "repos")
 		w := wantOK(t, r)
-		if !strings.Contains(string(w.Data), `"over_privileged":true`) || len(w.Warnings) != 1 || w.Warnings[0].Code != "OVER_PRIVILEGED" || !strings.Contains(w.Warnings[0].Message, "[repo:read]") {
+		if !strings.Contains(string(w.Data), `"over_privileged":true`) || len(w.Warnings) != 1 || w.Warnings[0].Code != "CREDENTIAL_OVER_PRIVILEGED" || !strings.Contains(w.Warnings[0].Message, "[repo:read]") {
 			t.Errorf("data %s warnings %q, want over_privileged and a warning", w.Data, w.Warnings)
 		}
 	})
@@ -396,14 +396,14 @@ func TestCheckPermissions(t *testing.T) {
 		if c := data.Commands["deploy"]; c.Covered {
 			t.Errorf("deploy: %+v, want not covered", c)
 		}
-		if len(w.Warnings) != 1 || w.Warnings[0].Code != "OVER_PRIVILEGED" || !strings.Contains(w.Warnings[0].Message, "repos") {
+		if len(w.Warnings) != 1 || w.Warnings[0].Code != "CREDENTIAL_OVER_PRIVILEGED" || !strings.Contains(w.Warnings[0].Message, "repos") {
 			t.Errorf("warnings %q, want one naming repos", w.Warnings)
 		}
 	})
 	t.Run("runtime over-privileged", func(t *testing.T) {
 		r, h := trustRun(t, nil, []urfave.Option{granted("repo:read", "repo:write")}, "repos")
 		w := wantOK(t, r)
-		if h.calls["repos"] != 1 || len(w.Warnings) != 1 || w.Warnings[0].Code != "OVER_PRIVILEGED" || !strings.Contains(w.Warnings[0].Message, "beyond") {
+		if h.calls["repos"] != 1 || len(w.Warnings) != 1 || w.Warnings[0].Code != "CREDENTIAL_OVER_PRIVILEGED" || !strings.Contains(w.Warnings[0].Message, "beyond") {
 			t.Errorf("ran %d, warnings %q; want it run with an over-privilege warning", h.calls["repos"], w.Warnings)
 		}
 	})

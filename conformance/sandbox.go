@@ -387,16 +387,19 @@ func onlyItself(snap fsSnapshot, dir string) bool {
 }
 
 // auditLog reports whether path is a tool's audit log where the CLI Agent
-// Spec keeps it (REQ-O-030, which took in REQ-F-026 in the spec's 1.8:
-// <data home>/<tool>/audit.jsonl): one line appended for every invocation,
-// help and refusals included, it is the record of what ran, not a side
+// Spec keeps it (REQ-O-030: <state home>/<tool>/audit.jsonl; before it,
+// REQ-F-026 kept it under the data home): one line appended for every
+// invocation, refusals included, it is the record of what ran, not a side
 // effect of running it.
 func (s *probeSandbox) auditLog(path string) bool {
 	if filepath.Base(path) != "audit.jsonl" {
 		return false
 	}
-	tools := filepath.Dir(filepath.Dir(path))
-	return tools == s.DataHome || tools == filepath.Join(s.Home, ".local", "share")
+	switch filepath.Dir(filepath.Dir(path)) {
+	case s.StateHome, filepath.Join(s.Home, ".local", "state"), s.DataHome, filepath.Join(s.Home, ".local", "share"):
+		return true
+	}
+	return false
 }
 
 func fileState(path string, d fs.DirEntry) (fileStat, error) {

@@ -257,6 +257,8 @@ func TestSnapshotDiff(t *testing.T) {
 		}), nil},
 		{"an audit log and its directories", nothing, write("home/.local/share/tool/audit.jsonl", "{}\n"), nil},
 		{"an audit log under XDG_DATA_HOME", nothing, write("xdg/data/tool/audit.jsonl", "{}\n"), nil},
+		{"an audit log where REQ-O-030 keeps it", nothing, write("home/.local/state/tool/audit.jsonl", "{}\n"), nil},
+		{"an audit log under XDG_STATE_HOME", nothing, write("xdg/state/tool/audit.jsonl", "{}\n"), nil},
 		{"beside an audit log", nothing, func(t *testing.T, s *probeSandbox) {
 			write("xdg/data/tool/audit.jsonl", "{}\n")(t, s)
 			write("xdg/data/tool/state", "s")(t, s)

@@ -82,6 +82,7 @@ func (o *Output) Finish(meta Meta, fail *Error) *Error {
 		o.trustContextLocked(fail)
 	}
 	meta.ExitCode = ExitCode(fail)
+	o.settledLocked(meta)
 
 	if o.s.EchoWarnings && o.s.Mode.Format.enveloped() && !o.s.Quiet {
 		var b strings.Builder
@@ -92,6 +93,45 @@ func (o *Output) Finish(meta Meta, fail *Error) *Error {
 		return o.finishFile(p, meta, fail)
 	}
 	return o.write(o.s.Mode.Format, p, meta, fail)
+}
+
+// Settled is what an answer says once Finish has settled it, as
+// Settings.BeforeAnswer is given it.
+type Settled struct {
+	ExitCode int
+	Warnings []string       // the codes of its warnings, in order
+	Effects  map[string]int // its events by effect (see Output.EffectCounts)
+	// Result is the result the command recorded, encoded as data writes
+	// it, or nil when it recorded none — on a failure too.
+	Result json.RawMessage
+}
+
+// settledLocked calls Settings.BeforeAnswer, and keeps the warning it
+// returns where the answer will carry it.
+func (o *Output) settledLocked(meta Meta) {
+	if o.s.BeforeAnswer == nil {
+		return
+	}
+	st := Settled{ExitCode: meta.ExitCode, Effects: o.lines.counts(o.s.DryRun)}
+	for _, w := range o.warnings {
+		st.Warnings = append(st.Warnings, w.code)
+	}
+	if o.hasResult {
+		if raw, err := marshal(rewrite(o.result, o.s.Cwd)); err == nil {
+			st.Result = raw
+		}
+	}
+	w := o.s.BeforeAnswer(st)
+	switch {
+	case w == nil:
+	case o.s.Mode.Format == JSON || o.s.Mode.Format == TOON || o.s.Mode.Terminal && !o.s.Mode.Agent:
+		o.warnings = append(o.warnings, warning{code: w.Code, message: o.redact(w.Message), context: w.Context})
+	default:
+		line, err := marshal(Warning{Code: w.Code, Message: o.redact(w.Message), Context: w.Context})
+		if err == nil {
+			o.s.Stderr.Write(append(line, '\n'))
+		}
+	}
 }
 
 // write writes the answer in format f, and returns the error it reported.

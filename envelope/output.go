@@ -68,6 +68,15 @@ type Settings struct {
 	// those Accepts says the command takes).
 	Budget   *Budget
 	NextPage func(limit int, cursor string) string
+	// BeforeAnswer, when set, is called once by Finish when the answer is
+	// settled — its exit code, warnings and data final — and before any
+	// of it is written, for a record of the call that must precede the
+	// answer (the audit log, REQ-O-030). A warning it returns joins the
+	// answer's warnings (an envelope's warnings[]); an answer without an
+	// envelope (--format jsonl, tsv, text, id) carries it as one JSON
+	// WarningDetail line on stderr, or, to a person at a terminal, as the
+	// other warnings are shown.
+	BeforeAnswer func(Settled) *Warning
 	// Accepts reports whether the command takes the flag --name: a hint
 	// that tells an agent which flag to pass (meta.truncation_hint) names
 	// only flags it takes, and a list it cannot page gets no next_cursor.

@@ -27,6 +27,9 @@ type AgentsInfo struct {
 	// <TOOL>_OUTPUT (adapters.WithLegacyOutput): only then is the variable
 	// read, as --format's deprecated default.
 	LegacyOutput bool
+	// AuditLog is the audit log's path while it is on, or "": the manifest
+	// lists it as a log side effect of every command it records (REQ-O-030).
+	AuditLog string
 }
 
 // AmbientEnv is the sentence that names the variables every Duet tool

@@ -33,42 +33,45 @@ type SpecManifest struct {
 
 // SpecCommand is the spec's CommandEntry.
 type SpecCommand struct {
-	Description      string                    `json:"description"`
-	DangerLevel      string                    `json:"danger_level"`
-	RequiredScopes   []string                  `json:"required_scopes"`
-	Flags            map[string]SpecFlag       `json:"flags"`
-	Positionals      []SpecPositional          `json:"positionals,omitempty"`
-	ExitCodes        exitcode.Table            `json:"exit_codes"`
-	Aliases          []string                  `json:"aliases,omitempty"`
-	OutputSchema     schema.Schema             `json:"output_schema,omitempty"`
-	Examples         []schema.Example          `json:"examples,omitempty"`
-	Subcommands      []string                  `json:"subcommands,omitempty"`
-	Builtin          bool                      `json:"builtin,omitempty"`
-	OutputFile       string                    `json:"output_file,omitempty"`
-	Stdout           string                    `json:"stdout,omitempty"`
-	Stderr           string                    `json:"stderr,omitempty"`
-	Protocol         string                    `json:"protocol,omitempty"`
-	MCP              *bool                     `json:"mcp,omitempty"` // only ever false
-	Interactive      bool                      `json:"interactive,omitempty"`
-	RequiresPerson   bool                      `json:"requires_person,omitempty"`
-	HasNetworkIO     bool                      `json:"has_network_io,omitempty"`
-	Steps            []string                  `json:"steps,omitempty"`
-	Async            bool                      `json:"async,omitempty"`
-	Interruption     *schema.InterruptionEntry `json:"interruption,omitempty"`
-	SecretEnvVars    []string                  `json:"secret_env_vars,omitempty"`
-	TokenEnvVars     []string                  `json:"token_env_vars,omitempty"`
-	Platform         []string                  `json:"platform,omitempty"`
-	RequiredTools    map[string]string         `json:"required_tools,omitempty"`
-	ConfigWriteScope string                    `json:"config_write_scope,omitempty"`
-	StreamingDefault bool                      `json:"streaming_default,omitempty"`
-	SafeDefault      bool                      `json:"safe_default,omitempty"`
-	ConfirmFlag      string                    `json:"confirm_flag,omitempty"`
-	Idempotent       bool                      `json:"idempotent,omitempty"`
-	OptionPlacement  string                    `json:"option_placement,omitempty"`
-	Arguments        string                    `json:"arguments,omitempty"` // "passthrough" only (REQ-C-031)
-	HelpArgv         []string                  `json:"help_argv,omitempty"`
-	Stdin            *SpecStdin                `json:"stdin,omitempty"`
-	Requires         []schema.Rule             `json:"requires,omitempty"` // REQ-C-026
+	Description    string              `json:"description"`
+	DangerLevel    string              `json:"danger_level"`
+	RequiredScopes []string            `json:"required_scopes"`
+	Flags          map[string]SpecFlag `json:"flags"`
+	Positionals    []SpecPositional    `json:"positionals,omitempty"`
+	ExitCodes      exitcode.Table      `json:"exit_codes"`
+	Aliases        []string            `json:"aliases,omitempty"`
+	OutputSchema   schema.Schema       `json:"output_schema,omitempty"`
+	Examples       []schema.Example    `json:"examples,omitempty"`
+	Subcommands    []string            `json:"subcommands,omitempty"`
+	Builtin        bool                `json:"builtin,omitempty"`
+	OutputFile     string              `json:"output_file,omitempty"`
+	Stdout         string              `json:"stdout,omitempty"`
+	Stderr         string              `json:"stderr,omitempty"`
+	// Every path the command may write (REQ-C-011), the audit log among
+	// them while it is on (REQ-O-030).
+	FilesystemSideEffects []schema.SideEffect       `json:"filesystem_side_effects,omitempty"`
+	Protocol              string                    `json:"protocol,omitempty"`
+	MCP                   *bool                     `json:"mcp,omitempty"` // only ever false
+	Interactive           bool                      `json:"interactive,omitempty"`
+	RequiresPerson        bool                      `json:"requires_person,omitempty"`
+	HasNetworkIO          bool                      `json:"has_network_io,omitempty"`
+	Steps                 []string                  `json:"steps,omitempty"`
+	Async                 bool                      `json:"async,omitempty"`
+	Interruption          *schema.InterruptionEntry `json:"interruption,omitempty"`
+	SecretEnvVars         []string                  `json:"secret_env_vars,omitempty"`
+	TokenEnvVars          []string                  `json:"token_env_vars,omitempty"`
+	Platform              []string                  `json:"platform,omitempty"`
+	RequiredTools         map[string]string         `json:"required_tools,omitempty"`
+	ConfigWriteScope      string                    `json:"config_write_scope,omitempty"`
+	StreamingDefault      bool                      `json:"streaming_default,omitempty"`
+	SafeDefault           bool                      `json:"safe_default,omitempty"`
+	ConfirmFlag           string                    `json:"confirm_flag,omitempty"`
+	Idempotent            bool                      `json:"idempotent,omitempty"`
+	OptionPlacement       string                    `json:"option_placement,omitempty"`
+	Arguments             string                    `json:"arguments,omitempty"` // "passthrough" only (REQ-C-031)
+	HelpArgv              []string                  `json:"help_argv,omitempty"`
+	Stdin                 *SpecStdin                `json:"stdin,omitempty"`
+	Requires              []schema.Rule             `json:"requires,omitempty"` // REQ-C-026
 }
 
 // SpecStdin is the spec's StdinDeclaration: how a command reads stdin.
@@ -199,6 +202,22 @@ type entryFacts struct {
 	outputFile bool // it has Duet's --output <path>
 	mcpOff     bool // runnable, and the tool's MCP server does not offer it
 	placement  schema.Placement
+	// introspection: it only reads what the tool is (Introspection).
+	introspection bool
+}
+
+// Introspection reports whether c is one of Duet's commands that only read
+// what the tool is — its manifest, its description, its audit log — which
+// the audit log leaves out (REQ-O-030): they do no work.
+func Introspection(c *schema.Command) bool {
+	if !c.Builtin || c.Parent == nil || c.Parent.Parent != nil {
+		return false
+	}
+	switch c.Name {
+	case "audit-log", "manifest", "describe":
+		return true
+	}
+	return false
 }
 
 // globalsOf returns the options root gives every command (REQ-F-079).
@@ -221,6 +240,8 @@ func factsOf(c *schema.Command) entryFacts {
 		outputFile: out != nil && out.Builtin,
 		mcpOff:     c.Runnable && !c.IsTool(),
 		placement:  c.Placement(),
+
+		introspection: Introspection(c),
 	}
 }
 
@@ -318,6 +339,10 @@ func (m Manifest) Spec() SpecManifest {
 			Idempotent:       d.Idempotent,
 			Requires:         d.Requires,
 			Stderr:           d.Stderr, // child_log (REQ-F-038)
+		}
+		c.FilesystemSideEffects = slices.Clone(d.FilesystemSideEffects)
+		if m.agents.AuditLog != "" && d.Runnable && !facts.introspection {
+			c.FilesystemSideEffects = append(c.FilesystemSideEffects, schema.SideEffect{Path: m.agents.AuditLog, Kind: schema.LogFile})
 		}
 		if c.RequiredScopes == nil {
 			c.RequiredScopes = []string{}

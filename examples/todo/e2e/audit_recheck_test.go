@@ -17,8 +17,7 @@ func TestE2EAuditLogOptIn(t *testing.T) { onEach(t, testAuditLogOptIn) }
 func testAuditLogOptIn(t *testing.T, bin string) {
 	t.Parallel()
 	sb := newSandbox(t, bin)
-	data := filepath.Join(sb.dir, "data", "todo")
-	auditFile := filepath.Join(data, "audit.jsonl")
+	auditFile := filepath.Join(sb.dir, "home", ".local", "state", "todo", "audit.jsonl") // the default place: no XDG_STATE_HOME
 	for _, args := range [][]string{{"add", "a"}, {"list"}, {"show", "t1"}} {
 		if r := sb.run(t, args...); r.code != 0 {
 			t.Fatalf("todo %v: exit %d: %s", args, r.code, r.stdout)

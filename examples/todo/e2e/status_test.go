@@ -36,8 +36,8 @@ func testStatusDuetStores(t *testing.T, bin string) {
 	// it is complete, nothing more is written to the stores.
 	sb.expect(t, 0, map[string]any{"data.status": "complete"}, "job", "status", id, "--wait")
 
-	auditLog := filepath.Join(sb.dir, "data", "todo", "audit.jsonl")  // XDG_DATA_HOME/todo
 	state := filepath.Join(sb.dir, "home", ".local", "state", "todo") // no XDG_STATE_HOME: HOME/.local/state
+	auditLog := filepath.Join(state, "audit.jsonl")
 	jobs, idem := filepath.Join(state, "jobs"), filepath.Join(state, "idempotency")
 	type report struct {
 		Exists  bool

@@ -6,8 +6,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -68,7 +70,7 @@ func TestO030AuditEntries(t *testing.T) {
 		t.Errorf("AUDIT_LOG_DISABLED's fix_required %q does not name E2EAPP_AUDIT_LOG", fix)
 	}
 	expect(t, "keyrings, the log off", sb.run(t, "keyrings"), 0)
-	if exists(sb.path("audit")) || exists(sb.path("data", "e2eapp", "audit.jsonl")) {
+	if exists(sb.path("audit")) || exists(sb.path("home", ".local", "state", "e2eapp", "audit.jsonl")) {
 		t.Fatal("the log off, an audit file or directory was created")
 	}
 
@@ -399,18 +401,193 @@ func TestO030AuditLogConcurrent(t *testing.T) {
 	}
 }
 
-// TestO030AuditLogGaps: the REQ-O-030 criteria e2eapp's binary does not
-// meet.
-func TestO030AuditLogGaps(t *testing.T) {
+// TestO030AuditLogWrites: REQ-O-030's "write failures" and "bounds" on
+// the built e2eapp, the log turned on by the operator (E2EAPP_AUDIT_LOG).
+//
+//   - The entry is written before the response: `scratch` answers with
+//     100 KiB, more than a pipe holds, and the entry is in the log when
+//     the first byte of the answer arrives (before, the answer's last
+//     bytes waited for a reader the entry waited behind).
+//   - A log that cannot be written (its directory is a file) changes
+//     neither the exit code nor the data: an envelope carries an
+//     AUDIT_LOG_UNAVAILABLE warning; tsv and jsonl answers are as they are
+//     without the log, and stderr carries the warning as one JSON
+//     WarningDetail line.
+//   - The active file is rotated before an entry is appended when its
+//     first entry is older than the maximum age (30 days by default),
+//     though the file was written today; a file whose first entry is
+//     younger is appended to.
+//   - A call that emits CREDENTIAL_OVER_PRIVILEGED (repos, run with a
+//     credential granted more than it needs) has that code in its entry's
+//     warnings.
+func TestO030AuditLogWrites(t *testing.T) {
 	t.Parallel()
-	t.Run("unwritable log", func(t *testing.T) {
-		gap(t, "a failed audit write is reported only under --debug: no AUDIT_LOG_UNAVAILABLE warning, and the entry is written after the response, not before")
+	t.Run("the default path, in the manifest", func(t *testing.T) {
+		t.Parallel()
+		sb := newSandbox(t)
+		path := sb.path("home", ".local", "state", "e2eapp", "audit.jsonl") // $XDG_STATE_HOME unset: ~/.local/state
+		on := []string{"E2EAPP_AUDIT_LOG=1"}
+		env := expect(t, "machines, the log on", sb.runEnv(t, on, "machines", "--format", "json"), 0)
+		want(t, "machines", env, map[string]any{"meta.audit_log_path": path})
+		if entries := auditLines(t, path); len(entries) != 1 {
+			t.Errorf("E2EAPP_AUDIT_LOG=1: %d entries at the default path %s, want 1", len(entries), path)
+		}
+		logged := func(m map[string]any) map[string]bool {
+			out := map[string]bool{}
+			commands, _ := m["commands"].(map[string]any)
+			for name, c := range commands {
+				effects, _ := get(c, "filesystem_side_effects").([]any)
+				for _, e := range effects {
+					if get(e, "path") == path {
+						if get(e, "type") != "log" || get(e, "clearable_with") != nil {
+							t.Errorf("%s lists the audit log as %v, want type log and no clearable_with", name, e)
+						}
+						out[name] = true
+					}
+				}
+			}
+			return out
+		}
+		m := expect(t, "manifest, the log on", sb.runEnv(t, on, "manifest"), 0)["data"].(map[string]any)
+		got := logged(m)
+		for _, name := range []string{"machines", "scale", "decommission", "job.list"} {
+			if !got[name] {
+				t.Errorf("the manifest does not list the audit log among %s's side effects", name)
+			}
+		}
+		for _, name := range []string{"manifest", "describe", "audit-log"} {
+			if got[name] {
+				t.Errorf("the manifest lists the audit log among %s's side effects, which the log leaves out", name)
+			}
+		}
+		if off := logged(sb.manifest(t)); len(off) > 0 {
+			t.Errorf("the log off, the manifest lists it for %v", off)
+		}
 	})
-	t.Run("active file's first entry past the maximum age", func(t *testing.T) {
-		gap(t, "the maximum age is judged by a file's modification time, so an active file written today whose first entry is older is not rotated")
+	t.Run("an over-privileged credential is recorded", func(t *testing.T) {
+		t.Parallel()
+		sb := newSandbox(t)
+		log := sb.path("audit", "audit.jsonl")
+		env := expect(t, "repos", sb.runEnv(t, []string{"E2EAPP_AUDIT_LOG=" + log, "E2EAPP_SCOPES=repo:read,admin:org"}, "repos"), 0)
+		if !slices.Contains(warningCodes(env), "CREDENTIAL_OVER_PRIVILEGED") {
+			t.Fatalf("repos with an over-privileged credential warns %v", warningCodes(env))
+		}
+		entries := auditLines(t, log)
+		if len(entries) != 1 || !slices.Contains(entries[0]["warnings"].([]any), any("CREDENTIAL_OVER_PRIVILEGED")) {
+			t.Errorf("the entry's warnings do not record CREDENTIAL_OVER_PRIVILEGED: %v", entries)
+		}
 	})
-	t.Run("CREDENTIAL_OVER_PRIVILEGED", func(t *testing.T) {
-		gap(t, "Duet emits no CREDENTIAL_OVER_PRIVILEGED warning to record (the entry records every warning code it does emit, as INJECTION_PROTECTION_DISABLED)")
+	t.Run("the entry precedes the answer", func(t *testing.T) {
+		t.Parallel()
+		sb := newSandbox(t)
+		log := sb.path("audit", "audit.jsonl")
+		cmd := sb.command(sb.dir, []string{"E2EAPP_AUDIT_LOG=" + log}, "scratch", "--text", strings.Repeat("x", 100<<10), "--format", "json")
+		stdout, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		first := make([]byte, 1)
+		if _, err := io.ReadFull(stdout, first); err != nil {
+			t.Fatalf("no answer: %v", err)
+		}
+		entries := auditLines(t, log) // the answer has not all been read: the entry came first
+		rest, _ := io.ReadAll(stdout)
+		if err := cmd.Wait(); err != nil {
+			t.Fatalf("scratch: %v", err)
+		}
+		if len(entries) != 1 || entries[0]["command"] != "scratch" {
+			t.Errorf("when the answer's first byte arrived the log held %v, want scratch's entry", entries)
+		}
+		if n := len(first) + len(rest); n < 100<<10 {
+			t.Errorf("the answer is %d bytes, want more than a pipe holds", n)
+		}
+	})
+
+	t.Run("an unwritable log", func(t *testing.T) {
+		t.Parallel()
+		sb := newSandbox(t)
+		if err := os.WriteFile(sb.path("not-a-dir"), nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		broken := []string{"E2EAPP_AUDIT_LOG=" + sb.path("not-a-dir", "audit.jsonl")}
+
+		plain := expect(t, "machines", sb.run(t, "machines", "--format", "json"), 0)
+		env := expect(t, "machines, the log unwritable", sb.runEnv(t, broken, "machines", "--format", "json"), 0)
+		if diff := cmp.Diff(plain["data"], env["data"]); diff != "" {
+			t.Errorf("the data changed (-without the log +with it):\n%s", diff)
+		}
+		if !slices.Contains(warningCodes(env), "AUDIT_LOG_UNAVAILABLE") {
+			t.Errorf("warnings %v, want AUDIT_LOG_UNAVAILABLE", env["warnings"])
+		}
+		failed := expect(t, "render --fail, the log unwritable", sb.runEnv(t, broken, "render", "--fail", "--format", "json"), 1)
+		want(t, "render --fail", failed, map[string]any{"error.code": "RENDER_FAILED"})
+		if !slices.Contains(warningCodes(failed), "AUDIT_LOG_UNAVAILABLE") {
+			t.Errorf("a failure's warnings %v, want AUDIT_LOG_UNAVAILABLE", failed["warnings"])
+		}
+
+		for _, format := range []string{"tsv", "jsonl"} {
+			clean := sb.run(t, "machines", "--format", format)
+			r := sb.runEnv(t, broken, "machines", "--format", format)
+			if r.code != 0 || clean.code != 0 {
+				t.Fatalf("machines --format %s: exit %d (%d without the log)\n%s", format, r.code, clean.code, r.stderr)
+			}
+			if format == "tsv" && r.stdout != clean.stdout {
+				t.Errorf("--format tsv: stdout changed:\n%s\nwithout the log:\n%s", r.stdout, clean.stdout)
+			}
+			if format == "jsonl" { // the items; the summary's meta differs from run to run
+				items := func(out string) []string { lines := strings.Split(out, "\n"); return lines[:2] }
+				if diff := cmp.Diff(items(clean.stdout), items(r.stdout)); diff != "" {
+					t.Errorf("--format jsonl: the items changed (-without +with):\n%s", diff)
+				}
+			}
+			var found bool
+			for line := range strings.Lines(r.stderr) {
+				var w map[string]any
+				if json.Unmarshal([]byte(line), &w) == nil && w["code"] == "AUDIT_LOG_UNAVAILABLE" {
+					found = w["message"] != nil && strings.Contains(w["message"].(string), "E2EAPP_AUDIT_LOG")
+				}
+			}
+			if !found {
+				t.Errorf("--format %s: stderr has no AUDIT_LOG_UNAVAILABLE WarningDetail line naming E2EAPP_AUDIT_LOG:\n%s", format, r.stderr)
+			}
+		}
+	})
+
+	t.Run("the first entry past the maximum age", func(t *testing.T) {
+		t.Parallel()
+		for _, tt := range []struct {
+			name    string
+			age     time.Duration
+			rotated bool
+		}{
+			{"40 days old: rotated", 40 * 24 * time.Hour, true},
+			{"10 days old: kept", 10 * 24 * time.Hour, false},
+		} {
+			sb := newSandbox(t)
+			log := sb.path("audit", "audit.jsonl")
+			if err := os.MkdirAll(filepath.Dir(log), 0o700); err != nil {
+				t.Fatal(err)
+			}
+			old := fmt.Sprintf(`{"timestamp":%q,"command":"machines","args":{},"exit_code":0,"duration_ms":1,"request_id":"r-old","warnings":[]}`+"\n", time.Now().Add(-tt.age).UTC().Format(time.RFC3339Nano))
+			recent := fmt.Sprintf(`{"timestamp":%q,"command":"machines","args":{},"exit_code":0,"duration_ms":1,"request_id":"r-recent","warnings":[]}`+"\n", time.Now().Add(-time.Hour).UTC().Format(time.RFC3339Nano))
+			if err := os.WriteFile(log, []byte(old+recent), 0o600); err != nil { // written now: the file is young
+				t.Fatal(err)
+			}
+			expect(t, tt.name, sb.runEnv(t, []string{"E2EAPP_AUDIT_LOG=" + log}, "machines", "--format", "json"), 0)
+			active := auditLines(t, log)
+			_, err := os.Stat(log + ".1")
+			switch {
+			case tt.rotated && (len(active) != 1 || err != nil):
+				t.Errorf("%s: the active file holds %d entries and .1 %v; want the new entry alone, the old ones rotated", tt.name, len(active), err)
+			case tt.rotated && auditLines(t, log+".1")[0]["request_id"] != "r-old":
+				t.Errorf("%s: the rotated file does not hold the old entries", tt.name)
+			case !tt.rotated && (len(active) != 3 || err == nil):
+				t.Errorf("%s: the active file holds %d entries (want 3), rotated: %v", tt.name, len(active), err == nil)
+			}
+		}
 	})
 }
 

@@ -233,7 +233,7 @@ func TestO023NoInjectionProtection(t *testing.T) {
 		Warnings []string       `json:"warnings"`
 	}
 	var entries []entry
-	for line := range strings.Lines(readFile(t, sb.path("data", "e2eapp", "audit.jsonl"))) {
+	for line := range strings.Lines(readFile(t, sb.path("home", ".local", "state", "e2eapp", "audit.jsonl"))) {
 		var e entry
 		if err := json.Unmarshal([]byte(line), &e); err != nil {
 			t.Fatalf("audit log line %q: %v", line, err)
@@ -468,7 +468,7 @@ func TestO022SecretFromEnvAndFile(t *testing.T) {
 	if len(ks.got()) != 2 {
 		t.Errorf("a refused run reached the service: %v", ks.got())
 	}
-	log := readFile(t, sb.path("data", "e2eapp", "audit.jsonl"))
+	log := readFile(t, sb.path("home", ".local", "state", "e2eapp", "audit.jsonl"))
 	if strings.Count(log, "\n") != 5 {
 		t.Errorf("the audit log has not the 5 runs:\n%s", log)
 	}

@@ -281,7 +281,7 @@ func TestO008VerbosityFlags(t *testing.T) {
 func TestF042LogFilesBounded(t *testing.T) {
 	t.Parallel()
 	sb := sandboxFor(t, logbounds.bin(t))
-	dir := filepath.Join(sb.dir, "data", "e2eapp")
+	dir := sb.path("home", ".local", "state", "e2eapp") // the audit log's default place
 	logs := func() []string {
 		names, _ := filepath.Glob(filepath.Join(dir, "audit.jsonl*"))
 		return slices.DeleteFunc(names, func(n string) bool { return strings.HasSuffix(n, ".lock") }) // empty, for rotating under a lock

@@ -495,7 +495,7 @@ func TestO027Cleanup(t *testing.T) {
 				"temp":  sb.path("tmp", "e2eapp-stores-fetch-left-pad"),
 				"log":   sb.path("data", "e2eapp-stores", "fetch.jsonl"),
 			}
-			auditLog := sb.path("data", "e2eapp-stores", "audit.jsonl")
+			auditLog := sb.path("home", ".local", "state", "e2eapp-stores", "audit.jsonl")
 			dashboard := sb.path("home", ".cache", "e2eapp-stores", "dashboard", "index.html")
 			if !exists(auditLog) {
 				t.Fatalf("premise: no audit log at %s", auditLog)

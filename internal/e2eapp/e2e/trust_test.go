@@ -158,10 +158,10 @@ func TestO047CheckPermissions(t *testing.T) {
 	want(t, "all", env, map[string]any{"data.commands.repos.covered": true, "data.commands.org-rename.covered": false, "data.commands.org-rename.required_scopes": []any{"admin:org"}})
 
 	env = expect(t, "over-privileged", sb.runEnv(t, scopes("repo:read,admin:org"), "check-permissions", "--for", "repos"), 0)
-	want(t, "over-privileged", env, map[string]any{"data.over_privileged": true, "warnings.0.code": "OVER_PRIVILEGED"})
+	want(t, "over-privileged", env, map[string]any{"data.over_privileged": true, "warnings.0.code": "CREDENTIAL_OVER_PRIVILEGED"})
 
 	env = expect(t, "runtime over-privileged", sb.runEnv(t, scopes("repo:read,admin:org"), "repos"), 0)
-	want(t, "runtime over-privileged", env, map[string]any{"warnings.0.code": "OVER_PRIVILEGED", "data.0.name": "api"})
+	want(t, "runtime over-privileged", env, map[string]any{"warnings.0.code": "CREDENTIAL_OVER_PRIVILEGED", "data.0.name": "api"})
 	env = expect(t, "runtime exact", sb.runEnv(t, scopes("repo:read"), "repos"), 0)
 	want(t, "runtime exact", env, map[string]any{"warnings": []any{}})
 
@@ -363,7 +363,7 @@ func TestF051DebugRedaction(t *testing.T) {
 	if !strings.Contains(r.stderr, "AWS_SECRET_ACCESS_KEY=[REDACTED]") {
 		t.Errorf("the environment dump lacks AWS_SECRET_ACCESS_KEY=[REDACTED]:\n%s", r.stderr)
 	}
-	audit := readFile(t, sb.path("data", "e2eapp", "audit.jsonl"))
+	audit := readFile(t, sb.path("home", ".local", "state", "e2eapp", "audit.jsonl"))
 	if audit == "" {
 		t.Fatal("the --debug run wrote no audit log")
 	}
@@ -389,7 +389,7 @@ func TestF051DebugRedaction(t *testing.T) {
 			t.Errorf("E2EAPP_DEBUG=1 did not turn the trace on:\n%s", r.stderr)
 		}
 	}
-	audit = readFile(t, sb.path("data", "e2eapp", "audit.jsonl"))
+	audit = readFile(t, sb.path("home", ".local", "state", "e2eapp", "audit.jsonl"))
 	for _, s := range secrets {
 		if strings.Contains(audit, s) {
 			t.Errorf("the audit log holds %q:\n%s", s, audit)
