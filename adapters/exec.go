@@ -43,14 +43,26 @@ func isDispatchCmd(cmd string) bool {
 	return true
 }
 
-// resetter is a framework that can be run again in the same process with
-// every flag back at its default (cobra keeps the values a run parsed).
-type resetter interface{ Reset() }
+// WithNewApp gives Duet a way to make the app anew, wrapped as the running
+// one is: `tool exec` then runs every line of a batch in this process, each
+// on an app of its own (REQ-O-050: no process per line). Without it only
+// the first line can: a framework run once keeps state no lifecycle can
+// clear (urfave reads a flag's environment once; cobra keeps a
+// subcommand's first context), so a later line runs in a fresh process of
+// this binary.
+//
+//	opts = append(opts, adapters.WithNewApp(func() (adapters.Framework, error) {
+//		return urfave.Wrap(newRoot(), opts...)
+//	}))
+func WithNewApp(newApp func() (Framework, error)) Option {
+	return func(c *config) { c.newApp = newApp }
+}
 
 // exec answers `tool exec`: it reads the spec's DispatchRequests, one JSON
 // object per line of stdin, and runs each through the lifecycle — the first
-// in this process, a later one in a fresh process of this binary unless the
-// framework can be reset — as an agent would run it — `{"_cmd":"run.spawn","_opts":{...},
+// in this process, a later one too when the app can be made anew
+// (WithNewApp), else in a fresh process of this binary — as an agent would
+// run it — `{"_cmd":"run.spawn","_opts":{...},
 // "name":"x"}` is `tool run spawn --name=x`, with _opts' members as flags
 // too and a member named like a positional argument as that argument. Each
 // line's answer is one envelope with meta._cmd and meta._line, emitted as
@@ -151,17 +163,18 @@ func (inv *invocation) dispatchLine(ctx context.Context, line []byte, n int, dry
 	}
 	var raw []byte
 	var exit int
-	r, resettable := inv.fw.(resetter)
 	switch {
 	case ran == 0:
-		raw, exit = inv.dispatch(ctx, args)
-	case resettable:
-		r.Reset()
-		raw, exit = inv.dispatch(ctx, args)
+		raw, exit = inv.dispatch(ctx, inv.fw, args)
+	case inv.cfg.newApp != nil:
+		fw, err := inv.cfg.newApp()
+		if err != nil {
+			return inv.refusedLine(cmd, n, envelope.Errorf(exitcode.GeneralError, "DISPATCH_NO_APP", "the app could not be made anew for this line: %v", err).
+				WithPhase(envelope.Execution)), int(exitcode.GeneralError), true
+		}
+		raw, exit = inv.dispatch(ctx, fw, args)
 	default:
-		// A framework run once keeps state no lifecycle can clear (urfave
-		// reads a flag's environment once; cobra keeps a subcommand's first
-		// context), so a later line runs in a fresh process of this binary.
+		// The framework, run once, keeps state (see WithNewApp).
 		raw, exit = inv.dispatchChild(ctx, args)
 	}
 	answer, err2 := withLine(raw, cmd, n)
@@ -194,17 +207,17 @@ func withFlag(args []string, flag string) []string {
 	return append(args, flag)
 }
 
-// dispatch runs one command line in this process, as an agent reading a
-// pipe: stdin empty, stdout collected, the signals exec's (a line is stopped
-// through ctx).
-func (inv *invocation) dispatch(ctx context.Context, args []string) ([]byte, int) {
+// dispatch runs one command line in this process on fw, as an agent
+// reading a pipe: stdin empty, stdout collected, the signals exec's (a line
+// is stopped through ctx).
+func (inv *invocation) dispatch(ctx context.Context, fw Framework, args []string) ([]byte, int) {
 	var stdout bytes.Buffer
 	cfg := *inv.cfg
 	cfg.stdin, cfg.stdout = strings.NewReader(""), &stdout
 	cfg.tty = &ttys{}
 	cfg.strict = true
 	cfg.signals = make(chan os.Signal)
-	line := &invocation{cfg: &cfg, fw: inv.fw, start: time.Now()}
+	line := &invocation{cfg: &cfg, fw: fw, start: time.Now()}
 	defer line.restoreCapture()
 	exit := line.run(ctx, args)
 	return stdout.Bytes(), exit

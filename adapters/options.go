@@ -32,6 +32,7 @@ type config struct {
 	requestID    func() string
 	signals      <-chan os.Signal
 	extensions   []Extension
+	newApp       func() (Framework, error) // WithNewApp
 	strict       bool
 	envGiven     bool // WithEnv replaced the process environment
 

@@ -341,7 +341,7 @@ func TestLevels(t *testing.T) {
 func TestNoSilentSlip(t *testing.T) {
 	const (
 		levelFloor    = 2
-		coverageFloor = 94.7 // percent: 69 modes met, 6 partly, 1 missed of 76
+		coverageFloor = 95.3 // percent: 70 modes met, 5 partly, 1 missed of 76
 	)
 	reqs, modes := tables(t)
 	verdicts, err := spec.Registry()

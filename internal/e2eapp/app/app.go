@@ -53,7 +53,9 @@ func Options() []urfave.Option {
 		docsOptions(), auditOptions(), stateOptions(), schemasOptions()} {
 		opts = append(opts, more...)
 	}
-	return opts
+	// exec runs every line of a batch in its own process on an app made
+	// anew (REQ-O-050).
+	return append(opts, adapters.WithNewApp(func() (adapters.Framework, error) { return urfave.Wrap(New(), opts...) }))
 }
 
 // activeScopes resolves the scopes of the active credential (see ScopesEnv).

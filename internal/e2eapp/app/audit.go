@@ -87,7 +87,14 @@ func auditCommands() []*cli.Command {
 			return envelope.From(ctx).Result(keys)
 		},
 	}, schema.Meta{Danger: schema.Safe, NoArgs: true})
-	return []*cli.Command{keyring, keyrings}
+	pid := urfave.Annotate(&cli.Command{
+		Name:  "pid",
+		Usage: "Report the id of the process that answers (exec's, for every line of a batch)",
+		Action: func(ctx context.Context, _ *cli.Command) error {
+			return envelope.From(ctx).Result(map[string]int{"pid": os.Getpid()})
+		},
+	}, schema.Meta{Danger: schema.Safe, NoArgs: true})
+	return []*cli.Command{keyring, keyrings, pid}
 }
 
 // auditOptions are the Duet options the audit commands need: none, the

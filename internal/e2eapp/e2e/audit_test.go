@@ -614,6 +614,44 @@ func execLines(t *testing.T, sb *sandbox, lines string, flags ...string) (int, [
 	return r.code, out
 }
 
+// TestO050ExecInProcess: REQ-O-050's "dispatches all lines in-process" on
+// the built e2eapp, which gives Duet a way to make it anew
+// (adapters.WithNewApp): every line of a batch — the first and the later
+// ones — answers from exec's own process (pid reports it), and a later line
+// starts from the app's defaults, not from what an earlier one parsed: greet
+// without --name asks for it (INPUT_REQUIRED, as alone), though the line
+// before passed --name ann.
+func TestO050ExecInProcess(t *testing.T) {
+	t.Parallel()
+	sb := newSandbox(t)
+	cmd := sb.command(sb.dir, nil, "exec", "--format", "jsonl", "--ignore-errors")
+	cmd.Stdin = strings.NewReader(`{"_cmd":"pid"}
+{"_cmd":"greet","name":"ann"}
+{"_cmd":"greet"}
+{"_cmd":"pid"}
+`)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	r := wait(t, cmd, &stdout, &stderr)
+	var lines []map[string]any
+	for line := range strings.Lines(r.stdout) {
+		var v map[string]any
+		if err := json.Unmarshal([]byte(line), &v); err != nil {
+			t.Fatalf("exec line %q: %v\nstderr: %s", line, err, r.stderr)
+		}
+		lines = append(lines, v)
+	}
+	if r.code != 1 || len(lines) != 5 {
+		t.Fatalf("exec: exit %d, %d lines; want 1 (a line failed) and four answers and the summary:\n%s", r.code, len(lines), r.stdout)
+	}
+	self := float64(cmd.Process.Pid)
+	for _, i := range []int{0, 3} {
+		want(t, fmt.Sprintf("line %d", i+1), lines[i], map[string]any{"ok": true, "data.pid": self, "meta._line": float64(i + 1)})
+	}
+	want(t, "greet --name ann", lines[1], map[string]any{"ok": true, "data.greeting": "hello, ann"})
+	want(t, "greet, after a line that passed --name", lines[2], map[string]any{"ok": false, "error.code": "INPUT_REQUIRED"})
+}
+
 // TestO050ExecDryRunConfirmFlag: REQ-O-050 with v1.16's "tool exec
 // --dry-run previews a dispatched confirm_flag command even when its line
 // passes the flag" (REQ-O-048). Under exec --dry-run, a rollout line that

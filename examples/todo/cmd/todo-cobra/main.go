@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/duet-cli/duet/adapters"
 	duetcobra "github.com/duet-cli/duet/adapters/cobra"
 	"github.com/duet-cli/duet/examples/todo/internal/commands"
 	"github.com/duet-cli/duet/examples/todo/internal/options"
@@ -17,7 +18,10 @@ import (
 var version = "0.1.0"
 
 func main() {
-	duetcobra.Main(newApp(), options.For(version, serveMCP()...)...)
+	opts := options.For(version, serveMCP()...)
+	// exec runs every line of a batch in this process, on a todo made anew.
+	opts = append(opts, adapters.WithNewApp(func() (adapters.Framework, error) { return duetcobra.Wrap(newApp(), opts...) }))
+	duetcobra.Main(newApp(), opts...)
 }
 
 func newApp() *cobra.Command {

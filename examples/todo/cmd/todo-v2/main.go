@@ -9,6 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/duet-cli/duet/adapters"
 	"github.com/duet-cli/duet/adapters/urfavev2"
 	"github.com/duet-cli/duet/examples/todo/internal/commands"
 	"github.com/duet-cli/duet/examples/todo/internal/options"
@@ -18,7 +19,10 @@ import (
 var version = "0.1.0"
 
 func main() {
-	urfavev2.Main(newApp(), options.For(version, serveMCP()...)...)
+	opts := options.For(version, serveMCP()...)
+	// exec runs every line of a batch in this process, on a todo made anew.
+	opts = append(opts, adapters.WithNewApp(func() (adapters.Framework, error) { return urfavev2.Wrap(newApp(), opts...) }))
+	urfavev2.Main(newApp(), opts...)
 }
 
 // fileFlag is todo's global --file. A v2 app takes a flag after a

@@ -16,6 +16,7 @@ import (
 
 	"github.com/urfave/cli/v3"
 
+	"github.com/duet-cli/duet/adapters"
 	"github.com/duet-cli/duet/adapters/urfave"
 	"github.com/duet-cli/duet/examples/todo/internal/commands"
 	"github.com/duet-cli/duet/examples/todo/internal/options"
@@ -26,8 +27,12 @@ var version = "0.1.0"
 
 func main() { urfave.Main(newApp(), wrapping()...) }
 
-// wrapping is the options todo is wrapped with.
-func wrapping() []urfave.Option { return options.For(version, serveMCP()...) }
+// wrapping is the options todo is wrapped with: exec runs every line of a
+// batch in this process, on a todo made anew (adapters.WithNewApp).
+func wrapping() []urfave.Option {
+	opts := options.For(version, serveMCP()...)
+	return append(opts, adapters.WithNewApp(func() (adapters.Framework, error) { return urfave.Wrap(newApp(), opts...) }))
+}
 
 func store(cmd *cli.Command) *todo.Store { return commands.Store(cmd.String("file")) }
 
