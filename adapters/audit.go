@@ -153,9 +153,8 @@ func (inv *invocation) auditBefore(st envelope.Settled) *envelope.Warning {
 	if err == nil {
 		return nil
 	}
-	if inv.out.Debugging() {
-		inv.out.Logger().Debug("audit log not written", "path", inv.obs.audit, "error", err.Error())
-	}
+	// No log line here: Finish holds the Output, which the logger writes
+	// through. The warning says it all.
 	return &envelope.Warning{Code: "AUDIT_LOG_UNAVAILABLE",
 		Message: fmt.Sprintf("this call is not in the audit log (%s): %v. Next: make the log's directory writable, or set %s to another absolute path",
 			inv.obs.audit, errors.Unwrap(err), envelope.EnvName(inv.root.Name, "AUDIT_LOG"))}

@@ -75,7 +75,8 @@ type Settings struct {
 	// answer's warnings (an envelope's warnings[]); an answer without an
 	// envelope (--format jsonl, tsv, text, id) carries it as one JSON
 	// WarningDetail line on stderr, or, to a person at a terminal, as the
-	// other warnings are shown.
+	// other warnings are shown. It runs while Finish holds the Output: it
+	// must not call the Output's methods, its Logger's included.
 	BeforeAnswer func(Settled) *Warning
 	// Accepts reports whether the command takes the flag --name: a hint
 	// that tells an agent which flag to pass (meta.truncation_hint) names

@@ -522,6 +522,10 @@ func TestO030AuditLogWrites(t *testing.T) {
 		if !slices.Contains(warningCodes(env), "AUDIT_LOG_UNAVAILABLE") {
 			t.Errorf("warnings %v, want AUDIT_LOG_UNAVAILABLE", env["warnings"])
 		}
+		debug := expect(t, "machines --debug, the log unwritable", sb.runEnv(t, broken, "machines", "--format", "json", "--debug"), 0)
+		if !slices.Contains(warningCodes(debug), "AUDIT_LOG_UNAVAILABLE") {
+			t.Errorf("--debug: warnings %v, want AUDIT_LOG_UNAVAILABLE", debug["warnings"])
+		}
 		failed := expect(t, "render --fail, the log unwritable", sb.runEnv(t, broken, "render", "--fail", "--format", "json"), 1)
 		want(t, "render --fail", failed, map[string]any{"error.code": "RENDER_FAILED"})
 		if !slices.Contains(warningCodes(failed), "AUDIT_LOG_UNAVAILABLE") {
