@@ -602,12 +602,18 @@ func TestO030AuditLogWrites(t *testing.T) {
 // returns its exit code and its decoded jsonl lines.
 func execLines(t *testing.T, sb *sandbox, lines string, flags ...string) (int, []map[string]any) {
 	t.Helper()
+	code, out, _ := execBatch(t, sb, lines, flags...)
+	return code, out
+}
+
+// execBatch is execLines, and the id exec's process had.
+func execBatch(t *testing.T, sb *sandbox, lines string, flags ...string) (code int, out []map[string]any, pid int) {
+	t.Helper()
 	cmd := sb.command(sb.dir, nil, append([]string{"exec", "--format", "jsonl"}, flags...)...)
 	cmd.Stdin = strings.NewReader(lines)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	r := wait(t, cmd, &stdout, &stderr)
-	var out []map[string]any
 	for line := range strings.Lines(r.stdout) {
 		var v map[string]any
 		if err := json.Unmarshal([]byte(line), &v); err != nil {
@@ -615,7 +621,7 @@ func execLines(t *testing.T, sb *sandbox, lines string, flags ...string) (int, [
 		}
 		out = append(out, v)
 	}
-	return r.code, out
+	return r.code, out, cmd.Process.Pid
 }
 
 // TestO050ExecInProcess: REQ-O-050's "dispatches all lines in-process" on
@@ -628,27 +634,15 @@ func execLines(t *testing.T, sb *sandbox, lines string, flags ...string) (int, [
 func TestO050ExecInProcess(t *testing.T) {
 	t.Parallel()
 	sb := newSandbox(t)
-	cmd := sb.command(sb.dir, nil, "exec", "--format", "jsonl", "--ignore-errors")
-	cmd.Stdin = strings.NewReader(`{"_cmd":"pid"}
+	code, lines, pid := execBatch(t, sb, `{"_cmd":"pid"}
 {"_cmd":"greet","name":"ann"}
 {"_cmd":"greet"}
 {"_cmd":"pid"}
-`)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	r := wait(t, cmd, &stdout, &stderr)
-	var lines []map[string]any
-	for line := range strings.Lines(r.stdout) {
-		var v map[string]any
-		if err := json.Unmarshal([]byte(line), &v); err != nil {
-			t.Fatalf("exec line %q: %v\nstderr: %s", line, err, r.stderr)
-		}
-		lines = append(lines, v)
+`, "--ignore-errors")
+	if code != 1 || len(lines) != 5 {
+		t.Fatalf("exec: exit %d, %d lines; want 1 (a line failed) and four answers and the summary: %v", code, len(lines), lines)
 	}
-	if r.code != 1 || len(lines) != 5 {
-		t.Fatalf("exec: exit %d, %d lines; want 1 (a line failed) and four answers and the summary:\n%s", r.code, len(lines), r.stdout)
-	}
-	self := float64(cmd.Process.Pid)
+	self := float64(pid)
 	for _, i := range []int{0, 3} {
 		want(t, fmt.Sprintf("line %d", i+1), lines[i], map[string]any{"ok": true, "data.pid": self, "meta._line": float64(i + 1)})
 	}
