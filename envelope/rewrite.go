@@ -46,18 +46,16 @@ func (r rewriter) value(v reflect.Value, depth int) (reflect.Value, bool) {
 		return v, false
 	}
 	t := v.Type()
-	if !walked(t).any(r.dir != "") {
+	p := planOf(t)
+	if !p.any(r.dir != "") {
 		return v, false // most results: judged once per type, not per value
 	}
 	if t == reflect.TypeFor[Path]() {
-		p := v.String()
-		if p == "" || filepath.IsAbs(p) {
+		s := v.String()
+		if s == "" || filepath.IsAbs(s) {
 			return v, false
 		}
-		return reflect.ValueOf(Path(filepath.Join(r.dir, p))), true
-	}
-	if encodesItself(t) {
-		return v, false // its fields are its own business
+		return reflect.ValueOf(Path(filepath.Join(r.dir, s))), true
 	}
 	switch t.Kind() {
 	case reflect.Pointer, reflect.Interface:
@@ -69,19 +67,16 @@ func (r rewriter) value(v reflect.Value, depth int) (reflect.Value, bool) {
 			return v, false
 		}
 		if t.Kind() == reflect.Pointer {
-			p := reflect.New(t.Elem())
-			p.Elem().Set(e)
-			return p, true
+			n := reflect.New(t.Elem())
+			n.Elem().Set(e)
+			return n, true
 		}
 		n := reflect.New(t).Elem()
 		n.Set(e)
 		return n, true
 	case reflect.Struct:
 		var out reflect.Value
-		for i := range t.NumField() {
-			if !t.Field(i).IsExported() {
-				continue
-			}
+		for _, i := range p.fields {
 			f, changed := r.value(v.Field(i), depth+1)
 			if !changed {
 				continue
@@ -95,17 +90,10 @@ func (r rewriter) value(v reflect.Value, depth int) (reflect.Value, bool) {
 		return out, out.IsValid()
 	case reflect.Slice, reflect.Array:
 		if t.Kind() == reflect.Slice && v.IsNil() {
-			if t.Elem().Kind() == reflect.Uint8 {
-				return v, false // []byte is a string to encoding/json, and nil an unset one
-			}
-			return reflect.MakeSlice(t, 0, 0), true
+			return p.empty, true
 		}
 		var out reflect.Value
-		for i := range v.Len() {
-			e, changed := r.value(v.Index(i), depth+1)
-			if !changed {
-				continue
-			}
+		copied := func() reflect.Value {
 			if !out.IsValid() {
 				if t.Kind() == reflect.Slice {
 					out = reflect.MakeSlice(t, v.Len(), v.Len())
@@ -114,12 +102,30 @@ func (r rewriter) value(v reflect.Value, depth int) (reflect.Value, bool) {
 				}
 				reflect.Copy(out, v)
 			}
-			out.Index(i).Set(e)
+			return out
+		}
+		if t.Elem().Kind() == reflect.Struct {
+			// A list of records: the copy's records are changed in place,
+			// field by field, rather than each copied again on its own.
+			ep := planOf(t.Elem())
+			for i := range v.Len() {
+				for _, j := range ep.fields {
+					if f, changed := r.value(v.Index(i).Field(j), depth+2); changed {
+						copied().Index(i).Field(j).Set(f)
+					}
+				}
+			}
+			return out, out.IsValid()
+		}
+		for i := range v.Len() {
+			if e, changed := r.value(v.Index(i), depth+1); changed {
+				copied().Index(i).Set(e)
+			}
 		}
 		return out, out.IsValid()
 	case reflect.Map:
 		if v.IsNil() {
-			return reflect.MakeMap(t), true
+			return p.empty, true
 		}
 		var out reflect.Value
 		iter := v.MapRange()
@@ -150,62 +156,83 @@ func encodesItself(t reflect.Type) bool {
 	return t.Implements(reflect.TypeFor[json.Marshaler]()) || t.Implements(reflect.TypeFor[encoding.TextMarshaler]())
 }
 
-// holds is what a value of a type may hold that the rewrite changes.
-type holds struct{ path, collection bool }
+// plan is what the rewrite knows of a type, worked out once.
+type plan struct {
+	path, collection bool // what a value of it may hold that the rewrite changes
+	// fields are the struct's exported fields that may hold either: the
+	// only ones walked.
+	fields []int
+	// empty is the type's empty slice or map, written in place of a nil
+	// one. Shared: a rewritten value is only ever encoded, never changed.
+	empty reflect.Value
+}
 
 // any reports whether the rewrite may change a value: a Path only matters
 // when rebasing.
-func (h holds) any(rebasing bool) bool { return h.collection || rebasing && h.path }
+func (p *plan) any(rebasing bool) bool { return p.collection || rebasing && p.path }
 
-// typeHolds remembers what each type met may hold; it is a fact about the
-// type, so it never needs forgetting.
-var typeHolds sync.Map // reflect.Type → holds
+// plans remembers the plan of each type met; it is a fact about the type,
+// so it never needs forgetting.
+var plans sync.Map // reflect.Type → *plan
 
-func walked(t reflect.Type) holds {
-	if h, ok := typeHolds.Load(t); ok {
-		return h.(holds)
+func planOf(t reflect.Type) *plan {
+	if p, ok := plans.Load(t); ok {
+		return p.(*plan)
 	}
-	h := holdsOf(t, map[reflect.Type]bool{})
-	typeHolds.Store(t, h)
-	return h
+	p := &plan{}
+	p.path, p.collection = holdsOf(t, map[reflect.Type]bool{})
+	switch {
+	case !p.path && !p.collection:
+	case t.Kind() == reflect.Struct:
+		for i := range t.NumField() {
+			if f := t.Field(i); f.IsExported() {
+				if path, coll := holdsOf(f.Type, map[reflect.Type]bool{}); path || coll {
+					p.fields = append(p.fields, i)
+				}
+			}
+		}
+	case t.Kind() == reflect.Slice:
+		p.empty = reflect.MakeSlice(t, 0, 0)
+	case t.Kind() == reflect.Map:
+		p.empty = reflect.MakeMap(t)
+	}
+	plans.Store(t, p)
+	return p
 }
 
-// holdsOf is walked's walk; seen holds the types being walked, so a
+// holdsOf reports whether a value of type t may hold a Path or a slice or
+// map the rewrite changes; seen holds the types being walked, so a
 // recursive type is answered by its other fields. Through an interface
 // anything can be reached.
-func holdsOf(t reflect.Type, seen map[reflect.Type]bool) holds {
+func holdsOf(t reflect.Type, seen map[reflect.Type]bool) (path, collection bool) {
 	switch {
 	case t == reflect.TypeFor[Path]():
-		return holds{path: true}
+		return true, false
 	case t.Kind() == reflect.Interface:
-		return holds{path: true, collection: true}
+		return true, true
 	case seen[t] || encodesItself(t):
-		return holds{}
+		return false, false
 	}
 	seen[t] = true
 	switch t.Kind() {
 	case reflect.Slice:
 		if t.Elem().Kind() == reflect.Uint8 {
-			return holds{}
+			return false, false // []byte is a string to encoding/json, and nil an unset one
 		}
-		h := holdsOf(t.Elem(), seen)
-		h.collection = true
-		return h
+		path, _ = holdsOf(t.Elem(), seen)
+		return path, true
 	case reflect.Map:
-		h := holdsOf(t.Elem(), seen)
-		h.collection = true
-		return h
+		path, _ = holdsOf(t.Elem(), seen)
+		return path, true
 	case reflect.Pointer, reflect.Array:
 		return holdsOf(t.Elem(), seen)
 	case reflect.Struct:
-		var h holds
 		for i := range t.NumField() {
 			if f := t.Field(i); f.IsExported() {
-				fh := holdsOf(f.Type, seen)
-				h.path, h.collection = h.path || fh.path, h.collection || fh.collection
+				p, c := holdsOf(f.Type, seen)
+				path, collection = path || p, collection || c
 			}
 		}
-		return h
 	}
-	return holds{}
+	return path, collection
 }
