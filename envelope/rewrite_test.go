@@ -144,6 +144,26 @@ func TestNilCollectionsAreEmpty(t *testing.T) {
 			}
 		})
 	}
+	t.Run("a list of records", func(t *testing.T) {
+		var stdout bytes.Buffer
+		out := envelope.New(&envelope.Settings{Mode: envelope.Mode{Agent: true, Format: envelope.JSON}, Stdout: &stdout})
+		list := []result{in, {Set: []int{2}}}
+		out.Result(list)
+		out.Finish(envelope.Meta{Command: "list"}, nil)
+		var env struct{ Data []json.RawMessage }
+		if err := json.Unmarshal(stdout.Bytes(), &env); err != nil || len(env.Data) != 2 {
+			t.Fatalf("%v\n%s", err, stdout.Bytes())
+		}
+		if diff := cmp.Diff(want, string(env.Data[0])); diff != "" {
+			t.Errorf("item 1 (-want +got):\n%s", diff)
+		}
+		if got := string(env.Data[1]); got != `{"tags":[],"labels":{},"inner":null,"any":null,"by_key":{},"fixed":[{"tags":[]}],"bytes":null,"own":"UPPER","set":[2]}` {
+			t.Errorf("item 2 = %s", got)
+		}
+		if list[1].Tags != nil || list[1].Labels != nil {
+			t.Errorf("the command's list changed: %+v", list[1])
+		}
+	})
 	if in.Tags != nil || in.Inner.Tags != nil || in.Labels != nil || in.Any.([]int) != nil || in.internal[0] != "kept" {
 		t.Errorf("the command's own value changed: %+v", in)
 	}
