@@ -253,19 +253,27 @@ func (a *App) Execute(ctx context.Context, args []string, s adapters.Streams) er
 			cmd.Hidden = true
 		}
 	}
-	// Cobra checks required flags and flag groups before any hook runs, so
-	// values the lifecycle resolved (from the environment) go in first. An
-	// app run unread has no tree, and nothing to preset: no second search.
-	if len(a.nodes) > 0 {
-		if target, _, err := a.root.Find(args); err == nil {
-			if node := a.nodes[target]; node != nil {
-				if err := adapters.Preset(ctx, node, setter(target)); err != nil {
-					return err
-				}
+	given, _ := argsSet(a.root)
+	a.root.SetArgs(args)
+	// The arguments go in for this run only: a later Execute, Duet's or
+	// the app's own, reads what it would have read without this one (the
+	// process's arguments, or those the app gave SetArgs).
+	defer a.root.SetArgs(given)
+	if target, _, err := a.root.Find(args); err == nil {
+		// Cobra gives the command it runs its caller's context only when
+		// it has none, and keeps it: the command gets back the one it had,
+		// so that the next run hands it that run's context (and a ported
+		// command its answer), as a first run would.
+		defer target.SetContext(target.Context())
+		// Cobra checks required flags and flag groups before any hook
+		// runs, so values the lifecycle resolved (from the environment) go
+		// in first. An app run unread has no tree, and nothing to preset.
+		if node := a.nodes[target]; node != nil {
+			if err := adapters.Preset(ctx, node, setter(target)); err != nil {
+				return err
 			}
 		}
 	}
-	a.root.SetArgs(args)
 	return a.root.ExecuteContext(ctx)
 }
 

@@ -1,0 +1,86 @@
+package cobra_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/spf13/cobra"
+
+	"github.com/duet-cli/duet/adapters"
+	duetcobra "github.com/duet-cli/duet/adapters/cobra"
+	"github.com/duet-cli/duet/envelope"
+	"github.com/duet-cli/duet/schema"
+)
+
+// execApp is a cobra app with a ported command (echo) and an unported one
+// (say), each of which reports the argument it got.
+func execApp(said *[]string) *cobra.Command {
+	root := &cobra.Command{Use: "app", SilenceUsage: true}
+	echo := &cobra.Command{Use: "echo", Args: cobra.ExactArgs(1), RunE: func(cmd *cobra.Command, args []string) error {
+		return envelope.From(cmd.Context()).Result(map[string]string{"said": args[0]})
+	}}
+	duetcobra.Annotate(echo, schema.Meta{Danger: schema.Safe})
+	say := &cobra.Command{Use: "say", Args: cobra.ExactArgs(1), RunE: func(_ *cobra.Command, args []string) error {
+		*said = append(*said, args[0])
+		return nil
+	}}
+	root.AddCommand(echo, say)
+	return root
+}
+
+// withArgs runs fn with os.Args set to args, as a test of an app's main
+// does.
+func withArgs(t *testing.T, args []string, fn func()) {
+	t.Helper()
+	old := os.Args
+	os.Args = args
+	defer func() { os.Args = old }()
+	fn()
+}
+
+// TestExecAsExecute: duetcobra.Exec behaves as root.Execute() does when one
+// process runs the app several times, as an app's own test suite does:
+// each call reads the process's arguments of its time (none kept from an
+// earlier call, a plain root.Execute() after it included), and a ported
+// command answers every time (cobra keeps the context it gave a command;
+// Duet gives the command back the one it had).
+func TestExecAsExecute(t *testing.T) {
+	var said []string
+	root := execApp(&said)
+	var stdout bytes.Buffer
+	agent := []adapters.Option{adapters.WithStdio(strings.NewReader(""), &stdout, &bytes.Buffer{}),
+		adapters.WithEnv([]string{"CLAUDECODE=1"}), adapters.WithTerminal(adapters.Piped)}
+
+	for _, word := range []string{"first", "second"} {
+		withArgs(t, []string{"app", "say", word}, func() {
+			if err := duetcobra.Exec(root); err != nil {
+				t.Errorf("Exec say %s: %v", word, err)
+			}
+		})
+	}
+	withArgs(t, []string{"app", "say", "third"}, func() {
+		if err := root.Execute(); err != nil {
+			t.Errorf("root.Execute after Exec: %v", err)
+		}
+	})
+	if got := strings.Join(said, " "); got != "first second third" {
+		t.Errorf("say got %q, want each call's own argument: first second third", got)
+	}
+
+	for _, word := range []string{"one", "two"} {
+		stdout.Reset()
+		withArgs(t, []string{"app", "echo", word}, func() {
+			if err := duetcobra.Exec(root, agent...); err != nil {
+				t.Errorf("Exec echo %s: %v", word, err)
+			}
+		})
+		var env struct{ Data map[string]string }
+		if err := json.Unmarshal(stdout.Bytes(), &env); err != nil || env.Data["said"] != word {
+			t.Errorf("echo %s, ported, answered %q (%v); want its own envelope", word, stdout.String(), err)
+		}
+	}
+
+}
