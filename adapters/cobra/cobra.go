@@ -107,6 +107,10 @@ type App struct {
 
 	builtins []func(show bool) // shows or hides each of Duet's built-ins in help
 	added    bool              // the built-ins are in the app (see addedBuiltins)
+	// placed are Duet's commands added under the app's own: cobra pads
+	// the names its help lists to the longest of a parent's commands,
+	// hidden ones included (see padNames).
+	placed []*cobra.Command
 }
 
 // Wrap prepares root for Duet: it reads the command tree and every
@@ -245,6 +249,9 @@ func (a *App) Execute(ctx context.Context, args []string, s adapters.Streams) er
 	for _, show := range a.builtins {
 		show(s.Builtins)
 	}
+	if !s.Builtins {
+		defer a.unnamed()()
+	}
 	// When the lifecycle answers, it writes every error; otherwise cobra
 	// prints its own, as the app set it to.
 	a.root.SilenceErrors, a.root.SilenceUsage = a.silenceErrors || s.Answer, a.silenceUsage || s.Answer
@@ -275,6 +282,35 @@ func (a *App) Execute(ctx context.Context, args []string, s adapters.Streams) er
 		}
 	}
 	return a.root.ExecuteContext(ctx)
+}
+
+// unnamed takes the names of Duet's built-ins, hidden, out of cobra's sight
+// until the returned func gives them back: cobra pads the command names its
+// help lists to the longest of a parent's commands, hidden ones included,
+// so the help of an app that ports a command would be the app's own but
+// for the space after each name. Cobra works the longest name out again
+// whenever a command is removed, as it does when it adds its help command;
+// removing none works it out now. A run with the built-ins hidden is the
+// app's own: nothing in it calls them by name.
+func (a *App) unnamed() (restore func()) {
+	uses := make([]string, len(a.placed))
+	for i, c := range a.placed {
+		uses[i], c.Use = c.Use, ""
+	}
+	measure := func() {
+		for _, c := range a.placed {
+			if p := c.Parent(); p != nil {
+				p.RemoveCommand()
+			}
+		}
+	}
+	measure()
+	return func() {
+		for i, c := range a.placed {
+			c.Use = uses[i]
+		}
+		measure()
+	}
 }
 
 // Classify turns cobra's own errors into ARG_ERRORs. pflag's parse errors
@@ -562,6 +598,9 @@ func (a *App) addBuiltins(cmd *cobra.Command, n *schema.Command) {
 				c.Run = func(*cobra.Command, []string) {} // never called: the lifecycle runs it
 			}
 			cmd.AddCommand(c)
+			if !n.Builtin {
+				a.placed = append(a.placed, c)
+			}
 			a.nodes[c], a.cmds[sub] = sub, c
 			a.addBuiltins(c, sub)
 		case a.cmds[sub] != nil:

@@ -2,11 +2,13 @@ package cobra_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/spf13/cobra"
 
 	"github.com/duet-cli/duet/adapters"
@@ -83,4 +85,53 @@ func TestExecAsExecute(t *testing.T) {
 		}
 	}
 
+}
+
+// TestHelpPaddingAsBare: a person's --help of an app that ports one
+// command lists the app's commands padded as the app alone pads them
+// (cobra pads names to the longest of a parent's commands, and Duet's
+// hidden built-ins, generate-skills and the like, are longer than the
+// app's), and the built-ins still answer by name afterwards.
+func TestHelpPaddingAsBare(t *testing.T) {
+	newApp := func() *cobra.Command {
+		root := &cobra.Command{Use: "app", Short: "an app"}
+		ls := &cobra.Command{Use: "ls", Short: "list things", RunE: func(*cobra.Command, []string) error { return nil }}
+		root.AddCommand(ls, &cobra.Command{Use: "rm", Short: "remove a thing", RunE: func(*cobra.Command, []string) error { return nil }})
+		return root
+	}
+	commands := func(help string) string {
+		_, rest, _ := strings.Cut(help, "Available Commands:\n")
+		block, _, _ := strings.Cut(rest, "\n\n")
+		return block
+	}
+	var bare bytes.Buffer
+	plain := newApp()
+	plain.SetArgs([]string{"--help"})
+	plain.SetOut(&bare)
+	if err := plain.Execute(); err != nil {
+		t.Fatal(err)
+	}
+
+	ported := newApp()
+	duetcobra.Annotate(ported.Commands()[0], schema.Meta{Danger: schema.Safe})
+	app, err := duetcobra.Wrap(ported)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var person bytes.Buffer
+	adapters.Run(context.Background(), app, []string{"--help"},
+		adapters.WithStdio(strings.NewReader(""), &person, &bytes.Buffer{}),
+		adapters.WithEnv([]string{"HOME=" + t.TempDir()}), adapters.WithTerminal(adapters.Console))
+	if diff := cmp.Diff(commands(bare.String()), commands(person.String())); diff != "" {
+		t.Errorf("a person's --help lists the commands padded otherwise than the app alone (-bare +wrapped):\n%s", diff)
+	}
+
+	// The built-ins keep their names: the same app answers manifest.
+	var agent bytes.Buffer
+	code := adapters.Run(context.Background(), app, []string{"manifest"},
+		adapters.WithStdio(strings.NewReader(""), &agent, &bytes.Buffer{}),
+		adapters.WithEnv([]string{"HOME=" + t.TempDir(), "CLAUDECODE=1"}), adapters.WithTerminal(adapters.Piped))
+	if code != 0 || !strings.Contains(agent.String(), `"commands"`) {
+		t.Errorf("manifest after a person's --help: exit %d\n%s", code, agent.String())
+	}
 }
