@@ -110,11 +110,13 @@ func EnvName(tool, setting string) string {
 // Detect decides the audience. An agent is reading when --format names a
 // machine format, <TOOL>_FORMAT does, the app's detector says so, or a
 // coding agent's CLI runs the tool (it sets a variable of its own, such as
-// CLAUDECODE); and, with s.Strict, when stdout is not a terminal, a CI
-// runner is named (CI, GITHUB_ACTIONS, JENKINS_URL) or NO_COLOR is set, as
-// the CLI Agent Spec's F-003 wants. Otherwise a person is at the
-// terminal, or a script reads the pipe. Colour is off for an agent, and
-// wherever [ColorOff] says.
+// CLAUDECODE); and, with s.Strict, when stdout is not a terminal or a CI
+// runner is named (CI, GITHUB_ACTIONS, JENKINS_URL), as the CLI Agent
+// Spec's F-003 criteria want. Otherwise a person is at the terminal, or a
+// script reads the pipe. NO_COLOR says how to write, never who reads: it
+// turns colour off and nothing else (F-003's prose names it; its criteria
+// do not, and a person who sets it still reads at the terminal). Colour is
+// off for an agent, and wherever [ColorOff] says.
 func Detect(s Signals) (Mode, error) {
 	lookup := s.LookupEnv
 	getenv := func(k string) string { v, _ := lookup(k); return v }
@@ -146,8 +148,6 @@ func Detect(s Signals) (Mode, error) {
 		m.Agent, m.Reason = true, "stdout is not a terminal"
 	case s.Strict && ciName(getenv) != "":
 		m.Agent, m.Reason = true, ciName(getenv)+" is set"
-	case s.Strict && noColorSet(lookup):
-		m.Agent, m.Reason = true, "NO_COLOR is set"
 	}
 	if m.Format == "" {
 		m.Format = Text

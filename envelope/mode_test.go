@@ -46,6 +46,7 @@ func TestDetect(t *testing.T) {
 		{name: "strict: stdout piped but stdin and stderr are terminals", tty: ttys{true, false, true}, strict: true, want: agent},
 		{name: "strict: CI at a terminal", tty: all, strict: true, env: map[string]string{"CI": "true"}, want: atTerminal(agent)},
 		{name: "strict: a person at a terminal", tty: all, strict: true, want: person},
+		{name: "strict: NO_COLOR at a terminal is a person without colour", tty: all, strict: true, env: map[string]string{"NO_COLOR": "1"}, want: envelope.Mode{Terminal: true, Format: envelope.Text, ErrTerminal: true, Interactive: true}},
 		{name: "strict: --format text into a pipe", tty: pipe, strict: true, format: "text", want: envelope.Mode{Agent: true, Format: envelope.Text}},
 
 		{name: "--format json at a terminal", tty: all, format: "json", want: atTerminal(agent)},

@@ -483,3 +483,23 @@ func TestC036PersonRequiredEverywhereButATerminal(t *testing.T) {
 		t.Fatal("approved through MCP")
 	}
 }
+
+// TestNoColorKeepsAPerson: NO_COLOR says how to write, not who reads. At a
+// terminal, e2eapp — spec-strict — answers a person with NO_COLOR=1 set as
+// without it: text, with no colour (no escape sequence), where CI=true
+// there gives JSON, as the CLI Agent Spec's F-003 criteria want.
+func TestNoColorKeepsAPerson(t *testing.T) {
+	t.Parallel()
+	sb := newSandbox(t)
+	screen, code := sb.pty(t, []string{"NO_COLOR=1"}, "machines").Wait(t)
+	if code != 0 || strings.Contains(screen, `"ok"`) || !strings.Contains(screen, "web") {
+		t.Errorf("machines at a terminal with NO_COLOR=1: exit %d, want a person's text:\n%s", code, screen)
+	}
+	if strings.Contains(screen, "\x1b[") {
+		t.Errorf("machines at a terminal with NO_COLOR=1 wrote colour:\n%q", screen)
+	}
+	screen, code = sb.pty(t, []string{"CI=true"}, "machines").Wait(t)
+	if code != 0 || !strings.Contains(screen, `"ok"`) {
+		t.Errorf("machines at a terminal with CI=true: exit %d, want JSON:\n%s", code, screen)
+	}
+}
