@@ -20,12 +20,18 @@ import (
 // the previous release's (WithHistory).
 func finishDiscovery(root *schema.Command, cfg *config) []error {
 	prefix := envelope.EnvName(root.Name, "") // the usage of Duet's flags says <TOOL>_NAME
+	root.Walk(func(c *schema.Command) {
+		for i := range c.Flags {
+			if f := &c.Flags[i]; f.Builtin || c.Builtin {
+				f.Usage = strings.ReplaceAll(f.Usage, "<TOOL>_", prefix)
+			}
+		}
+	})
 	for i := range root.Flags {
 		f := &root.Flags[i]
 		if !f.Builtin {
 			continue
 		}
-		f.Usage = strings.ReplaceAll(f.Usage, "<TOOL>_", prefix)
 		switch f.Name {
 		case flagname.Format:
 			f.Usage += fmt.Sprintf("; $%sFORMAT sets it, $%sMAX_OUTPUT_BYTES caps an answer's bytes", prefix, prefix)

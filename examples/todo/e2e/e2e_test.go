@@ -758,10 +758,13 @@ func testTerminal(t *testing.T, bin string) {
 	}{
 		{name: "table with colour", args: []string{"list"}, colour: "on",
 			has: []string{"title", "first"}, hasNot: []string{`{"ok"`}},
-		// todo is built for agents first (WithSpecStrict): NO_COLOR, set
-		// even empty, means JSON, as the CLI Agent Spec's F-003 wants.
-		{name: "NO_COLOR means agent", env: []string{"NO_COLOR=1"}, args: []string{"list"}, agent: true},
-		{name: "empty NO_COLOR means agent", env: []string{"NO_COLOR="}, args: []string{"list"}, agent: true},
+		// NO_COLOR, set even empty, says how to write, not who reads: a
+		// person's table, without colour (todo is spec-strict all the
+		// same: CI below is an agent, as F-003's criteria want).
+		{name: "NO_COLOR is a person without colour", env: []string{"NO_COLOR=1"}, args: []string{"list"}, colour: "off",
+			has: []string{"title", "first"}, hasNot: []string{`{"ok"`}},
+		{name: "empty NO_COLOR is a person without colour", env: []string{"NO_COLOR="}, args: []string{"list"}, colour: "off",
+			has: []string{"title", "first"}, hasNot: []string{`{"ok"`}},
 		{name: "TERM=dumb", env: []string{"TERM=dumb"}, args: []string{"list"}, colour: "off",
 			has: []string{"title", "first"}, hasNot: []string{`{"ok"`}},
 		{name: "object as key: value", env: []string{"TERM=dumb"}, args: []string{"show", "t1"}, colour: "off",

@@ -298,3 +298,21 @@ func TestF079GlobalOptionScope(t *testing.T) {
 
 // globalsApp is e2eapp-globals (see its package doc).
 var globalsApp = &onDemand{pkg: "github.com/duet-cli/duet/internal/e2eapp/cmd/e2eapp-globals"}
+
+// TestHelpNamesTheTool: no help a person reads says <TOOL>: Duet's flags
+// name their variables with the tool's own prefix (E2EAPP_), the root's
+// and a ported command's help as much as a built-in's (mcp --http names
+// E2EAPP_MCP_TOKEN).
+func TestHelpNamesTheTool(t *testing.T) {
+	t.Parallel()
+	sb := newSandbox(t)
+	for _, args := range [][]string{{"--help"}, {"sync", "--help"}, {"mcp", "--help"}, {"profile", "save", "--help"}} {
+		screen, code := sb.pty(t, nil, args...).Wait(t)
+		if code != 0 || strings.Contains(screen, "<TOOL>") || !strings.Contains(screen, "E2EAPP_") {
+			t.Errorf("%s at a terminal: exit %d; want help naming E2EAPP_ variables and no <TOOL>:\n%s", strings.Join(args, " "), code, screen)
+		}
+	}
+	if screen, _ := sb.pty(t, nil, "mcp", "--help").Wait(t); !strings.Contains(screen, "$E2EAPP_MCP_TOKEN") {
+		t.Errorf("mcp --help does not name $E2EAPP_MCP_TOKEN:\n%s", screen)
+	}
+}
