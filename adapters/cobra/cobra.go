@@ -109,7 +109,7 @@ type App struct {
 	added    bool              // the built-ins are in the app (see addedBuiltins)
 	// placed are Duet's commands added under the app's own: cobra pads
 	// the names its help lists to the longest of a parent's commands,
-	// hidden ones included (see padNames).
+	// hidden ones included (see unnamed).
 	placed []*cobra.Command
 }
 
