@@ -27,6 +27,7 @@ import (
 	"os"
 	"reflect"
 	"slices"
+	"strings"
 
 	"github.com/urfave/cli/v3"
 
@@ -596,20 +597,23 @@ func cliFlag(f schema.Flag) (cli.Flag, func(hidden bool)) {
 	if f.Short != "" {
 		short = []string{f.Short}
 	}
+	// A usage that says its default itself keeps urfave from saying it
+	// again, as "(default: 0)".
+	said := strings.Contains(f.Usage, "(default")
 	switch f.Type {
 	case schema.Boolean:
 		c := &cli.BoolFlag{Name: f.Name, Aliases: short, Usage: f.Usage, Hidden: f.Hidden, Local: local}
 		return c, func(h bool) { c.Hidden = h }
 	case schema.Integer:
 		v, _ := f.Default.(int)
-		c := &cli.IntFlag{Name: f.Name, Usage: f.Usage, Hidden: f.Hidden, Local: local, Value: v}
+		c := &cli.IntFlag{Name: f.Name, Usage: f.Usage, Hidden: f.Hidden, Local: local, Value: v, HideDefault: said}
 		return c, func(h bool) { c.Hidden = h }
 	case schema.Array:
 		c := &cli.StringSliceFlag{Name: f.Name, Usage: f.Usage, Hidden: f.Hidden, Local: local}
 		return c, func(h bool) { c.Hidden = h }
 	default:
 		v, _ := f.Default.(string)
-		c := &cli.StringFlag{Name: f.Name, Usage: f.Usage, Hidden: f.Hidden, Local: local, Value: v}
+		c := &cli.StringFlag{Name: f.Name, Usage: f.Usage, Hidden: f.Hidden, Local: local, Value: v, HideDefault: said}
 		return c, func(h bool) { c.Hidden = h }
 	}
 }

@@ -302,7 +302,8 @@ var globalsApp = &onDemand{pkg: "github.com/duet-cli/duet/internal/e2eapp/cmd/e2
 // TestHelpNamesTheTool: no help a person reads says <TOOL>: Duet's flags
 // name their variables with the tool's own prefix (E2EAPP_), the root's
 // and a ported command's help as much as a built-in's (mcp --http names
-// E2EAPP_MCP_TOKEN).
+// E2EAPP_MCP_TOKEN); and no flag says its default twice (--width's usage
+// says it, and urfave added "(default: 0)").
 func TestHelpNamesTheTool(t *testing.T) {
 	t.Parallel()
 	sb := newSandbox(t)
@@ -310,6 +311,11 @@ func TestHelpNamesTheTool(t *testing.T) {
 		screen, code := sb.pty(t, nil, args...).Wait(t)
 		if code != 0 || strings.Contains(screen, "<TOOL>") || !strings.Contains(screen, "E2EAPP_") {
 			t.Errorf("%s at a terminal: exit %d; want help naming E2EAPP_ variables and no <TOOL>:\n%s", strings.Join(args, " "), code, screen)
+		}
+		for line := range strings.Lines(screen) {
+			if strings.Count(line, "(default") > 1 {
+				t.Errorf("%s: a flag says its default twice: %q", strings.Join(args, " "), line)
+			}
 		}
 	}
 	if screen, _ := sb.pty(t, nil, "mcp", "--help").Wait(t); !strings.Contains(screen, "$E2EAPP_MCP_TOKEN") {
