@@ -110,7 +110,8 @@ type App struct {
 	// placed are Duet's commands added under the app's own: cobra pads
 	// the names its help lists to the longest of a parent's commands,
 	// hidden ones included (see unnamed).
-	placed []*cobra.Command
+	placed   []*cobra.Command
+	placedIn []*cobra.Command // their parents, each once
 }
 
 // Wrap prepares root for Duet: it reads the command tree and every
@@ -266,6 +267,11 @@ func (a *App) Execute(ctx context.Context, args []string, s adapters.Streams) er
 	// the app's own, reads what it would have read without this one (the
 	// process's arguments, or those the app gave SetArgs).
 	defer a.root.SetArgs(given)
+	// An app run unread has no tree: its commands are not wrapped, and
+	// nothing is preset — no second search.
+	if len(a.nodes) == 0 {
+		return a.root.ExecuteContext(ctx)
+	}
 	if target, _, err := a.root.Find(args); err == nil {
 		// Cobra gives the command it runs its caller's context only when
 		// it has none, and keeps it: the command gets back the one it had,
@@ -274,7 +280,7 @@ func (a *App) Execute(ctx context.Context, args []string, s adapters.Streams) er
 		defer target.SetContext(target.Context())
 		// Cobra checks required flags and flag groups before any hook
 		// runs, so values the lifecycle resolved (from the environment) go
-		// in first. An app run unread has no tree, and nothing to preset.
+		// in first.
 		if node := a.nodes[target]; node != nil {
 			if err := adapters.Preset(ctx, node, setter(target)); err != nil {
 				return err
@@ -298,10 +304,8 @@ func (a *App) unnamed() (restore func()) {
 		uses[i], c.Use = c.Use, ""
 	}
 	measure := func() {
-		for _, c := range a.placed {
-			if p := c.Parent(); p != nil {
-				p.RemoveCommand()
-			}
+		for _, p := range a.placedIn {
+			p.RemoveCommand()
 		}
 	}
 	measure()
@@ -600,6 +604,9 @@ func (a *App) addBuiltins(cmd *cobra.Command, n *schema.Command) {
 			cmd.AddCommand(c)
 			if !n.Builtin {
 				a.placed = append(a.placed, c)
+				if !slices.Contains(a.placedIn, cmd) {
+					a.placedIn = append(a.placedIn, cmd)
+				}
 			}
 			a.nodes[c], a.cmds[sub] = sub, c
 			a.addBuiltins(c, sub)
