@@ -1,12 +1,10 @@
 package envelope_test
 
 import (
-	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -147,14 +145,7 @@ func TestProgressIn(t *testing.T) {
 	out, _, stderr := newOutput(envelope.Settings{Mode: agentMode(envelope.JSON)})
 	out.ProgressIn("bytes", "reading", 120, 980)
 	out.Progress("reading", 2, 3)
-	var got []envelope.ProgressEvent
-	for _, line := range strings.Split(strings.TrimSpace(stderr.String()), "\n") {
-		var ev envelope.ProgressEvent
-		if err := json.Unmarshal([]byte(line), &ev); err != nil {
-			t.Fatalf("progress line is not JSON: %q", line)
-		}
-		got = append(got, ev)
-	}
+	got := progressEvents(t, stderr)
 	want := []envelope.ProgressEvent{
 		{Type: "progress", Message: "reading", Done: 120, Total: 980, Unit: "bytes"},
 		{Type: "progress", Message: "reading", Done: 2, Total: 3},

@@ -3,6 +3,7 @@ package envelope_test
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/duet-cli/duet/envelope"
@@ -74,4 +75,18 @@ func decodeSummary(t *testing.T, b []byte) summary {
 		t.Fatalf("decode summary line (%v): %s", err, b)
 	}
 	return s
+}
+
+// progressEvents decodes the progress lines an Output wrote on stderr.
+func progressEvents(t *testing.T, stderr *bytes.Buffer) []envelope.ProgressEvent {
+	t.Helper()
+	var got []envelope.ProgressEvent
+	for _, line := range strings.Split(strings.TrimSpace(stderr.String()), "\n") {
+		var ev envelope.ProgressEvent
+		if err := json.Unmarshal([]byte(line), &ev); err != nil {
+			t.Fatalf("progress line is not JSON: %q", line)
+		}
+		got = append(got, ev)
+	}
+	return got
 }

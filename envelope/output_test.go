@@ -126,14 +126,7 @@ func TestProgressAgent(t *testing.T) {
 	for _, s := range steps {
 		out.Progress(s.msg, s.done, s.total)
 	}
-	var got []envelope.ProgressEvent
-	for _, line := range strings.Split(strings.TrimSpace(stderr.String()), "\n") {
-		var ev envelope.ProgressEvent
-		if err := json.Unmarshal([]byte(line), &ev); err != nil {
-			t.Fatalf("progress line is not JSON: %q", line)
-		}
-		got = append(got, ev)
-	}
+	got := progressEvents(t, stderr)
 	want := []envelope.ProgressEvent{
 		{Type: "progress", Message: "scanning", Done: 1, Total: 3},
 		{Type: "progress", Message: "scanning", Done: 2, Total: 3},

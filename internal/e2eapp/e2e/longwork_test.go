@@ -68,18 +68,22 @@ func (sb *sandbox) savedDone(t *testing.T) float64 {
 	return get(saved, "state.done").(float64)
 }
 
-// progressDone are the done of the progress events on a run's stderr.
-func progressDone(stderr string) []float64 {
-	var done []float64
+// progressField is one field of each progress event on a run's stderr,
+// its zero value where an event has none.
+func progressField[T any](stderr, field string) []T {
+	var out []T
 	for _, line := range strings.Split(stderr, "\n") {
 		var ev map[string]any
 		if json.Unmarshal([]byte(line), &ev) == nil && ev["type"] == "progress" {
-			d, _ := ev["done"].(float64)
-			done = append(done, d)
+			v, _ := ev[field].(T)
+			out = append(out, v)
 		}
 	}
-	return done
+	return out
 }
+
+// progressDone are the done of the progress events on a run's stderr.
+func progressDone(stderr string) []float64 { return progressField[float64](stderr, "done") }
 
 // continueUntilDone runs data.continue_command verbatim (its words, none
 // quoted) until it exits other than 14, and returns that last envelope and
@@ -504,17 +508,7 @@ func TestC033MaxLifetime(t *testing.T) {
 }
 
 // progressUnits are the unit of the progress events on a run's stderr.
-func progressUnits(stderr string) []string {
-	var units []string
-	for _, line := range strings.Split(stderr, "\n") {
-		var ev map[string]any
-		if json.Unmarshal([]byte(line), &ev) == nil && ev["type"] == "progress" {
-			u, _ := ev["unit"].(string)
-			units = append(units, u)
-		}
-	}
-	return units
-}
+func progressUnits(stderr string) []string { return progressField[string](stderr, "unit") }
 
 // TestC034ProgressUnit (REQ-C-034, REQ-F-082, v1.15): progress carries the
 // unit its command counts in (Output.ProgressIn): linesum reports lines,
