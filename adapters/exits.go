@@ -26,7 +26,9 @@ import (
 //     input before it acts, in Meta.Validate;
 //   - every exit code is one the command's table declares, or a signal's
 //     (F-001, C-001). An undeclared code exits 1 instead, and a warning
-//     names it, so the table an agent read stays true;
+//     names it, so the table an agent read stays true — but for the app's
+//     own code (appExit), which a script gets too: it is kept, and the
+//     warning names it;
 //   - an error code is one its exit's entry lists, when the entry lists
 //     them (ExitCodeEntry.error_codes, C-001). One it does not list is
 //     answered as it is — the code is what the agent branches on — with
@@ -58,7 +60,12 @@ func (inv *invocation) heldToTable(fail *envelope.Error) *envelope.Error {
 		return fail
 	}
 	table := inv.call.node.ExitCodes()
-	if _, ok := table[fail.Exit]; !ok {
+	if _, ok := table[fail.Exit]; !ok && inv.ownExit {
+		// The app's own code, which a script gets too: kept, and named.
+		inv.out.Warn("UNDECLARED_EXIT_CODE",
+			fmt.Sprintf("%s exited with code %d, the app's own, which its exit code table does not declare", inv.call.node.DotPath(), int(fail.Exit)),
+			fmt.Sprintf("declare code %d in the command's Meta.ExitCodes", int(fail.Exit)))
+	} else if !ok {
 		inv.out.Warn("UNDECLARED_EXIT_CODE",
 			fmt.Sprintf("%s failed with exit code %d, which its exit code table does not declare, so it exits 1", inv.call.node.DotPath(), int(fail.Exit)),
 			fmt.Sprintf("declare code %d in the command's Meta.ExitCodes", int(fail.Exit)))

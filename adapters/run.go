@@ -83,6 +83,7 @@ type invocation struct {
 	// entry written as the answer settles (auditBefore); audited says it
 	// was written.
 	answering *envelope.Error
+	ownExit   bool // the answer's exit code is the app's own (appExit)
 	audited   bool
 	// Auth, trust and safety (issue 16): see trust.go.
 	trust trustState
@@ -111,12 +112,19 @@ func newInvocation(fw Framework, opts []Option) *invocation {
 
 // Exec runs one invocation for an app that keeps its own main: a drop-in
 // for the framework's own cmd.Run(ctx, os.Args) (urfave) or cmd.Execute()
-// (cobra). A command that runs as the app would without Duet — an unported
-// command for a person or a script — returns what the framework returns,
-// for the app's main to report as it always has. When the lifecycle
-// answers instead (an agent, a ported command, a Duet built-in), the answer
-// is written, and Exec exits the process with the answer's exit code unless
-// it is 0: the app's main must not report the error a second time.
+// (cobra). Like them it keeps nothing from one call to the next and never
+// exits the process, so an app's tests can call it again and again.
+//
+// A command that runs as the app would without Duet — an unported command
+// for a person or a script — returns what the framework returns, for the
+// app's main to report as it always has. When Duet answers instead (an
+// agent, a ported command, a Duet built-in) the answer is already written;
+// a non-zero exit comes back as an *ExitError, which the main turns into
+// the exit code with ExitCode:
+//
+//	if err := duetcobra.Exec(root); err != nil {
+//		os.Exit(adapters.ExitCode(err)) // was os.Exit(1)
+//	}
 //
 // wrap is the adapter's Wrap of the app; a declaration that does not hold is
 // returned.
@@ -129,13 +137,37 @@ func Exec[F Framework](ctx context.Context, wrap func() (F, error), args []strin
 	inv.appMain = true
 	code := inv.afterRun(inv.run(ctx, args))
 	inv.restoreCapture()
-	switch {
-	case inv.appErr != nil || code == 0:
+	if inv.appErr != nil || code == 0 {
 		return inv.appErr
-	default:
-		os.Exit(code)
-		return nil
 	}
+	return &ExitError{Code: code}
+}
+
+// ExitError is what Exec returns when Duet answered the invocation with a
+// non-zero exit code: the answer — the envelope, or a person's error text —
+// is written, and only the code is left for the app's main to use.
+type ExitError struct {
+	Code int
+}
+
+func (e *ExitError) Error() string { return "exit status " + strconv.Itoa(e.Code) }
+
+// ExitCode returns e.Code. It makes an ExitError an ExitCoder to urfave/cli,
+// whose HandleExitCoder exits with it.
+func (e *ExitError) ExitCode() int { return e.Code }
+
+// ExitCode is the exit code err stands for: 0 for nil, the code of an error
+// that carries one (an *ExitError from Exec, urfave's ExitCoder, an
+// *exec.ExitError), else 1.
+func ExitCode(err error) int {
+	if err == nil {
+		return 0
+	}
+	var coded interface{ ExitCode() int }
+	if errors.As(err, &coded) && coded.ExitCode() >= 0 {
+		return coded.ExitCode()
+	}
+	return int(exitcode.GeneralError)
 }
 
 // run runs one invocation. The app's own commands run below it: as few
@@ -887,7 +919,43 @@ func (inv *invocation) outcome(err error, sig os.Signal) *envelope.Error {
 	case !inv.ran.Load():
 		return inv.classify(err)
 	}
+	if e := inv.appExit(err); e != nil {
+		return e
+	}
 	return envelope.As(err)
+}
+
+// appExit is the answer to an error that carries an exit code of the app's
+// own — urfave's ExitCoder (cli.Exit), or any error with an ExitCode
+// method — and no structured form: an agent gets the code a script gets,
+// never 1 for all. A code the command declares (Meta.ExitCodes) answers
+// under its entry's error code, another as APP_EXIT; error.context.exit_code
+// holds it either way. nil for any other error.
+func (inv *invocation) appExit(err error) *envelope.Error {
+	var typed *envelope.Error
+	var coded interface{ ExitCode() int }
+	if errors.As(err, &typed) || !errors.As(err, &coded) {
+		return nil
+	}
+	c := exitcode.Code(coded.ExitCode())
+	if c <= exitcode.GeneralError || c > 255 {
+		return nil
+	}
+	node := inv.call.node
+	e := envelope.As(err)
+	e.Exit, e.Code = c, "APP_EXIT"
+	if entry, ok := node.Meta.ExitCodes[c]; ok {
+		e.Code = entry.Name
+		if len(entry.ErrorCodes) > 0 {
+			e.Code = entry.ErrorCodes[0]
+		}
+	}
+	if strings.TrimSpace(e.Message) == "" {
+		e.Message = fmt.Sprintf("%s exited with code %d", node.DotPath(), int(c))
+	}
+	e.Context = map[string]any{"exit_code": int(c)}
+	inv.ownExit = true
+	return e
 }
 
 // largerTimeout suggests a --timeout twice the one that ran out, of ms

@@ -19,9 +19,9 @@ var witBindgen once
 const witPkg = "./cmd/wit-bindgen-go"
 
 // witBuilds are wit-bindgen-go v0.7.0 (urfave/cli v3) as published, and
-// wrapped with Duet in one line: its main's `Command.Run(ctx, os.Args)`
-// becomes `urfave.Exec(ctx, Command, os.Args)`, and its own error printing
-// stays as it was. Both take urfave/cli v3.14, which Duet needs, where
+// wrapped with Duet: its main's `Command.Run(ctx, os.Args)` becomes
+// `urfave.Exec(ctx, Command, os.Args)`, its own error printing stays as it
+// was, and its `os.Exit(1)` exits with the code Duet answered with. Both take urfave/cli v3.14, which Duet needs, where
 // wit-bindgen-go asks for v3.3.3: adopting Duet upgrades it, and that alone
 // changes urfave's help (no "(default: false)" after a boolean flag).
 func witBuilds(t *testing.T) builds {
@@ -34,8 +34,9 @@ func witBuilds(t *testing.T) builds {
 		return a.adoptAndBuild(witPkg, "wit-bindgen-go",
 			[3]string{"cmd/wit-bindgen-go/main.go", "err := Command.Run(context.Background(), os.Args)",
 				"err := urfave.Exec(context.Background(), Command, os.Args)"},
+			[3]string{"cmd/wit-bindgen-go/main.go", "os.Exit(1)", "os.Exit(adapters.ExitCode(err))"},
 			[3]string{"cmd/wit-bindgen-go/main.go", "\t\"github.com/urfave/cli/v3\"\n",
-				"\t\"github.com/urfave/cli/v3\"\n\n\t\"github.com/duet-cli/duet/adapters/urfave\"\n"})
+				"\t\"github.com/urfave/cli/v3\"\n\n\t\"github.com/duet-cli/duet/adapters\"\n\t\"github.com/duet-cli/duet/adapters/urfave\"\n"})
 	})
 }
 

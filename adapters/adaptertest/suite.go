@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -69,8 +70,32 @@ type Call interface {
 // for each Command, with its flags of their kind (Default as the
 // framework's default, Short as its one-letter alias), Meta given to the
 // adapter's Annotate when it is not nil, and Run called with the
-// framework's own values as the action.
+// framework's own values as the action. Given a root it was given before,
+// it wraps again the framework command it made then (Made keeps them), as
+// an app's tests do that run one package-level root case after case.
 type Build func(t *testing.T, root *Command) adapters.Framework
+
+// Made keeps the framework command a Build made of each root, for a Build
+// given the same root again.
+type Made[C any] struct {
+	mu   sync.Mutex
+	made map[*Command]C
+}
+
+// Of returns the command make made of root, making it the first time.
+func (m *Made[C]) Of(root *Command, make func(*Command) C) C {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	c, ok := m.made[root]
+	if !ok {
+		if m.made == nil {
+			m.made = map[*Command]C{}
+		}
+		c = make(root)
+		m.made[root] = c
+	}
+	return c
+}
 
 // TestFramework holds an adapter to the contract every adapter keeps, as
 // slogtest holds a slog.Handler: build makes the same app in the adapter's
@@ -88,6 +113,7 @@ func TestFramework(t *testing.T, build Build) {
 	t.Run("help", s.testHelp)
 	t.Run("describe", s.testDescribe)
 	t.Run("signals", s.testSignals)
+	t.Run("again", s.testAgain)
 }
 
 type suite struct {
@@ -434,6 +460,40 @@ func Describe(t *testing.T, build Build) []byte {
 	}
 	out.WriteByte('\n')
 	return out.Bytes()
+}
+
+// testAgain: a root wrapped again and again — an app's tests that run one
+// package-level root through Exec case after case — is each time the app
+// the first Wrap made of it: describe says the same (Duet's own additions
+// are not read as the app's), a ported command answers, and one nobody
+// ported runs for a script as it always did.
+func (s *suite) testAgain(t *testing.T) {
+	root := s.app()
+	for i := range 3 {
+		r := Run(t, s.build(t, root), []string{"describe"}, "HOME="+t.TempDir())
+		r.AssertOK(t)
+		var doc bytes.Buffer
+		if err := json.Indent(&doc, r.Envelope.Data, "", "  "); err != nil {
+			t.Fatal(err)
+		}
+		doc.WriteByte('\n')
+		if diff := cmp.Diff(string(describeDoc), doc.String()); diff != "" {
+			t.Errorf("wrap %d: describe differs from the first wrap's (-want +got):\n%s", i+1, diff)
+		}
+		r = Run(t, s.build(t, root), []string{"greet", "bob"}, "HOME="+t.TempDir())
+		r.AssertOK(t)
+		var got greeting
+		if err := json.Unmarshal(r.Envelope.Data, &got); err != nil || got.Text != "hello, bob" {
+			t.Errorf("wrap %d: greet bob answered %s (%v)", i+1, r.Stdout, err)
+		}
+		var stdout, stderr bytes.Buffer
+		code := adapters.Run(context.Background(), s.build(t, root), []string{"legacy"},
+			adapters.WithStdio(strings.NewReader(""), &stdout, &stderr), adapters.WithTerminal(adapters.Piped),
+			adapters.WithEnv([]string{"HOME=" + t.TempDir()}))
+		if code != 0 || stdout.String() != "legacy output in eu\n" || stderr.Len() > 0 {
+			t.Errorf("wrap %d: legacy as a script: exit %d, stdout %q, stderr %q", i+1, code, stdout.String(), stderr.String())
+		}
+	}
 }
 
 // testSignals: an interrupt stops the command through its context, and

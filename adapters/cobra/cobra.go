@@ -91,13 +91,27 @@ const (
 	oneRequiredAnnotation       = "cobra_annotation_one_required"
 )
 
-// App is a wrapped cobra app. Like a cobra root command, it runs once.
+// App is a wrapped cobra app: a root command as Wrap prepared it, run with
+// the options of the Wrap that returned it. Like a cobra root command, it
+// runs again and again; each run starts from the state the root had
+// before the previous one.
 type App struct {
+	*wrapping
+	opts []Option
+}
+
+// wrapping is what Wrap does to a root command, once per root: the tree it
+// read, the declarations it took, the commands it wrapped and the
+// built-ins it added. A root wrapped again — an app whose tests run its
+// package-level root through duetcobra.Exec once per case — is found
+// wrapped and keeps what the first Wrap made of it, instead of reading
+// Duet's own additions as the app's.
+type wrapping struct {
 	root  *cobra.Command
 	tree  *schema.Command
 	nodes map[*cobra.Command]*schema.Command
 	cmds  map[*schema.Command]*cobra.Command
-	opts  []Option
+	opts  []Option // the first Wrap's: those the tree was prepared with
 
 	declared bool // the app declares something to Duet: prepared by Wrap
 	prepared wrapped.Tree
@@ -114,18 +128,39 @@ type App struct {
 	placedIn []*cobra.Command // their parents, each once
 }
 
+// wrappingKey marks, in a root command's context, the wrapping Wrap made
+// of it: cobra has no other slot for a value, and Annotate's declarations
+// travel the same way.
+type wrappingKey struct{}
+
 // Wrap prepares root for Duet: it reads the command tree and every
 // declaration, adds the describe command, and wraps every RunE. It fails,
-// naming the command, when a declaration is broken.
+// naming the command, when a declaration is broken. Wrapping a root again
+// returns an App of the first Wrap's tree, with the new options to run
+// with.
 func Wrap(root *cobra.Command, opts ...Option) (*App, error) {
-	a := &App{root: root, nodes: map[*cobra.Command]*schema.Command{}, cmds: map[*schema.Command]*cobra.Command{}, opts: opts,
-		silenceErrors: root.SilenceErrors, silenceUsage: root.SilenceUsage, declared: annotated(root)}
+	w := wrappingOf(root)
+	if w == nil {
+		w = &wrapping{root: root, nodes: map[*cobra.Command]*schema.Command{}, cmds: map[*schema.Command]*cobra.Command{}, opts: opts,
+			silenceErrors: root.SilenceErrors, silenceUsage: root.SilenceUsage, declared: annotated(root)}
+	}
+	a := &App{wrapping: w, opts: opts}
 	if a.declared {
 		if err := a.prepare(); err != nil {
 			return nil, fmt.Errorf("duet: %s: %w", root.Name(), err)
 		}
 	}
+	root.SetContext(context.WithValue(cmp.Or[context.Context](root.Context(), context.Background()), wrappingKey{}, w))
 	return a, nil
+}
+
+// wrappingOf returns what an earlier Wrap made of root, if anything.
+func wrappingOf(root *cobra.Command) *wrapping {
+	if ctx := root.Context(); ctx != nil {
+		w, _ := ctx.Value(wrappingKey{}).(*wrapping)
+		return w
+	}
+	return nil
 }
 
 // annotated reports whether cmd or a command below it was given to Annotate.
@@ -142,7 +177,7 @@ func (a *App) prepare() error {
 		a.tree = a.build(a.root, nil)
 		a.addCobraCommands()
 		return a.tree
-	}, a.opts, func(tree *schema.Command) { a.install(a.root, tree) })
+	}, a.wrapping.opts, func(tree *schema.Command) { a.install(a.root, tree) })
 }
 
 // Run wraps root and runs one invocation with args (without the program name),
@@ -167,9 +202,13 @@ func Main(root *cobra.Command, opts ...Option) {
 // Exec is a drop-in for root.Execute(), for an app that keeps its own main:
 // it parses the process's arguments, or those the app gave root.SetArgs,
 // and returns what Execute returns from a command that runs as it would
-// without Duet, for the main to report as before (see adapters.Exec).
+// without Duet, for the main to report as before. When Duet answered, the
+// error is an *adapters.ExitError carrying the answer's exit code (see
+// adapters.Exec). It never exits the process.
 //
-//	if err := duetcobra.Exec(root); err != nil { os.Exit(1) } // was root.Execute()
+//	if err := duetcobra.Exec(root); err != nil { // was root.Execute()
+//		os.Exit(adapters.ExitCode(err))
+//	}
 func Exec(root *cobra.Command, opts ...Option) error {
 	growStack()
 	args := os.Args[1:]
@@ -253,20 +292,23 @@ func (a *App) Execute(ctx context.Context, args []string, s adapters.Streams) er
 	if !s.Builtins {
 		defer a.unnamed()()
 	}
+	// What a run sets on the root — arguments, context, whether cobra
+	// prints errors, commands hidden from this audience — is for this run
+	// only: a later Execute, Duet's or the app's own, starts from what it
+	// would have without this one (the process's arguments, or those the
+	// app gave SetArgs).
+	given, _ := argsSet(a.root)
+	defer a.restore(a.root.Context(), given, a.root.SilenceErrors, a.root.SilenceUsage)
 	// When the lifecycle answers, it writes every error; otherwise cobra
 	// prints its own, as the app set it to.
 	a.root.SilenceErrors, a.root.SilenceUsage = a.silenceErrors || s.Answer, a.silenceUsage || s.Answer
 	for cmd, node := range a.nodes {
-		if node.Parent != nil && s.Hide(node) {
+		if node.Parent != nil && s.Hide(node) && !cmd.Hidden {
 			cmd.Hidden = true
+			defer func() { cmd.Hidden = false }()
 		}
 	}
-	given, _ := argsSet(a.root)
 	a.root.SetArgs(args)
-	// The arguments go in for this run only: a later Execute, Duet's or
-	// the app's own, reads what it would have read without this one (the
-	// process's arguments, or those the app gave SetArgs).
-	defer a.root.SetArgs(given)
 	// An app run unread has no tree: its commands are not wrapped, and
 	// nothing is preset — no second search.
 	if len(a.nodes) == 0 {
@@ -288,6 +330,13 @@ func (a *App) Execute(ctx context.Context, args []string, s adapters.Streams) er
 		}
 	}
 	return a.root.ExecuteContext(ctx)
+}
+
+// restore puts back what Execute set on the root for one run.
+func (a *App) restore(ctx context.Context, args []string, silenceErrors, silenceUsage bool) {
+	a.root.SetContext(ctx)
+	a.root.SetArgs(args)
+	a.root.SilenceErrors, a.root.SilenceUsage = silenceErrors, silenceUsage
 }
 
 // unnamed takes the names of Duet's built-ins, hidden, out of cobra's sight

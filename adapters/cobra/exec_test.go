@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -17,19 +19,23 @@ import (
 	"github.com/duet-cli/duet/schema"
 )
 
-// execApp is a cobra app with a ported command (echo) and an unported one
-// (say), each of which reports the argument it got.
+// execApp is a cobra app with a ported command (echo) and two unported ones
+// (say, whisper), each of which reports the argument it got.
 func execApp(said *[]string) *cobra.Command {
 	root := &cobra.Command{Use: "app", SilenceUsage: true}
 	echo := &cobra.Command{Use: "echo", Args: cobra.ExactArgs(1), RunE: func(cmd *cobra.Command, args []string) error {
 		return envelope.From(cmd.Context()).Result(map[string]string{"said": args[0]})
 	}}
 	duetcobra.Annotate(echo, schema.Meta{Danger: schema.Safe})
-	say := &cobra.Command{Use: "say", Args: cobra.ExactArgs(1), RunE: func(_ *cobra.Command, args []string) error {
+	say := &cobra.Command{Use: "say", Args: cobra.ExactArgs(1), RunE: func(cmd *cobra.Command, args []string) error {
+		if err := cmd.Context().Err(); err != nil || envelope.From(cmd.Context()).Used() {
+			return fmt.Errorf("say %s ran with the context of an earlier run (%v)", args[0], err)
+		}
 		*said = append(*said, args[0])
 		return nil
 	}}
-	root.AddCommand(echo, say)
+	whisper := &cobra.Command{Use: "whisper", RunE: say.RunE, Args: say.Args}
+	root.AddCommand(echo, say, whisper)
 	return root
 }
 
@@ -72,6 +78,19 @@ func TestExecAsExecute(t *testing.T) {
 		t.Errorf("say got %q, want each call's own argument: first second third", got)
 	}
 
+	// An agent's failed call is answered, and its exit code returned —
+	// the process goes on, as a test suite run by a coding agent must.
+	stdout.Reset()
+	withArgs(t, []string{"app", "echo"}, func() {
+		var answered *adapters.ExitError
+		if err := duetcobra.Exec(root, agent...); !errors.As(err, &answered) || answered.Code != 2 || adapters.ExitCode(err) != 2 {
+			t.Errorf("Exec echo (no argument) for an agent: %v; want an *adapters.ExitError with code 2", err)
+		}
+	})
+	if !strings.Contains(stdout.String(), `"ok":false`) {
+		t.Errorf("Exec echo (no argument) for an agent answered %q; want its error's envelope", stdout.String())
+	}
+
 	for _, word := range []string{"one", "two"} {
 		stdout.Reset()
 		withArgs(t, []string{"app", "echo", word}, func() {
@@ -85,6 +104,13 @@ func TestExecAsExecute(t *testing.T) {
 		}
 	}
 
+	// The lifecycle's context, done once the run ends, is not left on the
+	// root for the app's own Execute.
+	withArgs(t, []string{"app", "whisper", "fourth"}, func() {
+		if err := root.Execute(); err != nil {
+			t.Errorf("root.Execute after an agent's Exec: %v", err)
+		}
+	})
 }
 
 // TestHelpPaddingAsBare: a person's --help of an app that ports one

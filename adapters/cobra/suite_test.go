@@ -15,9 +15,12 @@ import (
 // TestFramework holds the adapter to the contract every adapter keeps.
 func TestFramework(t *testing.T) { adaptertest.TestFramework(t, build) }
 
+// made keeps the cobra root build made of each app.
+var made adaptertest.Made[*cobra.Command]
+
 // build makes the suite's app on cobra.
 func build(t *testing.T, root *adaptertest.Command) adapters.Framework {
-	app, err := duetcobra.Wrap(command(root, true))
+	app, err := duetcobra.Wrap(made.Of(root, func(c *adaptertest.Command) *cobra.Command { return command(c, true) }))
 	if err != nil {
 		t.Fatal(err)
 	}

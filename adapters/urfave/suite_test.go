@@ -28,9 +28,12 @@ func TestFramework(t *testing.T) {
 	adaptertest.TestFramework(t, build)
 }
 
+// made keeps the root command build made of each app.
+var made adaptertest.Made[*cli.Command]
+
 // build makes the suite's app on urfave/cli.
 func build(t *testing.T, root *adaptertest.Command) adapters.Framework {
-	app, err := urfave.Wrap(command(root))
+	app, err := urfave.Wrap(made.Of(root, command))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -54,12 +54,22 @@ func Annotate(cmd *cli.Command, meta schema.Meta) *cli.Command {
 	return cmd
 }
 
-// App is a wrapped urfave/cli app. Like a *cli.Command, it runs once.
+// App is a wrapped urfave/cli app: a root command as Wrap prepared it, run
+// with the options of the Wrap that returned it.
 type App struct {
+	*wrapping
+	opts []Option
+}
+
+// wrapping is what Wrap does to a root command, once per root (kept in the
+// root's Metadata): a root wrapped again — an app whose tests run its
+// package-level command through urfave.Exec once per case — keeps what the
+// first Wrap made of it, instead of reading Duet's additions as the app's.
+type wrapping struct {
 	root *cli.Command
 	tree *schema.Command
 	t    urfavecli.Tree[*cli.Command]
-	opts []Option
+	opts []Option // the first Wrap's: those the tree was prepared with
 
 	declared bool // the app declares something to Duet: prepared by Wrap
 	prepared wrapped.Tree
@@ -73,6 +83,9 @@ type App struct {
 	completing *schema.Command // a shell asking urfave for completion candidates
 }
 
+// wrappingKey is where Wrap keeps its wrapping, in the root's Metadata.
+const wrappingKey = "duet.wrapping"
+
 type hooks struct {
 	usage    cli.OnUsageErrorFunc
 	notFound cli.CommandNotFoundFunc
@@ -81,8 +94,18 @@ type hooks struct {
 // Wrap prepares root for Duet: it reads the command tree and every
 // declaration, adds the built-in flags and the describe command, and wraps
 // every action. It fails, naming the command, when a declaration is broken.
+// Wrapping a root again returns an App of the first Wrap's tree, with the
+// new options to run with.
 func Wrap(root *cli.Command, opts ...Option) (*App, error) {
-	a := &App{root: root, opts: opts, hooks: map[*cli.Command]hooks{}, exitErr: root.ExitErrHandler, declared: annotated(root)}
+	w, _ := root.Metadata[wrappingKey].(*wrapping)
+	if w == nil {
+		w = &wrapping{root: root, opts: opts, hooks: map[*cli.Command]hooks{}, exitErr: root.ExitErrHandler, declared: annotated(root)}
+		if root.Metadata == nil {
+			root.Metadata = map[string]any{}
+		}
+		root.Metadata[wrappingKey] = w
+	}
+	a := &App{wrapping: w, opts: opts}
 	if a.declared {
 		if err := a.prepare(); err != nil {
 			return nil, fmt.Errorf("duet: %s: %w", root.Name, err)
@@ -105,7 +128,7 @@ func (a *App) prepare() error {
 		a.tree = a.build(a.root, nil)
 		a.addUrfaveCommands()
 		return a.tree
-	}, a.opts, func(tree *schema.Command) { a.install(a.root, tree) })
+	}, a.wrapping.opts, func(tree *schema.Command) { a.install(a.root, tree) })
 }
 
 // Run wraps root and runs one invocation with args (without the program name),
@@ -126,9 +149,13 @@ func Main(root *cli.Command, opts ...Option) {
 // Exec is a drop-in for root.Run(ctx, osArgs), for an app that keeps its own
 // main: osArgs are the program's name and its arguments, as os.Args, and an
 // error from a command that runs as it would without Duet is returned for
-// the main to report as before (see adapters.Exec).
+// the main to report as before. When Duet answered, the error is an
+// *adapters.ExitError carrying the answer's exit code (see adapters.Exec).
+// It never exits the process.
 //
-//	if err := urfave.Exec(ctx, root, os.Args); err != nil { ... } // was root.Run(ctx, os.Args)
+//	if err := urfave.Exec(ctx, root, os.Args); err != nil { // was root.Run(ctx, os.Args)
+//		os.Exit(adapters.ExitCode(err))
+//	}
 func Exec(ctx context.Context, root *cli.Command, osArgs []string, opts ...Option) error {
 	return adapters.Exec(ctx, func() (*App, error) { return Wrap(root, opts...) }, osArgs[min(1, len(osArgs)):])
 }
@@ -157,6 +184,14 @@ func (a *App) Tree() *schema.Command {
 // Execute lets urfave parse and dispatch.
 func (a *App) Execute(ctx context.Context, args []string, s adapters.Streams) error {
 	root := a.root
+	// What a run sets on the root is for this run only: a later run, Duet's
+	// or the app's own root.Run, starts from what the app set.
+	defer func(in io.Reader, out, errs io.Writer, exit cli.ExitErrHandlerFunc) {
+		root.Reader, root.Writer, root.ErrWriter, root.ExitErrHandler = in, out, errs, exit
+		for cmd, h := range a.hooks {
+			cmd.OnUsageError, cmd.CommandNotFound = h.usage, h.notFound
+		}
+	}(root.Reader, root.Writer, root.ErrWriter, root.ExitErrHandler)
 	urfavecli.SetStreams(s, &root.Reader, &root.Writer, &root.ErrWriter)
 	if s.Builtins {
 		a.t.Along(commands{}, root, args, a.equip)

@@ -19,6 +19,18 @@ func TestFramework(t *testing.T) { adaptertest.TestFramework(t, build) }
 // are taken before and after a command's name; a v2 app says so by giving
 // every command the flag again.
 func build(t *testing.T, root *adaptertest.Command) adapters.Framework {
+	wrapped, err := urfavev2.Wrap(made.Of(root, newApp))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return wrapped
+}
+
+// made keeps the app build made of each suite app.
+var made adaptertest.Made[*cli.App]
+
+// newApp is the suite's app on urfave/cli v2.
+func newApp(root *adaptertest.Command) *cli.App {
 	app := &cli.App{Name: root.Name, Usage: root.Usage, Flags: flags(root.Flags)}
 	for _, sub := range root.Commands {
 		app.Commands = append(app.Commands, command(app, sub, root.Flags))
@@ -26,11 +38,7 @@ func build(t *testing.T, root *adaptertest.Command) adapters.Framework {
 	if root.Meta != nil {
 		urfavev2.Annotate(app, nil, *root.Meta)
 	}
-	wrapped, err := urfavev2.Wrap(app)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return wrapped
+	return app
 }
 
 func command(app *cli.App, c *adaptertest.Command, global []adaptertest.Flag) *cli.Command {

@@ -57,14 +57,24 @@ func Annotate(app *cli.App, cmd *cli.Command, meta schema.Meta) *cli.Command {
 	return cmd
 }
 
-// App is a wrapped urfave/cli v2 app. Like a *cli.App, it runs once.
+// App is a wrapped urfave/cli v2 app: the app as Wrap prepared it, run
+// with the options of the Wrap that returned it.
 type App struct {
+	*wrapping
+	opts []adapters.Option
+}
+
+// wrapping is what Wrap does to an app, once per app (kept in its
+// Metadata): an app wrapped again — one whose tests run it through
+// urfavev2.Exec once per case — keeps what the first Wrap made of it,
+// instead of reading Duet's additions as the app's.
+type wrapping struct {
 	app      *cli.App
 	decl     declarations
 	root     *cli.Command // stands for the app in nodes and cmds: v2 makes its own when it runs
 	tree     *schema.Command
 	t        urfavecli.Tree[*cli.Command]
-	opts     []adapters.Option
+	opts     []adapters.Option // the first Wrap's: those the tree was prepared with
 	prepared wrapped.Tree
 
 	usage    map[*cli.Command]cli.OnUsageErrorFunc // the app's own, which a person and a script get
@@ -77,17 +87,28 @@ type App struct {
 	completing *schema.Command // a shell asking v2 for completion candidates
 }
 
+// wrappingKey is where Wrap keeps its wrapping, in the app's Metadata.
+const wrappingKey = "duet.wrapping"
+
 // Wrap prepares app for Duet: it reads the command tree and every
 // declaration, adds the built-in flags and commands, and wraps every
 // action. It fails, naming the app, when a declaration is broken.
 func Wrap(app *cli.App, opts ...adapters.Option) (*App, error) {
-	decl, _ := app.Metadata[declKey].(declarations)
-	a := &App{app: app, decl: decl, opts: opts,
-		usage: map[*cli.Command]cli.OnUsageErrorFunc{}, notFound: app.CommandNotFound, exitErr: app.ExitErrHandler,
-		root: &cli.Command{Name: app.Name, Usage: app.Usage, Description: app.Description, Subcommands: app.Commands, Flags: app.Flags,
-			Action: app.Action, HideHelp: app.HideHelp, HideHelpCommand: app.HideHelpCommand, UseShortOptionHandling: app.UseShortOptionHandling,
-			SkipFlagParsing: app.SkipFlagParsing, ArgsUsage: app.ArgsUsage}}
-	if len(decl) > 0 {
+	w, _ := app.Metadata[wrappingKey].(*wrapping)
+	if w == nil {
+		decl, _ := app.Metadata[declKey].(declarations)
+		w = &wrapping{app: app, decl: decl, opts: opts,
+			usage: map[*cli.Command]cli.OnUsageErrorFunc{}, notFound: app.CommandNotFound, exitErr: app.ExitErrHandler,
+			root: &cli.Command{Name: app.Name, Usage: app.Usage, Description: app.Description, Subcommands: app.Commands, Flags: app.Flags,
+				Action: app.Action, HideHelp: app.HideHelp, HideHelpCommand: app.HideHelpCommand, UseShortOptionHandling: app.UseShortOptionHandling,
+				SkipFlagParsing: app.SkipFlagParsing, ArgsUsage: app.ArgsUsage}}
+		if app.Metadata == nil {
+			app.Metadata = map[string]any{}
+		}
+		app.Metadata[wrappingKey] = w
+	}
+	a := &App{wrapping: w, opts: opts}
+	if len(a.decl) > 0 {
 		if err := a.prepare(); err != nil {
 			return nil, fmt.Errorf("duet: %s: %w", app.Name, err)
 		}
@@ -106,7 +127,7 @@ func (a *App) prepare() error {
 		}
 		a.completing = &schema.Command{Name: completionFlag, Hidden: true, Runnable: true, Passthrough: true, Parent: a.tree, Meta: schema.Meta{Danger: schema.Safe}}
 		return a.tree
-	}, a.opts, func(*schema.Command) { a.install() })
+	}, a.wrapping.opts, func(*schema.Command) { a.install() })
 }
 
 // Run wraps app and runs one invocation with args (without the program's
@@ -122,7 +143,8 @@ func Main(app *cli.App, opts ...adapters.Option) {
 }
 
 // Exec is a drop-in for app.RunContext(ctx, osArgs), for an app that keeps
-// its own main (see adapters.Exec).
+// its own main; when Duet answered, the error is an *adapters.ExitError
+// carrying the answer's exit code (see adapters.Exec).
 func Exec(ctx context.Context, app *cli.App, osArgs []string, opts ...adapters.Option) error {
 	return adapters.Exec(ctx, func() (*App, error) { return Wrap(app, opts...) }, osArgs[min(1, len(osArgs)):])
 }
@@ -152,6 +174,18 @@ func (a *App) Classify(err error) *envelope.Error { return urfavecli.Classify(er
 func (a *App) Execute(ctx context.Context, args []string, s adapters.Streams) error {
 	app := a.app
 	a.ctx = ctx
+	// What a run sets on the app is for this run only: a later run, Duet's
+	// or the app's own app.Run, starts from what the app set.
+	defer func(in io.Reader, out, errs io.Writer, notFound cli.CommandNotFoundFunc, exit cli.ExitErrHandlerFunc) {
+		app.Reader, app.Writer, app.ErrWriter, app.CommandNotFound, app.ExitErrHandler = in, out, errs, notFound, exit
+		for cmd, usage := range a.usage {
+			if cmd == a.root {
+				app.OnUsageError = usage
+			} else {
+				cmd.OnUsageError = usage
+			}
+		}
+	}(app.Reader, app.Writer, app.ErrWriter, app.CommandNotFound, app.ExitErrHandler)
 	urfavecli.SetStreams(s, &app.Reader, &app.Writer, &app.ErrWriter)
 	if s.Builtins {
 		a.t.Along(commands{}, a.root, args, a.equip)

@@ -108,7 +108,7 @@ func TestAgent(t *testing.T) {
 		{args: []string{"ls", "-l"}},
 		{args: []string{"add", "water", "the", "plants"}},
 		{args: []string{"rm", "2"}},
-		{args: []string{"rm", "9"}, exit: 1, code: "GENERAL_ERROR"},
+		{args: []string{"rm", "9"}, exit: 4, code: "APP_EXIT"}, // cli.Exit(…, 4): the code a script gets
 		{args: []string{"rm", "two"}, exit: 2, code: "INVALID_ARGUMENT"},
 		{args: []string{"nope"}, exit: 2, code: "UNKNOWN_COMMAND"},
 		{args: []string{"list", "--bogus", "-x"}, exit: 2, code: "VALIDATION_FAILED"},

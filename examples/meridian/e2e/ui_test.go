@@ -267,21 +267,25 @@ func TestUIChatPane(t *testing.T) {
 	alive := func(chat, yes string) string {
 		return `//table[@id="chats"]//tr[td[1][text()="` + chat + `"] and td[4][text()="` + yes + `"]]`
 	}
-	chat := func(id, line string) []chromedp.Action[chromedp.Void] {
+	// chat opens terminal id for chat c and says line in it. It ends once
+	// the chats table lists c, as a person would see it before clicking
+	// again: the row moves the button below it, and a click while it moves
+	// lands beside the button.
+	chat := func(id, c, line string) []chromedp.Action[chromedp.Void] {
 		return []chromedp.Action[chromedp.Void]{
 			chromedp.Click(`#new-chat-button`),
 			chromedp.WaitVisible(say(id, "fake claude interactive session")),
 			chromedp.Focus(pane(id) + `//textarea[contains(@class, "xterm-helper-textarea")]`),
 			typeLine(line),
 			chromedp.WaitVisible(say(id, "you said: "+line)),
+			chromedp.WaitVisible(alive(c, "yes")),
 		}
 	}
 	// Two chats, side by side, each its own harness.
 	do(t, ctx, chromedp.Navigate(url), chromedp.WaitVisible(`#live.on`),
 		chromedp.Click(`//table[@id="spaces"]//td[text()="s1"]`), chromedp.SendKeys(`#chat-model`, "opus"))
-	do(t, ctx, chat("t1", "hello there")...)
-	do(t, ctx, chat("t2", "and you")...)
-	do(t, ctx, chromedp.WaitVisible(alive("c1", "yes")), chromedp.WaitVisible(alive("c2", "yes")))
+	do(t, ctx, chat("t1", "c1", "hello there")...)
+	do(t, ctx, chat("t2", "c2", "and you")...)
 	if text, _ := chromedp.Run(ctx, chromedp.Text(pane("t1"))); strings.Contains(text, "and you") {
 		t.Errorf("what was typed in t2 shows in t1:\n%s", text)
 	}

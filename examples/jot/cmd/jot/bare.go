@@ -11,3 +11,6 @@ import (
 func run(ctx context.Context, root *cli.Command, args []string) error {
 	return root.Run(ctx, args)
 }
+
+// exit is 1 for every error: urfave exits with an ExitCoder's code itself.
+func exit(error) (code int, answered bool) { return 1, false }

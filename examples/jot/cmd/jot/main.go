@@ -13,7 +13,10 @@ import (
 
 func main() {
 	if err := run(context.Background(), app.New(), os.Args); err != nil {
-		fmt.Fprintln(os.Stderr, "jot:", err)
-		os.Exit(1)
+		code, answered := exit(err)
+		if !answered {
+			fmt.Fprintln(os.Stderr, "jot:", err)
+		}
+		os.Exit(code)
 	}
 }
