@@ -117,8 +117,9 @@ func Prepare(root *schema.Command, opts ...Option) error {
 	discoveryNodes(root)
 	if c := root.Sub("completion"); c != nil && !c.Declared && !c.Builtin {
 		// The app's own completion command prints a script for a shell to
-		// source, whoever runs it.
-		c.Walk(func(n *schema.Command) { n.Passthrough = true })
+		// source, for a person and a pipe alike; an agent that names itself
+		// gets it in an envelope (see ShellCompletion).
+		c.Walk(func(n *schema.Command) { n.Passthrough, n.Meta.Protocol = true, cmp.Or(n.Meta.Protocol, ShellCompletion) })
 	}
 	extensionNodes(root, cfg.extensions)
 	trustNodes(root, &cfg)

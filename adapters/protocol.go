@@ -88,7 +88,7 @@ func checkProtocol(c *schema.Command) []error {
 // so it sets no time limit on the action but one --timeout asks for.
 func (inv *invocation) servesProtocol() bool {
 	c := inv.call
-	if c.node.Meta.Protocol == "" || !c.node.Runnable || c.help || c.version {
+	if c.node.Meta.Protocol == "" || !c.node.Runnable || c.help || c.version || inv.scriptForAgent() {
 		return false
 	}
 	return !c.on(flagname.Schema) && !c.on(flagname.ShowConfig) && !inv.schemaAsked()

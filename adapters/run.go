@@ -183,7 +183,7 @@ func (inv *invocation) run(ctx context.Context, args []string) int {
 	}
 	args, read := inv.read(args)
 	switch {
-	case inv.call.node.Passthrough:
+	case inv.call.node.Passthrough && !inv.scriptForAgent():
 		return inv.passthrough(ctx, args)
 	case !inv.answers():
 		return inv.faithful(ctx, args)
@@ -209,7 +209,7 @@ func (inv *invocation) read(args []string) ([]string, readLine) {
 	inv.args = args
 	c := inv.parse(args)
 	inv.call = c
-	if c.node.Passthrough {
+	if c.node.Passthrough && c.node.Meta.Protocol != ShellCompletion {
 		return args, readLine{}
 	}
 	c.version = c.version || c.on(flagname.Version) && c.node.Parent == nil
@@ -1010,6 +1010,19 @@ func (inv *invocation) panicked(r any) error {
 	inv.ran.Store(true)
 	return envelope.Errorf(exitcode.GeneralError, "INTERNAL_ERROR", "internal error: %v", r).
 		WithSuggestion("this is a bug in the tool; rerun with --verbose for a stack trace on stderr and report it")
+}
+
+// ShellCompletion is the Meta.Protocol of a command that prints a script
+// for a person's shell to source, such as cobra's completion.
+const ShellCompletion = "shell-completion"
+
+// scriptForAgent reports whether a pass-through command that prints a
+// shell's script is asked for by an agent that names itself: it gets one
+// envelope, the script in data, as from any command the app did not port.
+// A pipe alone still gets the script: `source <(tool completion bash)`
+// reads one.
+func (inv *invocation) scriptForAgent() bool {
+	return inv.call.node.Meta.Protocol == ShellCompletion && inv.mode.Agent && inv.mode.Named
 }
 
 // passthrough lets the framework answer a command outside the contract (see

@@ -161,3 +161,36 @@ func TestHelpPaddingAsBare(t *testing.T) {
 		t.Errorf("manifest after a person's --help: exit %d\n%s", code, agent.String())
 	}
 }
+
+// TestCompletionForAgent: cobra's own completion command prints the script
+// for a person and for a pipe (`source <(app completion bash)` reads one),
+// and answers an agent that names itself with one envelope, the script in
+// data.
+func TestCompletionForAgent(t *testing.T) {
+	for _, tt := range []struct {
+		env      []string
+		envelope bool
+	}{
+		{env: nil},
+		{env: []string{"CLAUDECODE=1"}, envelope: true},
+	} {
+		root := &cobra.Command{Use: "app"}
+		root.AddCommand(&cobra.Command{Use: "ls", Run: func(*cobra.Command, []string) {}})
+		var stdout, stderr bytes.Buffer
+		code := duetcobra.Run(context.Background(), root, []string{"completion", "bash"},
+			adapters.WithStdio(strings.NewReader(""), &stdout, &stderr), adapters.WithEnv(tt.env),
+			adapters.WithTerminal(adapters.Piped), adapters.WithSpecStrict())
+		var env struct {
+			OK   bool
+			Data struct{ Stdout string }
+		}
+		switch {
+		case code != 0 || stderr.Len() > 0:
+			t.Errorf("%v: exit %d, stderr %q", tt.env, code, stderr.String())
+		case !tt.envelope && !strings.HasPrefix(stdout.String(), "# bash completion"):
+			t.Errorf("%v: stdout %.80q; want cobra's script", tt.env, stdout.String())
+		case tt.envelope && (json.Unmarshal(stdout.Bytes(), &env) != nil || !env.OK || !strings.HasPrefix(env.Data.Stdout, "# bash completion")):
+			t.Errorf("%v: stdout %.80q; want one envelope holding cobra's script", tt.env, stdout.String())
+		}
+	}
+}

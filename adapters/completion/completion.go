@@ -77,7 +77,7 @@ func Command(name string) adapters.Option {
 				Tool:     schema.ToolNever,
 				// What it prints is a script for a shell to read, not
 				// an envelope; a checker of the contract skips it.
-				Protocol: "shell-completion",
+				Protocol: adapters.ShellCompletion,
 				Examples: []schema.Example{
 					{Description: "the script for bash, to source from ~/.bashrc", Command: name + " bash"},
 					{Description: "the script for fish, to save in ~/.config/fish/completions", Command: name + " fish"},
