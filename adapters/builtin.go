@@ -119,7 +119,9 @@ func Prepare(root *schema.Command, opts ...Option) error {
 		// The app's own completion command prints a script for a shell to
 		// source, for a person and a pipe alike; an agent that names itself
 		// gets it in an envelope (see ShellCompletion).
-		c.Walk(func(n *schema.Command) { n.Passthrough, n.Meta.Protocol = true, cmp.Or(n.Meta.Protocol, ShellCompletion) })
+		c.Walk(func(n *schema.Command) {
+			n.Passthrough, n.Meta.Protocol = true, cmp.Or(n.Meta.Protocol, ShellCompletion)
+		})
 	}
 	extensionNodes(root, cfg.extensions)
 	trustNodes(root, &cfg)
