@@ -109,6 +109,7 @@ func Prepare(root *schema.Command, opts ...Option) error {
 	for _, o := range opts {
 		o(&cfg)
 	}
+	root.Name = toolName(cfg.toolName, root.Name)
 	root.Flags = appendMissing(root.Flags, allGlobalFlags(&cfg), true)
 	root.Flags = appendMissing(root.Flags, []schema.Flag{versionFlag(root)}, false)
 	if root.Sub(describeCommand) == nil {

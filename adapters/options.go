@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -34,7 +35,8 @@ type config struct {
 	extensions   []Extension
 	newApp       func() (Framework, error) // WithNewApp
 	strict       bool
-	envGiven     bool // WithEnv replaced the process environment
+	envGiven     bool   // WithEnv replaced the process environment
+	toolName     string // WithToolName
 
 	// child processes (proc)
 	quietUpdates []func() // WithUpdateNotifierSuppression
@@ -58,6 +60,44 @@ type config struct {
 }
 
 type ttys struct{ stdin, stdout, stderr bool }
+
+// WithToolName names the tool as its users type it: the word that starts
+// every command Duet suggests (a fix, a hint, AGENTS.md), the prefix of its
+// variables (<TOOL>_FORMAT) and the folder of its files (the audit log's).
+// Give it to Wrap (or Main, or Run, which wrap). Without it the name is the
+// root command's when that is one word a shell runs, else the name the
+// binary was started by: an app whose root is named "Acme Notes" is
+// `acme-notes` only if its users type that.
+func WithToolName(name string) Option { return func(c *config) { c.toolName = name } }
+
+// toolName is the tool's name: given (WithToolName), else the framework's
+// name of the root, when it is one word a shell runs, else the binary's.
+func toolName(given, root string) string {
+	switch {
+	case given != "":
+		return given
+	case isWord(root):
+		return root
+	}
+	if bin := filepath.Base(os.Args[0]); isWord(bin) {
+		return bin
+	}
+	return root
+}
+
+// isWord reports whether s is a command name a shell runs as typed: letters,
+// digits, '.', '_' and '-', not starting with '-' or '.'.
+func isWord(s string) bool {
+	if s == "" || s[0] == '-' || s[0] == '.' {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-') {
+			return false
+		}
+	}
+	return true
+}
 
 // WithVersion sets the tool's version, printed by --version and in every meta.
 func WithVersion(v string) Option { return func(c *config) { c.version = v } }

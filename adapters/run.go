@@ -177,7 +177,7 @@ func ExitCode(err error) int {
 // the fresh pages.
 func (inv *invocation) run(ctx context.Context, args []string) int {
 	if inv.plain(args) {
-		inv.root = &schema.Command{Name: inv.fw.Name()} // the tree is not built
+		inv.root = &schema.Command{Name: toolName(inv.cfg.toolName, inv.fw.Name())} // the tree is not built
 		inv.call, inv.unread = &call{node: inv.root}, true
 		return inv.faithful(ctx, args)
 	}
@@ -365,7 +365,7 @@ func (inv *invocation) plain(args []string) bool {
 		return false
 	}
 	mode, _ := envelope.Detect(envelope.Signals{
-		Tool: inv.fw.Name(), LookupEnv: inv.cfg.lookupEnv, StdoutTTY: inv.cfg.tty.stdout,
+		Tool: toolName(inv.cfg.toolName, inv.fw.Name()), LookupEnv: inv.cfg.lookupEnv, StdoutTTY: inv.cfg.tty.stdout,
 		Detector: inv.cfg.detector, Strict: inv.cfg.strict,
 	})
 	if mode.Agent {
