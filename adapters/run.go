@@ -895,10 +895,13 @@ func (inv *invocation) timeout() time.Duration {
 // (in a Before hook), and are never usage errors.
 func (inv *invocation) outcome(err error, sig os.Signal) *envelope.Error {
 	switch {
+	case sig != nil && (err == nil || errors.Is(err, context.Canceled)):
+		// The signal went to the command's children before its context
+		// was cancelled: a command that waits for them may return nil
+		// before it sees why they ended. Its work was stopped all the same.
+		return cancelled(sig)
 	case err == nil:
 		return nil
-	case sig != nil && errors.Is(err, context.Canceled):
-		return cancelled(sig)
 	case errors.Is(err, context.DeadlineExceeded):
 		e := envelope.As(err)
 		if e.Code == errcode.Timeout {
