@@ -117,10 +117,15 @@ type Value struct {
 // command nobody ported they are left out, so that the app's help stays
 // as it was, byte for byte. Hide tells the framework which commands to
 // leave out of help (those an agent does not see, when an agent asks).
+// Listing is set when the run shows help (--help, or a group that only
+// shows its own): Duet's built-ins are listed only then, and otherwise
+// stay hidden though accepted, so that what the app itself reads of its
+// command tree — a man page or docs generator — is its own.
 type Streams struct {
 	Answer   bool
 	AppMain  bool
 	Builtins bool
+	Listing  bool
 	Stdin    io.Reader
 	Stdout   io.Writer
 	Stderr   io.Writer

@@ -727,6 +727,7 @@ func (inv *invocation) streams() Streams {
 		Answer:   answers,
 		AppMain:  inv.appMain,
 		Builtins: answers,
+		Listing:  inv.call.help || !inv.call.node.Runnable,
 		Hide: func(c *schema.Command) bool {
 			return !human && (!c.VisibleTo(agent) || lean && c.Builtin)
 		},

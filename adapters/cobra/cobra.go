@@ -287,7 +287,7 @@ func (a *App) Execute(ctx context.Context, args []string, s adapters.Streams) er
 		a.addedBuiltins()
 	}
 	for _, show := range a.builtins {
-		show(s.Builtins)
+		show(s.Builtins && s.Listing)
 	}
 	if !s.Builtins {
 		defer a.unnamed()()

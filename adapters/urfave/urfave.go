@@ -196,7 +196,7 @@ func (a *App) Execute(ctx context.Context, args []string, s adapters.Streams) er
 	if s.Builtins {
 		a.t.Along(commands{}, root, args, a.equip)
 	}
-	a.t.Show(commands{}, s.Builtins, s.Hide)
+	a.t.Show(commands{}, s.Builtins && s.Listing, s.Hide)
 	// When the lifecycle answers, it reports every error and nothing may
 	// exit behind its back; otherwise urfave reports them as the app set it
 	// to, and the lifecycle exits with the code an ExitCoder carries.

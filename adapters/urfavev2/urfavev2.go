@@ -190,7 +190,7 @@ func (a *App) Execute(ctx context.Context, args []string, s adapters.Streams) er
 	if s.Builtins {
 		a.t.Along(commands{}, a.root, args, a.equip)
 	}
-	a.t.Show(commands{}, s.Builtins, s.Hide)
+	a.t.Show(commands{}, s.Builtins && s.Listing, s.Hide)
 	// When the lifecycle answers, it reports every error and nothing may
 	// exit behind its back: v2's HandleExitCoder calls os.Exit.
 	errOut := cmp.Or[io.Writer](s.Stderr, os.Stderr)
