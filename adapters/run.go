@@ -929,6 +929,9 @@ func (inv *invocation) outcome(err error, sig os.Signal) *envelope.Error {
 	return envelope.As(err)
 }
 
+// maxExitStatus is the largest exit status a process can report.
+const maxExitStatus exitcode.Code = 255
+
 // appExit is the answer to an error that carries an exit code of the app's
 // own — urfave's ExitCoder (cli.Exit), or any error with an ExitCode
 // method — and no structured form: an agent gets the code a script gets,
@@ -937,12 +940,13 @@ func (inv *invocation) outcome(err error, sig os.Signal) *envelope.Error {
 // holds it either way. nil for any other error.
 func (inv *invocation) appExit(err error) *envelope.Error {
 	var typed *envelope.Error
+	var structured interface{ Envelope() *envelope.Error } // an error that builds its own (see envelope.As)
 	var coded interface{ ExitCode() int }
-	if errors.As(err, &typed) || !errors.As(err, &coded) {
+	if errors.As(err, &typed) || errors.As(err, &structured) || !errors.As(err, &coded) {
 		return nil
 	}
 	c := exitcode.Code(coded.ExitCode())
-	if c <= exitcode.GeneralError || c > 255 {
+	if c <= exitcode.GeneralError || c > maxExitStatus {
 		return nil
 	}
 	node := inv.call.node
