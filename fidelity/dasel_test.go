@@ -14,21 +14,14 @@ import (
 	_ "github.com/duet-cli/duet/adapters/cobra"
 )
 
-var dasel once
+var dasel, daselPorted once
 
-// daselBuilds are dasel v2.8.1 (cobra) as published, and wrapped with Duet
-// as the README's "Adopting" says for an app that keeps its own main: its
-// `cmd.Execute()` becomes `duetcobra.Exec(cmd)`, its error printing is kept
-// for what Duet did not answer, and it exits with the code Duet answered.
-func daselBuilds(t *testing.T) builds {
-	t.Helper()
-	return dasel.get(t, func() (builds, error) {
-		a, err := fetch("github.com/tomwright/dasel/v2", "v2.8.1")
-		if err != nil {
-			return builds{}, err
-		}
-		return a.adoptAndBuild("./cmd/dasel", "dasel",
-			[3]string{"cmd/dasel/main.go", `	if err := cmd.Execute(); err != nil {
+// daselMain wraps dasel v2.8.1 (cobra) as the README's "Adopting" says for
+// an app that keeps its own main: its `cmd.Execute()` becomes
+// `duetcobra.Exec(cmd)`, its error printing is kept for what Duet did not
+// answer, and it exits with the code Duet answered with.
+var daselMain = [][3]string{
+	{"cmd/dasel/main.go", `	if err := cmd.Execute(); err != nil {
 		cmd.PrintErrln("Error:", err.Error())
 		os.Exit(1)
 	}`, `	if err := duetcobra.Exec(cmd); err != nil {
@@ -38,13 +31,67 @@ func daselBuilds(t *testing.T) builds {
 		}
 		os.Exit(adapters.ExitCode(err))
 	}`},
-			[3]string{"cmd/dasel/main.go", `import (
+	{"cmd/dasel/main.go", `import (
 `, `import (
 	"errors"
 
 	"github.com/duet-cli/duet/adapters"
 	duetcobra "github.com/duet-cli/duet/adapters/cobra"
-`})
+`},
+}
+
+// daselPort ports two of dasel's commands: select (the root, which reads)
+// declared safe, and put, which writes, declared mutating and reporting
+// what it changed — a file updated, or nothing when it prints the result.
+// Their output is dasel's own.
+var daselPort = [][3]string{
+	{"internal/command/put.go", `	if err := opts.Write.writeValue(cmd, opts.Read, value); err != nil {
+		return err
+	}
+`, `	if err := opts.Write.writeValue(cmd, opts.Read, value); err != nil {
+		return err
+	}
+	if opts.Write.FilePath != "" {
+		envelope.From(cmd.Context()).Effect(envelope.Updated)
+	} else {
+		envelope.From(cmd.Context()).Effect(envelope.Noop)
+	}
+`},
+	{"internal/command/put.go", "import (\n", "import (\n\t\"github.com/duet-cli/duet/envelope\"\n"},
+	{"internal/command/root.go", "\t\tputCommand(),\n", "\t\tduetcobra.Annotate(putCommand(), schema.Meta{Danger: schema.Mutating}),\n"},
+	{"internal/command/root.go", "\treturn selectCmd\n", "\treturn duetcobra.Annotate(selectCmd, schema.Meta{Danger: schema.Safe})\n"},
+	{"internal/command/root.go", "import (\n", "import (\n\tduetcobra \"github.com/duet-cli/duet/adapters/cobra\"\n\t\"github.com/duet-cli/duet/schema\"\n"},
+}
+
+// daselVariants are dasel wrapped (one line in main), and wrapped with two
+// commands ported.
+var daselVariants = []struct {
+	name   string
+	builds func(*testing.T) builds
+}{
+	{"wrapped", daselBuilds},
+	{"ported", daselPortedBuilds},
+}
+
+func daselBuilds(t *testing.T) builds {
+	t.Helper()
+	return dasel.get(t, func() (builds, error) {
+		a, err := fetch("github.com/tomwright/dasel/v2", "v2.8.1")
+		if err != nil {
+			return builds{}, err
+		}
+		return a.adoptAndBuild("./cmd/dasel", "dasel", daselMain...)
+	})
+}
+
+func daselPortedBuilds(t *testing.T) builds {
+	t.Helper()
+	return daselPorted.get(t, func() (builds, error) {
+		a, err := fetchAs("github.com/tomwright/dasel/v2", "v2.8.1", "dasel-ported")
+		if err != nil {
+			return builds{}, err
+		}
+		return a.adoptAndBuild("./cmd/dasel", "dasel-ported", append(slices.Clone(daselMain), daselPort...)...)
 	})
 }
 
@@ -54,33 +101,35 @@ func daselBuilds(t *testing.T) builds {
 // with CLAUDECODE=1 set, as a coding agent runs an adopter's tests (Duet
 // then answers each call; the suite must still run to its end).
 func TestDaselOwnTests(t *testing.T) {
-	b := daselBuilds(t)
-	helper := filepath.Join(b.app.dir, "internal", "command", "root_test.go")
-	orig, err := os.ReadFile(helper)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer os.WriteFile(helper, orig, 0o644)
-	if err := b.app.edit("internal/command/root_test.go", "err := cmd.Execute()", "err := duetcobra.Exec(cmd)"); err != nil {
-		t.Fatal(err)
-	}
-	if err := b.app.edit("internal/command/root_test.go", "import (\n", "import (\n\tduetcobra \"github.com/duet-cli/duet/adapters/cobra\"\n"); err != nil {
-		t.Fatal(err)
-	}
-	for _, env := range []string{"", "CLAUDECODE=1"} {
-		t.Run("env="+env, func(t *testing.T) {
-			if env != "" {
-				t.Setenv("CLAUDECODE", "1")
-			} else {
-				os.Unsetenv("CLAUDECODE")
-			}
-			out, err := b.app.goCmd("test", "-count=1", "-v", "./internal/command/")
-			passed, failed := strings.Count(string(out), "--- PASS"), strings.Count(string(out), "--- FAIL")
-			if err != nil || failed > 0 || passed < 70 || !strings.Contains(string(out), "\nok ") {
-				t.Fatalf("dasel's own tests through duetcobra.Exec (%s): %d passed, %d failed (%v):\n%s", env, passed, failed, err, out)
-			}
-			t.Logf("dasel's own tests pass through duetcobra.Exec (%s): %d", env, passed)
-		})
+	for _, v := range daselVariants {
+		b := v.builds(t)
+		helper := filepath.Join(b.app.dir, "internal", "command", "root_test.go")
+		orig, err := os.ReadFile(helper)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer os.WriteFile(helper, orig, 0o644)
+		if err := b.app.edit("internal/command/root_test.go", "err := cmd.Execute()", "err := duetcobra.Exec(cmd)"); err != nil {
+			t.Fatal(err)
+		}
+		if err := b.app.edit("internal/command/root_test.go", "import (\n", "import (\n\tduetcobra \"github.com/duet-cli/duet/adapters/cobra\"\n"); err != nil {
+			t.Fatal(err)
+		}
+		for _, env := range []string{"", "CLAUDECODE=1"} {
+			t.Run(v.name+"/env="+env, func(t *testing.T) {
+				if env != "" {
+					t.Setenv("CLAUDECODE", "1")
+				} else {
+					os.Unsetenv("CLAUDECODE")
+				}
+				out, err := b.app.goCmd("test", "-count=1", "-v", "./internal/command/")
+				passed, failed := strings.Count(string(out), "--- PASS"), strings.Count(string(out), "--- FAIL")
+				if err != nil || failed > 0 || passed < 70 || !strings.Contains(string(out), "\nok ") {
+					t.Fatalf("dasel's own tests through duetcobra.Exec (%s, %s): %d passed, %d failed (%v):\n%s", v.name, env, passed, failed, err, out)
+				}
+				t.Logf("dasel's own tests pass through duetcobra.Exec (%s, %s): %d", v.name, env, passed)
+			})
+		}
 	}
 }
 
@@ -120,7 +169,9 @@ func daselCase(args []string) fidelitytest.Case {
 }
 
 // TestDaselScript: a script gets from the wrapped dasel what it gets from
-// dasel: stdout, stderr, exit code and files.
+// dasel: stdout, stderr, exit code and files. (Ported, select and put are
+// held to the contract for every audience — typed errors and exit codes —
+// and so differ on failure by design; TestDaselAgent runs them.)
 func TestDaselScript(t *testing.T) {
 	b := daselBuilds(t)
 	for _, args := range daselCases {
@@ -148,9 +199,14 @@ func TestDaselPerson(t *testing.T) {
 // --version is the one line the CLI Agent Spec asks of it for every reader
 // (REQ-F-068's wire format), not an envelope.
 func TestDaselAgent(t *testing.T) {
-	b := daselBuilds(t)
+	for _, v := range daselVariants {
+		testDaselAgent(t, v.name, v.builds(t))
+	}
+}
+
+func testDaselAgent(t *testing.T, variant string, b builds) {
 	for _, args := range daselCases {
-		t.Run(strings.Join(args, " "), func(t *testing.T) {
+		t.Run(variant+"/"+strings.Join(args, " "), func(t *testing.T) {
 			t.Parallel()
 			c := daselCase(args)
 			script := fidelitytest.Run(t, b.bare, c)

@@ -40,12 +40,18 @@ type app struct {
 // fetch downloads module@version from the Go module proxy and copies it to
 // a directory under work that the tests may write to.
 func fetch(module, version string) (app, error) {
+	return fetchAs(module, version, filepath.Base(module))
+}
+
+// fetchAs is fetch to the directory name under work: a second copy of a
+// module, changed otherwise.
+func fetchAs(module, version, name string) (app, error) {
 	out, err := exec.Command("go", "mod", "download", "-json", module+"@"+version).Output()
 	var info struct{ Dir, Error string }
 	if err != nil || json.Unmarshal(out, &info) != nil || info.Dir == "" {
 		return app{}, fmt.Errorf("%s@%s: %w (%v %s)", module, version, errUnreachable, err, info.Error)
 	}
-	dir := filepath.Join(work, filepath.Base(module))
+	dir := filepath.Join(work, name)
 	err = filepath.WalkDir(info.Dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
