@@ -454,9 +454,23 @@ func (inv *invocation) answers() bool {
 		return true
 	}
 	for name := range c.values {
-		if f := c.flags[name]; f != nil && f.Builtin {
+		if f := c.flags[name]; f != nil && f.Builtin && asksDuet(name) {
 			return true
 		}
+	}
+	return false
+}
+
+// asksDuet reports whether Duet's flag name asks for Duet's answer by
+// name — a format, a schema, the version Duet adds — and so makes Duet
+// answer a command nobody ported. Duet's other words given to such a
+// command by a person or a script are the framework's to refuse, as
+// without Duet: `yq '.a' f.yaml --output json` is yq's own unknown-flag
+// error, not a file named json.
+func asksDuet(name string) bool {
+	switch name {
+	case flagname.Format, flagname.Stream, flagname.Schema, flagname.PrintSchema, flagname.OutputSchema, flagname.Version:
+		return true
 	}
 	return false
 }

@@ -396,6 +396,18 @@ func (s *suite) testScript(t *testing.T) {
 	if code != 0 || json.Valid([]byte(stdout)) || !strings.Contains(stdout, "hello, ann") {
 		t.Errorf("greet as a script: exit %d, stdout %q; want text", code, stdout)
 	}
+	// Duet's words the app does not define are the framework's to refuse,
+	// as without Duet, unless they ask for Duet's answer by name (--format).
+	for _, word := range [][]string{{"--output", "json"}, {"--timeout", "5s"}, {"--yes"}} {
+		code, stdout, stderr = s.run(t, append([]string{"legacy"}, word...), pipe)
+		if code != 1 || json.Valid([]byte(stdout)) || !strings.Contains(stderr, "-"+strings.TrimPrefix(word[0], "--")) {
+			t.Errorf("legacy %s as a script: exit %d, stdout %q, stderr %q; want the framework's unknown flag, exit 1", strings.Join(word, " "), code, stdout, stderr)
+		}
+	}
+	code, stdout, _ = s.run(t, []string{"legacy", "--format", "json"}, pipe)
+	if code != 0 || !json.Valid([]byte(stdout)) {
+		t.Errorf("legacy --format json as a script: exit %d, stdout %q; want an envelope", code, stdout)
+	}
 }
 
 // testPerson: a person at a terminal gets text, and errors on stderr.

@@ -119,8 +119,9 @@ type wrapping struct {
 	// The app's own settings, which a person and a script get.
 	silenceErrors, silenceUsage bool
 
-	builtins []func(show bool) // shows or hides each of Duet's built-ins in help
-	added    bool              // the built-ins are in the app (see addedBuiltins)
+	builtins   []func(show bool) // shows or hides each of Duet's built-ins in help
+	added      bool              // the built-in commands are in the app (see addedBuiltins)
+	flagsAdded bool              // and the built-in flags
 	// placed are Duet's commands added under the app's own: cobra pads
 	// the names its help lists to the longest of a parent's commands,
 	// hidden ones included (see unnamed).
@@ -284,7 +285,7 @@ func (a *App) Execute(ctx context.Context, args []string, s adapters.Streams) er
 		a.root.SetErr(s.Stderr)
 	}
 	if s.Builtins {
-		a.addedBuiltins()
+		a.addedBuiltins(true)
 	}
 	for _, show := range a.builtins {
 		show(s.Builtins && s.Listing)
@@ -618,30 +619,30 @@ func (a *App) install(cmd *cobra.Command, n *schema.Command) {
 	}
 }
 
-// addedBuiltins gives the app Duet's built-in flags and commands, once:
-// when a command line is read (Parse), or help lists them. A run the
-// lifecycle leaves to the app without reading its command line — nothing
-// ported, no Duet flag given — never pays for them.
-func (a *App) addedBuiltins() {
+// addedBuiltins gives the app Duet's built-in commands, once: when a
+// command line is read (Parse), so that cobra finds them, or help lists
+// them. With flags, it gives it Duet's built-in flags too, once: only a
+// run Duet answers needs cobra to take them — a person's or a script's run
+// of a command nobody ported refuses them as the app alone does (Parse
+// reads them all the same, see standIns). A run the lifecycle leaves to
+// the app without reading its command line — nothing ported, no Duet word
+// given — never pays for either.
+func (a *App) addedBuiltins(flags bool) {
 	a.prepare()
 	if !a.added {
 		a.added = true
 		a.addBuiltins(a.root, a.tree)
 		a.addEnvHelp() // artifacts: the variables the app reads (O-043)
 	}
+	if flags && !a.flagsAdded {
+		a.flagsAdded = true
+		a.addBuiltinFlags(a.root, a.tree)
+	}
 }
 
-// addBuiltins gives cobra Duet's built-in commands and flags, so that it
-// accepts and lists them; the lifecycle reads their values (Parse) and runs
-// the commands itself.
+// addBuiltins gives cobra Duet's built-in commands, so that it finds and
+// lists them; the lifecycle runs them itself.
 func (a *App) addBuiltins(cmd *cobra.Command, n *schema.Command) {
-	for i := range n.Flags {
-		if f := &n.Flags[i]; f.Builtin {
-			if flag := addFlag(cmd, f); flag != nil {
-				a.builtins = append(a.builtins, func(show bool) { flag.Hidden = f.Hidden || !show })
-			}
-		}
-	}
 	for _, sub := range n.Commands {
 		switch {
 		case sub.Builtin:
@@ -661,6 +662,23 @@ func (a *App) addBuiltins(cmd *cobra.Command, n *schema.Command) {
 			a.addBuiltins(c, sub)
 		case a.cmds[sub] != nil:
 			a.addBuiltins(a.cmds[sub], sub)
+		}
+	}
+}
+
+// addBuiltinFlags gives cobra Duet's built-in flags, so that it accepts
+// and lists them; the lifecycle reads their values (Parse).
+func (a *App) addBuiltinFlags(cmd *cobra.Command, n *schema.Command) {
+	for i := range n.Flags {
+		if f := &n.Flags[i]; f.Builtin {
+			if flag := addFlag(cmd, f); flag != nil {
+				a.builtins = append(a.builtins, func(show bool) { flag.Hidden = f.Hidden || !show })
+			}
+		}
+	}
+	for _, sub := range n.Commands {
+		if c := a.cmds[sub]; c != nil {
+			a.addBuiltinFlags(c, sub)
 		}
 	}
 }

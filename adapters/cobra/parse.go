@@ -18,7 +18,7 @@ import (
 // command, and pflag's own parser reads its flags — into stand-ins for the
 // flags' values, so that nothing the app holds is set before cobra sets it.
 func (a *App) Parse(args []string) adapters.Parsed {
-	a.addedBuiltins()
+	a.addedBuiltins(false)
 	root := a.root
 	if len(args) > 0 {
 		if n := a.tree.Sub(args[0]); n != nil && n.Passthrough {
@@ -129,6 +129,28 @@ func standIns(cmd *cobra.Command, node *schema.Command) (*pflag.FlagSet, *record
 		stand := fs.VarPF(v, f.Name, f.Shorthand, "")
 		stand.NoOptDefVal = f.NoOptDefVal
 	})
+	// Duet's built-ins, which cobra is given only for a run Duet answers
+	// (addedBuiltins): the command's own, and its ancestors' persistent ones.
+	for n := node; n != nil; n = n.Parent {
+		for i := range n.Flags {
+			f := &n.Flags[i]
+			if !f.Builtin || n != node && !f.Persistent || fs.Lookup(f.Name) != nil {
+				continue
+			}
+			typ := "string"
+			if f.Type == schema.Boolean {
+				typ = "bool"
+			}
+			short := f.Short
+			if short != "" && fs.ShorthandLookup(short) != nil {
+				short = ""
+			}
+			stand := fs.VarPF(&standIn{name: f.Name, typ: typ, rec: rec}, f.Name, short, "")
+			if typ == "bool" {
+				stand.NoOptDefVal = "true"
+			}
+		}
+	}
 	return fs, rec
 }
 

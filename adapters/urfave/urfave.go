@@ -78,9 +78,10 @@ type wrapping struct {
 	hooks   map[*cli.Command]hooks
 	exitErr cli.ExitErrHandlerFunc
 
-	envHelp    bool            // the root's help names the variables the app reads
-	notFound   string          // set by CommandNotFound, which cannot return an error
-	completing *schema.Command // a shell asking urfave for completion candidates
+	envHelp    bool                 // the root's help names the variables the app reads
+	notFound   string               // set by CommandNotFound, which cannot return an error
+	own        map[*cli.Command]int // how many flags are the app's own, of each command Duet equipped
+	completing *schema.Command      // a shell asking urfave for completion candidates
 }
 
 // wrappingKey is where Wrap keeps its wrapping, in the root's Metadata.
@@ -99,7 +100,8 @@ type hooks struct {
 func Wrap(root *cli.Command, opts ...Option) (*App, error) {
 	w, _ := root.Metadata[wrappingKey].(*wrapping)
 	if w == nil {
-		w = &wrapping{root: root, opts: opts, hooks: map[*cli.Command]hooks{}, exitErr: root.ExitErrHandler, declared: annotated(root)}
+		w = &wrapping{root: root, opts: opts, hooks: map[*cli.Command]hooks{}, exitErr: root.ExitErrHandler, declared: annotated(root),
+			own: map[*cli.Command]int{}}
 		if root.Metadata == nil {
 			root.Metadata = map[string]any{}
 		}
@@ -195,6 +197,8 @@ func (a *App) Execute(ctx context.Context, args []string, s adapters.Streams) er
 	urfavecli.SetStreams(s, &root.Reader, &root.Writer, &root.ErrWriter)
 	if s.Builtins {
 		a.t.Along(commands{}, root, args, a.equip)
+	} else {
+		defer a.withdrawFlags()()
 	}
 	a.t.Show(commands{}, s.Builtins && s.Listing, s.Hide)
 	// When the lifecycle answers, it reports every error and nothing may
@@ -573,6 +577,9 @@ func (a *App) equip(cmd *cli.Command) {
 		a.addEnvHelp() // artifacts: the variables the app reads (O-043)
 	}
 	if n := a.t.Nodes[cmd]; n != nil {
+		if _, ok := a.own[cmd]; !ok {
+			a.own[cmd] = len(cmd.Flags) // Duet's follow the app's (see withdrawFlags)
+		}
 		a.t.Equip(commands{}, cmd, func(yield func(*schema.Flag) bool) {
 			for i := range n.Flags { // its own: urfave's flags are persistent unless local
 				if !yield(&n.Flags[i]) {
@@ -654,3 +661,23 @@ func cliFlag(f schema.Flag) (cli.Flag, func(hidden bool)) {
 }
 
 var _ adapters.Framework = (*App)(nil)
+
+// withdrawFlags takes Duet's built-in flags out of the commands a command
+// line's reading gave them to, until the returned func puts them back: a
+// run of a command nobody ported, for a person or a script, is the app's
+// alone, and refuses Duet's words as the app without Duet does (`--output
+// json` is the app's unknown flag, not a file named json). urfave reads a
+// command's flags anew on every run.
+func (a *App) withdrawFlags() (restore func()) {
+	kept := map[*cli.Command][]cli.Flag{}
+	for cmd, own := range a.own {
+		if len(cmd.Flags) > own {
+			kept[cmd], cmd.Flags = cmd.Flags, cmd.Flags[:own:own]
+		}
+	}
+	return func() {
+		for cmd, flags := range kept {
+			cmd.Flags = flags
+		}
+	}
+}

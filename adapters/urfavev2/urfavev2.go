@@ -81,10 +81,11 @@ type wrapping struct {
 	notFound cli.CommandNotFoundFunc
 	exitErr  cli.ExitErrHandlerFunc
 
-	ctx        context.Context // the invocation Execute runs, for presetFlag
-	missing    string          // the command a CommandNotFound was called for
-	envHelp    bool            // the app's help names the variables it declares
-	completing *schema.Command // a shell asking v2 for completion candidates
+	ctx        context.Context      // the invocation Execute runs, for presetFlag
+	missing    string               // the command a CommandNotFound was called for
+	envHelp    bool                 // the app's help names the variables it declares
+	own        map[*cli.Command]int // how many flags are the app's own, of each command Duet equipped
+	completing *schema.Command      // a shell asking v2 for completion candidates
 }
 
 // wrappingKey is where Wrap keeps its wrapping, in the app's Metadata.
@@ -98,7 +99,7 @@ func Wrap(app *cli.App, opts ...adapters.Option) (*App, error) {
 	if w == nil {
 		decl, _ := app.Metadata[declKey].(declarations)
 		w = &wrapping{app: app, decl: decl, opts: opts,
-			usage: map[*cli.Command]cli.OnUsageErrorFunc{}, notFound: app.CommandNotFound, exitErr: app.ExitErrHandler,
+			usage: map[*cli.Command]cli.OnUsageErrorFunc{}, notFound: app.CommandNotFound, exitErr: app.ExitErrHandler, own: map[*cli.Command]int{},
 			root: &cli.Command{Name: app.Name, Usage: app.Usage, Description: app.Description, Subcommands: app.Commands, Flags: app.Flags,
 				Action: app.Action, HideHelp: app.HideHelp, HideHelpCommand: app.HideHelpCommand, UseShortOptionHandling: app.UseShortOptionHandling,
 				SkipFlagParsing: app.SkipFlagParsing, ArgsUsage: app.ArgsUsage}}
@@ -189,6 +190,8 @@ func (a *App) Execute(ctx context.Context, args []string, s adapters.Streams) er
 	urfavecli.SetStreams(s, &app.Reader, &app.Writer, &app.ErrWriter)
 	if s.Builtins {
 		a.t.Along(commands{}, a.root, args, a.equip)
+	} else {
+		defer a.withdrawFlags()()
 	}
 	a.t.Show(commands{}, s.Builtins && s.Listing, s.Hide)
 	// When the lifecycle answers, it reports every error and nothing may
@@ -398,6 +401,9 @@ func (a *App) equip(cmd *cli.Command) {
 		}
 	}
 	if n := a.t.Nodes[cmd]; n != nil {
+		if _, ok := a.own[cmd]; !ok {
+			a.own[cmd] = len(cmd.Flags) // Duet's follow the app's (see withdrawFlags)
+		}
 		a.t.Equip(commands{}, cmd, n.Accepted())
 	}
 }
@@ -452,3 +458,23 @@ func (commands) AddFlag(cmd *cli.Command, f *schema.Flag) (hide func(bool)) {
 }
 
 var _ adapters.Framework = (*App)(nil)
+
+// withdrawFlags takes Duet's built-in flags out of the commands a command
+// line's reading gave them to, until the returned func puts them back: a
+// run of a command nobody ported, for a person or a script, is the app's
+// alone, and refuses Duet's words as the app without Duet does (`--output
+// json` is the app's unknown flag, not a file named json). urfave reads a
+// command's flags anew on every run.
+func (a *App) withdrawFlags() (restore func()) {
+	kept := map[*cli.Command][]cli.Flag{}
+	for cmd, own := range a.own {
+		if len(cmd.Flags) > own {
+			kept[cmd], cmd.Flags = cmd.Flags, cmd.Flags[:own:own]
+		}
+	}
+	return func() {
+		for cmd, flags := range kept {
+			cmd.Flags = flags
+		}
+	}
+}
