@@ -208,8 +208,8 @@ func (inv *invocation) discoveryAction(node *schema.Command) func(context.Contex
 // framework's --version, which prints `tool version 1.2.3`: that it keeps,
 // as it printed before it adopted Duet.
 func (inv *invocation) printVersion(w io.Writer) {
-	if inv.root.Version != "" {
-		fmt.Fprintf(w, "%s version %s\n", inv.root.Name, inv.root.Version)
+	if inv.root.Version != "" { // the framework's line, with the framework's name for the app
+		fmt.Fprintf(w, "%s version %s\n", inv.fw.Name(), inv.root.Version)
 		return
 	}
 	fmt.Fprintf(w, "%s %s\n", inv.root.Name, inv.version())

@@ -83,7 +83,8 @@ type invocation struct {
 	// entry written as the answer settles (auditBefore); audited says it
 	// was written.
 	answering *envelope.Error
-	ownExit   bool // the answer's exit code is the app's own (appExit)
+	ownExit   bool  // the answer's exit code is the app's own (appExit)
+	cmdErr    error // what the framework's run returned, when Duet answered it (Exec's ExitError)
 	audited   bool
 	// Auth, trust and safety (issue 16): see trust.go.
 	trust trustState
@@ -140,17 +141,35 @@ func Exec[F Framework](ctx context.Context, wrap func() (F, error), args []strin
 	if inv.appErr != nil || code == 0 {
 		return inv.appErr
 	}
-	return &ExitError{Code: code}
+	exit := &ExitError{Code: code, Err: inv.cmdErr}
+	if exit.Err == nil && inv.answering != nil {
+		exit.Err = inv.answering
+	}
+	return exit
 }
 
 // ExitError is what Exec returns when Duet answered the invocation with a
 // non-zero exit code: the answer — the envelope, or a person's error text —
-// is written, and only the code is left for the app's main to use.
+// is written, and only the code is left for the app's main to use. Err is
+// why: the error the app's command (or its framework) returned, else the
+// *envelope.Error Duet answered with — so that a test of the app that
+// looks at the error's text reads the app's own words, an agent answered
+// or not.
 type ExitError struct {
 	Code int
+	Err  error
 }
 
-func (e *ExitError) Error() string { return "exit status " + strconv.Itoa(e.Code) }
+// Error is Err's text, or "exit status N" without one.
+func (e *ExitError) Error() string {
+	if e.Err != nil {
+		return e.Err.Error()
+	}
+	return "exit status " + strconv.Itoa(e.Code)
+}
+
+// Unwrap returns Err.
+func (e *ExitError) Unwrap() error { return e.Err }
 
 // ExitCode returns e.Code. It makes an ExitError an ExitCoder to urfave/cli,
 // whose HandleExitCoder exits with it.
@@ -850,6 +869,7 @@ func (inv *invocation) execute(parent context.Context, args []string) int {
 		select {
 		case err := <-done:
 			restoreWorkdir()
+			inv.cmdErr = err
 			if e := inv.stoppedWork(ctx, err, got); e != nil {
 				return inv.finish(e)
 			}

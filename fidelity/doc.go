@@ -10,7 +10,17 @@
 //     for an agent;
 //   - wit-bindgen-go v0.7.0 (urfave/cli v3, `Command.Run(ctx, os.Args)` →
 //     `urfave.Exec(ctx, Command, os.Args)`): its own tests with its command
-//     wrapped, and typical invocations.
+//     wrapped, and typical invocations;
+//   - dasel v2.8.1 (cobra, `cmd.Execute()` → `duetcobra.Exec(cmd)`, exiting
+//     with adapters.ExitCode): its own 77 tests of its command tree with
+//     every Execute going through duetcobra.Exec, plainly and for an agent,
+//     wrapped and again with select and put ported; typical invocations at
+//     a terminal, in a pipe and for an agent;
+//   - nvidia-ctk v1.20.2, the NVIDIA Container Toolkit's CLI (urfave/cli v3,
+//     `c.Run(ctx, os.Args)` → `urfave.Exec(ctx, &c, os.Args)`, exiting with
+//     adapters.ExitCode): its own tests of `runtime configure` with every
+//     run going through urfave.Exec, plainly and for an agent, and typical
+//     invocations at a terminal, in a pipe and for an agent.
 //
 // A test skips, saying so, when the module proxy cannot be reached.
 package fidelity
