@@ -13,6 +13,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -64,33 +65,42 @@ func newApp() *cli.Command {
 			&cli.DurationFlag{Name: "budget", Value: time.Minute, Usage: "spend at most this long on the whole check (the crawl of --help at most half); runs it leaves out are not judged"},
 			&cli.StringSliceFlag{Name: "read-only", Usage: "a command line that only reads (\"status\", \"log -1\"), run as an agent and at a terminal; repeat for more"},
 			&cli.BoolFlag{Name: "markdown", Usage: "render the report as a markdown scorecard (failure modes scored 0–3) rather than a table"},
+			&cli.BoolFlag{Name: "pipe-only", Usage: "run the target only on a bare pipe, not again as a coding agent runs it (" + agentMarker + ")"},
 		},
 		Action: func(ctx context.Context, cmd *cli.Command) error {
 			args := cmd.Args().Slice()
 			target := conformance.Target{Path: args[0], Args: args[1:], Env: cmd.StringSlice("env")}
-			report, err := conformance.Check(ctx, target, conformance.Options{
+			opts := conformance.Options{
 				ProbeTimeout: cmd.Duration("probe-timeout"),
 				LongRunning:  cmd.StringSlice("long-running"),
 				MaxCommands:  cmd.Int("max-commands"),
 				Budget:       cmd.Duration("budget"),
 				ReadOnly:     readOnly(cmd.StringSlice("read-only")),
-			})
+			}
+			report, err := conformance.Check(ctx, target, opts)
 			if err != nil {
 				return envelope.Errorf(exitcode.GeneralError, "CHECK_FAILED", "%w", err)
 			}
-			out := envelope.From(ctx)
-			out.RenderText(func(w io.Writer) error {
-				if cmd.Bool("markdown") {
-					return report.WriteMarkdown(w)
+			res := checked{Report: report}
+			// A bare pipe is a script to most tools, which give an agent
+			// what it needs only when it says it is one: the check runs
+			// again as a coding agent runs the target, unless the caller
+			// set that up already.
+			if !cmd.Bool("pipe-only") && !marked(target.Env) {
+				agent := target
+				agent.Env = append(slices.Clone(target.Env), agentMarker)
+				if res.AsAgent, err = conformance.Check(ctx, agent, opts); err != nil {
+					return envelope.Errorf(exitcode.GeneralError, "CHECK_FAILED", "%w", err)
 				}
-				return report.WriteTable(w, out.Mode().Color)
-			})
-			if err := out.Result(report); err != nil {
+			}
+			out := envelope.From(ctx)
+			out.RenderText(func(w io.Writer) error { return res.write(w, cmd.Bool("markdown"), out.Mode().Color) })
+			if err := out.Result(res); err != nil {
 				return err
 			}
-			if !report.OK() {
-				return envelope.Errorf(nonconforming, "NONCONFORMANT", "%s does not conform: %v", target.Path, report.Failed()).
-					WithSuggestion("see each failing requirement's evidence in data.requirements").
+			if judged := res.judged(); !judged.OK() {
+				return envelope.Errorf(nonconforming, "NONCONFORMANT", "%s does not conform%s: %v", target.Path, res.as(), judged.Failed()).
+					WithSuggestion("see each failing requirement's evidence in data.requirements (data.as_agent.requirements for the agent's run)").
 					WithResult()
 			}
 			return nil
@@ -104,7 +114,7 @@ func newApp() *cli.Command {
 			"read-only": {Profile: true}, "long-running": {Profile: true}, "env": {Profile: true},
 			"budget": {Profile: true}, "probe-timeout": {Profile: true}, "max-commands": {Profile: true},
 		},
-		Output:  schema.Of[conformance.Report](),
+		Output:  schema.Of[checked](),
 		Timeout: schema.NoTimeout,
 		Args:    []schema.Arg{{Name: "binary", Usage: "the program to check", Required: true}, {Name: "args", Usage: "fixed leading arguments", Variadic: true}},
 		ExitCodes: exitcode.Table{nonconforming: {
@@ -117,6 +127,76 @@ func newApp() *cli.Command {
 		Usage:    "Check how well a command-line tool serves agents",
 		Commands: []*cli.Command{check, agentsMD(), artifacts()},
 	}
+}
+
+// agentMarker is what a coding agent (Claude Code) sets in the environment
+// of the commands it runs: the second run of a check has it.
+const agentMarker = "CLAUDECODE=1"
+
+// marked reports whether env already says an agent runs the target.
+func marked(env []string) bool {
+	for _, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		switch name {
+		case "CLAUDECODE", "CODEX_SANDBOX", "GEMINI_CLI", "OPENCODE", "CURSOR_AGENT", "AGENT":
+			return true
+		}
+	}
+	return false
+}
+
+// checked is what `duet-check check` answers: the target judged on a bare
+// pipe (the report's own fields, as a script runs it) and, unless
+// --pipe-only, again as a coding agent runs it (as_agent). The verdict is
+// the agent's: the CLI Agent Spec is about what an agent gets.
+type checked struct {
+	*conformance.Report
+	AsAgent *conformance.Report `json:"as_agent,omitempty"`
+}
+
+// judged is the report the verdict rests on.
+func (c checked) judged() *conformance.Report {
+	if c.AsAgent != nil {
+		return c.AsAgent
+	}
+	return c.Report
+}
+
+// as says whose run failed, for the error's message.
+func (c checked) as() string {
+	if c.AsAgent != nil {
+		return " for an agent (" + agentMarker + ")"
+	}
+	return ""
+}
+
+// write renders both reports for a person: the agent's run first, which
+// the verdict rests on, then the bare pipe's.
+func (c checked) write(w io.Writer, markdown, color bool) error {
+	write := func(r *conformance.Report) error {
+		if markdown {
+			return r.WriteMarkdown(w)
+		}
+		return r.WriteTable(w, color)
+	}
+	if c.AsAgent == nil {
+		return write(c.Report)
+	}
+	for _, part := range []struct {
+		title string
+		r     *conformance.Report
+	}{{"As a coding agent runs it (" + agentMarker + "):", c.AsAgent}, {"On a bare pipe, as a script runs it:", c.Report}} {
+		if _, err := io.WriteString(w, part.title+"\n\n"); err != nil {
+			return err
+		}
+		if err := write(part.r); err != nil {
+			return err
+		}
+		if _, err := io.WriteString(w, "\n"); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // readOnly splits each command line into its words, at spaces.

@@ -137,3 +137,66 @@ func TestAgentsMDCommand(t *testing.T) {
 		}
 	})
 }
+
+// TestCheckSeesWhatAnAgentGets: the default check runs the target twice —
+// on a bare pipe, as a script runs it, and as a coding agent runs it
+// (CLAUDECODE=1) — and reports both, the verdict resting on the agent's.
+// It tells an app wrapped with Duet from the same app unwrapped, which a
+// bare pipe alone cannot: on a pipe both are the app as it was.
+func TestCheckSeesWhatAnAgentGets(t *testing.T) {
+	dir := t.TempDir()
+	check := filepath.Join(dir, "duet-check")
+	wrapped, bare := filepath.Join(dir, "wrapped", "tally"), filepath.Join(dir, "bare", "tally")
+	for _, b := range []struct{ bin, pkg, tags string }{
+		{check, ".", ""}, {wrapped, "../../../examples/tally/cmd/tally", ""}, {bare, "../../../examples/tally/cmd/tally", "bare"},
+	} {
+		if out, err := exec.Command("go", "build", "-tags", b.tags, "-o", b.bin, b.pkg).CombinedOutput(); err != nil {
+			t.Fatalf("go build %s: %v\n%s", b.pkg, err, out)
+		}
+	}
+	type report struct {
+		Requirements []struct{ ID, Status string } `json:"requirements"`
+	}
+	type answer struct {
+		Data struct {
+			report
+			AsAgent *report `json:"as_agent"`
+		} `json:"data"`
+	}
+	failing := func(r *report) []string {
+		var ids []string
+		for _, req := range r.Requirements {
+			if req.Status == "fail" && (req.ID == "F-002" || req.ID == "F-004" || req.ID == "F-015") {
+				ids = append(ids, req.ID)
+			}
+		}
+		return ids
+	}
+	run := func(target string, args ...string) answer {
+		out, _ := exec.Command(check, append(append([]string{"check", "--budget", "30s"}, args...), target)...).Output()
+		var a answer
+		if err := json.Unmarshal(out, &a); err != nil {
+			t.Fatalf("duet-check check %s: %v\n%s", target, err, out)
+		}
+		return a
+	}
+	w, b := run(wrapped), run(bare)
+	if w.Data.AsAgent == nil || b.Data.AsAgent == nil {
+		t.Fatal("the default check made no run as an agent")
+	}
+	want := []string{"F-002", "F-004", "F-015"} // an unknown flag: exit 1, no envelope
+	for name, got := range map[string][]string{
+		"wrapped on a pipe": failing(&w.Data.report), "unwrapped on a pipe": failing(&b.Data.report),
+		"unwrapped as an agent": failing(b.Data.AsAgent),
+	} {
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("%s: failing among F-002, F-004, F-015 (-want +got):\n%s", name, diff)
+		}
+	}
+	if got := failing(w.Data.AsAgent); len(got) > 0 {
+		t.Errorf("wrapped, as an agent: %v fail; Duet answers an agent's unknown flag with exit 2 and an envelope", got)
+	}
+	if p := run(wrapped, "--pipe-only"); p.Data.AsAgent != nil {
+		t.Error("--pipe-only ran the target as an agent too")
+	}
+}
