@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/duet-cli/duet/envelope"
+	"github.com/duet-cli/duet/exitcode"
 	"github.com/duet-cli/duet/internal/flagname"
 	"github.com/duet-cli/duet/schema"
 )
@@ -180,6 +181,11 @@ func Prepare(root *schema.Command, opts ...Option) error {
 
 func complete(c *schema.Command, checked map[uintptr]error) error {
 	var errs []error
+	for _, code := range c.Meta.ResultExits {
+		if _, ok := c.Meta.ExitCodes[code]; !ok || code == exitcode.Success {
+			errs = append(errs, fmt.Errorf("Meta.ResultExits lists exit code %d, which Meta.ExitCodes does not declare with its meaning", int(code)))
+		}
+	}
 	for name, fm := range c.Meta.Flags {
 		f := findOwn(c, name)
 		if f == nil {

@@ -88,7 +88,7 @@ func (inv *invocation) endCapture(failed bool) {
 	if total == 0 {
 		return
 	}
-	if failed || inv.out.Used() {
+	if failed && !inv.printedIsResult || inv.out.Used() {
 		inv.strayOutput(printed, total, failed)
 		return
 	}

@@ -83,9 +83,12 @@ type invocation struct {
 	// entry written as the answer settles (auditBefore); audited says it
 	// was written.
 	answering *envelope.Error
-	ownExit   bool  // the answer's exit code is the app's own (appExit)
-	cmdErr    error // what the framework's run returned, when Duet answered it (Exec's ExitError)
-	audited   bool
+	ownExit   bool // the answer's exit code is the app's own (appExit)
+	// printedIsResult: the command ended with one of its ResultExits, and
+	// what it printed is the answer's data (appExit, endCapture).
+	printedIsResult bool
+	cmdErr          error // what the framework's run returned, when Duet answered it (Exec's ExitError)
+	audited         bool
 	// Auth, trust and safety (issue 16): see trust.go.
 	trust trustState
 	deleg delegation // a passthrough command's forwarded tokens and answer (delegate.go)
@@ -960,7 +963,11 @@ func (inv *invocation) outcome(err error, sig os.Signal) *envelope.Error {
 	if e := inv.appExit(err); e != nil {
 		return e
 	}
-	return envelope.As(err)
+	e := envelope.As(err)
+	if strings.TrimSpace(e.Message) == "" { // cli.Exit("", 1): the code was all it said
+		e.Message = fmt.Sprintf("%s failed with exit code %d and said nothing more", inv.call.node.DotPath(), int(e.Exit))
+	}
+	return e
 }
 
 // maxExitStatus is the largest exit status a process can report.
@@ -971,22 +978,29 @@ const maxExitStatus exitcode.Code = 255
 // method — and no structured form: an agent gets the code a script gets,
 // never 1 for all. A code the command declares (Meta.ExitCodes) answers
 // under its entry's error code, another as APP_EXIT; error.context.exit_code
-// holds it either way. nil for any other error.
+// holds it either way. A code the command lists in Meta.ResultExits (a
+// plain error stands for 1) is what it found, not a failure: what it
+// printed is the answer's data. nil for any other error.
 func (inv *invocation) appExit(err error) *envelope.Error {
 	var typed *envelope.Error
 	var structured interface{ Envelope() *envelope.Error } // an error that builds its own (see envelope.As)
-	var coded interface{ ExitCode() int }
-	if errors.As(err, &typed) || errors.As(err, &structured) || !errors.As(err, &coded) {
-		return nil
-	}
-	c := exitcode.Code(coded.ExitCode())
-	if c <= exitcode.GeneralError || c > maxExitStatus {
+	if errors.As(err, &typed) || errors.As(err, &structured) {
 		return nil
 	}
 	node := inv.call.node
+	c, coded := exitcode.GeneralError, false
+	var withCode interface{ ExitCode() int }
+	if errors.As(err, &withCode) {
+		c, coded = exitcode.Code(withCode.ExitCode()), true
+	}
+	result := slices.Contains(node.Meta.ResultExits, c)
+	if !result && (!coded || c <= exitcode.GeneralError || c > maxExitStatus) {
+		return nil
+	}
 	e := envelope.As(err)
 	e.Exit, e.Code = c, "APP_EXIT"
-	if entry, ok := node.Meta.ExitCodes[c]; ok {
+	entry, declared := node.Meta.ExitCodes[c]
+	if declared {
 		e.Code = entry.Name
 		if len(entry.ErrorCodes) > 0 {
 			e.Code = entry.ErrorCodes[0]
@@ -994,9 +1008,16 @@ func (inv *invocation) appExit(err error) *envelope.Error {
 	}
 	if strings.TrimSpace(e.Message) == "" {
 		e.Message = fmt.Sprintf("%s exited with code %d", node.DotPath(), int(c))
+		if declared && entry.Description != "" {
+			e.Message = fmt.Sprintf("%s: %s", node.DotPath(), entry.Description)
+		}
 	}
 	e.Context = map[string]any{"exit_code": int(c)}
 	inv.ownExit = true
+	if result {
+		inv.printedIsResult = true
+		e = e.WithResult()
+	}
 	return e
 }
 

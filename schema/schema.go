@@ -58,6 +58,12 @@ type Meta struct {
 	Output    Source         // the JSON Schema of data on success: Of[T]() or a Schema
 	Examples  []Example      //
 	ExitCodes exitcode.Table // merged over exitcode.Defaults()
+	// ResultExits are exit codes with which the command says what it
+	// found rather than that it failed — diff's 1, "the inputs differ" —
+	// each declared in ExitCodes. A script gets the code as ever; an agent
+	// gets it too (ok is false, as the spec ties ok to exit 0) with the
+	// entry's name as error.code and what the command printed as data.
+	ResultExits []exitcode.Code
 	Timeout   time.Duration  // 0: DefaultTimeout; NoTimeout: none
 	Audience  Audience       //
 	Confirm   bool           // ask before running even if not destructive
