@@ -64,9 +64,9 @@ type Meta struct {
 	// gets it too (ok is false, as the spec ties ok to exit 0) with the
 	// entry's name as error.code and what the command printed as data.
 	ResultExits []exitcode.Code
-	Timeout   time.Duration  // 0: DefaultTimeout; NoTimeout: none
-	Audience  Audience       //
-	Confirm   bool           // ask before running even if not destructive
+	Timeout     time.Duration // 0: DefaultTimeout; NoTimeout: none
+	Audience    Audience      //
+	Confirm     bool          // ask before running even if not destructive
 	// DryRun declares that the command implements --dry-run: given it, the
 	// command changes nothing, reads envelope.Output.DryRun and reports the
 	// effect it would have. Only a command that declares it gets the flag;
