@@ -23,6 +23,7 @@ import (
 	"io"
 
 	"github.com/duet-cli/duet/envelope"
+	"github.com/duet-cli/duet/internal/flagname"
 	"github.com/duet-cli/duet/schema"
 )
 
@@ -94,6 +95,14 @@ type Value struct {
 	Value string
 }
 
+// HelpAllFlag is the line a person's help shows for the rest of Duet's
+// options (see Streams.HideFlag). An adapter gives it to the root as it
+// gives Duet's flags; the lifecycle reads --help-all as --help.
+func HelpAllFlag() *schema.Flag {
+	return &schema.Flag{Name: flagname.HelpAll, Type: schema.Boolean, Builtin: true, Persistent: true,
+		Usage: "show help with every option, Duet's for agents and scripts too (--format, --schema, --timeout …)"}
+}
+
 // Streams is how the framework is run.
 //
 // Answer is set when the lifecycle answers for the command (an agent, a
@@ -126,6 +135,11 @@ type Streams struct {
 	AppMain  bool
 	Builtins bool
 	Listing  bool
+	// HideFlag says which of Duet's built-in flags help leaves out, nil
+	// none: a person's help lists the app's own flags, the few Duet flags
+	// a person uses (--dry-run, --yes, --limit …) and one line,
+	// --help-all, that lists the rest; an agent's lists them all.
+	HideFlag func(*schema.Flag) bool
 	Stdin    io.Reader
 	Stdout   io.Writer
 	Stderr   io.Writer

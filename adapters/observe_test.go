@@ -689,9 +689,15 @@ func TestConfigSources(t *testing.T) {
 		t.Errorf("--no-config keeps the environment and drops the files: %+v", shown)
 	}
 	for _, cmd := range []string{"where", "login", "ask"} {
+		// --no-config is in every command's --help (O-016); a person's
+		// lists --config with the rest of Duet's options under --help-all.
 		r := obsRun{tty: adapters.Console, env: []string{"TERM=dumb"}, opts: []urfave.Option{cfg}}.do(t, &observed{}, cmd, "--help")
-		if r.code != 0 || !strings.Contains(r.stdout+r.stderr, "--no-config") || !strings.Contains(r.stdout+r.stderr, "--config") {
-			t.Errorf("%s --help: exit %d, no --no-config or --config:\n%s%s", cmd, r.code, r.stdout, r.stderr)
+		if r.code != 0 || !strings.Contains(r.stdout+r.stderr, "--no-config") || !strings.Contains(r.stdout+r.stderr, "--help-all") {
+			t.Errorf("%s --help: exit %d, no --no-config or --help-all:\n%s%s", cmd, r.code, r.stdout, r.stderr)
+		}
+		r = obsRun{tty: adapters.Console, env: []string{"TERM=dumb"}, opts: []urfave.Option{cfg}}.do(t, &observed{}, cmd, "--help-all")
+		if r.code != 0 || !strings.Contains(r.stdout+r.stderr, "--no-config") || !strings.Contains(r.stdout+r.stderr, "--config string") {
+			t.Errorf("%s --help-all: exit %d, no --no-config or --config:\n%s%s", cmd, r.code, r.stdout, r.stderr)
 		}
 	}
 	w = do(&observed{}, "where", "--show-config")

@@ -87,6 +87,7 @@ type invocation struct {
 	// printedIsResult: the command ended with one of its ResultExits, and
 	// what it printed is the answer's data (appExit, endCapture).
 	printedIsResult bool
+	helpAll         bool  // --help-all: help lists every option (helpAllAsked)
 	cmdErr          error // what the framework's run returned, when Duet answered it (Exec's ExitError)
 	audited         bool
 	// Auth, trust and safety (issue 16): see trust.go.
@@ -213,6 +214,49 @@ func (inv *invocation) run(ctx context.Context, args []string) int {
 	return inv.answer(ctx, args, read)
 }
 
+// hiddenFlags is which of Duet's built-in flags this run's help leaves
+// out. A person at a terminal gets the app's own flags, the Duet flags a
+// person uses (--dry-run, --yes, --limit …) and those the CLI Agent Spec
+// wants in every command's --help (--validate-only, --no-config,
+// --no-update-check, --no-injection-protection), and the --help-all line
+// for the rest, unless --help-all asked for every one. An agent and a
+// script get them all — only not the --help-all line, which would list
+// nothing more.
+func (inv *invocation) hiddenFlags() func(*schema.Flag) bool {
+	if inv.helpAll || !inv.mode.Terminal || inv.mode.Agent && !inv.human {
+		return func(f *schema.Flag) bool { return f.Name == flagname.HelpAll }
+	}
+	return func(f *schema.Flag) bool {
+		switch f.Name {
+		case flagname.HelpAll, flagname.DryRun, flagname.Yes, flagname.Limit, flagname.Cursor, flagname.Version,
+			flagname.ValidateOnly, flagname.NoConfig, flagname.NoUpdateCheck, flagname.NoInjectionProtection:
+			return false
+		}
+		return true
+	}
+}
+
+// helpAllAsked reads --help-all, before any --, as --help that lists every
+// option (see Streams.HideFlag) — unless the app has a flag of that name.
+func helpAllAsked(root *schema.Command, args []string) ([]string, bool) {
+	i := slices.Index(args, "--"+flagname.HelpAll)
+	if i < 0 || slices.Contains(args[:i], "--") {
+		return args, false
+	}
+	own := false
+	root.Walk(func(n *schema.Command) {
+		for _, f := range n.Flags {
+			own = own || f.Name == flagname.HelpAll && !f.Builtin
+		}
+	})
+	if own {
+		return args, false
+	}
+	args = slices.Clone(args)
+	args[i] = "--help"
+	return args, true
+}
+
 // readLine is what read learns from the command line for answer.
 type readLine struct {
 	format  string // --format, or what a stream asks for
@@ -228,6 +272,7 @@ func (inv *invocation) read(args []string) ([]string, readLine) {
 	// only what comes before (delegate.go).
 	args, inv.deleg.forwarded, inv.deleg.on = delegatedLine(inv.root, args)
 	args = hoisted(inv.root, args)
+	args, inv.helpAll = helpAllAsked(inv.root, args)
 	inv.args = args
 	c := inv.parse(args)
 	inv.call = c
@@ -767,6 +812,7 @@ func (inv *invocation) streams() Streams {
 		Hide: func(c *schema.Command) bool {
 			return !human && (!c.VisibleTo(agent) || lean && c.Builtin)
 		},
+		HideFlag: inv.hiddenFlags(),
 	}
 	if !inv.ownStreams() {
 		s.Stdin, s.Stdout, s.Stderr, s.Help = inv.cfg.stdin, inv.cfg.stdout, inv.cfg.stderr, inv.cfg.stdout

@@ -713,9 +713,15 @@ func TestUpdateCheck(t *testing.T) {
 		})
 	}
 	for _, cmd := range []string{"repos", "trade", "call"} {
+		// --no-update-check is in every command's --help (O-020); a
+		// person's lists --instance-id with the rest under --help-all.
 		r, _ := trustRun(t, nil, []urfave.Option{adapters.WithTerminal(adapters.Console)}, cmd, "--help")
+		if help := r.stdout + r.stderr; !strings.Contains(help, "--no-update-check") || strings.Contains(help, "--instance-id") {
+			t.Errorf("%s --help lacks --no-update-check, or lists --instance-id:\n%s", cmd, help)
+		}
+		r, _ = trustRun(t, nil, []urfave.Option{adapters.WithTerminal(adapters.Console)}, cmd, "--help-all")
 		if help := r.stdout + r.stderr; !strings.Contains(help, "--no-update-check") || !strings.Contains(help, "--instance-id") {
-			t.Errorf("%s --help lacks --no-update-check or --instance-id:\n%s", cmd, help)
+			t.Errorf("%s --help-all lacks --no-update-check or --instance-id:\n%s", cmd, help)
 		}
 	}
 }

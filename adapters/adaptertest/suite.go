@@ -441,6 +441,21 @@ func (s *suite) testHelp(t *testing.T) {
 	if code != 0 || !strings.Contains(stdout, "--loud") || !strings.Contains(stdout, "--times") {
 		t.Errorf("greet --help: exit %d, stdout %q; want its flags", code, stdout)
 	}
+	// A person's help is the app's flags and one line for Duet's others;
+	// --help-all, a script's and an agent's list them all.
+	if !strings.Contains(stdout, "--help-all") || strings.Contains(stdout, "--stable-output") || strings.Contains(stdout, "--token-limit") {
+		t.Errorf("greet --help for a person: %q; want the --help-all line, not --stable-output or --token-limit", stdout)
+	}
+	for name, run := range map[string][]adapters.Option{
+		"--help-all, a person": {adapters.WithTerminal(adapters.Console)},
+		"--help, a script":     {adapters.WithTerminal(adapters.Piped)},
+	} {
+		word := map[bool]string{true: "--help-all", false: "--help"}[strings.HasPrefix(name, "--help-all")]
+		code, stdout, _ := s.run(t, []string{"greet", word}, run...)
+		if code != 0 || !strings.Contains(stdout, "--stable-output") || !strings.Contains(stdout, "--token-limit") || strings.Contains(stdout, "--help-all") {
+			t.Errorf("greet %s: exit %d, stdout %q; want every option, and no --help-all line", name, code, stdout)
+		}
+	}
 }
 
 // testDescribe: describe says the same of the app whichever framework

@@ -119,9 +119,9 @@ type wrapping struct {
 	// The app's own settings, which a person and a script get.
 	silenceErrors, silenceUsage bool
 
-	builtins   []func(show bool) // shows or hides each of Duet's built-ins in help
-	added      bool              // the built-in commands are in the app (see addedBuiltins)
-	flagsAdded bool              // and the built-in flags
+	builtins   []func(show bool, hideFlag func(*schema.Flag) bool) // shows or hides each of Duet's built-ins in help
+	added      bool                                                // the built-in commands are in the app (see addedBuiltins)
+	flagsAdded bool                                                // and the built-in flags
 	// placed are Duet's commands added under the app's own: cobra pads
 	// the names its help lists to the longest of a parent's commands,
 	// hidden ones included (see unnamed).
@@ -287,8 +287,12 @@ func (a *App) Execute(ctx context.Context, args []string, s adapters.Streams) er
 	if s.Builtins {
 		a.addedBuiltins(true)
 	}
+	hideFlag := s.HideFlag
+	if hideFlag == nil {
+		hideFlag = func(*schema.Flag) bool { return false }
+	}
 	for _, show := range a.builtins {
-		show(s.Builtins && s.Listing)
+		show(s.Builtins && s.Listing, hideFlag)
 	}
 	if !s.Builtins {
 		defer a.unnamed()()
@@ -647,7 +651,7 @@ func (a *App) addBuiltins(cmd *cobra.Command, n *schema.Command) {
 		switch {
 		case sub.Builtin:
 			c := &cobra.Command{Use: sub.Name, Short: sub.Usage, Hidden: sub.Hidden, Aliases: sub.Aliases}
-			a.builtins = append(a.builtins, func(show bool) { c.Hidden = sub.Hidden || !show })
+			a.builtins = append(a.builtins, func(show bool, _ func(*schema.Flag) bool) { c.Hidden = sub.Hidden || !show })
 			if sub.Runnable {
 				c.Run = func(*cobra.Command, []string) {} // never called: the lifecycle runs it
 			}
@@ -669,12 +673,18 @@ func (a *App) addBuiltins(cmd *cobra.Command, n *schema.Command) {
 // addBuiltinFlags gives cobra Duet's built-in flags, so that it accepts
 // and lists them; the lifecycle reads their values (Parse).
 func (a *App) addBuiltinFlags(cmd *cobra.Command, n *schema.Command) {
+	add := func(f *schema.Flag) {
+		if flag := addFlag(cmd, f); flag != nil {
+			a.builtins = append(a.builtins, func(show bool, hide func(*schema.Flag) bool) { flag.Hidden = f.Hidden || !show || hide(f) })
+		}
+	}
 	for i := range n.Flags {
 		if f := &n.Flags[i]; f.Builtin {
-			if flag := addFlag(cmd, f); flag != nil {
-				a.builtins = append(a.builtins, func(show bool) { flag.Hidden = f.Hidden || !show })
-			}
+			add(f)
 		}
+	}
+	if cmd == a.root {
+		add(adapters.HelpAllFlag()) // the line a person's help shows for the rest
 	}
 	for _, sub := range n.Commands {
 		if c := a.cmds[sub]; c != nil {

@@ -200,7 +200,7 @@ func (a *App) Execute(ctx context.Context, args []string, s adapters.Streams) er
 	} else {
 		defer a.withdrawFlags()()
 	}
-	a.t.Show(commands{}, s.Builtins && s.Listing, s.Hide)
+	a.t.Show(commands{}, s.Builtins && s.Listing, s.Hide, s.HideFlag)
 	// When the lifecycle answers, it reports every error and nothing may
 	// exit behind its back; otherwise urfave reports them as the app set it
 	// to, and the lifecycle exits with the code an ExitCoder carries.
@@ -585,6 +585,9 @@ func (a *App) equip(cmd *cli.Command) {
 				if !yield(&n.Flags[i]) {
 					return
 				}
+			}
+			if cmd == a.root {
+				yield(adapters.HelpAllFlag()) // the line a person's help shows for the rest
 			}
 		})
 	}

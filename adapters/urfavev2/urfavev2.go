@@ -193,7 +193,7 @@ func (a *App) Execute(ctx context.Context, args []string, s adapters.Streams) er
 	} else {
 		defer a.withdrawFlags()()
 	}
-	a.t.Show(commands{}, s.Builtins && s.Listing, s.Hide)
+	a.t.Show(commands{}, s.Builtins && s.Listing, s.Hide, s.HideFlag)
 	// When the lifecycle answers, it reports every error and nothing may
 	// exit behind its back: v2's HandleExitCoder calls os.Exit.
 	errOut := cmp.Or[io.Writer](s.Stderr, os.Stderr)
@@ -404,7 +404,16 @@ func (a *App) equip(cmd *cli.Command) {
 		if _, ok := a.own[cmd]; !ok {
 			a.own[cmd] = len(cmd.Flags) // Duet's follow the app's (see withdrawFlags)
 		}
-		a.t.Equip(commands{}, cmd, n.Accepted())
+		a.t.Equip(commands{}, cmd, func(yield func(*schema.Flag) bool) {
+			for f := range n.Accepted() {
+				if !yield(f) {
+					return
+				}
+			}
+			// The line a person's help shows for the rest, on every
+			// command: v2 lists a command's own flags only.
+			yield(adapters.HelpAllFlag())
+		})
 	}
 }
 

@@ -12,6 +12,11 @@ const (
 	TraceID     = "trace-id"
 )
 
+// HelpAll asks a person's help to list Duet's options too. It is no flag
+// of the tree: the lifecycle reads it as --help, and the adapters show it
+// in a person's help as the one line that points at the rest.
+const HelpAll = "help-all"
+
 // The built-in flags every wrapped app gets.
 const (
 	// Format picks the answer's representation (json, jsonl, toon, tsv,

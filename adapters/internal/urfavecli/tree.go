@@ -37,7 +37,7 @@ type Tree[C comparable] struct {
 	Nodes    map[C]*schema.Command
 	Cmds     map[*schema.Command]C
 	equipped map[C]bool
-	shows    []func(show bool)
+	shows    []func(show bool, hideFlag func(*schema.Flag) bool)
 }
 
 // Add records that cmd is node.
@@ -63,7 +63,7 @@ func (t *Tree[C]) Equip(fw Framework[C], cmd C, flags iter.Seq[*schema.Flag]) {
 	for f := range flags {
 		if f.Builtin && !taken[f.Name] {
 			hide := fw.AddFlag(cmd, f)
-			t.shows = append(t.shows, func(show bool) { hide(f.Hidden || !show) })
+			t.shows = append(t.shows, func(show bool, hideFlag func(*schema.Flag) bool) { hide(f.Hidden || !show || hideFlag(f)) })
 		}
 	}
 	for _, sub := range n.Commands {
@@ -71,7 +71,7 @@ func (t *Tree[C]) Equip(fw Framework[C], cmd C, flags iter.Seq[*schema.Flag]) {
 			continue
 		}
 		c, hide := fw.AddCommand(cmd, sub)
-		t.shows = append(t.shows, func(show bool) { hide(sub.Hidden || !show) })
+		t.shows = append(t.shows, func(show bool, _ func(*schema.Flag) bool) { hide(sub.Hidden || !show) })
 		t.Add(c, sub)
 	}
 }
@@ -95,10 +95,13 @@ func (t *Tree[C]) Along(fw Framework[C], root C, args []string, equip func(C)) {
 }
 
 // Show shows the built-ins in help, or hides them, and hides the commands
-// hide names.
-func (t *Tree[C]) Show(fw Framework[C], show bool, hide func(*schema.Command) bool) {
+// hide names and the built-in flags hideFlag names (nil: none).
+func (t *Tree[C]) Show(fw Framework[C], show bool, hide func(*schema.Command) bool, hideFlag func(*schema.Flag) bool) {
+	if hideFlag == nil {
+		hideFlag = func(*schema.Flag) bool { return false }
+	}
 	for _, s := range t.shows {
-		s(show)
+		s(show, hideFlag)
 	}
 	for cmd, node := range t.Nodes {
 		if node.Parent != nil && hide(node) {

@@ -41,8 +41,12 @@ function cell(tr, text, cls) {
   tr.append(td);
 }
 
+// fill shows rows in table, the selected one marked. The same rows again
+// (a live update that changed nothing here) leave the table as it is:
+// rows replaced under a person's pointer lose the click it was making.
 function fill(table, rows, render, selected, pick) {
   const body = $(table).tBodies[0];
+  if (unchanged(body, [rows, selected])) return;
   body.replaceChildren();
   for (const row of rows) {
     const tr = document.createElement("tr");
@@ -52,6 +56,15 @@ function fill(table, rows, render, selected, pick) {
     tr.addEventListener("click", () => pick(row.id));
     body.append(tr);
   }
+}
+
+// unchanged reports whether el shows what it showed from data last time,
+// and remembers data otherwise.
+function unchanged(el, data) {
+  const key = JSON.stringify(data);
+  if (el.dataset.shown === key) return true;
+  el.dataset.shown = key;
+  return false;
 }
 
 // fresh starts a load of kind and returns whether it is still the latest
@@ -134,6 +147,7 @@ async function loadChats() {
   if (!latest()) return;
   if (!env.ok) return fail(env);
   const body = $("chats").tBodies[0];
+  if (unchanged(body, env.data.chats)) return;
   body.replaceChildren();
   for (const c of env.data.chats || []) {
     const tr = document.createElement("tr");
