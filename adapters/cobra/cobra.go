@@ -121,6 +121,7 @@ type wrapping struct {
 
 	builtins   []func(show bool, hideFlag func(*schema.Flag) bool) // shows or hides each of Duet's built-ins in help
 	added      bool                                                // the built-in commands are in the app (see addedBuiltins)
+	bools      map[string]string                                   // Duet's boolean flags, each as --name=true (see selfContained)
 	flagsAdded bool                                                // and the built-in flags
 	// placed are Duet's commands added under the app's own: cobra pads
 	// the names its help lists to the longest of a parent's commands,

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -28,6 +29,7 @@ func (a *App) Parse(args []string) adapters.Parsed {
 		}
 	}
 	root.InitDefaultHelpCmd()
+	args = a.selfContained(args)
 	var p adapters.Parsed
 	var cmd *cobra.Command
 	var rest []string
@@ -69,6 +71,53 @@ func (a *App) Parse(args []string) adapters.Parsed {
 		}
 	}
 	return p
+}
+
+// selfContained writes each of Duet's boolean flags in args as
+// --name=true. Cobra is given Duet's flags only for a run Duet answers
+// (addedBuiltins), and its Find takes a flag it does not know for one that
+// takes a value: `--schema list` would read list as --schema's. A flag
+// with its value in one word takes none of the next.
+func (a *App) selfContained(args []string) []string {
+	if a.bools == nil {
+		a.bools = map[string]string{}
+		own := map[string]bool{}
+		a.tree.Walk(func(n *schema.Command) {
+			for _, f := range n.Flags {
+				switch {
+				case !f.Builtin:
+					own["--"+f.Name] = true
+					if f.Short != "" {
+						own["-"+f.Short] = true
+					}
+				case f.Type == schema.Boolean:
+					a.bools["--"+f.Name] = "--" + f.Name + "=true"
+					if f.Short != "" {
+						a.bools["-"+f.Short] = "--" + f.Name + "=true"
+					}
+				}
+			}
+		})
+		for word := range own {
+			delete(a.bools, word)
+		}
+	}
+	var out []string
+	for i, arg := range args {
+		if arg == "--" {
+			break
+		}
+		if to, ok := a.bools[arg]; ok {
+			if out == nil {
+				out = slices.Clone(args)
+			}
+			out[i] = to
+		}
+	}
+	if out == nil {
+		return args
+	}
+	return out
 }
 
 // node is the tree's command for cmd: its own, or that of the nearest
@@ -167,13 +216,14 @@ func interspersed(fs *pflag.FlagSet) bool {
 func (a *App) traverse(c *cobra.Command, args []string, p *adapters.Parsed) (*cobra.Command, []string, error) {
 	var flags []string
 	inFlag := false
+	known, _ := standIns(c, a.node(c)) // cobra's flags and Duet's, which cobra gets for a run Duet answers
 	for i, arg := range args {
 		switch {
 		case strings.HasPrefix(arg, "--") && !strings.Contains(arg, "="):
-			inFlag = !hasNoOptDefVal(arg[2:], c.Flags())
+			inFlag = !hasNoOptDefVal(arg[2:], known)
 			flags = append(flags, arg)
 			continue
-		case strings.HasPrefix(arg, "-") && !strings.Contains(arg, "=") && len(arg) == 2 && !shortHasNoOptDefVal(arg[1:], c.Flags()):
+		case strings.HasPrefix(arg, "-") && !strings.Contains(arg, "=") && len(arg) == 2 && !shortHasNoOptDefVal(arg[1:], known):
 			inFlag = true
 			flags = append(flags, arg)
 			continue
