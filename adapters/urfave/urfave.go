@@ -198,7 +198,7 @@ func (a *App) Execute(ctx context.Context, args []string, s adapters.Streams) er
 	if s.Builtins {
 		a.t.Along(commands{}, root, args, a.equip)
 	} else {
-		defer a.withdrawFlags()()
+		defer urfavecli.Withdraw(a.own, func(c *cli.Command) *[]cli.Flag { return &c.Flags })()
 	}
 	a.t.Show(commands{}, s.Builtins && s.Listing, s.Hide, s.HideFlag)
 	// When the lifecycle answers, it reports every error and nothing may
@@ -578,7 +578,7 @@ func (a *App) equip(cmd *cli.Command) {
 	}
 	if n := a.t.Nodes[cmd]; n != nil {
 		if _, ok := a.own[cmd]; !ok {
-			a.own[cmd] = len(cmd.Flags) // Duet's follow the app's (see withdrawFlags)
+			a.own[cmd] = len(cmd.Flags) // Duet's follow the app's (see urfavecli.Withdraw)
 		}
 		a.t.Equip(commands{}, cmd, func(yield func(*schema.Flag) bool) {
 			for i := range n.Flags { // its own: urfave's flags are persistent unless local
@@ -664,23 +664,3 @@ func cliFlag(f schema.Flag) (cli.Flag, func(hidden bool)) {
 }
 
 var _ adapters.Framework = (*App)(nil)
-
-// withdrawFlags takes Duet's built-in flags out of the commands a command
-// line's reading gave them to, until the returned func puts them back: a
-// run of a command nobody ported, for a person or a script, is the app's
-// alone, and refuses Duet's words as the app without Duet does (`--output
-// json` is the app's unknown flag, not a file named json). urfave reads a
-// command's flags anew on every run.
-func (a *App) withdrawFlags() (restore func()) {
-	kept := map[*cli.Command][]cli.Flag{}
-	for cmd, own := range a.own {
-		if len(cmd.Flags) > own {
-			kept[cmd], cmd.Flags = cmd.Flags, cmd.Flags[:own:own]
-		}
-	}
-	return func() {
-		for cmd, flags := range kept {
-			cmd.Flags = flags
-		}
-	}
-}

@@ -166,3 +166,23 @@ func FlagNamed[F interface{ Names() []string }](flags []F, name string) (F, bool
 	var none F
 	return none, false
 }
+
+// Withdraw takes Duet's built-in flags out of the commands own counts the
+// app's flags of — Duet's follow them in each command's flags — until the
+// returned func puts them back: a run of a command nobody ported, for a
+// person or a script, is the app's alone, and refuses Duet's words as the
+// app without Duet does (`--output json` is the app's unknown flag, not a
+// file named json). urfave reads a command's flags anew on every run.
+func Withdraw[C comparable, F any](own map[C]int, flags func(C) *[]F) (restore func()) {
+	kept := map[C][]F{}
+	for cmd, n := range own {
+		if fs := flags(cmd); len(*fs) > n {
+			kept[cmd], *fs = *fs, (*fs)[:n:n]
+		}
+	}
+	return func() {
+		for cmd, fs := range kept {
+			*flags(cmd) = fs
+		}
+	}
+}
