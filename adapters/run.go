@@ -215,7 +215,7 @@ func (inv *invocation) run(ctx context.Context, args []string) int {
 }
 
 // hiddenFlags is which of Duet's built-in flags this run's help leaves
-// out. A person at a terminal gets the app's own flags, the Duet flags a
+// out. A person at a terminal gets the command's own flags, the Duet flags a
 // person uses (--dry-run, --yes, --limit …) and those the CLI Agent Spec
 // wants in every command's --help (--validate-only, --no-config,
 // --no-update-check, --no-injection-protection), and the --help-all line
@@ -226,13 +226,21 @@ func (inv *invocation) hiddenFlags() func(*schema.Flag) bool {
 	if inv.helpAll || !inv.mode.Terminal || inv.mode.Agent && !inv.human {
 		return func(f *schema.Flag) bool { return f.Name == flagname.HelpAll }
 	}
+	// One of Duet's own commands (mcp, doctor …) lists its own flags: they
+	// are what it is about.
+	own := map[string]bool{}
+	if n := inv.call.node; n.Builtin {
+		for _, f := range n.Flags {
+			own[f.Name] = true
+		}
+	}
 	return func(f *schema.Flag) bool {
 		switch f.Name {
 		case flagname.HelpAll, flagname.DryRun, flagname.Yes, flagname.Limit, flagname.Cursor, flagname.Version,
 			flagname.ValidateOnly, flagname.NoConfig, flagname.NoUpdateCheck, flagname.NoInjectionProtection:
 			return false
 		}
-		return true
+		return !own[f.Name]
 	}
 }
 
@@ -979,10 +987,11 @@ func (inv *invocation) timeout() time.Duration {
 // (in a Before hook), and are never usage errors.
 func (inv *invocation) outcome(err error, sig os.Signal) *envelope.Error {
 	switch {
-	case sig != nil && (err == nil || errors.Is(err, context.Canceled)):
+	case sig != nil && (err == nil || errors.Is(err, context.Canceled) || inv.isDelegatedExit(envelope.As(err))):
 		// The signal went to the command's children before its context
-		// was cancelled: a command that waits for them may return nil
-		// before it sees why they ended. Its work was stopped all the same.
+		// was cancelled: a command that waits for them may return nil, or
+		// a delegated tool's exit, before it sees why they ended. Its work
+		// was stopped all the same.
 		return cancelled(sig)
 	case err == nil:
 		return nil
