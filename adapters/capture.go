@@ -73,9 +73,9 @@ func (inv *invocation) startCapture() *capture {
 }
 
 // endCapture stops the capture and answers with what it caught. A command
-// that did not answer through envelope.Output answers with what it printed:
-// the document, when it printed one JSON object or array, else the text as
-// data.stdout. What a command printed beside its answer is dealt with by
+// that gave envelope.Output no data (an effect alone is none) answers with
+// what it printed: the document, when it printed one JSON object or array,
+// else the text as data.stdout. What a command printed beside its answer is dealt with by
 // strayOutput (a THIRD_PARTY_STDOUT warning); what it printed before it
 // failed goes to stderr: nothing is lost, and stdout holds only the
 // envelope.
@@ -88,7 +88,7 @@ func (inv *invocation) endCapture(failed bool) {
 	if total == 0 {
 		return
 	}
-	if failed && !inv.printedIsResult || inv.out.Used() {
+	if failed && !inv.printedIsResult || inv.out.Answered() {
 		inv.strayOutput(printed, total, failed)
 		return
 	}

@@ -312,6 +312,16 @@ func (o *Output) Used() bool {
 	return o.hasResult || o.streamed > 0 || o.effect != ""
 }
 
+// Answered reports whether the command answered through the Output with
+// data — a result, a page or streamed items — rather than only an effect:
+// a command that reports what it changed and prints the rest itself has
+// what it printed for data.
+func (o *Output) Answered() bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.hasResult || o.streamed > 0
+}
+
 // RenderText sets how the result is shown to a person, replacing the generic
 // table or key: value rendering. It is not used for machine formats.
 func (o *Output) RenderText(fn func(w io.Writer) error) {

@@ -19,7 +19,8 @@
 //   - nvidia-ctk v1.20.2, the NVIDIA Container Toolkit's CLI (urfave/cli v3,
 //     `c.Run(ctx, os.Args)` → `urfave.Exec(ctx, &c, os.Args)`, exiting with
 //     adapters.ExitCode): its own tests of `runtime configure` with every
-//     run going through urfave.Exec, plainly and for an agent, and typical
+//     run going through urfave.Exec, plainly and for an agent, wrapped and
+//     again with `cdi list` and `runtime configure` ported; typical
 //     invocations at a terminal, in a pipe and for an agent.
 //
 // A test skips, saying so, when the module proxy cannot be reached.

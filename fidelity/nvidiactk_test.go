@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -16,23 +17,16 @@ import (
 	_ "github.com/duet-cli/duet/adapters/urfave"
 )
 
-var nvidiaCTK once
+var nvidiaCTK, nvidiaCTKPorted once
 
-// nvidiaCTKBuilds are nvidia-ctk, the NVIDIA Container Toolkit's CLI, at
-// v1.20.2 (urfave/cli v3) as published, and wrapped with Duet as the
-// README's "Adopting" says for an app that keeps its own main: its
-// `c.Run(ctx, os.Args)` becomes `urfave.Exec(ctx, &c, os.Args)`, its error
-// logging is kept for what Duet did not answer, and it exits with the code
-// Duet answered with where it exited 1.
-func nvidiaCTKBuilds(t *testing.T) builds {
-	t.Helper()
-	return nvidiaCTK.get(t, func() (builds, error) {
-		a, err := fetch("github.com/NVIDIA/nvidia-container-toolkit", "v1.20.2")
-		if err != nil {
-			return builds{}, err
-		}
-		return a.adoptAndBuild("./cmd/nvidia-ctk", "nvidia-ctk",
-			[3]string{"cmd/nvidia-ctk/main.go", `	err := c.Run(context.Background(), os.Args)
+// nvidiaCTKMain wraps nvidia-ctk, the NVIDIA Container Toolkit's CLI, at
+// v1.20.2 (urfave/cli v3) as the README's "Adopting" says for an app that
+// keeps its own main: its `c.Run(ctx, os.Args)` becomes
+// `urfave.Exec(ctx, &c, os.Args)`, its error logging is kept for what Duet
+// did not answer, and it exits with the code Duet answered with where it
+// exited 1.
+var nvidiaCTKMain = [][3]string{
+	{"cmd/nvidia-ctk/main.go", `	err := c.Run(context.Background(), os.Args)
 	if err != nil {
 		logger.Errorf("%v", err)
 		os.Exit(1)
@@ -44,13 +38,69 @@ func nvidiaCTKBuilds(t *testing.T) builds {
 		}
 		os.Exit(adapters.ExitCode(err))
 	}`},
-			[3]string{"cmd/nvidia-ctk/main.go", `import (
+	{"cmd/nvidia-ctk/main.go", `import (
 `, `import (
 	"errors"
 
 	"github.com/duet-cli/duet/adapters"
 	"github.com/duet-cli/duet/adapters/urfave"
-`})
+`},
+}
+
+// nvidiaCTKPort ports two of nvidia-ctk's commands: `cdi list`, which
+// reads, declared safe, and `runtime configure`, which writes an engine's
+// config, declared mutating and reporting what it changed — the config
+// updated, or nothing when --dry-run prints it instead. Their output is
+// nvidia-ctk's own.
+var nvidiaCTKPort = [][3]string{
+	{"cmd/nvidia-ctk/cdi/list/list.go", "\treturn &c\n", "\treturn urfave.Annotate(&c, schema.Meta{Danger: schema.Safe})\n"},
+	{"cmd/nvidia-ctk/cdi/list/list.go", "import (\n", "import (\n\t\"github.com/duet-cli/duet/adapters/urfave\"\n\t\"github.com/duet-cli/duet/schema\"\n"},
+	{"cmd/nvidia-ctk/runtime/configure/configure.go", `		Action: func(ctx context.Context, cmd *cli.Command) error {
+			return m.configureWrapper(&config)
+		},`, `		Action: func(ctx context.Context, cmd *cli.Command) error {
+			if err := m.configureWrapper(&config); err != nil {
+				return err
+			}
+			if config.dryRun {
+				envelope.From(ctx).Effect(envelope.Noop)
+			} else {
+				envelope.From(ctx).Effect(envelope.Updated)
+			}
+			return nil
+		},`},
+	{"cmd/nvidia-ctk/runtime/configure/configure.go", "\treturn &configure\n", "\treturn urfave.Annotate(&configure, schema.Meta{Danger: schema.Mutating})\n"},
+	{"cmd/nvidia-ctk/runtime/configure/configure.go", "import (\n", "import (\n\t\"github.com/duet-cli/duet/adapters/urfave\"\n\t\"github.com/duet-cli/duet/envelope\"\n\t\"github.com/duet-cli/duet/schema\"\n"},
+}
+
+// nvidiaCTKVariants are nvidia-ctk wrapped (its main changed), and wrapped
+// with two commands ported.
+var nvidiaCTKVariants = []struct {
+	name   string
+	builds func(*testing.T) builds
+}{
+	{"wrapped", nvidiaCTKBuilds},
+	{"ported", nvidiaCTKPortedBuilds},
+}
+
+func nvidiaCTKBuilds(t *testing.T) builds {
+	t.Helper()
+	return nvidiaCTK.get(t, func() (builds, error) {
+		a, err := fetch("github.com/NVIDIA/nvidia-container-toolkit", "v1.20.2")
+		if err != nil {
+			return builds{}, err
+		}
+		return a.adoptAndBuild("./cmd/nvidia-ctk", "nvidia-ctk", nvidiaCTKMain...)
+	})
+}
+
+func nvidiaCTKPortedBuilds(t *testing.T) builds {
+	t.Helper()
+	return nvidiaCTKPorted.get(t, func() (builds, error) {
+		a, err := fetchAs("github.com/NVIDIA/nvidia-container-toolkit", "v1.20.2", "nvidia-ctk-ported")
+		if err != nil {
+			return builds{}, err
+		}
+		return a.adoptAndBuild("./cmd/nvidia-ctk", "nvidia-ctk-ported", append(slices.Clone(nvidiaCTKMain), nvidiaCTKPort...)...)
 	})
 }
 
@@ -63,38 +113,40 @@ func nvidiaCTKBuilds(t *testing.T) builds {
 // (cmd/nvidia-ctk-installer) are left out: the module's zip ships without
 // their testdata, and they fail unwrapped.
 func TestNvidiaCTKOwnTests(t *testing.T) {
-	b := nvidiaCTKBuilds(t)
-	const file = "cmd/nvidia-ctk/runtime/configure/configure_test.go"
-	p := filepath.Join(b.app.dir, file)
-	orig, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer os.WriteFile(p, orig, 0o644)
-	for _, e := range [][2]string{
-		// TestConfigureLifecycle's call, after a blank line; then
-		// TestConfigureCommandLineSource's, the one left.
-		{"\n\n\t\t\terr := app.Run(context.Background(), fullArgs)", "\n\n\t\t\terr := urfave.Exec(context.Background(), app, fullArgs)"},
-		{"err := app.Run(context.Background(), fullArgs)", "err := urfave.Exec(context.Background(), app, fullArgs)"},
-		{"import (\n", "import (\n\t\"github.com/duet-cli/duet/adapters/urfave\"\n"},
-	} {
-		if err := b.app.edit(file, e[0], e[1]); err != nil {
+	for _, v := range nvidiaCTKVariants {
+		b := v.builds(t)
+		const file = "cmd/nvidia-ctk/runtime/configure/configure_test.go"
+		p := filepath.Join(b.app.dir, file)
+		orig, err := os.ReadFile(p)
+		if err != nil {
 			t.Fatal(err)
 		}
-	}
-	for _, env := range []string{"", "CLAUDECODE=1"} {
-		t.Run("env="+env, func(t *testing.T) {
-			t.Setenv("CLAUDECODE", "1") // restored when the test ends
-			if env == "" {
-				os.Unsetenv("CLAUDECODE")
+		defer os.WriteFile(p, orig, 0o644)
+		for _, e := range [][2]string{
+			// TestConfigureLifecycle's call, after a blank line; then
+			// TestConfigureCommandLineSource's, the one left.
+			{"\n\n\t\t\terr := app.Run(context.Background(), fullArgs)", "\n\n\t\t\terr := urfave.Exec(context.Background(), app, fullArgs)"},
+			{"err := app.Run(context.Background(), fullArgs)", "err := urfave.Exec(context.Background(), app, fullArgs)"},
+			{"import (\n", "import (\n\t\"github.com/duet-cli/duet/adapters/urfave\"\n"},
+		} {
+			if err := b.app.edit(file, e[0], e[1]); err != nil {
+				t.Fatal(err)
 			}
-			out, err := b.app.goCmd("test", "-count=1", "-v", "./cmd/nvidia-ctk/runtime/configure/")
-			passed, failed := strings.Count(string(out), "--- PASS"), strings.Count(string(out), "--- FAIL")
-			if err != nil || failed > 0 || passed < 17 || !strings.Contains(string(out), "\nok ") {
-				t.Fatalf("nvidia-ctk's own tests through urfave.Exec (%s): %d passed, %d failed (%v):\n%s", env, passed, failed, err, out)
-			}
-			t.Logf("nvidia-ctk's own tests pass through urfave.Exec (%s): %d", env, passed)
-		})
+		}
+		for _, env := range []string{"", "CLAUDECODE=1"} {
+			t.Run(v.name+"/env="+env, func(t *testing.T) {
+				t.Setenv("CLAUDECODE", "1") // restored when the test ends
+				if env == "" {
+					os.Unsetenv("CLAUDECODE")
+				}
+				out, err := b.app.goCmd("test", "-count=1", "-v", "./cmd/nvidia-ctk/runtime/configure/")
+				passed, failed := strings.Count(string(out), "--- PASS"), strings.Count(string(out), "--- FAIL")
+				if err != nil || failed > 0 || passed < 17 || !strings.Contains(string(out), "\nok ") {
+					t.Fatalf("nvidia-ctk's own tests through urfave.Exec (%s, %s): %d passed, %d failed (%v):\n%s", v.name, env, passed, failed, err, out)
+				}
+				t.Logf("nvidia-ctk's own tests pass through urfave.Exec (%s, %s): %d", v.name, env, passed)
+			})
+		}
 	}
 }
 
@@ -256,9 +308,14 @@ func TestNvidiaCTKPerson(t *testing.T) {
 // the one line the CLI Agent Spec asks of it for every reader (REQ-F-068's
 // wire format), not an envelope: the line nvidia-ctk prints.
 func TestNvidiaCTKAgent(t *testing.T) {
-	b := nvidiaCTKBuilds(t)
+	for _, v := range nvidiaCTKVariants {
+		testNvidiaCTKAgent(t, v.name, v.builds(t))
+	}
+}
+
+func testNvidiaCTKAgent(t *testing.T, variant string, b builds) {
 	for _, c := range nvidiaCTKCases {
-		t.Run(nvidiaCTKName(c), func(t *testing.T) {
+		t.Run(variant+"/"+nvidiaCTKName(c), func(t *testing.T) {
 			t.Parallel()
 			c := nvidiaCTKCase(c)
 			script := fidelitytest.Run(t, b.bare, c)
