@@ -169,6 +169,7 @@ func Prepare(root *schema.Command, opts ...Option) error {
 		}
 		slices.SortStableFunc(root.Commands, func(a, b *schema.Command) int { return strings.Compare(a.Name, b.Name) })
 	}
+	execDanger(root, &cfg)
 	errs = append(errs, finishDiscovery(root, &cfg)...)
 	errs = append(errs, checkEnvVars(&cfg)...)
 	if cfg.strict { // REQ-F-079: see checkGlobalScope

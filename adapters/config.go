@@ -3,7 +3,10 @@ package adapters
 import (
 	"context"
 	"encoding/hex"
+	"errors"
+	"fmt"
 	"hash/fnv"
+	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
@@ -11,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/duet-cli/duet/internal/flagname"
+	"github.com/duet-cli/duet/internal/safefile"
 	"github.com/duet-cli/duet/schema"
 )
 
@@ -71,7 +75,11 @@ func configFlags(root *schema.Command, cfg *config) []schema.Flag {
 	return flags
 }
 
-// resolveConfig settles which configuration files the invocation reads.
+// maxConfigBytes bounds a configuration file Duet lets the app read.
+const maxConfigBytes = 16 << 20
+
+// resolveConfig settles which configuration files the invocation reads:
+// regular files only, within maxConfigBytes.
 func (inv *invocation) resolveConfig(judged bool) {
 	c, cfg, o := inv.call, inv.cfg, &inv.obs
 	o.config.Skip = c.on(flagname.NoConfig)
@@ -87,15 +95,21 @@ func (inv *invocation) resolveConfig(judged bool) {
 	case o.config.Skip:
 	case named:
 		path := inv.absolute(file)
-		if fi, err := os.Stat(path); (err != nil || fi.IsDir()) && judged {
+		switch err := safefile.Check(path, maxConfigBytes); {
+		case err == nil:
+			o.config.Files = []string{path}
+		case !judged:
+		case errors.Is(err, fs.ErrNotExist):
 			c.problem("CONFIG_NOT_FOUND", flagname.Config, "--config file does not exist: %s", file)
 			c.problems[len(c.problems)-1].Suggestion = "pass the path of an existing configuration file"
+		default: // a FIFO would block the read for good, /dev/zero fill memory
+			c.problem("CONFIG_UNREADABLE", flagname.Config, "--config %s: %v", file, err)
+			c.problems[len(c.problems)-1].Suggestion = fmt.Sprintf("pass the path of a regular configuration file of at most %d bytes", maxConfigBytes)
 		}
-		o.config.Files = []string{path}
 	case cfg.configFiles.Files != nil:
 		for _, f := range cfg.configFiles.Files(inv.configQuery()) {
 			f = inv.absolute(f)
-			if fi, err := os.Stat(f); err == nil && !fi.IsDir() && !slices.Contains(o.config.Files, f) {
+			if safefile.Check(f, maxConfigBytes) == nil && !slices.Contains(o.config.Files, f) {
 				o.config.Files = append(o.config.Files, f)
 			}
 		}
@@ -157,7 +171,7 @@ func (inv *invocation) contextProfile() string {
 func (inv *invocation) configHash(sources []string) string {
 	h := fnv.New128a() // a fingerprint of what is in effect, not a secret
 	for _, f := range sources {
-		data, _ := os.ReadFile(f)
+		data, _ := safefile.ReadFile(f, maxConfigBytes)
 		h.Write([]byte(f))
 		h.Write([]byte{0})
 		h.Write(data)

@@ -58,6 +58,60 @@ func WithNewApp(newApp func() (Framework, error)) Option {
 	return func(c *config) { c.newApp = newApp }
 }
 
+// execDanger gives exec the danger of the worst command it can dispatch
+// (REQ-C-002): a batch that can purge is no read-only tool, whatever one
+// line does, and describe, the manifest and an MCP client must not say it
+// is. Each line is confirmed as its command alone would be (a destructive
+// one's "yes": true), so exec asks for no confirmation of its own (see
+// unconfirmed).
+func execDanger(root *schema.Command, cfg *config) {
+	exec := root.Sub(execCommand)
+	if exec == nil || !exec.Builtin {
+		return
+	}
+	rank := map[schema.Danger]int{schema.Safe: 0, schema.Mutating: 1, schema.Unknown: 2, schema.Destructive: 3}
+	worst := schema.Safe
+	root.Walk(func(n *schema.Command) {
+		if dispatchable(n, cfg) && rank[n.Danger()] > rank[worst] {
+			worst = n.Danger()
+		}
+	})
+	if worst != schema.Unknown {
+		exec.Meta.Danger = worst
+	} else {
+		exec.Meta.Danger = "" // undeclared: unknown, as the worst line's
+	}
+}
+
+// dispatches reports whether n is exec, which is as dangerous as the
+// commands it dispatches and confirms each line as its command alone
+// would be confirmed, never the batch as a whole.
+func dispatches(n *schema.Command) bool {
+	return n.Builtin && n.Name == execCommand && n.Parent != nil && n.Parent.Parent == nil
+}
+
+// dispatchable reports whether exec runs n as a line: a command that
+// answers with one envelope, not exec itself, a protocol server or an
+// extension's command.
+func dispatchable(n *schema.Command, cfg *config) bool {
+	return n.Runnable && !n.Passthrough && n.Meta.Protocol == "" && !dispatches(n) &&
+		!underExtension(n, cfg.extensions)
+}
+
+// underExtension reports whether n is an extension's command, or one of its
+// group's.
+func underExtension(n *schema.Command, exts []Extension) bool {
+	for n.Parent != nil && n.Parent.Parent != nil {
+		n = n.Parent
+	}
+	for _, e := range exts {
+		if n.Parent != nil && n.Builtin && e.Command.Name == n.Name {
+			return true
+		}
+	}
+	return false
+}
+
 // exec answers `tool exec`: it reads the spec's DispatchRequests, one JSON
 // object per line of stdin, and runs each through the lifecycle — the first
 // in this process, a later one too when the app can be made anew
@@ -143,7 +197,7 @@ func (inv *invocation) dispatchLine(ctx context.Context, line []byte, n int, dry
 		return inv.refusedLine(cmd, n, envelope.Invalid([]envelope.FieldError{{Code: errcode.UnknownCommand, Field: "_cmd",
 			Message: fmt.Sprintf("no command %q", cmd), Suggestion: fmt.Sprintf("run '%s manifest' for the commands", inv.root.Name)}})), 2, true
 	}
-	if !node.Runnable || node.Passthrough || node.Meta.Protocol != "" || node.Builtin && node.Name == execCommand || inv.extensionNamed(node) {
+	if !dispatchable(node, inv.cfg) {
 		return inv.refusedLine(cmd, n, envelope.Validationf("NOT_DISPATCHABLE", "%q cannot run in a batch: it answers with no single envelope", cmd).
 			WithField("_cmd")), 2, true
 	}
@@ -188,15 +242,7 @@ func (inv *invocation) dispatchLine(ctx context.Context, line []byte, n int, dry
 // extensionNamed reports whether node is an extension's command, which owns
 // the process's streams.
 func (inv *invocation) extensionNamed(node *schema.Command) bool {
-	for node.Parent != nil && node.Parent != inv.root {
-		node = node.Parent
-	}
-	for _, e := range inv.cfg.extensions {
-		if node.Parent == inv.root && node.Builtin && e.Command.Name == node.Name {
-			return true
-		}
-	}
-	return false
+	return underExtension(node, inv.cfg.extensions)
 }
 
 // withFlag puts a flag before the -- that ends the options.

@@ -17,6 +17,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/duet-cli/duet/internal/safefile"
 	"io/fs"
 	"maps"
 	"os"
@@ -124,9 +125,15 @@ type Store struct {
 	Path string
 }
 
-// Load reads the file. A file that does not exist yet holds no profiles.
+// MaxBytes bounds a profiles file: a few hundred profiles of a few
+// hundred flags each fit; a file any larger is not one.
+const MaxBytes = 16 << 20
+
+// Load reads the file. A file that does not exist yet holds no profiles;
+// a FIFO, a device or a file over MaxBytes in its place is refused without
+// blocking or filling memory.
 func (s *Store) Load() (*File, error) {
-	raw, err := os.ReadFile(s.Path)
+	raw, err := safefile.ReadFile(s.Path, MaxBytes)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return &File{SchemaVersion: SchemaVersion, Profiles: map[string]Profile{}}, nil

@@ -121,6 +121,32 @@ func testExec(t *testing.T, bin string) {
 		})
 	}
 
+	// exec is as dangerous as what it can run, and a line is confirmed
+	// as its command alone is: purge without "yes" is refused and
+	// deletes nothing, with it runs — and describe, the manifest and MCP
+	// do not call exec read-only.
+	t.Run("a destructive line needs its own confirmation", func(t *testing.T) {
+		sb := newSandbox(t, bin)
+		sb.seed(t, item("t1", "keep", true))
+		r := sb.runStdin(t, strings.NewReader(`{"_cmd":"purge","all":true}`+"\n"), "exec", "--format", "jsonl")
+		if got := summarize(decodeLines(t, r.stdout)); r.code != 1 || len(got) == 0 || got[0].Code != "CONFIRMATION_REQUIRED" {
+			t.Errorf("purge without yes in a batch: exit %d, %+v; want CONFIRMATION_REQUIRED\nstderr: %s", r.code, got, r.stderr)
+		}
+		sb.expectIDs(t, "after an unconfirmed purge", "t1")
+		r = sb.runStdin(t, strings.NewReader(`{"_cmd":"purge","all":true,"yes":true}`+"\n"), "exec", "--format", "jsonl")
+		if r.code != 0 {
+			t.Errorf("purge with yes in a batch: exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
+		}
+		sb.expectIDs(t, "after a confirmed purge")
+		var doc map[string]any
+		if err := json.Unmarshal([]byte(sb.run(t, "describe").stdout), &doc); err != nil {
+			t.Fatal(err)
+		}
+		if got := get(doc, "data.commands.exec.danger_level"); got != "destructive" {
+			t.Errorf("describe: exec's danger_level %v, want destructive (it can run purge)", got)
+		}
+	})
+
 	t.Run("--dry-run reaches a destructive command", func(t *testing.T) {
 		sb := newSandbox(t, bin)
 		sb.seed(t, item("t1", "keep", true))
