@@ -29,3 +29,18 @@ func testHostileConfig(t *testing.T, bin string) {
 		}
 	}
 }
+
+// TestE2EWatchInterval: watch --interval 0s (or less) is refused in phase 1
+// with exit 2, naming the flag, instead of a ticker's panic (issue 34).
+func TestE2EWatchInterval(t *testing.T) { onEach(t, testWatchInterval) }
+
+func testWatchInterval(t *testing.T, bin string) {
+	sb := newSandbox(t, bin)
+	for _, v := range []string{"0s", "-1s"} {
+		r := sb.run(t, "watch", "--interval="+v, "--count", "1")
+		env := expectEnvelope(t, "watch --interval "+v, r, 2)
+		if get(env, "error.code") != "OUT_OF_RANGE" || get(env, "error.field") != "interval" || strings.Contains(r.stderr, "panic") {
+			t.Errorf("watch --interval %s: %s %s; want OUT_OF_RANGE on interval", v, r.stdout, r.stderr)
+		}
+	}
+}

@@ -114,7 +114,7 @@ func Declare() Declarations {
 		Show:  schema.Meta{Danger: schema.Safe, Output: item, Args: idArg, ExitCodes: notFound},
 		Done:  schema.Meta{Danger: schema.Mutating, Output: item, Args: idArg, ExitCodes: notFound},
 		Purge: schema.Meta{Danger: schema.Destructive, DryRun: true, NoArgs: true, Examples: []schema.Example{{Description: "see what would be deleted", Command: "purge --dry-run"}}},
-		Watch: schema.Meta{Danger: schema.Safe, NoArgs: true, LongRunning: true},
+		Watch: schema.Meta{Danger: schema.Safe, NoArgs: true, LongRunning: true, Validate: positiveInterval},
 		Import: schema.Meta{
 			Danger: schema.Mutating,
 			NoArgs: true,
@@ -264,6 +264,17 @@ func Purge(ctx context.Context, s *todo.Store, all bool) error {
 		out.WouldAffect(map[string]any{"todos": ids, "count": len(removed), "reversible": false})
 	}
 	return out.Result(map[string]any{"removed": removed, "count": len(removed)})
+}
+
+// positiveInterval refuses a watch --interval of 0 or less in phase 1: a
+// ticker takes a positive one (it panicked).
+func positiveInterval(_ context.Context, in schema.Input) error {
+	v := in.String("interval")
+	if d, err := time.ParseDuration(v); err == nil && d <= 0 {
+		return envelope.Invalid([]envelope.FieldError{{Code: "OUT_OF_RANGE", Field: "interval",
+			Message: fmt.Sprintf("--interval must be more than 0, not %s", v)}})
+	}
+	return nil
 }
 
 // Watch reports the number of open to-dos every interval, count times (0:
