@@ -149,7 +149,8 @@ func serveHost(ctx context.Context, h *adapters.Host, opts []Option) int {
 		return serveHTTP(ctx, h, addr, opts)
 	}
 	d := newDrain(ctx)
-	t := &sdk.IOTransport{Reader: d.Reader(h.Stdin), Writer: d.Writer(h.Stdout)}
+	out := &lockedWriter{w: d.Writer(h.Stdout)}
+	t := &sdk.IOTransport{Reader: d.Reader(newLineFilter(h.Stdin, out)), Writer: out, MaxLineLength: -1}
 	if err := Serve(ctx, h.App, t, opts...); err != nil && ctx.Err() == nil {
 		return h.Fail(envelope.Errorf(exitcode.GeneralError, "SERVE_FAILED", "mcp: %v", err))
 	}

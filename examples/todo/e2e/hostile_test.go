@@ -3,10 +3,15 @@
 package e2e
 
 import (
+	"encoding/json"
+	"fmt"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // TestE2EHostileConfig: --config naming a FIFO with no writer, or
@@ -43,4 +48,50 @@ func testWatchInterval(t *testing.T, bin string) {
 			t.Errorf("watch --interval %s: %s %s; want OUT_OF_RANGE on interval", v, r.stdout, r.stderr)
 		}
 	}
+}
+
+// TestE2EMCPMalformedLines: the stdio MCP server answers each line it
+// cannot take — garbage, a truncated request, nesting deeper than JSON
+// decoders go, JSON that is no JSON-RPC message — with a JSON-RPC error,
+// and goes on serving: the calls after them are answered (issue 34: one
+// such line ended the server, and every later request went unanswered).
+func TestE2EMCPMalformedLines(t *testing.T) { onEach(t, testMCPMalformedLines) }
+
+func testMCPMalformedLines(t *testing.T, bin string) {
+	sb := newSandbox(t, bin)
+	deep := strings.Repeat("[", 20000) + strings.Repeat("]", 20000)
+	in := strings.Join([]string{
+		"garbage",
+		`{"jsonrpc":"2.0","id":9,"method":"tools/list"`,
+		deep,
+		`{}`,
+		`{"jsonrpc":"2.0","id":{},"method":"ping"}`,
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"add","arguments":{"title":"still served"}}}`,
+	}, "\n") + "\n"
+	cmd := exec.Command(bin, "mcp")
+	cmd.Env, cmd.Stdin = sb.env, strings.NewReader(in)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("todo mcp: %v\n%s", err, out)
+	}
+	var codes []any
+	answered := map[string]bool{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			t.Fatalf("not JSON-RPC on stdout: %q", line)
+		}
+		if e, ok := m["error"].(map[string]any); ok {
+			codes = append(codes, e["code"])
+		} else {
+			answered[fmt.Sprint(m["id"])] = true
+		}
+	}
+	want := []any{-32700.0, -32700.0, -32700.0, -32600.0, -32600.0}
+	if diff := cmp.Diff(want, codes); diff != "" || !answered["1"] || !answered["2"] {
+		t.Errorf("errors (-want +got):\n%s\nanswered %v; want initialize (1) and the call (2) answered\n%s", diff, answered, out)
+	}
+	sb.expectIDs(t, "after the call", "t1")
 }

@@ -1,0 +1,141 @@
+package mcp
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"sync"
+)
+
+// maxLine bounds one line of a stdio session: a request larger than this is
+// answered with a parse error, not buffered without end.
+const maxLine = 16 << 20
+
+// lineFilter passes a stdio session's input on line by line, and answers a
+// line that is not JSON — garbage, a truncated request, nesting too deep —
+// or one over maxLine with JSON-RPC's parse error (-32700) itself: the SDK
+// ends the session on one, and every later request would go unanswered.
+type lineFilter struct {
+	r    *bufio.Reader
+	out  *lockedWriter // the session's output, shared with the SDK
+	next []byte        // what is left of the line being read out
+	err  error         // what ended the input, once next is read out
+}
+
+func newLineFilter(r io.Reader, out *lockedWriter) *lineFilter {
+	return &lineFilter{r: bufio.NewReaderSize(r, 64<<10), out: out}
+}
+
+func (f *lineFilter) Read(p []byte) (int, error) {
+	for len(f.next) == 0 {
+		if f.err != nil {
+			return 0, f.err
+		}
+		line, err := f.line()
+		f.err = err
+		switch {
+		case len(bytes.TrimSpace(line)) == 0:
+		case errors.Is(err, errLineTooLong):
+			f.reject("the request is longer than 16 MiB")
+			f.err = nil
+		case !json.Valid(line):
+			f.reject("the line is not JSON")
+		default:
+			if id, ok := request(line); !ok {
+				f.invalid(id)
+				continue
+			}
+			f.next = line
+		}
+	}
+	n := copy(p, f.next)
+	f.next = f.next[n:]
+	return n, nil
+}
+
+func (f *lineFilter) Close() error { return nil }
+
+var errLineTooLong = errors.New("line too long")
+
+// line reads one line, newline included; a line over maxLine is read to
+// its end and dropped, with errLineTooLong.
+func (f *lineFilter) line() ([]byte, error) {
+	var line []byte
+	for {
+		chunk, err := f.r.ReadSlice('\n')
+		if len(line)+len(chunk) <= maxLine {
+			line = append(line, chunk...)
+		} else {
+			line = line[:0:0]
+			for errors.Is(err, bufio.ErrBufferFull) {
+				_, err = f.r.ReadSlice('\n')
+			}
+			if err == nil || err == io.EOF {
+				return nil, errLineTooLong
+			}
+			return nil, err
+		}
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			return line, err
+		}
+	}
+}
+
+// request reports whether line, valid JSON, is a JSON-RPC 2.0 message —
+// a request or notification (a method), or a response (a result or an
+// error) — and the id it carries, when it has one of the right type.
+func request(line []byte) (id json.RawMessage, ok bool) {
+	var m struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Method  *string         `json:"method"`
+		Result  json.RawMessage `json:"result"`
+		Error   json.RawMessage `json:"error"`
+	}
+	if json.Unmarshal(line, &m) != nil {
+		return nil, false // not an object: a number, an array (no batches since MCP 2025-06-18)
+	}
+	t := bytes.TrimSpace(m.ID) // absent, null, a string or a number
+	scalar := len(t) > 0 && (t[0] == '"' || t[0] == '-' || t[0] >= '0' && t[0] <= '9')
+	if scalar {
+		id = t
+	}
+	return id, (scalar || len(t) == 0 || string(t) == "null") &&
+		m.JSONRPC == "2.0" && (m.Method != nil || m.Result != nil || m.Error != nil)
+}
+
+// invalid answers a JSON value that is no JSON-RPC 2.0 message with the
+// invalid request error (-32600), under its id when it has one.
+func (f *lineFilter) invalid(id json.RawMessage) {
+	if id == nil {
+		id = json.RawMessage("null")
+	}
+	msg, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id,
+		"error": map[string]any{"code": -32600, "message": "Invalid Request: not a JSON-RPC 2.0 request, notification or response"}})
+	f.out.Write(append(msg, '\n'))
+}
+
+// reject answers an unreadable line as JSON-RPC asks: a parse error with
+// a null id, since the request's id could not be read.
+func (f *lineFilter) reject(why string) {
+	msg, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": nil,
+		"error": map[string]any{"code": -32700, "message": "Parse error: " + why}})
+	f.out.Write(append(msg, '\n'))
+}
+
+// lockedWriter keeps whole messages apart when the SDK and lineFilter
+// write to the same output.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.WriteCloser
+}
+
+func (w *lockedWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.w.Write(p)
+}
+
+func (w *lockedWriter) Close() error { return w.w.Close() }
