@@ -58,6 +58,54 @@ func WithNewApp(newApp func() (Framework, error)) Option {
 	return func(c *config) { c.newApp = newApp }
 }
 
+// batchEffect is what a batch changed, from its lines' meta.effect: exec
+// is as mutating as what it runs, and reports an effect as every mutating
+// command does (REQ-C-003).
+type batchEffect struct{ kinds map[envelope.Effect]bool }
+
+// add reads one line's answer.
+func (b batchEffect) add(answer json.RawMessage) batchEffect {
+	var a struct {
+		Meta struct {
+			Effect envelope.Effect `json:"effect"`
+		} `json:"meta"`
+	}
+	if json.Unmarshal(answer, &a) == nil && a.Meta.Effect != "" {
+		if b.kinds == nil {
+			b.kinds = map[envelope.Effect]bool{}
+		}
+		e := a.Meta.Effect
+		if verb, would := strings.CutPrefix(string(e), "would_"); would && verb != string(envelope.Noop) {
+			e = envelope.Effect(verb + "d") // would_delete → deleted, as Would made it
+		} else if would {
+			e = envelope.Noop
+		}
+		b.kinds[e] = true
+	}
+	return b
+}
+
+// effect is the batch's: noop when no line changed anything, the one kind
+// of change when all that changed changed alike, else updated; would_…
+// in a dry run.
+func (b batchEffect) effect(dryRun bool) envelope.Effect {
+	delete(b.kinds, envelope.Noop)
+	e := envelope.Noop
+	switch len(b.kinds) {
+	case 0:
+	case 1:
+		for k := range b.kinds {
+			e = k
+		}
+	default:
+		e = envelope.Updated
+	}
+	if dryRun {
+		return e.Would()
+	}
+	return e
+}
+
 // execDanger gives exec the danger of the worst command it can dispatch
 // (REQ-C-002): a batch that can purge is no read-only tool, whatever one
 // line does, and describe, the manifest and an MCP client must not say it
@@ -133,6 +181,8 @@ func (inv *invocation) exec(ctx context.Context) error {
 	sc := bufio.NewScanner(inv.cfg.stdin)
 	sc.Buffer(make([]byte, 0, 64<<10), maxDispatchLine)
 	lines, read, failed, ran := 0, 0, 0, 0
+	var batch batchEffect
+	defer func() { inv.out.Effect(batch.effect(dryRun)) }()
 	for n := 1; sc.Scan(); n++ {
 		line := bytes.TrimSpace(sc.Bytes())
 		if len(line) == 0 {
@@ -149,6 +199,7 @@ func (inv *invocation) exec(ctx context.Context) error {
 		if err := inv.out.Item(answer); err != nil {
 			return err
 		}
+		batch = batch.add(answer)
 		if exit != 0 {
 			failed++
 			if !ignore {

@@ -76,6 +76,9 @@ func testEveryMutationReportsEffect(t *testing.T, bin string) {
 		{"cleanup --dry-run", "cleanup", []string{"cleanup", "--dry-run"}, "would_delete", nil, ""},
 		{"cleanup", "cleanup", []string{"cleanup", "--yes"}, "deleted", nil, ""},
 		{"cleanup of nothing", "cleanup", []string{"cleanup", "--yes"}, "noop", nil, ""},
+		// exec, as mutating as what it runs, reports what its lines did:
+		// here none (stdin is empty).
+		{"exec of nothing", "exec", []string{"exec"}, "noop", nil, ""},
 	}
 
 	effects := []string{"created", "updated", "deleted", "noop"}
