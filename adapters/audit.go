@@ -21,6 +21,7 @@ import (
 	"github.com/duet-cli/duet/internal/describe"
 	"github.com/duet-cli/duet/internal/errcode"
 	"github.com/duet-cli/duet/internal/flagname"
+	"github.com/duet-cli/duet/internal/secret"
 	"github.com/duet-cli/duet/schema"
 )
 
@@ -288,11 +289,11 @@ func (inv *invocation) auditEntry(st envelope.Settled) AuditEntry {
 	for _, name := range slices.Sorted(maps.Keys(c.values)) {
 		values := c.values[name]
 		f := c.flags[name]
-		secret := f != nil && (f.Sensitive || envelope.SecretName(f.Name))
+		hidden := f != nil && f.Sensitive || envelope.SecretName(name) // an unknown --token too
 		shown := make([]any, len(values))
 		for i, v := range values {
 			switch m, masked := envelope.MaskValue(v, false); {
-			case secret:
+			case hidden:
 				shown[i] = envelope.Redacted
 				secrets = append(secrets, v)
 			case masked:
@@ -300,7 +301,7 @@ func (inv *invocation) auditEntry(st envelope.Settled) AuditEntry {
 			case f != nil && f.Type == schema.Boolean && (v == "true" || v == "false"):
 				shown[i] = v == "true" // args.dry-run is true, as the answer's meta.dry_run
 			default:
-				shown[i] = v
+				shown[i] = secret.Shapes(v, envelope.Redacted)
 			}
 		}
 		if len(shown) == 1 {
@@ -309,6 +310,7 @@ func (inv *invocation) auditEntry(st envelope.Settled) AuditEntry {
 			args[name] = shown
 		}
 	}
+	secrets = append(secrets, inv.unknownSecrets()...)
 	if inv.deleg.on {
 		// A passthrough command's tokens are the tool's: with no schema to
 		// say which are secret, none is written (REQ-C-031).
@@ -332,6 +334,35 @@ func (inv *invocation) auditEntry(st envelope.Settled) AuditEntry {
 	return e
 }
 
+// unknownSecrets are the values the command line gives flags the command
+// does not know but whose names look secret (--token X, --api-key=X): the
+// parser took X for an argument, and it must not be logged as one.
+func (inv *invocation) unknownSecrets() []string {
+	var out []string
+	args := inv.args
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			break
+		}
+		if !strings.HasPrefix(a, "-") {
+			continue
+		}
+		name, value, inline := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if inv.call.flags[name] != nil || !envelope.SecretName(name) {
+			continue
+		}
+		switch {
+		case inline:
+			out = append(out, value)
+		case i+1 < len(args) && !strings.HasPrefix(args[i+1], "-"):
+			out = append(out, args[i+1])
+			i++
+		}
+	}
+	return out
+}
+
 // auditArguments puts the positional arguments into args by the names the
 // command declares them under, a variadic one taking the rest as a list;
 // those it does not name (or whose name a flag took) go under "arguments".
@@ -348,6 +379,8 @@ func (inv *invocation) auditArguments(args map[string]any, secrets []string) {
 		}
 		if m, ok := envelope.MaskValue(a, false); ok {
 			a = m
+		} else {
+			a = secret.Shapes(a, envelope.Redacted) // a user:pass@ URL, a ghp_ token
 		}
 		var d *schema.Arg
 		switch {

@@ -64,7 +64,7 @@ func redactData(v any, secrets []string) any {
 				v = strings.ReplaceAll(v, s, envelope.Redacted)
 			}
 		}
-		return v
+		return secret.Shapes(v, envelope.Redacted)
 	}
 	return v
 }
@@ -81,6 +81,9 @@ func mayNeedRedacting(raw []byte, secrets []string) bool {
 		if strings.ContainsFunc(s, escaped) || bytes.Contains(raw, []byte(s)) {
 			return true // encoded, the secret may not read as itself
 		}
+	}
+	if secret.Hinted(raw) { // a URL with a password, a token of a known shape
+		return true
 	}
 	lower := bytes.ToLower(raw)
 	for w := range secret.Words {

@@ -277,7 +277,7 @@ func (inv *invocation) traceStart() {
 	for name, values := range c.values {
 		f := c.flags[name]
 		v := strings.Join(values, ",")
-		if f != nil && (f.Sensitive || envelope.SecretName(f.Name)) {
+		if f != nil && f.Sensitive || envelope.SecretName(name) { // an unknown --token too
 			v = envelope.Redacted
 		} else if m, ok := envelope.MaskValue(v, false); ok {
 			v = m

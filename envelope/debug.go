@@ -1,6 +1,7 @@
 package envelope
 
 import (
+	"github.com/duet-cli/duet/internal/secret"
 	"log/slog"
 	"strings"
 )
@@ -57,7 +58,9 @@ func RedactEnv(environ []string) []string {
 			v = Redacted
 		default:
 			if m, ok := MaskValue(v, false); ok {
-				v = m
+				v = m // a summary: [JWT: sub=…]
+			} else {
+				v = secret.Shapes(v, Redacted) // DATABASE_URL's password, a key in a variable of any name
 			}
 		}
 		out[i] = k + "=" + v

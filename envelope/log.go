@@ -172,5 +172,5 @@ func redactValues(s string, secrets []string) string {
 			s = strings.ReplaceAll(s, v, Redacted)
 		}
 	}
-	return s
+	return secret.Shapes(s, Redacted) // a URL's password, a ghp_ token … whatever it is called
 }

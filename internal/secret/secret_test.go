@@ -36,3 +36,26 @@ func TestWordsCover(t *testing.T) {
 		}
 	}
 }
+
+// TestShapes: a value that shows a secret by its shape is redacted
+// whatever its name; the text around it, and the rest, stay.
+func TestShapes(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"postgres://app:s3cr3t@db:5432/x", "postgres://app:[R]@db:5432/x"},
+		{"HTTPS_PROXY=http://u:p%40ss@proxy:3128", "HTTPS_PROXY=http://u:[R]@proxy:3128"},
+		{"token ghp_" + strings.Repeat("a1B2", 9) + " used", "token [R] used"},
+		{"github_pat_11ABCDEFG0123456789_abcdefghij", "[R]"},
+		{"key=sk-proj-abcdefghijklmnop1234", "key=[R]"},
+		{"xoxb-1234567890-abcdefghij", "[R]"},
+		{"AKIAIOSFODNN7EXAMPLE", "[R]"},
+		{"Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJib3QifQ.c2ln", "Bearer [R]"},
+		{"-----BEGIN RSA PRIVATE KEY-----\nMIIE\n-----END RSA PRIVATE KEY-----\nafter", "[R]\nafter"},
+		{"https://example.com/path", "https://example.com/path"},
+		{"a plain sentence with no-secret in it", "a plain sentence with no-secret in it"},
+		{"sk-short", "sk-short"},
+	} {
+		if got := secret.Shapes(tt.in, "[R]"); got != tt.want {
+			t.Errorf("secret.Shapes(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}

@@ -5,6 +5,7 @@ package e2e
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -94,4 +95,51 @@ func testMCPMalformedLines(t *testing.T, bin string) {
 		t.Errorf("errors (-want +got):\n%s\nanswered %v; want initialize (1) and the call (2) answered\n%s", diff, answered, out)
 	}
 	sb.expectIDs(t, "after the call", "t1")
+}
+
+// TestE2ESecretsByShape: secrets are redacted by what they look like, not
+// only by the name they come under: --debug's environment keeps a URL's
+// user and host but not its password, and no token of a known shape; the
+// audit log keeps neither a URL's password in an argument nor the value of
+// an unknown flag whose name looks secret (issue 34: each printed in clear).
+func TestE2ESecretsByShape(t *testing.T) { onEach(t, testSecretsByShape) }
+
+func testSecretsByShape(t *testing.T, bin string) {
+	sb := newSandbox(t, bin)
+	audit := filepath.Join(t.TempDir(), "audit.jsonl")
+	secrets := map[string]string{
+		"DATABASE_URL": "postgres://app:hunter2pw@db:5432/x",
+		"HTTPS_PROXY":  "http://proxyuser:pr0xypass@proxy:3128",
+		"GH_PAT":       "ghp_abcdefghijklmnopqrstuvwxyz0123456789",
+		"OPENAI_CONF":  "sk-proj-abcdefghijklmnop1234",
+		"AWS_ID":       "AKIAIOSFODNN7EXAMPLE",
+	}
+	var env []string
+	for k, v := range secrets {
+		env = append(env, k+"="+v)
+	}
+	r := sb.runEnv(t, env, "list", "--debug")
+	for _, clear := range []string{"hunter2pw", "pr0xypass", "ghp_abcdefghijklmnop", "sk-proj-abcdefghijklmnop1234", "AKIAIOSFODNN7EXAMPLE"} {
+		if strings.Contains(r.stderr, clear) {
+			t.Errorf("--debug prints %q in clear:\n%s", clear, r.stderr)
+		}
+	}
+	if !strings.Contains(r.stderr, "postgres://app:[REDACTED]@db:5432/x") {
+		t.Errorf("--debug: want DATABASE_URL's user and host kept, its password redacted:\n%s", r.stderr)
+	}
+	logged := []string{"TODO_AUDIT_LOG=" + audit}
+	sb.runEnv(t, logged, "add", "see https://bob:pa55w0rd@host/x", "--token", "s3cr3tvalue")
+	sb.runEnv(t, logged, "add", "see https://bob:pa55w0rd@host/x")
+	data, err := os.ReadFile(audit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, clear := range []string{"pa55w0rd", "s3cr3tvalue"} {
+		if strings.Contains(string(data), clear) {
+			t.Errorf("the audit log keeps %q in clear:\n%s", clear, data)
+		}
+	}
+	if !strings.Contains(string(data), "https://bob:[REDACTED]@host/x") {
+		t.Errorf("the audit log: want the argument's URL with its password redacted:\n%s", data)
+	}
 }
