@@ -152,7 +152,6 @@ func execNode() *schema.Command {
 		schema.Example{Description: "a batch, one answer per line", Command: "exec --format jsonl < ops.jsonl"})
 	n.Meta.Timeout = schema.NoTimeout // each line has its command's own limit
 	n.Meta.Streaming = true
-	n.Meta.Dispatches = true // as dangerous as what it runs (execDanger)
 	return n
 }
 

@@ -106,34 +106,27 @@ func (b batchEffect) effect(dryRun bool) envelope.Effect {
 	return e
 }
 
-// execDanger gives exec the danger of the worst command it can dispatch
-// (REQ-C-002): a batch that can purge is no read-only tool, whatever one
-// line does, and describe, the manifest and an MCP client must not say it
-// is. Each line is confirmed as its command alone would be (a destructive
-// one's "yes": true), so exec asks for no confirmation of its own (see
-// unconfirmed).
+// execDanger gives exec the danger of what it can dispatch (REQ-C-002): a
+// batch that can add, purge or run an undeclared command is no read-only
+// tool, and describe, the manifest and an MCP client must not say it is.
+// It is mutating, not destructive, even when a line can destroy: each line
+// is confirmed as its command alone would be (a destructive one's
+// "yes": true), so running exec destroys nothing no line confirmed.
 func execDanger(root *schema.Command, cfg *config) {
 	exec := root.Sub(execCommand)
-	if exec == nil || !exec.Builtin {
+	if exec == nil || !dispatches(exec) {
 		return
 	}
-	rank := map[schema.Danger]int{schema.Safe: 0, schema.Mutating: 1, schema.Unknown: 2, schema.Destructive: 3}
-	worst := schema.Safe
+	exec.Meta.Danger = schema.Safe
 	root.Walk(func(n *schema.Command) {
-		if dispatchable(n, cfg) && rank[n.Danger()] > rank[worst] {
-			worst = n.Danger()
+		if dispatchable(n, cfg) && n.Danger() != schema.Safe {
+			exec.Meta.Danger = schema.Mutating
 		}
 	})
-	if worst != schema.Unknown {
-		exec.Meta.Danger = worst
-	} else {
-		exec.Meta.Danger = "" // undeclared: unknown, as the worst line's
-	}
+	exec.Meta.DryRun = exec.Meta.Danger == schema.Mutating // its --dry-run passes to the lines
 }
 
-// dispatches reports whether n is exec, which is as dangerous as the
-// commands it dispatches and confirms each line as its command alone
-// would be confirmed, never the batch as a whole.
+// dispatches reports whether n is Duet's exec.
 func dispatches(n *schema.Command) bool {
 	return n.Builtin && n.Name == execCommand && n.Parent != nil && n.Parent.Parent == nil
 }
@@ -177,12 +170,17 @@ func underExtension(n *schema.Command, exts []Extension) bool {
 // stdout rather than through its framework or envelope.Output cannot be
 // told apart per line, and is reported on stderr.
 func (inv *invocation) exec(ctx context.Context) error {
-	ignore, dryRun := inv.call.bool(flagname.IgnoreErrors), inv.call.bool(flagname.DryRun)
+	ignore, dryRun := inv.call.bool(flagname.IgnoreErrors), inv.call.bool(flagname.DryRun) || inv.out.DryRun()
 	sc := bufio.NewScanner(inv.cfg.stdin)
 	sc.Buffer(make([]byte, 0, 64<<10), maxDispatchLine)
 	lines, read, failed, ran := 0, 0, 0, 0
 	var batch batchEffect
-	defer func() { inv.out.Effect(batch.effect(dryRun)) }()
+	defer func() {
+		inv.out.Effect(batch.effect(dryRun))
+		if dryRun { // a preview says what it would touch (REQ-C-004)
+			inv.out.WouldAffect(map[string]any{"lines": lines, "previewed": ran})
+		}
+	}()
 	for n := 1; sc.Scan(); n++ {
 		line := bytes.TrimSpace(sc.Bytes())
 		if len(line) == 0 {

@@ -58,10 +58,6 @@ type Meta struct {
 	Output    Source         // the JSON Schema of data on success: Of[T]() or a Schema
 	Examples  []Example      //
 	ExitCodes exitcode.Table // merged over exitcode.Defaults()
-	// Dispatches marks a command that runs others, such as a batch: it is
-	// as dangerous as the worst of them, and asks no confirmation of its
-	// own — each command it runs is confirmed as it would be alone.
-	Dispatches bool
 	// ResultExits are exit codes with which the command says what it
 	// found rather than that it failed — diff's 1, "the inputs differ" —
 	// each declared in ExitCodes. A script gets the code as ever; an agent
@@ -707,7 +703,7 @@ func (c *Command) IsTool() bool {
 // NeedsConfirmation reports whether c must be confirmed with --yes (or at a
 // prompt) before it runs.
 func (c *Command) NeedsConfirmation() bool {
-	return (c.Danger() == Destructive || c.Meta.Confirm) && !c.Meta.Dispatches
+	return c.Danger() == Destructive || c.Meta.Confirm
 }
 
 // OutputSchema returns the declared schema of the command's data on success,

@@ -121,10 +121,9 @@ func testExec(t *testing.T, bin string) {
 		})
 	}
 
-	// exec is as dangerous as what it can run, and a line is confirmed
-	// as its command alone is: purge without "yes" is refused and
-	// deletes nothing, with it runs — and describe, the manifest and MCP
-	// do not call exec read-only.
+	// A line is confirmed as its command alone is: purge without "yes" is
+	// refused and deletes nothing, with it runs — and describe, the
+	// manifest and MCP do not call exec read-only.
 	t.Run("a destructive line needs its own confirmation", func(t *testing.T) {
 		sb := newSandbox(t, bin)
 		sb.seed(t, item("t1", "keep", true))
@@ -142,8 +141,8 @@ func testExec(t *testing.T, bin string) {
 		if err := json.Unmarshal([]byte(sb.run(t, "describe").stdout), &doc); err != nil {
 			t.Fatal(err)
 		}
-		if got := get(doc, "data.commands.exec.danger_level"); got != "destructive" {
-			t.Errorf("describe: exec's danger_level %v, want destructive (it can run purge)", got)
+		if got := get(doc, "data.commands.exec.danger_level"); got != "mutating" {
+			t.Errorf("describe: exec's danger_level %v, want mutating (it can run add and purge)", got)
 		}
 	})
 
