@@ -189,6 +189,9 @@ func TestFailures(t *testing.T) {
 		{mode: "crash", status: "failed"},
 		{mode: "stderr", status: "failed"},
 		{mode: "hang", status: "failed", errPart: "timeout", args: []string{"--run-timeout", "1s"}},
+		// A limit under a millisecond is a limit, not the 0 that means none
+		// (issue 34: the run hung on).
+		{mode: "hang", status: "failed", errPart: "timeout", args: []string{"--run-timeout", "999us"}},
 		{mode: "huge", status: "succeeded"},
 	}
 	for _, tc := range tests {

@@ -323,6 +323,12 @@ func (r *Runner) executable(h *harness.Harness) (string, error) {
 		WithFix("install "+h.Display(), "")
 }
 
+// ceilMS is d in whole milliseconds, rounded up: a limit under one (999µs)
+// is a limit of one, never the 0 that means none.
+func ceilMS(d time.Duration) int64 {
+	return int64((d + time.Millisecond - 1) / time.Millisecond)
+}
+
 func (r *Runner) runTimeout(asked time.Duration) time.Duration {
 	if asked > 0 {
 		return asked
@@ -414,7 +420,7 @@ func (r *Runner) launch(ctx context.Context, sp state.Space, dir string, p *plan
 		warn(ctx, "UNSUPPORTED_FLAG", u.Message(), "remove this flag or switch to a harness that supports it. Flag ignored")
 	}
 	l := Launch{V: 1, Harness: p.harness.Name(), Args: cmd.Args, Dir: r.Project.Root, ResumeID: req.ResumeID,
-		TimeoutMS: p.timeout.Milliseconds(), GraceMS: r.Config.Timeouts.KillGrace.Milliseconds()}
+		TimeoutMS: ceilMS(p.timeout), GraceMS: r.Config.Timeouts.KillGrace.Milliseconds()}
 	l.Env = append(slices.Clip(cmd.Env),
 		space.EnvID+"="+sp.ID,
 		"MERIDIAN_SPACE_FS="+filepath.Join(r.Project.State.SpaceDir(sp.ID), "fs"))
