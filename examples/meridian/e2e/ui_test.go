@@ -3,9 +3,12 @@
 package e2e
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -401,5 +404,33 @@ func TestUIServesMCP(t *testing.T) {
 	listed, _ := json.Marshal(res.StructuredContent)
 	if res.IsError || !strings.Contains(string(listed), `"id":"r1"`) {
 		t.Errorf("run_list over the UI's MCP endpoint: error %v, %s", res.IsError, listed)
+	}
+}
+
+// TestUIEndsOnSIGTERM: `meridian ui` stopped by SIGTERM, as a service
+// manager stops it, exits 143 with the signal named — not 0, as if it had
+// finished its work (issue 34).
+func TestUIEndsOnSIGTERM(t *testing.T) {
+	t.Parallel()
+	sb := newSandbox(t)
+	cmd := exec.Command(bin, "ui")
+	cmd.Env, cmd.Dir = sb.env, sb.dir
+	var stdout bytes.Buffer
+	cmd.Stdout = &stdout
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	lines := bufio.NewScanner(stderr)
+	for lines.Scan() && !strings.Contains(lines.Text(), "until interrupted") {
+	}
+	cmd.Process.Signal(syscall.SIGTERM)
+	go io.Copy(io.Discard, stderr)
+	code := exitCode(cmd.Wait())
+	if code != 143 || !strings.Contains(stdout.String(), `"signal":"SIGTERM"`) {
+		t.Errorf("meridian ui after SIGTERM: exit %d, %s; want 143 naming the signal", code, stdout.String())
 	}
 }
