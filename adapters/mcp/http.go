@@ -33,8 +33,12 @@ const httpPath = "/mcp"
 // request stands alone, as a tool call does — so it keeps no sessions to
 // lose. It refuses requests a browser makes from another site (origin and
 // Sec-Fetch-Site checks) and, on a loopback address, requests naming
-// another host (DNS rebinding). On any other address it also wants a
-// bearer token: $<TOOL>_MCP_TOKEN, else one made now and printed.
+// another host (DNS rebinding). On every address, loopback included — any
+// local process or a page in a browser can reach loopback — it wants a
+// token: $<TOOL>_MCP_TOKEN, else one made now and printed once, in the URL
+// it says it serves at (?t=, for a client that sends no headers, such as
+// the MCP Inspector's CLI), as `meridian ui` prints its page's. A request
+// carries it as a bearer token or in that URL.
 func serveHTTP(ctx context.Context, h *adapters.Host, addr string, opts []Option) int {
 	tool := h.App.Tree().Name
 	handler, err := Handler(h.App, opts...)
@@ -46,15 +50,14 @@ func serveHTTP(ctx context.Context, h *adapters.Host, addr string, opts []Option
 		return h.Fail(envelope.Validationf(errcode.InvalidFlagValue, "--%s %s: %v", flagHTTP, addr, err).WithField(flagHTTP))
 	}
 	url := "http://" + ln.Addr().String() + httpPath
-	token := ""
-	if ip, ok := ln.Addr().(*net.TCPAddr); !ok || !ip.IP.IsLoopback() {
-		name := runenv.EnvName(tool, "MCP_TOKEN")
-		if token, _ = h.LookupEnv(name); token == "" {
-			token = newToken()
-			fmt.Fprintf(h.Stderr, "%s is not set: requests need the bearer token %s\n", name, token)
-		}
-		handler = auth.RequireBearerToken(bearer(token), nil)(handler)
+	name := runenv.EnvName(tool, "MCP_TOKEN")
+	token, _ := h.LookupEnv(name)
+	if token == "" {
+		token = newToken()
+		fmt.Fprintf(h.Stderr, "%s is not set: requests need the bearer token %s\n", name, token)
+		url += "?t=" + token
 	}
+	handler = tokenInURL(auth.RequireBearerToken(bearer(token), nil)(handler))
 	mux := http.NewServeMux()
 	mux.Handle(httpPath, handler)
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
@@ -91,6 +94,17 @@ func Handler(app adapters.Framework, opts ...Option) (http.Handler, error) {
 	}
 	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s }, &sdk.StreamableHTTPOptions{Stateless: true})
 	return http.NewCrossOriginProtection().Handler(h), nil
+}
+
+// tokenInURL takes a token given in the URL (?t=) as the bearer token.
+func tokenInURL(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if t := r.URL.Query().Get("t"); t != "" && r.Header.Get("Authorization") == "" {
+			r = r.Clone(r.Context())
+			r.Header.Set("Authorization", "Bearer "+t)
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 // bearer accepts the one token, compared in constant time; it does not

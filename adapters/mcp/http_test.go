@@ -93,9 +93,10 @@ func TestServeHTTP(t *testing.T) {
 }
 
 // TestServeHTTPRefuses: a browser's request from another site, a request
-// naming another host to a loopback server (DNS rebinding), and, off
-// loopback, a request without the bearer token are refused before they
-// reach a tool.
+// naming another host to a loopback server (DNS rebinding), and a request
+// without the token — on loopback too, where any local process or page
+// reaches it (issue 34: `purge` ran for a plain curl) — are refused before
+// they reach a tool.
 func TestServeHTTPRefuses(t *testing.T) {
 	url, _ := serveHTTP(t, "127.0.0.1:0")
 	post := func(t *testing.T, url string, header ...string) int {
@@ -129,6 +130,13 @@ func TestServeHTTPRefuses(t *testing.T) {
 		if got := post(t, url, tt.header...); got != tt.want {
 			t.Errorf("%s: status %d, want %d", tt.name, got, tt.want)
 		}
+	}
+	bare, _, found := strings.Cut(url, "?t=")
+	if !found {
+		t.Fatalf("the URL said has no token: %s", url)
+	}
+	if got := post(t, bare); got != http.StatusUnauthorized {
+		t.Errorf("on loopback without the token: status %d, want 401", got)
 	}
 
 	t.Run("off loopback, a token from the environment", func(t *testing.T) {
