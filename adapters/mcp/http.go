@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
@@ -41,7 +42,9 @@ const httpPath = "/mcp"
 // carries it as a bearer token or in that URL.
 func serveHTTP(ctx context.Context, h *adapters.Host, addr string, opts []Option) int {
 	tool := h.App.Tree().Name
-	handler, err := Handler(h.App, opts...)
+	// A call ends with the server (SIGTERM, SIGINT), its process group
+	// stopped, before the server waits for it to return.
+	handler, err := Handler(h.App, append(slices.Clip(opts), func(c *config) { c.serving = ctx })...)
 	if err != nil {
 		return h.Fail(err)
 	}

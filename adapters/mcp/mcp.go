@@ -59,6 +59,9 @@ type config struct {
 	// progressive is how many tools are published one by one (WithProgressive).
 	progressive int
 	clients     *string // the name of the clients command (WithClientsCommand)
+	// serving is Serve's context: a call ends when it does (SIGTERM, SIGINT),
+	// its process group stopped, not when the call's own request ends.
+	serving context.Context
 }
 
 // WithRunner runs the commands with r instead of the app's own binary.
@@ -159,7 +162,7 @@ func serveHost(ctx context.Context, h *adapters.Host, opts []Option) int {
 
 // Serve serves app's tools on t until the client disconnects or ctx is done.
 func Serve(ctx context.Context, app adapters.Framework, t sdk.Transport, opts ...Option) error {
-	s, err := NewServer(app, opts...)
+	s, err := NewServer(app, append(slices.Clip(opts), func(c *config) { c.serving = ctx })...)
 	if err != nil {
 		return err
 	}
@@ -237,6 +240,12 @@ func handler(cfg *config, t *describe.Tool) sdk.ToolHandler {
 		// sets <TOOL>_FORMAT=json, which only Duet reads.
 		if f := c.Flag(flagname.Format); f != nil && f.Builtin {
 			args = slices.Insert(args[:len(args):len(args)], len(c.Path), "--"+flagname.Format+"=json")
+		}
+		if cfg.serving != nil { // the server stopping stops the call, and what it started
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithCancel(ctx)
+			defer cancel()
+			defer context.AfterFunc(cfg.serving, cancel)()
 		}
 		ctx = withEnv(ctx, formatEnv(c))
 		if limit := callLimit(c, args); limit > 0 {

@@ -1,16 +1,19 @@
-//go:build unix
+//go:build linux
 
 package e2e
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -142,4 +145,84 @@ func testSecretsByShape(t *testing.T, bin string) {
 	if !strings.Contains(string(data), "https://bob:[REDACTED]@host/x") {
 		t.Errorf("the audit log: want the argument's URL with its password redacted:\n%s", data)
 	}
+}
+
+// TestE2EMCPStopsMidCall: SIGTERM ends the stdio MCP server while a call
+// with no time limit runs — exit 143, the call's process gone with it — as
+// it ends a server with nothing to do (issue 34: only SIGKILL ended it, and
+// the tool's child ran on).
+func TestE2EMCPStopsMidCall(t *testing.T) { onEach(t, testMCPStopsMidCall) }
+
+func testMCPStopsMidCall(t *testing.T, bin string) {
+	sb := newSandbox(t, bin)
+	cmd := exec.Command(bin, "mcp")
+	cmd.Env = sb.env
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	io.WriteString(stdin, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`+"\n"+
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n"+
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"watch","arguments":{"timeout":"0","interval":"1s"}}}`+"\n")
+	lines := bufio.NewScanner(stdout)
+	if !lines.Scan() { // initialize's answer: the server reads its input
+		t.Fatal("no answer to initialize")
+	}
+	var child int
+	for deadline := time.Now().Add(20 * time.Second); child == 0 && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		child = childOf(t, cmd.Process.Pid)
+	}
+	if child == 0 {
+		t.Fatal("the call started no process")
+	}
+	cmd.Process.Signal(syscall.SIGTERM)
+	done := make(chan int, 1)
+	go func() { io.Copy(io.Discard, stdout); done <- exitCode(cmd.Wait()) }()
+	select {
+	case code := <-done:
+		if code != 143 {
+			t.Errorf("todo mcp after SIGTERM mid-call: exit %d, want 143", code)
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("todo mcp ran on after SIGTERM with a call under way")
+	}
+	for deadline := time.Now().Add(10 * time.Second); syscall.Kill(child, 0) == nil; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			syscall.Kill(child, syscall.SIGKILL)
+			t.Fatalf("the call's process %d outlived the server", child)
+		}
+	}
+}
+
+// childOf is a child process of pid, or 0 when it has none yet: Go starts
+// a child from any of its threads, so /proc/PID/stat's parent field is
+// read for every process.
+func childOf(t *testing.T, pid int) int {
+	t.Helper()
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		raw, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid …; comm may hold spaces, not ")".
+		_, rest, ok := strings.Cut(string(raw), ") ")
+		var state string
+		var ppid, child int
+		if _, err := fmt.Sscan(rest, &state, &ppid); !ok || err != nil || ppid != pid {
+			continue
+		}
+		if _, err := fmt.Sscan(e.Name(), &child); err == nil {
+			return child
+		}
+	}
+	return 0
 }
