@@ -155,6 +155,10 @@ func TestUIRefusesWithoutToken(t *testing.T) {
 		{"GET", "api/spaces", token, "", http.StatusOK},
 		{"POST", "api/runs", token, "http://elsewhere.example", http.StatusForbidden},
 		{"GET", "static/app.js", "", "", http.StatusOK}, // code, no data
+		// A path segment is a value, never a flag (issue 34: this ran
+		// `meridian space show --show-config`).
+		{"GET", "api/spaces/--show-config", token, "", http.StatusBadRequest},
+		{"GET", "api/spaces/s1/runs/--help", token, "", http.StatusBadRequest},
 	} {
 		req, err := http.NewRequest(tt.method, base+tt.path, strings.NewReader(`{"prompt":"x"}`))
 		if err != nil {

@@ -218,6 +218,15 @@ func (s *Server) poll() time.Duration { return cmp.Or(s.Poll, 200*time.Milliseco
 // envelope, with an HTTP status that says the same as its exit code.
 func (s *Server) cli(argsOf func(*http.Request) ([]string, error)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
+		for _, name := range []string{"space", "run"} {
+			// A path segment is a value, never a flag: GET
+			// /api/spaces/--show-config must not run `space show
+			// --show-config`.
+			if strings.HasPrefix(r.PathValue(name), "-") {
+				refuse(w, http.StatusBadRequest, "INVALID_REQUEST", fmt.Sprintf("%q is no %s: a %s is named, not flagged", r.PathValue(name), name, name))
+				return
+			}
+		}
 		args, err := argsOf(r)
 		if err != nil {
 			refuse(w, http.StatusBadRequest, "INVALID_REQUEST", err.Error())
