@@ -39,6 +39,25 @@ func testHostileConfig(t *testing.T, bin string) {
 	}
 }
 
+// TestE2EHostileStore: --file naming /dev/zero or a FIFO is refused at
+// once, saying what it is, instead of read without end (issue 34: 1.7 GB).
+func TestE2EHostileStore(t *testing.T) { onEach(t, testHostileStore) }
+
+func testHostileStore(t *testing.T, bin string) {
+	sb := newSandbox(t, bin)
+	fifo := filepath.Join(t.TempDir(), "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{"/dev/zero", fifo} {
+		r := sb.run(t, "list", "--file", path)
+		expectEnvelope(t, "list --file "+path, r, 1)
+		if !strings.Contains(r.stdout, "is not a regular file") {
+			t.Errorf("list --file %s: %s; want it refused as no regular file", path, r.stdout)
+		}
+	}
+}
+
 // TestE2EWatchInterval: watch --interval 0s (or less) is refused in phase 1
 // with exit 2, naming the flag, instead of a ticker's panic (issue 34).
 func TestE2EWatchInterval(t *testing.T) { onEach(t, testWatchInterval) }

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/duet-cli/duet/internal/atomicfile"
+	"github.com/duet-cli/duet/internal/safefile"
 )
 
 // Priorities an item can have, in order.
@@ -285,8 +286,12 @@ func purge(items []Item, all bool) (removed, kept []Item) {
 	return removed, kept
 }
 
+// maxStore bounds the to-do file: a FIFO, a device or anything larger in
+// its place (--file /dev/zero) is refused, not read without end.
+const maxStore = 256 << 20
+
 func (s *Store) read() (file, error) {
-	raw, err := os.ReadFile(s.Path)
+	raw, err := safefile.ReadFile(s.Path, maxStore)
 	if errors.Is(err, fs.ErrNotExist) {
 		return file{Version: 1}, nil
 	}
