@@ -296,6 +296,8 @@ func (inv *invocation) auditEntry(st envelope.Settled) AuditEntry {
 			case hidden:
 				shown[i] = envelope.Redacted
 				secrets = append(secrets, v)
+			case name == flagname.RawPayload:
+				shown[i] = payload(v) // its fields, each redacted by name and shape
 			case masked:
 				shown[i] = m
 			case f != nil && f.Type == schema.Boolean && (v == "true" || v == "false"):
@@ -332,6 +334,18 @@ func (inv *invocation) auditEntry(st envelope.Settled) AuditEntry {
 		Data:       auditData(st.Result, secrets),
 	}
 	return e
+}
+
+// payload is a --raw-payload as the audit log keeps it: the object, with
+// the values of secret-named fields and secrets of a known shape redacted
+// (redactData); anything that is no JSON object, whose secrets cannot be
+// told, is omitted.
+func payload(v string) any {
+	var obj map[string]any
+	if json.Unmarshal([]byte(v), &obj) != nil || obj == nil {
+		return "[OMITTED]"
+	}
+	return redactData(obj, nil)
 }
 
 // unknownSecrets are the values the command line gives flags the command

@@ -152,11 +152,13 @@ func testSecretsByShape(t *testing.T, bin string) {
 	logged := []string{"TODO_AUDIT_LOG=" + audit}
 	sb.runEnv(t, logged, "add", "see https://bob:pa55w0rd@host/x", "--token", "s3cr3tvalue")
 	sb.runEnv(t, logged, "add", "see https://bob:pa55w0rd@host/x")
+	// A --raw-payload refused beside a flag it conflicts with.
+	sb.runEnv(t, logged, "add", "--raw-payload", `{"title":"x","api_token":"payl0adsecret"}`, "--priority", "high")
 	data, err := os.ReadFile(audit)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, clear := range []string{"pa55w0rd", "s3cr3tvalue"} {
+	for _, clear := range []string{"pa55w0rd", "s3cr3tvalue", "payl0adsecret"} {
 		if strings.Contains(string(data), clear) {
 			t.Errorf("the audit log keeps %q in clear:\n%s", clear, data)
 		}
