@@ -122,8 +122,9 @@ func testMCPMalformedLines(t *testing.T, bin string) {
 // TestE2ESecretsByShape: secrets are redacted by what they look like, not
 // only by the name they come under: --debug's environment keeps a URL's
 // user and host but not its password, and no token of a known shape; the
-// audit log keeps neither a URL's password in an argument nor the value of
-// an unknown flag whose name looks secret (issue 34: each printed in clear).
+// audit log keeps neither a URL's password in an argument, nor the value
+// of an unknown flag whose name looks secret, nor a secret field of a
+// refused --raw-payload (issue 34: each printed in clear).
 func TestE2ESecretsByShape(t *testing.T) { onEach(t, testSecretsByShape) }
 
 func testSecretsByShape(t *testing.T, bin string) {
