@@ -459,3 +459,45 @@ func execMeridian(sb *sandbox, env []string, args ...string) *exec.Cmd {
 	cmd.Env, cmd.Dir = env, sb.dir
 	return cmd
 }
+
+// TestOneTurnAtATime: a conversation takes one turn at a time. Six
+// `run continue r1` at once start one turn; the others are refused with
+// LOCK_HELD (exit 6), naming the turn under way and when to retry (issue
+// 34: twelve started twelve concurrent turns of one conversation).
+func TestOneTurnAtATime(t *testing.T) {
+	sb := newSandbox(t)
+	sb.ok(t, sb.env, nil, "run", "spawn", "-p", "start the conversation", "--wait") // r1, with a harness session
+	var wg sync.WaitGroup
+	outs, codes := make([][]byte, 6), make([]int, 6)
+	for i := range outs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			cmd := execMeridian(sb, sb.inSpace("s1"), "run", "continue", "r1", "-p", "[fake:hang] a long turn", "--run-timeout", "1m")
+			out, err := cmd.Output()
+			outs[i], codes[i] = out, exitCode(err)
+		}()
+	}
+	wg.Wait()
+	results := make([]envelope, len(outs))
+	for i, out := range outs {
+		if err := json.Unmarshal(out, &results[i]); err != nil {
+			t.Fatalf("run continue r1: not one envelope: %v\n%s", err, out)
+		}
+	}
+	started, held := 0, 0
+	for i, e := range results {
+		switch {
+		case codes[i] == 0:
+			started++
+		case codes[i] == 6 && e.Error != nil && e.Error.Code == "LOCK_HELD" && e.Error.Retryable:
+			held++
+		default:
+			t.Errorf("run continue r1: exit %d, %+v", codes[i], e.Error)
+		}
+	}
+	if started != 1 || held != 5 {
+		t.Errorf("six turns at once: %d started, %d refused LOCK_HELD; want 1 and 5", started, held)
+	}
+	sb.ok(t, sb.inSpace("s1"), nil, "run", "cancel", "r2")
+}

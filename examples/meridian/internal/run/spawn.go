@@ -353,6 +353,12 @@ func (r *Runner) start(ctx context.Context, p *plan, wait bool) (Detail, error) 
 	rec := state.Run{SessionID: r.Chat, Model: p.model, Agent: p.agent, Skills: p.skills, Harness: p.harness.Name(),
 		HarnessSessionID: resumeID, Continues: p.continues, StartedAt: state.Timestamp(r.now()), Prompt: p.prompt}
 	id, hold, err := runs.Start(ctx, rec)
+	var busy *state.TurnUnderWayError
+	if errors.As(err, &busy) {
+		return Detail{}, envelope.Errorf(exitcode.Conflict, "LOCK_HELD", "Run %s is a turn of this conversation under way; a conversation takes one turn at a time", busy.Run).
+			WithSuggestion(fmt.Sprintf("run 'meridian run wait %s --space %s', then continue", busy.Run, sp.ID)).
+			WithRetry(5*time.Second, envelope.RetryLinear)
+	}
 	if err != nil {
 		return Detail{}, fmt.Errorf("record the run: %w", err)
 	}

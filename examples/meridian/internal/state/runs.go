@@ -81,6 +81,9 @@ func (rs Runs) Start(ctx context.Context, r Run) (string, *Hold, error) {
 		if err := repair(rs.LogPath()); err != nil {
 			return err
 		}
+		if err := rs.oneTurn(r); err != nil {
+			return err
+		}
 		n, err := rs.lastID()
 		if err != nil {
 			return err
@@ -103,6 +106,40 @@ func (rs Runs) Start(ctx context.Context, r Run) (string, *Hold, error) {
 		return "", nil, err
 	}
 	return r.ID, hold, nil
+}
+
+// TurnUnderWayError is Start's refusal of a second turn of a conversation
+// while one runs: a harness session takes one turn at a time.
+type TurnUnderWayError struct {
+	Run string // the turn under way
+}
+
+func (e *TurnUnderWayError) Error() string {
+	return "run " + e.Run + " is a turn of this conversation under way"
+}
+
+// oneTurn refuses r, a turn of a conversation (it continues a run, or
+// resumes a harness session), while another turn of it runs: checked under
+// runs.lock, so that twelve `run continue r1` at once start one turn, not
+// twelve.
+func (rs Runs) oneTurn(r Run) error {
+	if r.Continues == "" && r.HarnessSessionID == "" {
+		return nil // a new conversation, or a fork of one
+	}
+	all, _, err := rs.List()
+	if err != nil {
+		return err
+	}
+	for _, o := range all {
+		same := r.Continues != "" && o.Continues == r.Continues || r.HarnessSessionID != "" && o.HarnessSessionID == r.HarnessSessionID
+		if !same || o.Status != Running {
+			continue
+		}
+		if alive, err := rs.Alive(o.ID); err == nil && alive {
+			return &TurnUnderWayError{Run: o.ID}
+		}
+	}
+	return nil
 }
 
 // Alive reports whether the run's supervisor is still at work.
