@@ -124,8 +124,12 @@ func withLock(ctx context.Context, path string, fn func() error) error {
 func Timestamp(t time.Time) string { return t.UTC().Truncate(time.Second).Format(time.RFC3339) }
 
 // CreateSpace allocates the next space id (one more than the highest s<N>
-// directory; holes are not reused), creates the space with its fs/, writes
-// space.json, and makes sure .meridian/.gitignore exists.
+// directory; holes are not reused), creates the space with its fs/ and
+// space.json, and makes sure .meridian/.gitignore exists. The space is made
+// whole under a name no reader lists (.creating-s<N>) and renamed into
+// place: killed at any moment, meridian leaves the space whole or not at
+// all, never a directory without its space.json. What a killed creation
+// left is removed by the next, under the same lock.
 func (r Root) CreateSpace(ctx context.Context, name string, now time.Time) (Space, error) {
 	if err := os.MkdirAll(r.SpacesDir(), 0o755); err != nil {
 		return Space{}, err
@@ -141,25 +145,39 @@ func (r Root) CreateSpace(ctx context.Context, name string, now time.Time) (Spac
 			if n, ok := numbered(e.Name(), "s"); ok && e.IsDir() && n >= next {
 				next = n + 1
 			}
+			if strings.HasPrefix(e.Name(), creating) { // a creation killed before its rename
+				os.RemoveAll(filepath.Join(r.SpacesDir(), e.Name()))
+			}
 		}
 		sp = Space{SchemaVersion: SchemaVersion, ID: "s" + strconv.Itoa(next), Status: Active, StartedAt: Timestamp(now)}
 		if name != "" {
 			sp.Name = &name
 		}
 		dir := r.SpaceDir(sp.ID)
-		if err := os.Mkdir(dir, 0o755); err != nil { // exclusive: never two spaces in one directory
+		tmp := filepath.Join(r.SpacesDir(), creating+sp.ID)
+		if err := os.Mkdir(tmp, 0o755); err != nil {
 			return err
 		}
-		if err := os.Mkdir(filepath.Join(dir, "fs"), 0o755); err != nil {
+		if err := os.Mkdir(filepath.Join(tmp, "fs"), 0o755); err != nil {
 			return err
 		}
-		return writeSpace(dir, sp)
+		if err := writeSpace(tmp, sp); err != nil {
+			return err
+		}
+		if _, err := os.Lstat(dir); err == nil { // never two spaces in one directory
+			os.RemoveAll(tmp)
+			return fmt.Errorf("%s exists already", dir)
+		}
+		return os.Rename(tmp, dir)
 	})
 	if err != nil {
 		return Space{}, fmt.Errorf("create space: %w", err)
 	}
 	return sp, r.ensureGitignore()
 }
+
+// creating starts the name a space has while it is made (CreateSpace).
+const creating = ".creating-"
 
 func (r Root) ensureGitignore() error {
 	path := filepath.Join(r.Dir, ".gitignore")
