@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"maps"
 	"os"
 	"slices"
@@ -187,6 +188,10 @@ func (c *call) checkInputFlags() []envelope.FieldError {
 		case fi.IsDir():
 			problems = append(problems, envelope.FieldError{Code: "INVALID_INPUT_FILE", Field: flagname.InputFile,
 				Message: fmt.Sprintf("--input-file %s is a directory, not a file", v)})
+		case fi.Mode()&(fs.ModeDevice|fs.ModeCharDevice|fs.ModeSocket) != 0:
+			// /dev/zero would be read without end; a pipe (<(…)) is fine.
+			problems = append(problems, envelope.FieldError{Code: "INVALID_INPUT_FILE", Field: flagname.InputFile,
+				Message: fmt.Sprintf("--input-file %s is a device or a socket, not a file or a pipe", v)})
 		}
 	}
 	if v, ok := c.opt(flagname.MaxDepth); ok {

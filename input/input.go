@@ -34,8 +34,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"iter"
 	"os"
+	"syscall"
 
 	"github.com/duet-cli/duet/envelope"
 	"github.com/duet-cli/duet/exitcode"
@@ -108,7 +110,19 @@ func (s *Source) Open() (io.ReadCloser, error) {
 	if s.path == "" {
 		return io.NopCloser(bytes.NewReader(s.data)), nil
 	}
-	f, err := os.Open(s.path)
+	// Without blocking: a FIFO nobody writes to answers at once (empty)
+	// instead of holding the open for good; a device is refused, as
+	// /dev/zero would be read without end.
+	f, err := os.OpenFile(s.path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err == nil {
+		switch fi, serr := f.Stat(); {
+		case serr == nil && fi.Mode()&(fs.ModeDevice|fs.ModeCharDevice|fs.ModeSocket) != 0:
+			f.Close()
+			err = errors.New("a device or a socket, not a file or a pipe")
+		case serr == nil && fi.Mode()&fs.ModeNamedPipe != 0:
+			f.Fd() // reads wait for the writer again (<(…)), as without O_NONBLOCK; with none, EOF
+		}
+	}
 	if err != nil {
 		return nil, envelope.Validationf("INPUT_FILE_UNREADABLE", "cannot read --input-file %s: %v", s.path, reason(err)).
 			WithField("input-file").

@@ -58,6 +58,20 @@ func testHostileStore(t *testing.T, bin string) {
 	}
 }
 
+// TestE2EHostileInputFile: --input-file /dev/zero is refused in phase 1
+// (exit 2, INVALID_INPUT_FILE), not read until memory runs out (issue 34:
+// the kernel killed todo import).
+func TestE2EHostileInputFile(t *testing.T) { onEach(t, testHostileInputFile) }
+
+func testHostileInputFile(t *testing.T, bin string) {
+	sb := newSandbox(t, bin)
+	r := sb.run(t, "import", "--input-file", "/dev/zero")
+	env := expectEnvelope(t, "import --input-file /dev/zero", r, 2)
+	if get(env, "error.code") != "INVALID_INPUT_FILE" && get(env, "error.errors.0.code") != "INVALID_INPUT_FILE" {
+		t.Errorf("import --input-file /dev/zero: %s; want INVALID_INPUT_FILE", r.stdout)
+	}
+}
+
 // TestE2EWatchInterval: watch --interval 0s (or less) is refused in phase 1
 // with exit 2, naming the flag, instead of a ticker's panic (issue 34).
 func TestE2EWatchInterval(t *testing.T) { onEach(t, testWatchInterval) }
