@@ -87,6 +87,11 @@ func testWatchInterval(t *testing.T, bin string) {
 	}
 }
 
+// mcpInitialize is a client's first request, then its notification that
+// it is ready.
+const mcpInitialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}` + "\n" +
+	`{"jsonrpc":"2.0","method":"notifications/initialized"}`
+
 // TestE2EMCPMalformedLines: the stdio MCP server answers each line it
 // cannot take — garbage, a truncated request, nesting deeper than JSON
 // decoders go, JSON that is no JSON-RPC message — with a JSON-RPC error,
@@ -103,8 +108,7 @@ func testMCPMalformedLines(t *testing.T, bin string) {
 		deep,
 		`{}`,
 		`{"jsonrpc":"2.0","id":{},"method":"ping"}`,
-		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
-		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		mcpInitialize,
 		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"add","arguments":{"title":"still served"}}}`,
 	}, "\n") + "\n"
 	cmd := exec.Command(bin, "mcp")
@@ -205,8 +209,7 @@ func testMCPStopsMidCall(t *testing.T, bin string) {
 		t.Fatal(err)
 	}
 	defer cmd.Process.Kill()
-	io.WriteString(stdin, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`+"\n"+
-		`{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n"+
+	io.WriteString(stdin, mcpInitialize+"\n"+
 		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"watch","arguments":{"timeout":"0","interval":"1s"}}}`+"\n")
 	lines := bufio.NewScanner(stdout)
 	if !lines.Scan() { // initialize's answer: the server reads its input
