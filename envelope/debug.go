@@ -1,9 +1,10 @@
 package envelope
 
 import (
-	"github.com/duet-cli/duet/internal/secret"
 	"log/slog"
 	"strings"
+
+	"github.com/duet-cli/duet/internal/secret"
 )
 
 // levelOff is above every level a logger writes: --quiet leaves stderr empty.

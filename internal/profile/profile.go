@@ -17,7 +17,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/duet-cli/duet/internal/safefile"
 	"io/fs"
 	"maps"
 	"os"
@@ -28,6 +27,7 @@ import (
 
 	"github.com/duet-cli/duet/internal/atomicfile"
 	"github.com/duet-cli/duet/internal/filelock"
+	"github.com/duet-cli/duet/internal/safefile"
 )
 
 // SchemaVersion is the version of the file format this package writes. It
