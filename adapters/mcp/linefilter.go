@@ -109,19 +109,20 @@ func request(line []byte) (id json.RawMessage, ok bool) {
 // invalid answers a JSON value that is no JSON-RPC 2.0 message with the
 // invalid request error (-32600), under its id when it has one.
 func (f *lineFilter) invalid(id json.RawMessage) {
-	if id == nil {
-		id = json.RawMessage("null")
-	}
-	msg, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id,
-		"error": map[string]any{"code": -32600, "message": "Invalid Request: not a JSON-RPC 2.0 request, notification or response"}})
-	f.out.Write(append(msg, '\n'))
+	f.answer(id, -32600, "Invalid Request: not a JSON-RPC 2.0 request, notification or response")
 }
 
 // reject answers an unreadable line as JSON-RPC asks: a parse error with
 // a null id, since the request's id could not be read.
-func (f *lineFilter) reject(why string) {
-	msg, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": nil,
-		"error": map[string]any{"code": -32700, "message": "Parse error: " + why}})
+func (f *lineFilter) reject(why string) { f.answer(nil, -32700, "Parse error: "+why) }
+
+// answer writes a JSON-RPC error response under id (null without one).
+func (f *lineFilter) answer(id json.RawMessage, code int, message string) {
+	if id == nil {
+		id = json.RawMessage("null")
+	}
+	msg, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id,
+		"error": map[string]any{"code": code, "message": message}})
 	f.out.Write(append(msg, '\n'))
 }
 
