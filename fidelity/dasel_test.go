@@ -115,21 +115,7 @@ func TestDaselOwnTests(t *testing.T) {
 		if err := b.app.edit("internal/command/root_test.go", "import (\n", "import (\n\tduetcobra \"github.com/duet-cli/duet/adapters/cobra\"\n"); err != nil {
 			t.Fatal(err)
 		}
-		for _, env := range []string{"", "CLAUDECODE=1"} {
-			t.Run(v.name+"/env="+env, func(t *testing.T) {
-				if env != "" {
-					t.Setenv("CLAUDECODE", "1")
-				} else {
-					os.Unsetenv("CLAUDECODE")
-				}
-				out, err := b.app.goCmd("test", "-count=1", "-v", "./internal/command/")
-				passed, failed := strings.Count(string(out), "--- PASS"), strings.Count(string(out), "--- FAIL")
-				if err != nil || failed > 0 || passed < 70 || !strings.Contains(string(out), "\nok ") {
-					t.Fatalf("dasel's own tests through duetcobra.Exec (%s, %s): %d passed, %d failed (%v):\n%s", v.name, env, passed, failed, err, out)
-				}
-				t.Logf("dasel's own tests pass through duetcobra.Exec (%s, %s): %d", v.name, env, passed)
-			})
-		}
+		b.app.ownTests(t, "dasel", v.name, "./internal/command/", "duetcobra.Exec", 70)
 	}
 }
 

@@ -198,3 +198,25 @@ func (o *once) get(t *testing.T, prepare func() (builds, error)) builds {
 	}
 	return o.b
 }
+
+// ownTests runs the own tests of pkg of the app called name, plainly and
+// with CLAUDECODE=1 set — as a coding agent runs an adopter's tests — as
+// subtests named variant/env=…: each must pass, at least floor of them. via
+// names how the tests reach the app, for messages.
+func (a app) ownTests(t *testing.T, name, variant, pkg, via string, floor int) {
+	t.Helper()
+	for _, env := range []string{"", "CLAUDECODE=1"} {
+		t.Run(variant+"/env="+env, func(t *testing.T) {
+			t.Setenv("CLAUDECODE", "1") // restored when the test ends
+			if env == "" {
+				os.Unsetenv("CLAUDECODE")
+			}
+			out, err := a.goCmd("test", "-count=1", "-v", pkg)
+			passed, failed := strings.Count(string(out), "--- PASS"), strings.Count(string(out), "--- FAIL")
+			if err != nil || failed > 0 || passed < floor || !strings.Contains(string(out), "\nok ") {
+				t.Fatalf("%s's own tests through %s (%s, %s): %d passed, %d failed (%v):\n%s", name, via, variant, env, passed, failed, err, out)
+			}
+			t.Logf("%s's own tests pass through %s (%s, %s): %d", name, via, variant, env, passed)
+		})
+	}
+}

@@ -133,20 +133,7 @@ func TestNvidiaCTKOwnTests(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		for _, env := range []string{"", "CLAUDECODE=1"} {
-			t.Run(v.name+"/env="+env, func(t *testing.T) {
-				t.Setenv("CLAUDECODE", "1") // restored when the test ends
-				if env == "" {
-					os.Unsetenv("CLAUDECODE")
-				}
-				out, err := b.app.goCmd("test", "-count=1", "-v", "./cmd/nvidia-ctk/runtime/configure/")
-				passed, failed := strings.Count(string(out), "--- PASS"), strings.Count(string(out), "--- FAIL")
-				if err != nil || failed > 0 || passed < 17 || !strings.Contains(string(out), "\nok ") {
-					t.Fatalf("nvidia-ctk's own tests through urfave.Exec (%s, %s): %d passed, %d failed (%v):\n%s", v.name, env, passed, failed, err, out)
-				}
-				t.Logf("nvidia-ctk's own tests pass through urfave.Exec (%s, %s): %d", v.name, env, passed)
-			})
-		}
+		b.app.ownTests(t, "nvidia-ctk", v.name, "./cmd/nvidia-ctk/runtime/configure/", "urfave.Exec", 17)
 	}
 }
 
