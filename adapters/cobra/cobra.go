@@ -142,7 +142,8 @@ type wrappingKey struct{}
 // with.
 func Wrap(root *cobra.Command, opts ...Option) (*App, error) {
 	w := wrappingOf(root)
-	if w == nil {
+	fresh := w == nil
+	if fresh {
 		w = &wrapping{root: root, nodes: map[*cobra.Command]*schema.Command{}, cmds: map[*schema.Command]*cobra.Command{}, opts: opts,
 			silenceErrors: root.SilenceErrors, silenceUsage: root.SilenceUsage, declared: annotated(root)}
 	}
@@ -152,7 +153,9 @@ func Wrap(root *cobra.Command, opts ...Option) (*App, error) {
 			return nil, fmt.Errorf("duet: %s: %w", root.Name(), err)
 		}
 	}
-	root.SetContext(context.WithValue(cmp.Or[context.Context](root.Context(), context.Background()), wrappingKey{}, w))
+	if fresh { // once: a root wrapped case after case keeps one context, not one more each time
+		root.SetContext(context.WithValue(cmp.Or[context.Context](root.Context(), context.Background()), wrappingKey{}, w))
+	}
 	return a, nil
 }
 
