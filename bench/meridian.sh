@@ -14,6 +14,10 @@
 # for to show the space — spaces, a page of runs, their totals, its chats —
 # one after the other (200 ms).
 #
+# Then what `run wait` costs in CPU per second it waits (BenchmarkWait: runs
+# of 1 s and 3 s, the difference halved), beside what a Go process costs
+# when it does nothing but wait on a child for a second (~10 ms here).
+#
 #   COUNT=N    benchmark repetitions, each of RUNS processes (default 3)
 #   RUNS=N     processes per repetition (default 20)
 #   STRICT=1   exit 1 when a median is over its target
@@ -39,3 +43,8 @@ if [[ $over -eq 1 && $STRICT == 1 ]]; then
 	echo "a median is over its target" >&2
 	exit 1
 fi
+
+wait=$(go test -run XXX -bench 'Wait$' -benchtime 3x ./examples/meridian/e2e)
+echo "$wait" | grep '^Benchmark'
+echo "$wait" | awk '$1 ~ /^BenchmarkWait\/1s/ { a = $5 } $1 ~ /^BenchmarkWait\/3s/ { b = $5 }
+	END { printf "RESULT name=wait cpu_ms_per_second_waited=%.1f\n", (b - a) / 2 }'

@@ -89,6 +89,39 @@ func BenchmarkLargeSpace(b *testing.B) {
 	})
 }
 
+// BenchmarkWait measures what `run wait` costs in CPU (user + system, of the
+// process and of the job it starts) for a run of one second and for one of
+// three: the difference, halved, is the cost of waiting a second, near zero
+// for a wait that sleeps (bench/meridian.sh prints it). A lock retried every
+// 5 ms made it 75 ms.
+//
+//	go test -run XXX -bench Wait -benchtime 5x ./examples/meridian/e2e
+func BenchmarkWait(b *testing.B) {
+	for _, tc := range []struct{ name, prompt string }{
+		{"1s", "[fake:sleep=1s] slowly"},
+		{"3s", "[fake:sleep=3s] slowly"},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			sb := newSandbox(b)
+			env := sb.env // the first spawn creates s1
+			var cpu time.Duration
+			for range b.N {
+				b.StopTimer()
+				var spawned struct{ ID string }
+				sb.ok(b, env, &spawned, "run", "spawn", "-p", tc.prompt)
+				env = sb.inSpace("s1")
+				b.StartTimer()
+				r := sb.run(b, env, "run", "wait", spawned.ID)
+				if r.code != 0 {
+					b.Fatalf("run wait %s: exit %d: %s", spawned.ID, r.code, r.stdout)
+				}
+				cpu += r.cpu
+			}
+			b.ReportMetric(float64(cpu.Microseconds())/1000/float64(b.N), "cpu-ms/op")
+		})
+	}
+}
+
 // BenchmarkToolCall times one MCP tools/call of models_list, a client and
 // meridian's server joined in memory, with each runner: the command run in
 // the server's process on an app made for the call (mcp.InProcess), and in

@@ -57,7 +57,7 @@ type sandbox struct {
 	env    []string
 }
 
-func newSandbox(t *testing.T) *sandbox {
+func newSandbox(t testing.TB) *sandbox {
 	t.Helper()
 	root := t.TempDir()
 	sb := &sandbox{dir: filepath.Join(root, "project"), home: filepath.Join(root, "home"), record: filepath.Join(root, "record")}
@@ -92,7 +92,7 @@ type result struct {
 }
 
 // run runs meridian with stdout and stderr on pipes, as an agent does.
-func (sb *sandbox) run(t *testing.T, env []string, args ...string) result {
+func (sb *sandbox) run(t testing.TB, env []string, args ...string) result {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
@@ -161,7 +161,7 @@ type errorObject struct {
 // agent runs meridian as an agent and reads its envelope, failing the test
 // unless stdout is exactly one JSON object whose ok and meta.exit_code
 // match the exit code, and whose warnings each have a code and a message.
-func (sb *sandbox) agent(t *testing.T, env []string, args ...string) (envelope, result) {
+func (sb *sandbox) agent(t testing.TB, env []string, args ...string) (envelope, result) {
 	t.Helper()
 	r := sb.run(t, env, args...)
 	var env0 envelope
@@ -187,7 +187,7 @@ func (sb *sandbox) agent(t *testing.T, env []string, args ...string) (envelope, 
 }
 
 // ok is agent that expects success and decodes data into v.
-func (sb *sandbox) ok(t *testing.T, env []string, v any, args ...string) envelope {
+func (sb *sandbox) ok(t testing.TB, env []string, v any, args ...string) envelope {
 	t.Helper()
 	e, r := sb.agent(t, env, args...)
 	if !e.OK {
