@@ -199,6 +199,13 @@ func Check(ctx context.Context, target Target, opts Options) (*Report, error) {
 	c.pristine, _ = sb.Snapshot()
 	t := c.discover(ctx)
 	c.probe(ctx, t)
+	if c.iso.Processes {
+		// In the check's own process namespace every process but the
+		// checker is a target's: one still here shed its run's tag.
+		if rest := leftovers(""); len(rest) > 0 {
+			c.record("leftover processes", nil, nil, Fail, describeLeftovers(rest)+" (they no longer carried "+runTagEnv+", so the run that started them is not known)", "F-030")
+		}
+	}
 	return c.report(t, time.Since(c.start)), nil
 }
 
@@ -234,6 +241,9 @@ func (c *checker) run(ctx context.Context, inv invocationSpec) runOutcome {
 		return runOutcome{Exit: -1, Err: errOverBudget}
 	}
 	out := runInvocation(ctx, inv)
+	if len(out.Leftovers) > 0 {
+		c.record("leftover processes", &inv, &out, Fail, describeLeftovers(out.Leftovers), "F-030")
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if capped && out.TimedOut {

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -18,10 +19,14 @@ import (
 // where the kernel allows an unprivileged user to make them: a user
 // namespace, a network namespace whose only interface is loopback (so the
 // sandbox's proxy and DNS see every attempt to reach out, and nothing gets
-// through), and a mount namespace in which every file system is read-only
-// but one temporary directory, the copy's TMPDIR, and the directories named
-// in writable, where the program keeps its own state (its audit log, say),
-// made if missing. Each target then runs in a further user namespace, as
+// through), a process namespace (so a target can signal no process outside
+// it, and whatever it leaves running ends with the copy), and a mount
+// namespace in which every file system is read-only but one temporary
+// directory, the copy's TMPDIR. The directories named in own, where the
+// program keeps its own state (its audit log, its profiles), made if
+// missing, stay writable for the copy but out of the targets' sight: they
+// see an empty read-only directory there, and the copy reaches its own
+// through OwnDir. Each target then runs in a further user namespace, as
 // the user who started the check and without privilege over the others.
 // Call it first in main:
 //
@@ -35,7 +40,7 @@ import (
 // where namespaces cannot be made, it returns done false and the program
 // goes on; every report then says how its runs were isolated, and why no
 // further (Report.Isolation).
-func Isolate(writable ...string) (code int, done bool) {
+func Isolate(own ...string) (code int, done bool) {
 	if _, ok := os.LookupEnv(nestProbeEnv); ok {
 		os.Exit(0) // enter's question: can a target get a user namespace?
 	}
@@ -58,10 +63,10 @@ func Isolate(writable ...string) (code int, done bool) {
 		os.Setenv(isolationEnv, isolation{Missing: err.Error()}.encode())
 		return 0, false
 	}
-	iso := isolation{Work: work, UID: os.Getuid(), GID: os.Getgid()}
-	for _, dir := range writable {
+	iso := isolation{Work: work, UID: os.Getuid(), GID: os.Getgid(), Own: map[string]string{}}
+	for _, dir := range own {
 		if dir, err := filepath.Abs(dir); err == nil && os.MkdirAll(dir, 0o700) == nil {
-			iso.Writable = append(iso.Writable, dir)
+			iso.Own[dir] = ""
 		}
 	}
 	cmd := &exec.Cmd{
@@ -72,7 +77,7 @@ func Isolate(writable ...string) (code int, done bool) {
 		Stdout: os.Stdout,
 		Stderr: os.Stderr,
 		SysProcAttr: &syscall.SysProcAttr{
-			Cloneflags:  syscall.CLONE_NEWUSER | syscall.CLONE_NEWNET | syscall.CLONE_NEWNS,
+			Cloneflags:  syscall.CLONE_NEWUSER | syscall.CLONE_NEWNET | syscall.CLONE_NEWNS | syscall.CLONE_NEWPID,
 			UidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: iso.UID, Size: 1}},
 			GidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: iso.GID, Size: 1}},
 		},
@@ -129,9 +134,10 @@ func exitCode(ps *os.ProcessState, err error) int {
 	return ps.ExitCode()
 }
 
-// enter sets up the namespaces the copy was started in: loopback up, then
-// the file systems read-only but iso.Work, with /etc/resolv.conf pointing
-// at the sandbox's DNS recorder. A part the kernel refuses is left out and
+// enter sets up the namespaces the copy was started in: loopback up, a
+// /proc of the process namespace, the file systems read-only but iso.Work,
+// with /etc/resolv.conf pointing at the sandbox's DNS recorder, and the
+// program's own state hidden. A part the kernel refuses is left out and
 // named in Missing; the copy still runs, as isolated as it could be made.
 // Without loopback it cannot (the proxy listens there): that is the error.
 func enter(iso isolation) (isolation, error) {
@@ -140,10 +146,30 @@ func enter(iso isolation) (isolation, error) {
 	}
 	iso.Network = true
 	var missing []string
-	if err := readOnly(append([]string{iso.Work}, iso.Writable...)); err != nil {
+	if os.Getpid() == 1 {
+		iso.Processes = true
+		// A /proc of this namespace shows the targets only its processes.
+		// Without it they still cannot signal outside, but can see there.
+		if err := unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
+			missing = append(missing, "a /proc of the check's own processes: "+err.Error())
+		}
+	} else {
+		missing = append(missing, "a process namespace: the kernel started the copy outside one")
+	}
+	var own []string
+	for dir := range iso.Own {
+		own = append(own, dir)
+	}
+	slices.Sort(own)
+	if err := readOnly(iso.Work, own); err != nil {
 		missing = append(missing, "read-only file systems: "+err.Error())
 	} else {
 		iso.ReadOnly = true
+	}
+	if err := hide(iso.Own); err != nil {
+		missing = append(missing, "the checker's own state out of the targets' sight: "+err.Error())
+	} else {
+		iso.Hidden = len(iso.Own) > 0
 	}
 	// Each target gets a user namespace of its own, if the kernel (or a
 	// read-only /proc) allows it here.
@@ -185,12 +211,13 @@ func loopbackUp() error {
 	return unix.IoctlIfreq(fd, unix.SIOCSIFFLAGS, ifr)
 }
 
-// readOnly makes every mount read-only but the directories in writable
+// readOnly makes every mount read-only but work, the directories in own
 // and /proc (where the targets' user namespaces are mapped), after
 // pointing /etc/resolv.conf at loopback, where the sandbox answers DNS.
-// writable[0] is the copy's TMPDIR. A mount that will not turn read-only
-// is an error, once the others have.
-func readOnly(writable []string) error {
+// work is the copy's TMPDIR. A mount that will not turn read-only is an
+// error, once the others have.
+func readOnly(work string, own []string) error {
+	writable := append([]string{work}, own...)
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 		return fmt.Errorf("make mounts private: %w", err)
 	}
@@ -229,6 +256,37 @@ func readOnly(writable []string) error {
 		if err := unix.MountSetattr(-1, mp, unix.AT_SYMLINK_NOFOLLOW, ro); err != nil && !errors.Is(err, unix.ENOENT) {
 			errs = append(errs, fmt.Errorf("%s: %w", mp, err))
 		}
+	}
+	return errors.Join(errs...)
+}
+
+// hide puts each of the program's own directories out of the targets'
+// sight, once readOnly has left it writable: the copy opens it, then mounts
+// an empty read-only file system over it, and from then on reaches it
+// through the descriptor (own[dir] is set to that path). The copy is made
+// undumpable, so that no target can borrow the descriptor through
+// /proc/<pid>/fd; a target's own mount namespace inherits the cover locked
+// in place.
+func hide(own map[string]string) error {
+	if len(own) == 0 {
+		return nil
+	}
+	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
+		return fmt.Errorf("make the checker undumpable: %w", err)
+	}
+	var errs []error
+	for dir := range own {
+		fd, err := unix.Open(dir, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if err := unix.Mount("tmpfs", dir, "tmpfs", unix.MS_RDONLY|unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, "size=4k,mode=0500"); err != nil {
+			unix.Close(fd)
+			errs = append(errs, fmt.Errorf("cover %s: %w", dir, err))
+			continue
+		}
+		own[dir] = "/proc/self/fd/" + strconv.Itoa(fd)
 	}
 	return errors.Join(errs...)
 }

@@ -12,7 +12,7 @@ import (
 // on this system there are none, so it only records why (see
 // Report.Isolation) and returns done false: the program goes on, its runs
 // kept in by the sandbox's directories, sentinels and proxy alone.
-func Isolate(writable ...string) (code int, done bool) {
+func Isolate(own ...string) (code int, done bool) {
 	if _, ok := os.LookupEnv(isolationEnv); !ok {
 		os.Setenv(isolationEnv, isolation{Missing: "namespaces are a Linux feature; this is " + runtime.GOOS}.encode())
 	}

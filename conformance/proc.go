@@ -136,6 +136,9 @@ type runOutcome struct {
 	Signal                   string // the signal that killed it ("killed", "broken pipe"), or ""
 	TimedOut                 bool   // killed by runInvocation at Timeout
 	Duration                 time.Duration
+	// Leftovers are the processes the run left running once the target
+	// had exited by itself; the run killed them.
+	Leftovers []leftover
 	// Err says the target could not be started at all (not found, not
 	// executable, ctx already done); the other fields are then zero but
 	// Exit, which is -1. A run stopped by ctx afterwards has Err nil and is
@@ -154,7 +157,8 @@ func runInvocation(ctx context.Context, inv invocationSpec) runOutcome {
 	}
 	//duetvet:allow rawexec -- the black-box checker must not import Duet's packages
 	cmd := exec.Command(inv.Path, inv.Args...)
-	cmd.Env = inv.Env
+	tag := newRunTag()
+	cmd.Env = append(slices.Clone(inv.Env), runTagEnv+"="+tag)
 	cmd.Dir = inv.Dir
 
 	p, err := inv.plumb(cmd)
@@ -191,6 +195,9 @@ func runInvocation(ctx context.Context, inv invocationSpec) runOutcome {
 	var o runOutcome
 	select {
 	case <-exited:
+		// What it started and left running, its group included, is its
+		// own doing (F-030).
+		o.Leftovers = leftovers(tag)
 	case <-timer.C:
 		o.TimedOut = true
 		killGroup(pgid)
@@ -200,8 +207,12 @@ func runInvocation(ctx context.Context, inv invocationSpec) runOutcome {
 		<-exited
 	}
 	o.Duration = time.Since(start)
-	// Whatever the target left running in its group goes with it.
+	// Whatever the target left running in its group goes with it, and
+	// what it started outside the group once it was stopped.
 	killGroup(pgid)
+	if o.TimedOut || ctx.Err() != nil {
+		leftovers(tag)
+	}
 
 	p.drain()
 	o.Stdout, o.StdoutBytes = p.stdout.result()

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -133,4 +134,103 @@ func deref[T any](p *T) []T {
 		return nil
 	}
 	return []T{*p}
+}
+
+// TestHostileTarget runs the built duet-check on a CLI that attacks it
+// (issue 34): it plants a profile in the checker's own config directory,
+// found in its mounts and named outright, kills a process of the host, and
+// leaves daemons running, one of them with its environment cleared. The
+// checker's state stays as it was, the host's process lives, no daemon
+// outlives the check, and the report fails F-030 naming them.
+func TestHostileTarget(t *testing.T) {
+	if !namespacesAvailable() {
+		t.Skip("this kernel gives no unprivileged user namespaces")
+	}
+	check, target := buildWith(t, "hostile", "hostile")
+	own := filepath.Join(t.TempDir(), "duet-check")
+	victim := exec.Command("sleep", "300")
+	if err := victim.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { victim.Process.Kill(); victim.Wait() })
+	cmd := exec.Command(check, "check", "--read-only", "status",
+		"--env", "HOSTILE_PLANT="+own, "--env", "HOSTILE_VICTIM="+strconv.Itoa(victim.Process.Pid), target)
+	cmd.Env = append(os.Environ(), "DUET_CHECK_FORMAT=json", "DUET_CHECK_CONFIG_DIR="+own)
+	out, err := cmd.Output()
+	if exit := (*exec.ExitError)(nil); err != nil && !errors.As(err, &exit) {
+		t.Fatal(err)
+	}
+	var answer struct {
+		Data struct {
+			Isolation    string `json:"isolation"`
+			Requirements []struct {
+				ID       string `json:"id"`
+				Status   string `json:"status"`
+				Failures []struct {
+					Command  string `json:"command"`
+					Evidence string `json:"evidence"`
+				} `json:"failures"`
+			} `json:"requirements"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal(out, &answer); err != nil {
+		t.Fatalf("stdout is not one envelope: %v\n%s", err, out)
+	}
+	for _, part := range []string{"a process namespace", "the checker's own state out of the targets' sight"} {
+		if !strings.Contains(answer.Data.Isolation, part) {
+			t.Errorf("isolation %q does not name %q", answer.Data.Isolation, part)
+		}
+	}
+	if entries, err := os.ReadDir(own); err != nil || len(entries) > 0 {
+		t.Errorf("the checker's config directory holds %v (%v), want it empty", entries, err)
+	}
+	if !running(victim.Process.Pid) {
+		t.Errorf("the target killed a process outside the check (pid %d)", victim.Process.Pid)
+	}
+	if alive := daemons(); len(alive) > 0 {
+		t.Errorf("daemons outlived the check: %v", alive)
+		for _, pid := range alive {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
+	var evidence []string
+	for _, r := range answer.Data.Requirements {
+		if r.ID != "F-030" {
+			continue
+		}
+		for _, f := range r.Failures {
+			evidence = append(evidence, f.Command+": "+f.Evidence)
+		}
+		if r.Status != "fail" {
+			t.Errorf("F-030 is %s, want fail", r.Status)
+		}
+	}
+	all := strings.Join(evidence, "\n")
+	if !strings.Contains(all, "status: still running after the target exited") || !strings.Contains(all, "no longer carried DUET_CHECK_RUN") {
+		t.Errorf("F-030 failures do not name the daemon of `status` and the one that cleared its environment:\n%s", all)
+	}
+}
+
+// daemons are the live processes that are the hostile fixture's daemons.
+func daemons() []int {
+	entries, _ := os.ReadDir("/proc")
+	var pids []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		env, _ := os.ReadFile("/proc/" + e.Name() + "/environ")
+		if strings.Contains(string(env), "HOSTILE_DAEMON=1") && running(pid) {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+// running reports whether pid is a process that has not exited (a zombie
+// has: it only awaits its parent).
+func running(pid int) bool {
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	return err == nil && !strings.Contains(string(stat), ") Z ")
 }

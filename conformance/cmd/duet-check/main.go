@@ -38,18 +38,43 @@ func main() {
 	// The checker runs the binaries it judges: inside namespaces of their
 	// own where the kernel allows, so that no probe reaches the network or
 	// writes outside the sandbox. Its own audit log and profiles stay
-	// writable.
-	var own []string
-	if audit := adapters.AuditLogPath("duet-check", os.Getenv); audit != "" {
-		own = append(own, filepath.Dir(audit))
+	// writable for it, and out of the targets' sight: it reaches them by
+	// the paths conformance.OwnDir gives, set here as the runtime's.
+	own := ownState(os.Getenv)
+	var dirs []string
+	for _, o := range own {
+		dirs = append(dirs, o.dir)
 	}
-	if profiles, err := profile.Path("duet-check", os.Getenv); err == nil {
-		own = append(own, filepath.Dir(profiles))
-	}
-	if code, done := conformance.Isolate(own...); done {
+	if code, done := conformance.Isolate(dirs...); done {
 		os.Exit(code)
 	}
+	for _, o := range own {
+		os.Setenv(o.env, filepath.Join(conformance.OwnDir(o.dir), o.file))
+	}
 	urfave.Main(newApp(), adapters.WithVersion(version), adapters.WithSpecStrict())
+}
+
+// ownFile is one place of the checker's own state: its directory, the
+// variable the runtime reads it from, and the file's name there ("" when
+// the variable names the directory).
+type ownFile struct{ dir, env, file string }
+
+// ownState is where the checker keeps its own state: the audit log, when
+// it is on (DUET_CHECK_AUDIT_LOG), and the profiles.
+func ownState(getenv func(string) string) []ownFile {
+	var own []ownFile
+	const auditEnv = "DUET_CHECK_AUDIT_LOG"
+	audit := getenv(auditEnv)
+	if audit == "1" {
+		audit = adapters.AuditLogPath("duet-check", getenv)
+	}
+	if filepath.IsAbs(audit) {
+		own = append(own, ownFile{filepath.Dir(audit), auditEnv, filepath.Base(audit)})
+	}
+	if profiles, err := profile.Path("duet-check", getenv); err == nil {
+		own = append(own, ownFile{filepath.Dir(profiles), "DUET_CHECK_CONFIG_DIR", ""})
+	}
+	return own
 }
 
 func newApp() *cli.Command {
