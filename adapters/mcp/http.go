@@ -19,6 +19,7 @@ import (
 	"github.com/duet-cli/duet/envelope"
 	"github.com/duet-cli/duet/exitcode"
 	"github.com/duet-cli/duet/internal/errcode"
+	"github.com/duet-cli/duet/internal/hostguard"
 	"github.com/duet-cli/duet/runenv"
 )
 
@@ -62,7 +63,7 @@ func serveHTTP(ctx context.Context, h *adapters.Host, addr string, opts []Option
 	}
 	handler = tokenInURL(auth.RequireBearerToken(bearer(token), nil)(handler))
 	mux := http.NewServeMux()
-	mux.Handle(httpPath, handler)
+	mux.Handle(httpPath, hostguard.Handler(handler)) // a page rebound to loopback names another host
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	fmt.Fprintf(h.Stderr, "serving MCP at %s\n", url)
 	done := make(chan error, 1)

@@ -124,7 +124,7 @@ func TestServeHTTPRefuses(t *testing.T) {
 		want   int
 	}{
 		{"another site", []string{"Origin", "https://evil.example", "Sec-Fetch-Site", "cross-site"}, http.StatusForbidden},
-		{"another host", []string{"Host", "evil.example"}, http.StatusForbidden},
+		{"another host", []string{"Host", "evil.example"}, http.StatusMisdirectedRequest},
 		{"the same site", []string{"Sec-Fetch-Site", "same-origin"}, http.StatusOK},
 	} {
 		if got := post(t, url, tt.header...); got != tt.want {
@@ -150,6 +150,9 @@ func TestServeHTTPRefuses(t *testing.T) {
 		}
 		if _, err := connectHTTP(t, url, "s3cret"); err != nil {
 			t.Errorf("with the token: %v", err)
+		}
+		if got := post(t, url, "Authorization", "Bearer s3cret", "Host", "evil.example:80"); got != http.StatusMisdirectedRequest {
+			t.Errorf("with the token, naming another host: status %d, want 421", got)
 		}
 	})
 	t.Run("off loopback, a token made and said", func(t *testing.T) {

@@ -46,6 +46,7 @@ import (
 	"github.com/duet-cli/duet/examples/meridian/internal/run"
 	"github.com/duet-cli/duet/examples/meridian/internal/state"
 	"github.com/duet-cli/duet/exitcode"
+	"github.com/duet-cli/duet/internal/hostguard"
 	"github.com/duet-cli/duet/proc"
 )
 
@@ -126,7 +127,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("POST /api/terminals", s.startTerminal)
 	mux.HandleFunc("DELETE /api/terminals/{id}", s.endTerminal)
 	mux.HandleFunc("GET /api/terminals/{id}/attach", s.attachTerminal)
-	return s.guard(mux)
+	return hostguard.Handler(s.guard(mux)) // a page rebound to loopback names another host
 }
 
 // filtered is args with the filters of run list and run stats the query

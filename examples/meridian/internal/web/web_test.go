@@ -85,23 +85,30 @@ func TestRoutes(t *testing.T) {
 	}
 }
 
-// TestGuard: without the token nothing but the static files is served,
-// and a state-changing request from another origin is refused.
+// TestGuard: without the token nothing but the static files is served, a
+// state-changing request from another origin is refused, and so is every
+// request addressed to another host (a page whose name was rebound to
+// loopback), its own origin included.
 func TestGuard(t *testing.T) {
 	s, ts := newServer(t)
+	port := ts.URL[strings.LastIndex(ts.URL, ":"):]
 	for _, tt := range []struct {
 		method, path, token, origin string
 		status                      int
 		code                        string
+		host                        string
 	}{
-		{"GET", "/", "", "", 403, "TOKEN_REQUIRED"},
-		{"GET", "/?t=" + s.Token, "", "", 200, ""},
-		{"GET", "/api/spaces", "wrong", "", 403, "TOKEN_REQUIRED"},
-		{"GET", "/api/spaces?t=" + s.Token, "", "", 200, ""},
-		{"POST", "/api/runs", s.Token, "http://elsewhere.example", 403, "ORIGIN_REFUSED"},
-		{"POST", "/api/runs", s.Token, ts.URL, 200, ""},
-		{"GET", "/static/app.js", "", "", 200, ""},
-		{"GET", "/static/../web.go", "", "", 403, "TOKEN_REQUIRED"}, // /web.go: nothing outside the static files
+		{"GET", "/", "", "", 403, "TOKEN_REQUIRED", ""},
+		{"GET", "/?t=" + s.Token, "", "", 200, "", ""},
+		{"GET", "/api/spaces", "wrong", "", 403, "TOKEN_REQUIRED", ""},
+		{"GET", "/api/spaces?t=" + s.Token, "", "", 200, "", ""},
+		{"POST", "/api/runs", s.Token, "http://elsewhere.example", 403, "ORIGIN_REFUSED", ""},
+		{"POST", "/api/runs", s.Token, ts.URL, 200, "", ""},
+		{"GET", "/static/app.js", "", "", 200, "", ""},
+		{"GET", "/static/../web.go", "", "", 403, "TOKEN_REQUIRED", ""}, // /web.go: nothing outside the static files
+		{"GET", "/?t=" + s.Token, "", "", 421, "HOST_REFUSED", "rebound.example" + port},
+		{"POST", "/api/runs", s.Token, "http://rebound.example" + port, 421, "HOST_REFUSED", "rebound.example" + port},
+		{"GET", "/api/spaces?t=" + s.Token, "", "", 200, "", "localhost" + port},
 	} {
 		req, _ := http.NewRequest(tt.method, ts.URL+tt.path, strings.NewReader(`{"prompt":"x"}`))
 		if tt.token != "" {
@@ -109,6 +116,9 @@ func TestGuard(t *testing.T) {
 		}
 		if tt.origin != "" {
 			req.Header.Set("Origin", tt.origin)
+		}
+		if tt.host != "" {
+			req.Host = tt.host
 		}
 		res, err := http.DefaultClient.Do(req)
 		if err != nil {
