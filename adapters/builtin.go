@@ -202,6 +202,7 @@ func complete(c *schema.Command, checked map[uintptr]error) error {
 		f.Profile = fm.Profile || f.Profile
 		f.Subprocess = fm.Subprocess || f.Subprocess
 		f.MaxBytes = cmp.Or(fm.MaxBytes, f.MaxBytes)
+		f.Path = cmp.Or(fm.Path, f.Path)
 		for _, e := range fm.Env {
 			if !slices.Contains(f.Env, e) {
 				f.Env = append(slices.Clip(f.Env), e) // never into the framework's slice

@@ -44,10 +44,10 @@ func inputFlags(flags []schema.Flag, c *schema.Command) []schema.Flag {
 	switch in := c.Stdin(); {
 	case in == nil:
 	case in.Mode == schema.StdinLines, in.Mode == schema.StdinRecords:
-		flags = append(flags, schema.Flag{Name: flagname.InputFile, Type: schema.String,
+		flags = append(flags, schema.Flag{Name: flagname.InputFile, Type: schema.String, Path: schema.InProject,
 			Usage: fmt.Sprintf("read the input from this file instead of stdin (- is stdin), line by line, each line at most %d bytes", in.MaxLineBytes)})
 	default:
-		flags = append(flags, schema.Flag{Name: flagname.InputFile, Type: schema.String,
+		flags = append(flags, schema.Flag{Name: flagname.InputFile, Type: schema.String, Path: schema.InProject,
 			Usage: "read the input from this file instead of stdin (- is stdin); stdin takes at most 64 KiB, a file any size"})
 	}
 	if c.Meta.RawPayload {

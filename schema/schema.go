@@ -387,7 +387,25 @@ type FlagMeta struct {
 	// discovery: the largest value, in bytes, the field the flag writes
 	// holds; a longer value is refused before the command runs.
 	MaxBytes int
+	// files: Path marks a value that is a file the command reads or
+	// writes, and where it may lie when an MCP tool call gives it.
+	Path PathScope
 }
+
+// PathScope is where the file a flag names may lie when the command runs
+// as an MCP tool: a tool acts for whoever reaches the server, so by default
+// it reads and writes the files of the project the server was started in
+// and no others.
+type PathScope string
+
+const (
+	// InProject confines the file to the server's project directory: a
+	// path outside it, through a symbolic link too, is refused.
+	InProject PathScope = "project"
+	// Anywhere lets the file lie anywhere, as on the command line: for a
+	// command whose purpose is a file elsewhere (an export to ~/Downloads).
+	Anywhere PathScope = "anywhere"
+)
 
 // Example is one invocation shown in help, --schema and describe.
 type Example struct {
@@ -461,6 +479,7 @@ type Flag struct {
 	Subprocess bool // the value is passed to a program: shell metacharacters are refused
 	// discovery: see FlagMeta.MaxBytes.
 	MaxBytes int
+	Path     PathScope // a file, and where an MCP tool call may name it (FlagMeta.Path)
 }
 
 // deprecated appends what to use instead to a description, when the thing

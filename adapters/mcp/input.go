@@ -25,8 +25,9 @@ import (
 // It checks exactly what [schema.Command.ToolInputSchema] declares — types,
 // enums, patterns, required members, no unknown members — and
 // TestInputAgreesWithJSONSchema holds it to a JSON Schema validator on the
-// same document.
-func commandLine(c *schema.Command, raw json.RawMessage) ([]string, *envelope.Error) {
+// same document. Beyond the schema, a file the command reads or writes
+// (schema.InProject) must lie in project.
+func commandLine(c *schema.Command, raw json.RawMessage, project string) ([]string, *envelope.Error) {
 	var in map[string]json.RawMessage
 	if len(bytes.TrimSpace(raw)) > 0 && !bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
 		if err := json.Unmarshal(raw, &in); err != nil {
@@ -34,7 +35,7 @@ func commandLine(c *schema.Command, raw json.RawMessage) ([]string, *envelope.Er
 				WithSuggestion("send the arguments as one object, as the tool's inputSchema describes")
 		}
 	}
-	r := reader{}
+	r := reader{project: project}
 	flags := c.ToolFlags()
 	for _, name := range slices.Sorted(maps.Keys(in)) {
 		// An argument named like a flag hides it, as in the schema.
@@ -74,6 +75,7 @@ func commandLine(c *schema.Command, raw json.RawMessage) ([]string, *envelope.Er
 
 // reader collects the command line and the problems of one call's arguments.
 type reader struct {
+	project  string // where files of schema.InProject flags must lie
 	argv     []string
 	args     map[string][]string
 	problems []envelope.FieldError
@@ -92,7 +94,7 @@ func (r *reader) flag(f *schema.Flag, raw json.RawMessage) {
 			return
 		}
 		for _, item := range items {
-			if v, ok := r.scalar(f.Name, orString(f.Items), f.Enum, f.Pattern, item); ok {
+			if v, ok := r.scalar(f.Name, orString(f.Items), f.Enum, f.Pattern, item); ok && r.confined(f, v) {
 				r.argv = append(r.argv, "--"+f.Name+"="+v)
 			}
 		}
@@ -108,10 +110,22 @@ func (r *reader) flag(f *schema.Flag, raw json.RawMessage) {
 			}
 		}
 	default:
-		if v, ok := r.scalar(f.Name, f.Type, f.Enum, f.Pattern, raw); ok {
+		if v, ok := r.scalar(f.Name, f.Type, f.Enum, f.Pattern, raw); ok && r.confined(f, v) {
 			r.argv = append(r.argv, "--"+f.Name+"="+v)
 		}
 	}
+}
+
+// confined reports whether the file v of f may be used, noting the problem
+// when it lies outside the project.
+func (r *reader) confined(f *schema.Flag, v string) bool {
+	why := outside(r.project, f.Path, v)
+	if why == "" {
+		return true
+	}
+	r.problem(PathOutsideProject, f.Name, "%q: %s", v, why)
+	r.problems[len(r.problems)-1].Suggestion = "name a file inside " + r.project + "; a tool reads and writes the files of the project its server was started in"
+	return false
 }
 
 func (r *reader) arg(a *schema.Arg, raw json.RawMessage) {

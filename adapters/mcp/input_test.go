@@ -98,7 +98,7 @@ func TestInputAgreesWithJSONSchema(t *testing.T) {
 		`{` + base + `,"unknown":1}`,
 	}
 	for _, in := range inputs {
-		_, bad := commandLine(c, json.RawMessage(in))
+		_, bad := commandLine(c, json.RawMessage(in), "")
 		doc := in
 		if doc == "null" {
 			doc = "{}" // no arguments at all: an empty object to the schema
@@ -123,7 +123,7 @@ func TestCommandLine(t *testing.T) {
 			[]string{"store", "put", "--force=true", "--label=a=2", "--label=z=1", "--name=x", "--tag=b", "--tag=a", "--", "k"}},
 	}
 	for _, tt := range tests {
-		got, bad := commandLine(c, json.RawMessage(tt.in))
+		got, bad := commandLine(c, json.RawMessage(tt.in), "")
 		if bad != nil {
 			t.Errorf("%s: %v", tt.in, bad)
 			continue
@@ -137,7 +137,7 @@ func TestCommandLine(t *testing.T) {
 func TestCommandLineRefusesWhatIsNotAnObject(t *testing.T) {
 	c := inputTree(t)
 	for _, in := range []string{`[]`, `"x"`, `{`, `3`} {
-		if _, bad := commandLine(c, json.RawMessage(in)); bad == nil || !strings.Contains(bad.Code, "INVALID_ARGUMENTS") {
+		if _, bad := commandLine(c, json.RawMessage(in), ""); bad == nil || !strings.Contains(bad.Code, "INVALID_ARGUMENTS") {
 			t.Errorf("%s: got %v, want INVALID_ARGUMENTS", in, bad)
 		}
 	}

@@ -62,7 +62,13 @@ type config struct {
 	// serving is Serve's context: a call ends when it does (SIGTERM, SIGINT),
 	// its process group stopped, not when the call's own request ends.
 	serving context.Context
+	project string // where the tools' files lie (WithProject); "" until NewServer
 }
+
+// WithProject sets the project directory, where the files the tools read
+// and write must lie (schema.InProject); by default it is the directory the
+// server was started in.
+func WithProject(dir string) Option { return func(c *config) { c.project = dir } }
 
 // WithRunner runs the commands with r instead of the app's own binary.
 func WithRunner(r Runner) Option { return func(c *config) { c.runner = r } }
@@ -178,6 +184,9 @@ func Serve(ctx context.Context, app adapters.Framework, t sdk.Transport, opts ..
 // executable.
 func NewServer(app adapters.Framework, opts ...Option) (*sdk.Server, error) {
 	cfg := newConfig(opts)
+	if cfg.project == "" {
+		cfg.project = workDir()
+	}
 	if cfg.runner == nil {
 		exe, err := os.Executable()
 		if err != nil {
@@ -190,6 +199,7 @@ func NewServer(app adapters.Framework, opts ...Option) (*sdk.Server, error) {
 			env = os.Environ()
 		}
 		r.Env = append(slices.Clip(env), envelope.EnvName(app.Tree().Name, "FORMAT")+"=json")
+		r.Dir = cfg.project // relative files are the project's
 		cfg.runner = r
 	}
 	root := app.Tree()
@@ -230,7 +240,7 @@ func sdkTool(t *describe.Tool) *sdk.Tool {
 func handler(cfg *config, t *describe.Tool) sdk.ToolHandler {
 	c := t.Command()
 	return func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
-		args, bad := commandLine(c, req.Params.Arguments)
+		args, bad := commandLine(c, req.Params.Arguments, cfg.project)
 		if bad != nil {
 			return failure(bad, int(exitcode.ArgError)), nil
 		}

@@ -42,6 +42,7 @@ type ExecRunner struct {
 	Path string
 	Args []string // before each command line
 	Env  []string // the child's environment; nil means this process's
+	Dir  string   // the child's working directory; "" means this process's
 	// Grace is how long a cancelled child has to answer after SIGTERM
 	// before its process group is killed.
 	Grace time.Duration
@@ -54,7 +55,7 @@ type ExecRunner struct {
 // killed.
 func (r *ExecRunner) Run(ctx context.Context, args []string) ([]byte, int, error) {
 	cmd := proc.Command(ctx, r.Path, append(append([]string(nil), r.Args...), args...)...)
-	cmd.Env = r.Env
+	cmd.Env, cmd.Dir = r.Env, r.Dir
 	// The child is the app itself: its commands keep or normalise their
 	// programs' locale as each declares.
 	cmd.PreserveLocale = true

@@ -265,3 +265,74 @@ func childOf(t *testing.T, pid int) int {
 	}
 	return 0
 }
+
+// TestE2EMCPFilesStayInProject: a tool reads and writes the files of the
+// project its server was started in and no others — a store, an archive or
+// an input file named outside it, directly, by "..", or through a link
+// inside that points out, is refused before the command runs, and nothing
+// is read or written there (issue 34: `add {"file": …}` created files
+// anywhere; `import {"input-file": …}` echoed a .env back).
+func TestE2EMCPFilesStayInProject(t *testing.T) { onEach(t, testMCPFilesStayInProject) }
+
+func testMCPFilesStayInProject(t *testing.T, bin string) {
+	sb := newSandbox(t, bin)
+	project, elsewhere := filepath.Join(sb.dir, "project"), filepath.Join(sb.dir, "elsewhere")
+	for _, d := range []string{project, elsewhere} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(elsewhere, ".env"), []byte("API_KEY=hunter2-not-a-todo\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(elsewhere, filepath.Join(project, "link")); err != nil {
+		t.Fatal(err)
+	}
+	calls := []struct {
+		tool, args string
+		refused    bool
+	}{
+		{"add", `{"title":"x","file":"` + filepath.Join(elsewhere, "todo.json") + `"}`, true},
+		{"add", `{"title":"x","file":"../elsewhere/todo.json"}`, true},
+		{"add", `{"title":"x","file":"link/todo.json"}`, true},
+		{"add", `{"title":"x","file":"link/../../elsewhere/todo.json"}`, true},
+		{"import", `{"input-file":"../elsewhere/.env","file":"store.json"}`, true},
+		{"archive", `{"to":"` + filepath.Join(elsewhere, "archive.json") + `","file":"store.json"}`, true},
+		{"add", `{"title":"in the project","file":"store.json"}`, false},
+	}
+	in := mcpInitialize + "\n"
+	for i, c := range calls {
+		in += fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":%q,"arguments":%s}}`+"\n", i+10, c.tool, c.args)
+	}
+	cmd := exec.Command(bin, "mcp")
+	cmd.Env, cmd.Dir, cmd.Stdin = sb.env, project, strings.NewReader(in)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("todo mcp: %v\n%s", err, out)
+	}
+	if strings.Contains(string(out), "hunter2") {
+		t.Errorf("a file outside the project was read back:\n%s", out)
+	}
+	results := map[int]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		var m struct {
+			ID     int             `json:"id"`
+			Result json.RawMessage `json:"result"`
+		}
+		if json.Unmarshal([]byte(line), &m) == nil && m.ID >= 10 {
+			results[m.ID-10] = string(m.Result)
+		}
+	}
+	for i, c := range calls {
+		got := results[i]
+		if refused := strings.Contains(got, `"isError":true`) && strings.Contains(got, "PATH_OUTSIDE_PROJECT"); refused != c.refused {
+			t.Errorf("%s %s: refused %v, want %v: %s", c.tool, c.args, refused, c.refused, got)
+		}
+	}
+	if entries, _ := os.ReadDir(elsewhere); len(entries) != 1 {
+		t.Errorf("files were written outside the project: %v", entries)
+	}
+	if _, err := os.Stat(filepath.Join(project, "store.json")); err != nil {
+		t.Errorf("the store in the project was not written: %v", err)
+	}
+}

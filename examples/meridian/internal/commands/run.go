@@ -67,7 +67,7 @@ func (e Env) runCommand() *cli.Command {
 					return started(ctx, d, err)
 				},
 			}, schema.Meta{Danger: schema.Mutating, Output: detail, Timeout: schema.NoTimeout, ExitCodes: codes,
-				Flags:      map[string]schema.FlagMeta{"sandbox": {Enum: sandboxes}, "model": {Subprocess: true}},
+				Flags:      map[string]schema.FlagMeta{"sandbox": {Enum: sandboxes}, "model": {Subprocess: true}, "file": {Path: schema.InProject}},
 				Subprocess: harnessProgram, Background: supervisor,
 				Validate: e.validateSpawn, // the run is planned before anything is written, with --validate-only too
 				Examples: []schema.Example{
@@ -96,7 +96,7 @@ func (e Env) runCommand() *cli.Command {
 			}, schema.Meta{Danger: schema.Mutating, Output: detail, Timeout: schema.NoTimeout, ExitCodes: codes.Merge(exitcode.Table{
 				exitcode.Conflict: {Description: "The run is still running: wait for it first.", Retryable: true, SideEffects: exitcode.None},
 			}),
-				Flags:      map[string]schema.FlagMeta{"model": {Subprocess: true}},
+				Flags:      map[string]schema.FlagMeta{"model": {Subprocess: true}, "file": {Path: schema.InProject}},
 				Subprocess: harnessProgram, Background: supervisor,
 				Validate: e.validateContinue,
 				Args:     []schema.Arg{{Name: "run-id", Type: schema.String, ID: true, Pattern: runIDPattern, Usage: "the run to continue (default: the last run of the current chat)"}},

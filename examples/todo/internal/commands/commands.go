@@ -145,6 +145,7 @@ func Declare() Declarations {
 			},
 			Examples: []schema.Example{{Description: "tag three to-dos", Command: "tag urgent t1 t2 t3"}}},
 		Archive: schema.Meta{Danger: schema.Mutating, NoArgs: true, Steps: ArchiveSteps, Rollback: true,
+			Flags:     map[string]schema.FlagMeta{"to": {Path: schema.InProject}},
 			ExitCodes: exitcode.Table{exitcode.PartialFailure: {Description: "A step failed after others completed: data says which, and where to --resume-from."}},
 			Examples: []schema.Example{
 				{Description: "archive, undoing everything if a step fails", Command: "archive --rollback-on-failure"},
@@ -162,7 +163,7 @@ var ArchiveSteps = []string{"backup", "archive", "prune"}
 // RootMeta declares the root command's --file flag as read from TODO_FILE,
 // and, like list's --status, one a saved profile may hold.
 func RootMeta() schema.Meta {
-	return schema.Meta{Flags: map[string]schema.FlagMeta{"file": {Env: []string{FileEnv}, Profile: true}}}
+	return schema.Meta{Flags: map[string]schema.FlagMeta{"file": {Env: []string{FileEnv}, Profile: true, Path: schema.InProject}}}
 }
 
 // Store opens the to-do file at path, or at the default path when it is
