@@ -124,8 +124,8 @@ func (h *redactor) WithGroup(name string) slog.Handler {
 // message alone: a validation that echoes a value it refused would
 // otherwise show a secret in errors[].
 func redactError(e *Error, secrets []string) {
-	if e == nil || len(secrets) == 0 {
-		return
+	if e == nil {
+		return // with no secret value known, the shapes of secrets are still looked for
 	}
 	for _, s := range []*string{&e.Message, &e.Detail, &e.FixRequired, &e.FixCommand, &e.Suggestion, &e.Hint, &e.CorrectedInput} {
 		*s = redactValues(*s, secrets)

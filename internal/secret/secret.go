@@ -7,6 +7,7 @@ package secret
 
 import (
 	"bytes"
+	"math"
 	"regexp"
 	"strings"
 	"sync"
@@ -52,8 +53,10 @@ func Name(name string) bool {
 // The shapes of secrets a value shows whatever its name: a URL's password,
 // and the tokens of services that mark theirs (GitHub's ghp_/gho_/ghs_/
 // ghu_/ghr_ and github_pat_, OpenAI-style sk-, Slack's xox?-, AWS access
-// key ids, JWTs) and PEM private keys.
-var shapes, userinfo compiled
+// key ids, JWTs) and PEM private keys; a value assigned to a secret name
+// (API_KEY=…, "password": "…", ?token=…), as a .env, a config file or a
+// query string has it; and a word random enough to be a key.
+var shapes, userinfo, assigned, words compiled
 
 const (
 	shapesExpr = `(?s)` +
@@ -66,6 +69,11 @@ const (
 		`|\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]+`
 	// userinfoExpr is a URL's user:password@, the password its second group.
 	userinfoExpr = `([a-zA-Z][a-zA-Z0-9+.-]*://[^:/@\s]*:)([^@\s/]+)@`
+	// assignedExpr is the start of name=value or name: value, the name
+	// perhaps quoted (JSON, YAML) and the first group; the value follows.
+	assignedExpr = `([A-Za-z_][A-Za-z0-9_.-]*)"?\s*[=:]\s*"?`
+	// wordsExpr is a run of the characters keys and tokens are made of.
+	wordsExpr = `[A-Za-z0-9+/_-]{24,}`
 )
 
 // compiled is a regular expression compiled the first time it is used, not
@@ -91,18 +99,106 @@ func Hinted(b []byte) bool {
 	return false
 }
 
-// hints are what every shape Shapes redacts contains.
+// hints are what every shape Shapes redacts by its prefix contains.
 var hints = [...]string{"://", "ghp_", "gho_", "ghs_", "ghu_", "ghr_", "github_pat_", "sk-", "xox", "AKIA", "ASIA", "eyJ", "-----BEGIN"}
 
 // Shapes returns s with every secret its shape gives away replaced by
-// mask: a URL's password (the user stays), and the tokens and keys above.
-// A string without a hint of one is returned as it is, unscanned.
+// mask: a URL's password (the user stays), the tokens and keys above, the
+// value of an assignment to a secret name (the name stays), and a random
+// word (see Random).
 func Shapes(s, mask string) string {
-	if !Hinted([]byte(s)) {
+	if Hinted([]byte(s)) {
+		if strings.Contains(s, "://") {
+			s = userinfo.get(userinfoExpr).ReplaceAllString(s, "${1}"+strings.ReplaceAll(mask, "$", "$$")+"@")
+		}
+		s = shapes.get(shapesExpr).ReplaceAllLiteralString(s, mask)
+	}
+	if strings.ContainsAny(s, "=:") && hasSecretWord(s) {
+		s = maskAssigned(s, mask)
+	}
+	return words.get(wordsExpr).ReplaceAllStringFunc(s, func(w string) string {
+		if Random(w) {
+			return mask
+		}
+		return w
+	})
+}
+
+// maskAssigned masks the value of each assignment to a secret name in s.
+// Only the value of a secret name is taken: "https://…?token=x" is no
+// assignment to https, and its token is found.
+func maskAssigned(s, mask string) string {
+	var b strings.Builder
+	last := 0
+	for _, m := range assigned.get(assignedExpr).FindAllStringSubmatchIndex(s, -1) {
+		name := s[m[2]:m[3]]
+		if m[0] < last || !Name(name) || strings.EqualFold(name, keyWord) {
+			continue // "key: status" names no secret
+		}
+		end := m[1] + strings.IndexFunc(s[m[1]:]+" ", func(r rune) bool { return strings.ContainsRune(" \t\r\n\"'&,;}", r) })
+		if value := s[m[1]:end]; value == "" || value == mask {
+			continue
+		}
+		b.WriteString(s[last:m[1]])
+		b.WriteString(mask)
+		last = end
+	}
+	if last == 0 {
 		return s
 	}
-	if strings.Contains(s, "://") {
-		s = userinfo.get(userinfoExpr).ReplaceAllString(s, "${1}"+strings.ReplaceAll(mask, "$", "$$")+"@")
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+// hasSecretWord reports whether s holds a word of a secret name.
+func hasSecretWord(s string) bool {
+	lower := strings.ToLower(s)
+	for w := range Words {
+		if strings.Contains(lower, w) {
+			return true
+		}
 	}
-	return shapes.get(shapesExpr).ReplaceAllLiteralString(s, mask)
+	return false
+}
+
+// Random reports whether w looks like a generated key or token rather than
+// a word, a name or an id: 24 characters or more of letters of both cases
+// and digits, no run of six lower-case letters (which words have: an
+// identifier in camel case), and at least 4.2 bits of entropy per
+// character. Hex (a commit, a digest), UUIDs and ULIDs, which lack a case,
+// are ids, and stay.
+func Random(w string) bool {
+	if len(w) < 24 {
+		return false
+	}
+	var upper, lower, digit bool
+	run := 0
+	counts := map[rune]int{}
+	for _, r := range w {
+		run++
+		switch {
+		case r >= 'A' && r <= 'Z':
+			upper, run = true, 0
+		case r >= 'a' && r <= 'z':
+			lower = true
+		case r >= '0' && r <= '9':
+			digit, run = true, 0
+		default:
+			run = 0
+		}
+		if run >= 6 {
+			return false
+		}
+		counts[r]++
+	}
+	if !upper || !lower || !digit {
+		return false
+	}
+	n := float64(len(w))
+	bits := 0.0
+	for _, c := range counts {
+		p := float64(c) / n
+		bits -= p * math.Log2(p)
+	}
+	return bits >= 4.2
 }

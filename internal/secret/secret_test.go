@@ -53,6 +53,21 @@ func TestShapes(t *testing.T) {
 		{"https://example.com/path", "https://example.com/path"},
 		{"a plain sentence with no-secret in it", "a plain sentence with no-secret in it"},
 		{"sk-short", "sk-short"},
+		// assigned to a secret name, as a .env, YAML, JSON or a query has it
+		{"API_KEY=hunter2hunter2", "API_KEY=[R]"},
+		{`"GITHUB_TOKEN=abc123"`, `"GITHUB_TOKEN=[R]"`},
+		{"password: swordfish", "password: [R]"},
+		{`{"client_secret": "s3cr3t", "name": "x"}`, `{"client_secret": "[R]", "name": "x"}`},
+		{"https://api.example/v1?access_token=abc123&page=2", "https://api.example/v1?access_token=[R]&page=2"},
+		{"unknown key: status", "unknown key: status"},
+		{"priority=high, title=x", "priority=high, title=x"},
+		// random enough to be a key, whatever it is called
+		{"RANDOM=Zx9qK2mVb7TfLp4sNw8RhYc3JdGa6EuQ", "RANDOM=[R]"},
+		{"commit 3f9a1c2b7e5d4f6a8b0c1d2e3f4a5b6c7d8e9f0a", "commit 3f9a1c2b7e5d4f6a8b0c1d2e3f4a5b6c7d8e9f0a"},
+		{"session a0f7e55d-6ed2-4c44-a2a3-ebfd5cfda08c", "session a0f7e55d-6ed2-4c44-a2a3-ebfd5cfda08c"},
+		{"run 01ARZ3NDEKTSV4RRFFQ69G5FAV", "run 01ARZ3NDEKTSV4RRFFQ69G5FAV"},
+		{"the_quick_brown_fox_jumps_over_the_lazy_dog", "the_quick_brown_fox_jumps_over_the_lazy_dog"},
+		{"TestE2EMCPFilesStayInProject2024", "TestE2EMCPFilesStayInProject2024"},
 	} {
 		if got := secret.Shapes(tt.in, "[R]"); got != tt.want {
 			t.Errorf("secret.Shapes(%q) = %q, want %q", tt.in, got, tt.want)

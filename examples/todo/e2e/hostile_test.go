@@ -185,6 +185,23 @@ func testSecretsByShape(t *testing.T, bin string) {
 	if !strings.Contains(string(data), "https://bob:[REDACTED]@host/x") {
 		t.Errorf("the audit log: want the argument's URL with its password redacted:\n%s", data)
 	}
+	// A .env read as input: each line it cannot take comes back in
+	// corrected_input, with the values of secret names and of random keys
+	// masked, the names kept.
+	dotenv := filepath.Join(sb.dir, ".env")
+	lines := "GITHUB_TOKEN=ghp_abcdefghijklmnopqrstuvwxyz012345\nAPI_KEY=hunter2hunter2\nSESSION=Zx9qK2mVb7TfLp4sNw8RhYc3JdGa6EuQ\n"
+	if err := os.WriteFile(dotenv, []byte(lines), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r = sb.runEnv(t, nil, "import", "--input-file", dotenv)
+	for _, clear := range []string{"ghp_abcdefghijklmnop", "hunter2hunter2", "Zx9qK2mVb7TfLp4sNw8RhYc3JdGa6EuQ"} {
+		if strings.Contains(r.stdout, clear) {
+			t.Errorf("import of a .env echoes %q in clear:\n%s", clear, r.stdout)
+		}
+	}
+	if !strings.Contains(r.stdout, `API_KEY=[REDACTED]`) {
+		t.Errorf("import of a .env: want each line's name kept, its value masked:\n%s", r.stdout)
+	}
 }
 
 // TestE2EMCPStopsMidCall: SIGTERM ends the stdio MCP server while a call
