@@ -58,6 +58,33 @@ func testHostileStore(t *testing.T, bin string) {
 	}
 }
 
+// TestE2EHostileArchive: archive --to a device or a FIFO fails its archive
+// step at once, naming what the path is, rather than reading the device
+// without end past --timeout (issue 34: --to /dev/full answered after 46 s
+// on a 30 s limit); the to-dos stay where they were.
+func TestE2EHostileArchive(t *testing.T) { onEach(t, testHostileArchive) }
+
+func testHostileArchive(t *testing.T, bin string) {
+	sb := newSandbox(t, bin)
+	sb.run(t, "add", "finished")
+	sb.run(t, "done", "t1")
+	fifo := filepath.Join(t.TempDir(), "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{"/dev/full", fifo} {
+		r := sb.run(t, "archive", "--to", path, "--timeout", "30s")
+		env := expectEnvelope(t, "archive --to "+path, r, 3)
+		if get(env, "error.code") != "ARCHIVE_UNWRITABLE" || !strings.Contains(r.stdout, "is not a regular file") {
+			t.Errorf("archive --to %s: %s; want ARCHIVE_UNWRITABLE naming it no regular file", path, r.stdout)
+		}
+		if ms, _ := get(env, "meta.duration_ms").(float64); ms > 5000 {
+			t.Errorf("archive --to %s answered after %v ms", path, ms)
+		}
+	}
+	sb.expectIDs(t, "after the refused archives", "t1")
+}
+
 // TestE2EHostileInputFile: --input-file /dev/zero is refused in phase 1
 // (exit 2, INVALID_INPUT_FILE), not read until memory runs out (issue 34:
 // the kernel killed todo import).

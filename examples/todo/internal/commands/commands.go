@@ -24,6 +24,7 @@ import (
 	"github.com/duet-cli/duet/exitcode"
 	"github.com/duet-cli/duet/input"
 	"github.com/duet-cli/duet/internal/atomicfile"
+	"github.com/duet-cli/duet/internal/safefile"
 	"github.com/duet-cli/duet/lock"
 	"github.com/duet-cli/duet/schema"
 )
@@ -481,7 +482,9 @@ func Archive(ctx context.Context, s *todo.Store, to string) error {
 			if err != nil {
 				return notFound(err, "")
 			}
-			before, err := os.ReadFile(to)
+			// The archive is read as the store is: a regular file, capped —
+			// never a device that reads without end (--to /dev/full).
+			before, err := safefile.ReadFile(to, todo.MaxStore)
 			existed := err == nil
 			if err != nil && !errors.Is(err, fs.ErrNotExist) {
 				return unwritable(to, err)

@@ -286,12 +286,12 @@ func purge(items []Item, all bool) (removed, kept []Item) {
 	return removed, kept
 }
 
-// maxStore bounds the to-do file: a FIFO, a device or anything larger in
+// MaxStore bounds the to-do file: a FIFO, a device or anything larger in
 // its place (--file /dev/zero) is refused, not read without end.
-const maxStore = 256 << 20
+const MaxStore = 256 << 20
 
 func (s *Store) read() (file, error) {
-	raw, err := safefile.ReadFile(s.Path, maxStore)
+	raw, err := safefile.ReadFile(s.Path, MaxStore)
 	if errors.Is(err, fs.ErrNotExist) {
 		return file{Version: 1}, nil
 	}
