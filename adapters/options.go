@@ -32,6 +32,7 @@ type config struct {
 	grace        time.Duration
 	requestID    func() string
 	signals      <-chan os.Signal
+	early        chan os.Signal // SIGINT and SIGTERM caught since Main began (see catchEarly)
 	extensions   []Extension
 	newApp       func() (Framework, error) // WithNewApp
 	strict       bool

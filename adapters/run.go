@@ -202,13 +202,16 @@ func (inv *invocation) run(ctx context.Context, args []string) int {
 	if inv.plain(args) {
 		inv.root = &schema.Command{Name: toolName(inv.cfg.toolName, inv.fw.Name())} // the tree is not built
 		inv.call, inv.unread = &call{node: inv.root}, true
+		inv.letEarlyGo()
 		return inv.faithful(ctx, args)
 	}
 	args, read := inv.read(args)
 	switch {
 	case inv.call.node.Passthrough && !inv.scriptForAgent():
+		inv.letEarlyGo()
 		return inv.passthrough(ctx, args)
 	case !inv.answers():
+		inv.letEarlyGo()
 		return inv.faithful(ctx, args)
 	}
 	return inv.answer(ctx, args, read)
@@ -1195,12 +1198,44 @@ func indentedJSON(v any) func(io.Writer) error {
 // command line without the program's name: os.Args[1:], or what the app
 // told its framework to parse instead.
 func Main[F Framework](wrap func() (F, error), args []string, opts ...Option) {
+	early := catchEarly()
 	fw, err := wrap()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	os.Exit(Run(context.Background(), fw, args, opts...))
+	os.Exit(Run(context.Background(), fw, args, append(slices.Clip(opts), func(c *config) { c.early = early })...))
+}
+
+// catchEarly takes SIGINT and SIGTERM from the first moment of Main, while
+// the app is wrapped and its command line read: a signal then is held for
+// the run, which answers it as CANCELLED like one that comes later, or,
+// when the app runs as it would without Duet, is let go and raised again,
+// with the effect it would have had (issue 34: a signal in the first
+// milliseconds killed the process with no envelope).
+func catchEarly() chan os.Signal {
+	ch := make(chan os.Signal, 3)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	return ch
+}
+
+// letEarlyGo gives SIGINT and SIGTERM back to the app, for a run Duet does
+// not answer: catchEarly's hold ends, and a signal it held is raised again
+// now that nothing catches it.
+func (inv *invocation) letEarlyGo() {
+	ch := inv.cfg.early
+	if ch == nil {
+		return
+	}
+	inv.cfg.early = nil
+	signal.Stop(ch)
+	select {
+	case s := <-ch:
+		if p, err := os.FindProcess(os.Getpid()); err == nil {
+			p.Signal(s)
+		}
+	default:
+	}
 }
 
 // WrapAndRun wraps the app with wrap and runs one invocation with args,
@@ -1221,9 +1256,15 @@ func WrapAndRun[F Framework](ctx context.Context, wrap func() (F, error), args [
 // process; the lifecycle ignores it.
 func (inv *invocation) signals() (<-chan os.Signal, func()) {
 	if inv.cfg.signals != nil {
+		if inv.cfg.early != nil {
+			signal.Stop(inv.cfg.early) // the app's channel takes over
+		}
 		return inv.cfg.signals, func() {}
 	}
-	ch := make(chan os.Signal, 3)
+	ch := inv.cfg.early // what came before the run began is the run's
+	if ch == nil {
+		ch = make(chan os.Signal, 3)
+	}
 	signal.Notify(ch, os.Interrupt, syscall.SIGTERM, syscall.SIGPIPE)
 	return ch, func() { signal.Stop(ch) }
 }
