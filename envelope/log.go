@@ -125,14 +125,20 @@ func (h *redactor) WithGroup(name string) slog.Handler {
 // otherwise show a secret in errors[].
 func redactError(e *Error, secrets []string) {
 	if e == nil {
-		return // with no secret value known, the shapes of secrets are still looked for
+		return
 	}
+	// The texts are scanned for the shapes of secrets even when no secret
+	// value is known; the context only for known values, as its strings
+	// from elsewhere are masked and described by the trust tagging.
 	for _, s := range []*string{&e.Message, &e.Detail, &e.FixRequired, &e.FixCommand, &e.Suggestion, &e.Hint, &e.CorrectedInput} {
 		*s = redactValues(*s, secrets)
 	}
 	for i := range e.Errors {
 		fe := &e.Errors[i]
 		fe.Message, fe.Suggestion, fe.CorrectedInput = redactValues(fe.Message, secrets), redactValues(fe.Suggestion, secrets), redactValues(fe.CorrectedInput, secrets)
+	}
+	if len(secrets) == 0 {
+		return
 	}
 	for k, v := range e.Context {
 		e.Context[k] = redactAny(v, secrets)

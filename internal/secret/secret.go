@@ -72,8 +72,9 @@ const (
 	// assignedExpr is the start of name=value or name: value, the name
 	// perhaps quoted (JSON, YAML) and the first group; the value follows.
 	assignedExpr = `([A-Za-z_][A-Za-z0-9_.-]*)"?\s*[=:]\s*"?`
-	// wordsExpr is a run of the characters keys and tokens are made of.
-	wordsExpr = `[A-Za-z0-9+/_-]{24,}`
+	// wordsExpr is a run of the characters keys and tokens are made of;
+	// not "/", which would make every long path a candidate.
+	wordsExpr = `[A-Za-z0-9+_-]{24,}`
 )
 
 // compiled is a regular expression compiled the first time it is used, not
@@ -136,8 +137,8 @@ func maskAssigned(s, mask string) string {
 			continue // "key: status" names no secret
 		}
 		end := m[1] + strings.IndexFunc(s[m[1]:]+" ", func(r rune) bool { return strings.ContainsRune(" \t\r\n\"'&,;}", r) })
-		if value := s[m[1]:end]; value == "" || value == mask {
-			continue
+		if value := s[m[1]:end]; value == "" || value == mask || value[0] == '[' || authScheme(value) {
+			continue // already masked or described; "Authorization: Bearer <token>" leaves the token to the shapes
 		}
 		b.WriteString(s[last:m[1]])
 		b.WriteString(mask)
@@ -148,6 +149,17 @@ func maskAssigned(s, mask string) string {
 	}
 	b.WriteString(s[last:])
 	return b.String()
+}
+
+// authScheme reports whether v is an HTTP authentication scheme, the word
+// before the credentials rather than the credentials.
+func authScheme(v string) bool {
+	for _, scheme := range [...]string{"Bearer", "Basic", "Digest", "Token", "Negotiate"} {
+		if strings.EqualFold(v, scheme) {
+			return true
+		}
+	}
+	return false
 }
 
 // hasSecretWord reports whether s holds a word of a secret name.
@@ -163,35 +175,39 @@ func hasSecretWord(s string) bool {
 
 // Random reports whether w looks like a generated key or token rather than
 // a word, a name or an id: 24 characters or more of letters of both cases
-// and digits, no run of six lower-case letters (which words have: an
-// identifier in camel case), and at least 4.2 bits of entropy per
-// character. Hex (a commit, a digest), UUIDs and ULIDs, which lack a case,
-// are ids, and stay.
+// and digits that change between upper case, lower case and digit at half
+// of their neighbours or more (an identifier in camel case changes only
+// where its words meet), with at least 4.2 bits of entropy per character.
+// Hex (a commit, a digest), UUIDs and ULIDs, which lack a case, are ids,
+// and stay.
 func Random(w string) bool {
 	if len(w) < 24 {
 		return false
 	}
-	var upper, lower, digit bool
-	run := 0
-	counts := map[rune]int{}
-	for _, r := range w {
-		run++
+	class := func(r rune) int {
 		switch {
 		case r >= 'A' && r <= 'Z':
-			upper, run = true, 0
+			return 1
 		case r >= 'a' && r <= 'z':
-			lower = true
+			return 2
 		case r >= '0' && r <= '9':
-			digit, run = true, 0
-		default:
-			run = 0
+			return 3
 		}
-		if run >= 6 {
-			return false
+		return 0
+	}
+	var seen [4]bool
+	changes, prev := 0, -1
+	counts := map[rune]int{}
+	for _, r := range w {
+		c := class(r)
+		seen[c] = true
+		if prev >= 0 && c != prev {
+			changes++
 		}
+		prev = c
 		counts[r]++
 	}
-	if !upper || !lower || !digit {
+	if !seen[1] || !seen[2] || !seen[3] || 2*changes < len(w)-1 {
 		return false
 	}
 	n := float64(len(w))

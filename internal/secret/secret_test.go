@@ -68,6 +68,9 @@ func TestShapes(t *testing.T) {
 		{"run 01ARZ3NDEKTSV4RRFFQ69G5FAV", "run 01ARZ3NDEKTSV4RRFFQ69G5FAV"},
 		{"the_quick_brown_fox_jumps_over_the_lazy_dog", "the_quick_brown_fox_jumps_over_the_lazy_dog"},
 		{"TestE2EMCPFilesStayInProject2024", "TestE2EMCPFilesStayInProject2024"},
+		{"/tmp/TestDebugLogsArgv3620335357/001/child", "/tmp/TestDebugLogsArgv3620335357/001/child"},
+		{"Authorization: Bearer abc.def", "Authorization: Bearer abc.def"},
+		{"key=[BASE64: 48 bytes]", "key=[BASE64: 48 bytes]"},
 	} {
 		if got := secret.Shapes(tt.in, "[R]"); got != tt.want {
 			t.Errorf("secret.Shapes(%q) = %q, want %q", tt.in, got, tt.want)
