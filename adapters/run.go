@@ -25,6 +25,7 @@ import (
 	"github.com/duet-cli/duet/envelope"
 	"github.com/duet-cli/duet/exitcode"
 	"github.com/duet-cli/duet/input"
+	"github.com/duet-cli/duet/internal/argsfile"
 	"github.com/duet-cli/duet/internal/errcode"
 	"github.com/duet-cli/duet/internal/flagname"
 	"github.com/duet-cli/duet/proc"
@@ -1199,6 +1200,15 @@ func indentedJSON(v any) func(io.Writer) error {
 // told its framework to parse instead.
 func Main[F Framework](wrap func() (F, error), args []string, opts ...Option) {
 	early := catchEarly()
+	// A command line handed over in a file (argsfile: the MCP server's
+	// tool calls, a web UI's) replaces the process's.
+	if taken, ok, err := argsfile.Take(); ok {
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(int(exitcode.ArgError))
+		}
+		args = taken
+	}
 	fw, err := wrap()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/duet-cli/duet/adapters"
 	"github.com/duet-cli/duet/envelope"
+	"github.com/duet-cli/duet/internal/argsfile"
 	"github.com/duet-cli/duet/proc"
 )
 
@@ -54,7 +55,15 @@ type ExecRunner struct {
 // Once the child has exited, whatever is left in its process group is
 // killed.
 func (r *ExecRunner) Run(ctx context.Context, args []string) ([]byte, int, error) {
-	cmd := proc.Command(ctx, r.Path, append(append([]string(nil), r.Args...), args...)...)
+	// The command line goes in a file only this user reads, not on the
+	// child's command line: every local user sees that in ps, and one
+	// argument there (a long prompt, a document) cannot pass 128 KiB.
+	path, argsEnv, err := argsfile.Write("", append(slices.Clone(r.Args), args...))
+	if err != nil {
+		return nil, 0, fmt.Errorf("mcp: %w", err)
+	}
+	defer os.Remove(path) // the child removes it once read; not if it never started
+	cmd := proc.Command(ctx, r.Path)
 	cmd.Env, cmd.Dir = r.Env, r.Dir
 	// The child is the app itself: its commands keep or normalise their
 	// programs' locale as each declares.
@@ -66,13 +75,11 @@ func (r *ExecRunner) Run(ctx context.Context, args []string) ([]byte, int, error
 		cmd.Stderr = &progressLines{fn: fn} // else nil too
 		extra = append(slices.Clip(extra), envelope.ProgressEnv+"=1")
 	}
-	if len(extra) > 0 {
-		env := r.Env
-		if env == nil {
-			env = os.Environ()
-		}
-		cmd.Env = append(slices.Clone(env), extra...) // the last of a name wins
+	env := r.Env
+	if env == nil {
+		env = os.Environ()
 	}
+	cmd.Env = append(append(slices.Clone(env), extra...), argsEnv) // the last of a name wins
 	// proc stops the child's process group when ctx is done (SIGTERM,
 	// SIGKILL after Grace), kills what it left in its group when it exits,
 	// and waits at most Grace for a grandchild holding stdout open. A
@@ -82,7 +89,7 @@ func (r *ExecRunner) Run(ctx context.Context, args []string) ([]byte, int, error
 	if err := cmd.Start(); err != nil {
 		return nil, 0, fmt.Errorf("mcp: start %s: %w", r.Path, err)
 	}
-	err := cmd.Wait()
+	err = cmd.Wait()
 	var exit *exec.ExitError
 	switch {
 	case err == nil:

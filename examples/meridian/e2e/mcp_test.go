@@ -8,8 +8,11 @@ package e2e
 // (meridian again) and fake harnesses: the tests count them.
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -369,4 +372,49 @@ func processesOf(t *testing.T, exe string) []int {
 		}
 	}
 	return pids
+}
+
+// TestLongPromptOffTheCommandLine: a prompt of 360 KB reaches the harness
+// whole on its stdin, through an MCP tool call and through the web UI,
+// and is on no process's command line — where every local user reads it
+// in ps, and where one argument cannot pass 128 KiB (issue 34: HTTP 500 in
+// the UI, RUN_FAILED over MCP).
+func TestLongPromptOffTheCommandLine(t *testing.T) {
+	sb := newSandbox(t)
+	prompt := strings.Repeat("review every line of this module with care. ", 8000)
+	cs := sb.serve(t, ownBinary(t), sb.env)
+	callOK(t, cs, "run_spawn", map[string]any{"prompt": "over MCP: " + prompt, "wait": true})
+
+	url := sb.ui(t)
+	base, token, _ := strings.Cut(url, "?t=")
+	body, _ := json.Marshal(map[string]string{"prompt": "from the UI: " + prompt, "space": "s1"})
+	req, _ := http.NewRequest(http.MethodPost, strings.TrimSuffix(base, "/")+"/api/runs", bytes.NewReader(body))
+	req.Header.Set("X-Meridian-Token", token)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	answer, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("POST /api/runs with a long prompt: %d %.300s", res.StatusCode, answer)
+	}
+	sb.ok(t, sb.inSpace("s1"), nil, "run", "wait")
+
+	got := map[string]bool{}
+	for _, rec := range harnesstest.Records(t, sb.record) {
+		for _, via := range []string{"over MCP: ", "from the UI: "} {
+			if strings.TrimSpace(rec.Stdin) == strings.TrimSpace(via+prompt) {
+				got[via] = true
+			}
+		}
+		for _, arg := range rec.Argv {
+			if strings.Contains(arg, "review every line") {
+				t.Errorf("the prompt is on the harness's command line: %.80s…", arg)
+			}
+		}
+	}
+	if !got["over MCP: "] || !got["from the UI: "] {
+		t.Errorf("the harness got the whole prompt on stdin: %v; want both calls'", got)
+	}
 }

@@ -46,6 +46,7 @@ import (
 	"github.com/duet-cli/duet/examples/meridian/internal/run"
 	"github.com/duet-cli/duet/examples/meridian/internal/state"
 	"github.com/duet-cli/duet/exitcode"
+	"github.com/duet-cli/duet/internal/argsfile"
 	"github.com/duet-cli/duet/internal/hostguard"
 	"github.com/duet-cli/duet/proc"
 )
@@ -247,8 +248,19 @@ func (s *Server) cli(argsOf func(*http.Request) ([]string, error)) http.HandlerF
 // run runs meridian with args as an agent does, and returns its envelope
 // and exit code.
 func (s *Server) run(ctx context.Context, args []string) ([]byte, int, error) {
-	cmd := proc.Command(ctx, s.Exe, append(args, "--format", "json")...)
-	cmd.Dir, cmd.Env = s.Dir, s.Env
+	// In a file only this user reads: a prompt on the command line is seen
+	// by every local user in ps, and one over 128 KiB cannot start.
+	path, argsEnv, err := argsfile.Write("", append(args, "--format", "json"))
+	if err != nil {
+		return nil, 0, err
+	}
+	defer os.Remove(path)
+	cmd := proc.Command(ctx, s.Exe)
+	env := s.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	cmd.Dir, cmd.Env = s.Dir, append(slices.Clone(env), argsEnv)
 	out, err := cmd.Output()
 	var exit *exec.ExitError
 	switch {

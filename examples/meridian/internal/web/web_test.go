@@ -29,9 +29,15 @@ func standIn(t *testing.T, script string) string {
 }
 
 // fakeMeridian answers as meridian does, with an envelope whose data is the
-// command line it was given, and exits with $FAKE_EXIT.
+// command line it was given, and exits with $FAKE_EXIT. The command line
+// comes in the file $DUET_ARGS_FILE names (package argsfile), never as
+// arguments, which every local user sees: with any, it exits 99.
 func fakeMeridian(t *testing.T) string {
-	return standIn(t, "printf '{\"ok\":true,\"data\":\"%s\",\"warnings\":[]}' \"$*\"\nexit ${FAKE_EXIT:-0}\n")
+	return standIn(t, `[ "$#" -eq 0 ] || exit 99
+args=$(tr -d '[]"\n' < "$DUET_ARGS_FILE" | sed 's/,/ /g')
+printf '{"ok":true,"data":"%s","warnings":[]}' "$args"
+exit ${FAKE_EXIT:-0}
+`)
 }
 
 func newServer(t *testing.T, env ...string) (*Server, *httptest.Server) {
