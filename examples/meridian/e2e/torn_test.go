@@ -1,12 +1,16 @@
 package e2e
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // TestSpaceCreationIsWhole: a space appears whole or not at all. meridian
@@ -40,6 +44,74 @@ func TestSpaceCreationIsWhole(t *testing.T) {
 			if _, err := os.Stat(filepath.Join(spaces, e.Name(), "space.json")); err != nil {
 				t.Errorf("space %s is torn: %v", e.Name(), err)
 			}
+		}
+	}
+}
+
+// TestDoctorRemovesTornSpaces: doctor removes what an older meridian left
+// when it was killed while it created a space — a space directory without
+// space.json holding nothing, or an empty fs/ and space.json's temporary
+// file — and still only reports a space without space.json that holds
+// anything more (issue 34: doctor reported torn spaces on every run, and
+// never repaired them).
+func TestDoctorRemovesTornSpaces(t *testing.T) {
+	sb := newSandbox(t)
+	sb.ok(t, sb.env, nil, "run", "spawn", "-p", "make s1", "--wait")
+	for dir, files := range map[string][]string{
+		"s2": nil,
+		"s3": {"fs/", ".space.json.4242.tmp"},
+		"s4": {"fs/", "runs.jsonl"},
+	} {
+		path := sb.spaceDir(dir)
+		if err := os.MkdirAll(path, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range files {
+			if strings.HasSuffix(f, "/") {
+				err := os.Mkdir(filepath.Join(path, f), 0o755)
+				if err != nil {
+					t.Fatal(err)
+				}
+				continue
+			}
+			if err := os.WriteFile(filepath.Join(path, f), []byte("{}\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	type report struct {
+		Repaired []struct{ Kind, Space string }
+		Problems []struct{ Kind, Message string }
+	}
+	var first report
+	e, _ := sb.agent(t, sb.env, "doctor")
+	if err := json.Unmarshal(e.Data, &first); err != nil {
+		t.Fatalf("doctor: %s: %v", e.Data, err)
+	}
+	var torn []string
+	for _, r := range first.Repaired {
+		if r.Kind == "torn_space" {
+			torn = append(torn, r.Space)
+		}
+	}
+	slices.Sort(torn)
+	if diff := cmp.Diff([]string{"s2", "s3"}, torn); diff != "" {
+		t.Errorf("torn spaces repaired (-want +got):\n%s", diff)
+	}
+	if len(first.Problems) != 1 || first.Problems[0].Kind != "corrupt_space" || !strings.Contains(first.Problems[0].Message, "s4") {
+		t.Errorf("problems %+v, want s4 reported as corrupt", first.Problems)
+	}
+	for dir, want := range map[string]bool{"s1": true, "s2": false, "s3": false, "s4": true} {
+		if _, err := os.Stat(sb.spaceDir(dir)); (err == nil) != want {
+			t.Errorf("%s there: %v, want %v", dir, err == nil, want)
+		}
+	}
+	var second report
+	e, _ = sb.agent(t, sb.env, "doctor")
+	json.Unmarshal(e.Data, &second)
+	for _, r := range second.Repaired {
+		if r.Kind == "torn_space" {
+			t.Errorf("the second doctor repaired %s again", r.Space)
 		}
 	}
 }

@@ -7,8 +7,10 @@
 //     marked closed in which a chat lives or a run runs is active again. A
 //     space with nothing running is not closed: spaces outlive their chats
 //     (start resumes the last active one), and closing is a person's call;
-//  4. a space whose space.json is missing or corrupt is reported and skipped,
-//     never recreated.
+//  4. a space directory that an older meridian, killed while it created the
+//     space, left without its space.json and with nothing else in it is
+//     removed (torn_space); a space whose space.json is missing or corrupt
+//     and that holds anything more is reported and skipped, never recreated.
 //
 // Every repair is recorded in the report; nothing is repaired twice, for each
 // repair removes the condition that called for it.
@@ -16,7 +18,9 @@ package doctor
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -43,7 +47,7 @@ type Report struct {
 
 // Repair is one thing doctor fixed.
 type Repair struct {
-	Kind   string `json:"kind"` // stale_session_lock, orphan_run, stale_space_status
+	Kind   string `json:"kind"` // stale_session_lock, orphan_run, stale_space_status, torn_space
 	Space  string `json:"space"`
 	ID     string `json:"id,omitempty"` // the chat or run
 	Detail string `json:"detail"`
@@ -79,6 +83,15 @@ func Run(ctx context.Context, p project.Project, cfg *config.Loaded, o Options) 
 		return rep, fmt.Errorf("read spaces: %w", err)
 	}
 	for _, c := range corrupt {
+		var ce *state.CorruptError
+		if errors.As(c, &ce) {
+			id := filepath.Base(filepath.Dir(ce.Path))
+			if removed, err := p.State.RemoveTorn(ctx, id); err == nil && removed {
+				rep.Repaired = append(rep.Repaired, Repair{Kind: "torn_space", Space: id,
+					Detail: "a space directory without space.json and with nothing in it, left by a creation that was killed: removed"})
+				continue
+			}
+		}
 		rep.Problems = append(rep.Problems, Problem{Kind: "corrupt_space", Message: c.Error() + "; the space is skipped"})
 	}
 	for _, sp := range spaces {

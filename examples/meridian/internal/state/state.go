@@ -176,6 +176,48 @@ func (r Root) CreateSpace(ctx context.Context, name string, now time.Time) (Spac
 	return sp, r.ensureGitignore()
 }
 
+// RemoveTorn removes the space directory id when it is what a creation
+// killed before it wrote space.json leaves — an older meridian made spaces
+// in place — and holds nothing else: no space.json, and nothing but an
+// empty fs/ and space.json's temporary files. It reports whether it did; a
+// directory holding anything more is a space's, and is left alone.
+func (r Root) RemoveTorn(ctx context.Context, id string) (bool, error) {
+	if err := ValidSpaceID(id); err != nil {
+		return false, err
+	}
+	removed := false
+	err := withLock(ctx, filepath.Join(r.SpacesDir(), ".lock"), func() error {
+		dir := r.SpaceDir(id)
+		if !tornSpace(dir) {
+			return nil
+		}
+		removed = true
+		return os.RemoveAll(dir)
+	})
+	return removed, err
+}
+
+// tornSpace reports whether dir holds no more than a creation killed before
+// it wrote space.json leaves.
+func tornSpace(dir string) bool {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return false
+	}
+	for _, e := range entries {
+		switch name := e.Name(); {
+		case name == "fs" && e.IsDir():
+			if inner, err := os.ReadDir(filepath.Join(dir, name)); err != nil || len(inner) > 0 {
+				return false
+			}
+		case strings.HasPrefix(name, ".space.json.") && strings.HasSuffix(name, ".tmp"):
+		default:
+			return false // space.json, runs, chats: a space, torn or not, is a person's to look at
+		}
+	}
+	return true
+}
+
 // creating starts the name a space has while it is made (CreateSpace).
 const creating = ".creating-"
 
