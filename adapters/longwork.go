@@ -19,6 +19,7 @@ import (
 	"github.com/duet-cli/duet/internal/idempotency"
 	"github.com/duet-cli/duet/internal/jobstore"
 	"github.com/duet-cli/duet/internal/sessiondir"
+	"github.com/duet-cli/duet/proc"
 	"github.com/duet-cli/duet/schema"
 )
 
@@ -240,6 +241,11 @@ func noStateDir(tool string, err error) *envelope.Error {
 		WithFix("set "+envelope.EnvName(tool, "STATE_DIR")+" to a directory for the tool's state", "")
 }
 
+// staleSession is how old a PID file must be before a later invocation may
+// remove it (when nothing it lists runs): older than any write of a live
+// session's file takes.
+const staleSession = time.Minute
+
 // beforeWork runs after confirmation, before the command: it prunes what
 // killed invocations left in the temp root, claims the job this process is
 // started for, answers a repeated call with an idempotency key from its
@@ -247,6 +253,7 @@ func noStateDir(tool string, err error) *envelope.Error {
 // invocation has answered, with code.
 func (inv *invocation) beforeWork(ctx context.Context, args []string) (code int, done bool) {
 	sessiondir.Prune(inv.tempRoot(), envelope.KeptFor, time.Now()) // best effort: a root in a bad state is reported where it is used
+	proc.PruneSessions(inv.root.Name, tempDir(inv.cfg), staleSession, time.Now())
 	if e := inv.claimJob(); e != nil {
 		return inv.finish(e), true
 	}

@@ -3,8 +3,10 @@ package e2e
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -113,5 +115,57 @@ func TestDoctorRemovesTornSpaces(t *testing.T) {
 		if r.Kind == "torn_space" {
 			t.Errorf("the second doctor repaired %s again", r.Space)
 		}
+	}
+}
+
+// TestLeftoversOfKilledProcessesGo: what a meridian killed mid-write
+// leaves — the temporary file of an atomic write in the state directory,
+// and the PID file of a session it could not end — is removed once it is
+// old enough: the temporary files by doctor, the PID files by the next
+// invocation; young ones, the agents' files in a space's fs/, and a PID
+// file listing a live process stay (issue 34: neither doctor nor cleanup
+// found them).
+func TestLeftoversOfKilledProcessesGo(t *testing.T) {
+	sb := newSandbox(t)
+	tmp := t.TempDir()
+	env := sb.with("TMPDIR=" + tmp)
+	sb.ok(t, env, nil, "run", "spawn", "-p", "make s1 and r1", "--wait")
+	ended := exec.Command("true")
+	if err := ended.Run(); err != nil {
+		t.Fatal(err)
+	}
+	hourAgo := time.Now().Add(-time.Hour)
+	sessions := filepath.Join(tmp, "meridian", "sessions")
+	files := map[string]struct {
+		content string
+		at      time.Time
+		gone    bool
+	}{
+		filepath.Join(sb.spaceDir("s1"), "runs", "r1", ".launch.json.1726670150.tmp"): {"{", hourAgo, true},
+		filepath.Join(sb.spaceDir("s1"), ".space.json.42.tmp"):                        {"{", hourAgo, true},
+		filepath.Join(sb.spaceDir("s1"), ".space.json.43.tmp"):                        {"{", time.Now(), false},
+		filepath.Join(sb.spaceDir("s1"), "fs", ".notes.md.7.tmp"):                     {"mine", hourAgo, false},
+		filepath.Join(sessions, "killed.pids"):                                        {strconv.Itoa(ended.Process.Pid) + "\n", hourAgo, true},
+		filepath.Join(sessions, "background.pids"):                                    {strconv.Itoa(os.Getpid()) + "\n", hourAgo, false},
+	}
+	for path, f := range files {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(f.content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(path, f.at, f.at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e, _ := sb.agent(t, append(sb.inSpace("s1"), "TMPDIR="+tmp), "doctor")
+	for path, f := range files {
+		if _, err := os.Stat(path); (err != nil) != f.gone {
+			t.Errorf("%s: gone %v, want %v", path, err != nil, f.gone)
+		}
+	}
+	if !strings.Contains(string(e.Data), `"stale_temp_file"`) {
+		t.Errorf("doctor does not report the temporary files it removed: %s", e.Data)
 	}
 }

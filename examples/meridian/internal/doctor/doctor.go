@@ -10,7 +10,9 @@
 //  4. a space directory that an older meridian, killed while it created the
 //     space, left without its space.json and with nothing else in it is
 //     removed (torn_space); a space whose space.json is missing or corrupt
-//     and that holds anything more is reported and skipped, never recreated.
+//     and that holds anything more is reported and skipped, never recreated;
+//  5. the temporary files of atomic writes a killed meridian left in the
+//     state directory are removed once they are a minute old (stale_temp_file).
 //
 // Every repair is recorded in the report; nothing is repaired twice, for each
 // repair removes the condition that called for it.
@@ -20,6 +22,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -47,7 +50,7 @@ type Report struct {
 
 // Repair is one thing doctor fixed.
 type Repair struct {
-	Kind   string `json:"kind"` // stale_session_lock, orphan_run, stale_space_status, torn_space
+	Kind   string `json:"kind"` // stale_session_lock, orphan_run, stale_space_status, torn_space, stale_temp_file
 	Space  string `json:"space"`
 	ID     string `json:"id,omitempty"` // the chat or run
 	Detail string `json:"detail"`
@@ -97,6 +100,13 @@ func Run(ctx context.Context, p project.Project, cfg *config.Loaded, o Options) 
 	for _, sp := range spaces {
 		if err := check(ctx, p, sp, o, &rep); err != nil {
 			return rep, fmt.Errorf("space %s: %w", sp.ID, err)
+		}
+	}
+	for _, path := range p.State.StaleTemp(o.Now, time.Minute) {
+		if os.Remove(path) == nil {
+			rel, _ := filepath.Rel(p.Root, path)
+			rep.Repaired = append(rep.Repaired, Repair{Kind: "stale_temp_file", ID: rel,
+				Detail: "the temporary file of a write that a killed meridian never finished: removed"})
 		}
 	}
 	rep.Harnesses = harnesses(cfg, o.Path)

@@ -218,6 +218,29 @@ func tornSpace(dir string) bool {
 	return true
 }
 
+// StaleTemp lists the temporary files of atomic writes that a killed
+// meridian left in the state directory (".<file>.<n>.tmp", renamed over
+// <file> when the write completes) and that are older than minAge, so no
+// longer being written. A space's fs/ is the agents' and is not looked in.
+func (r Root) StaleTemp(now time.Time, minAge time.Duration) []string {
+	var stale []string
+	filepath.WalkDir(r.Dir, func(path string, d fs.DirEntry, err error) error {
+		switch {
+		case err != nil:
+			return nil // gone meanwhile, or unreadable: not ours to judge
+		case d.IsDir() && d.Name() == "fs" && filepath.Base(filepath.Dir(filepath.Dir(path))) == ".spaces":
+			return filepath.SkipDir
+		case d.IsDir() || !strings.HasPrefix(d.Name(), ".") || !strings.HasSuffix(d.Name(), ".tmp"):
+			return nil
+		}
+		if info, err := d.Info(); err == nil && now.Sub(info.ModTime()) >= minAge {
+			stale = append(stale, path)
+		}
+		return nil
+	})
+	return stale
+}
+
 // creating starts the name a space has while it is made (CreateSpace).
 const creating = ".creating-"
 
