@@ -25,6 +25,7 @@ const maxSize = 16 << 20
 // environment entry that names it. The caller removes the file once the
 // child has exited, should the child not have.
 func Write(dir string, args []string) (path, env string, err error) {
+	//duetvet:allow untracked -- the caller removes it once the child has exited, and the child once it has read it
 	f, err := os.CreateTemp(dir, "duet-args-*.json") // mode 0600
 	if err != nil {
 		return "", "", fmt.Errorf("argsfile: %w", err)

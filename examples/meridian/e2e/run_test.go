@@ -289,6 +289,12 @@ func TestConcurrentSpawns(t *testing.T) {
 	sb.ok(t, sb.inSpace("s1"), &w, append([]string{"run", "wait"}, ids...)...)
 	if w.Succeeded != n {
 		t.Errorf("wait: %d succeeded of %d", w.Succeeded, len(w.Runs))
+		for _, r := range w.Runs {
+			if r.Status != "succeeded" {
+				out, _ := json.Marshal(r)
+				t.Logf("%s", out) // why, should it happen again
+			}
+		}
 	}
 	// Paged newest first, page by page, to the end.
 	var seen []string
