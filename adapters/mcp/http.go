@@ -88,7 +88,8 @@ func serveHTTP(ctx context.Context, h *adapters.Host, addr string, opts []Option
 
 // Handler serves app's tools over streamable HTTP, for an app that serves
 // HTTP itself (`serve --http` is this handler on a server of its own). It
-// is stateless — each request stands alone, as a tool call does — and
+// is stateless — each request stands alone, as a tool call does —,
+// answers a body that is no JSON-RPC message with a JSON-RPC error, and
 // refuses requests a browser makes from another site; authentication is
 // the caller's.
 func Handler(app adapters.Framework, opts ...Option) (http.Handler, error) {
@@ -97,7 +98,7 @@ func Handler(app adapters.Framework, opts ...Option) (http.Handler, error) {
 		return nil, err
 	}
 	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s }, &sdk.StreamableHTTPOptions{Stateless: true})
-	return http.NewCrossOriginProtection().Handler(h), nil
+	return http.NewCrossOriginProtection().Handler(checkedBodies(h)), nil
 }
 
 // tokenInURL takes a token given in the URL (?t=) as the bearer token.

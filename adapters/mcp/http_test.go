@@ -2,6 +2,7 @@ package mcp_test
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	neturl "net/url"
 	"os"
@@ -171,4 +172,47 @@ func TestServeHTTPRefuses(t *testing.T) {
 			t.Errorf("with the token it said: %v", err)
 		}
 	})
+}
+
+// TestServeHTTPMalformedBodies: a body that is no JSON-RPC message is
+// answered with the JSON-RPC error the stdio transport gives it — parse
+// error for garbage, a truncated request or nesting deeper than decoders
+// go, invalid request for JSON that is no message — and the server serves
+// the next request (issue 34; the SDK answered them in plain text).
+func TestServeHTTPMalformedBodies(t *testing.T) {
+	url, _ := serveHTTP(t, "127.0.0.1:0", "NOTES_MCP_TOKEN=s3cret")
+	for _, tt := range []struct {
+		body string
+		code float64
+	}{
+		{"garbage", -32700},
+		{`{"jsonrpc":"2.0","id":9,"method":"tools/list"`, -32700},
+		{strings.Repeat("[", 20000) + strings.Repeat("]", 20000), -32700},
+		{`{}`, -32600},
+		{`{"jsonrpc":"2.0","id":{},"method":"ping"}`, -32600},
+	} {
+		req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(tt.body))
+		req.Header.Set("Authorization", "Bearer s3cret")
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var answer struct {
+			JSONRPC string `json:"jsonrpc"`
+			ID      any    `json:"id"`
+			Error   struct {
+				Code float64 `json:"code"`
+			} `json:"error"`
+		}
+		err = json.NewDecoder(res.Body).Decode(&answer)
+		res.Body.Close()
+		if err != nil || res.StatusCode != http.StatusBadRequest || answer.JSONRPC != "2.0" || answer.Error.Code != tt.code {
+			t.Errorf("%.40s: %d %+v (%v); want 400 and JSON-RPC error %v", tt.body, res.StatusCode, answer, err, tt.code)
+		}
+	}
+	if _, err := connectHTTP(t, url, "s3cret"); err != nil {
+		t.Errorf("a client after the malformed bodies: %v", err)
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"net/http"
 	"sync"
 )
 
@@ -109,21 +110,69 @@ func request(line []byte) (id json.RawMessage, ok bool) {
 // invalid answers a JSON value that is no JSON-RPC 2.0 message with the
 // invalid request error (-32600), under its id when it has one.
 func (f *lineFilter) invalid(id json.RawMessage) {
-	f.answer(id, -32600, "Invalid Request: not a JSON-RPC 2.0 request, notification or response")
+	f.answer(id, invalidRequest, "Invalid Request: not a JSON-RPC 2.0 request, notification or response")
 }
 
 // reject answers an unreadable line as JSON-RPC asks: a parse error with
 // a null id, since the request's id could not be read.
-func (f *lineFilter) reject(why string) { f.answer(nil, -32700, "Parse error: "+why) }
+func (f *lineFilter) reject(why string) { f.answer(nil, parseError, "Parse error: "+why) }
 
 // answer writes a JSON-RPC error response under id (null without one).
 func (f *lineFilter) answer(id json.RawMessage, code int, message string) {
+	f.out.Write(append(rpcError(id, code, message), '\n'))
+}
+
+// The JSON-RPC errors a server answers a message it cannot take with.
+const (
+	parseError     = -32700
+	invalidRequest = -32600
+)
+
+// rpcError is a JSON-RPC error response under id (null without one).
+func rpcError(id json.RawMessage, code int, message string) []byte {
 	if id == nil {
 		id = json.RawMessage("null")
 	}
 	msg, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id,
 		"error": map[string]any{"code": code, "message": message}})
-	f.out.Write(append(msg, '\n'))
+	return msg
+}
+
+// checkedBodies answers a POST whose body is no JSON-RPC message — not
+// JSON, truncated, over maxLine, or JSON that is no JSON-RPC 2.0 message —
+// with the JSON-RPC error the stdio transport answers it with, as JSON
+// (the SDK answers such a body in plain text); the server serves on.
+func checkedBodies(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			next.ServeHTTP(w, r)
+			return
+		}
+		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxLine))
+		refuse := func(id json.RawMessage, code int, message string) {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusBadRequest)
+			w.Write(rpcError(id, code, message))
+		}
+		var tooLarge *http.MaxBytesError
+		switch {
+		case errors.As(err, &tooLarge):
+			refuse(nil, parseError, "Parse error: the request is longer than 16 MiB")
+			return
+		case err != nil:
+			refuse(nil, parseError, "Parse error: the request could not be read: "+err.Error())
+			return
+		case !json.Valid(body):
+			refuse(nil, parseError, "Parse error: the body is not JSON")
+			return
+		}
+		if id, ok := request(body); !ok {
+			refuse(id, invalidRequest, "Invalid Request: not a JSON-RPC 2.0 request, notification or response")
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		next.ServeHTTP(w, r)
+	})
 }
 
 // lockedWriter keeps whole messages apart when the SDK and lineFilter
