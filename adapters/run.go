@@ -71,6 +71,11 @@ type invocation struct {
 
 	taken   sync.Mutex     // guards takenBy
 	takenBy chan os.Signal // the command's, while it has taken the signals (TakeSignals)
+	// releases carries TakeSignals' releases to the loop that reads the
+	// signals, which hands over what came before it lets go; loopDone is
+	// closed once that loop has ended.
+	releases chan signalRelease
+	loopDone chan struct{}
 
 	// child processes (proc)
 	session *proc.Session // tracks the programs the running command starts
@@ -910,6 +915,8 @@ func (inv *invocation) execute(parent context.Context, args []string) int {
 
 	restoreWorkdir := inv.keepWorkdir()
 	done := make(chan error, 1)
+	inv.releases, inv.loopDone = make(chan signalRelease), make(chan struct{})
+	defer close(inv.loopDone)
 	go func() {
 		defer func() {
 			if r := recover(); r != nil {
@@ -951,6 +958,8 @@ func (inv *invocation) execute(parent context.Context, args []string) int {
 				cancel(errSignal{s})
 			}
 			grace = time.After(inv.cfg.grace)
+		case r := <-inv.releases:
+			inv.release(r)
 		case <-ctxDone:
 			ctxDone = nil
 			if grace == nil {

@@ -35,13 +35,49 @@ func TakeSignals(ctx context.Context) (signals <-chan os.Signal, release func())
 	var once sync.Once
 	return ch, func() {
 		once.Do(func() {
-			inv.taken.Lock()
-			if inv.takenBy == ch {
-				inv.takenBy = nil
+			r := signalRelease{ch: ch, done: make(chan struct{})}
+			if inv.releases == nil { // taken before the command runs: no loop reads them yet
+				inv.release(r)
+				return
 			}
-			inv.taken.Unlock()
+			select {
+			case inv.releases <- r:
+				<-r.done
+			case <-inv.loopDone: // the run is over: nobody reads the signals
+				inv.release(r)
+			}
 		})
 	}
+}
+
+// signalRelease is a command letting go of the signals it took.
+type signalRelease struct {
+	ch   chan os.Signal
+	done chan struct{} // closed once the signals are the lifecycle's again
+}
+
+// release gives the signals back to the lifecycle, in the loop that reads
+// them: a signal that arrived while the command had them but is still
+// unread — the Ctrl-C that ended the command's child, read a moment after
+// the command let go — is the command's, and does not cancel the run.
+func (inv *invocation) release(r signalRelease) {
+	defer close(r.done)
+	for {
+		select {
+		case s := <-inv.sigs:
+			if s != syscall.SIGPIPE {
+				inv.handOver(s)
+			}
+			continue
+		default:
+		}
+		break
+	}
+	inv.taken.Lock()
+	if inv.takenBy == r.ch {
+		inv.takenBy = nil
+	}
+	inv.taken.Unlock()
 }
 
 // handOver sends s to the command that took the run's signals, and reports

@@ -70,3 +70,29 @@ func TestTakeSignals(t *testing.T) {
 		})
 	}
 }
+
+// TestSignalBeforeRelease: a signal that comes while the command holds the
+// signals is the command's even when the lifecycle reads it only after the
+// command let go — the Ctrl-C that ended a chat's harness, read a moment
+// after the chat returned. The run does not end as cancelled (meridian's
+// start answered CANCELLED, exit 130, now and then).
+func TestSignalBeforeRelease(t *testing.T) {
+	for i := range 200 {
+		sigs := make(chan os.Signal, 1)
+		app := &cli.Command{Name: "app", Commands: []*cli.Command{urfave.Annotate(&cli.Command{
+			Name: "chat",
+			Action: func(ctx context.Context, _ *cli.Command) error {
+				_, release := adapters.TakeSignals(ctx)
+				sigs <- os.Interrupt // the child's Ctrl-C, also the process's
+				release()            // the child ended of it: the command lets go
+				return nil
+			},
+		}, schema.Meta{Danger: schema.Safe})}}
+		var stdout, stderr bytes.Buffer
+		code := urfave.Run(context.Background(), app, []string{"chat"},
+			adapters.WithStdio(bytes.NewReader(nil), &stdout, &stderr), adapters.WithSignals(sigs))
+		if code != 0 {
+			t.Fatalf("run %d: exit %d, want 0: the signal the command held cancelled the run\n%s", i, code, stdout.String())
+		}
+	}
+}

@@ -18,15 +18,19 @@ import (
 // running. A file that lists one — a background process, or a program its
 // killed invocation never stopped — stays, for whoever looks for it. It
 // returns the files removed; it is best effort, and reports nothing else.
+// It looks at pruneBatch files at most, so that a directory of thousands
+// costs an invocation no more than a few: the next ones look at the rest.
 func PruneSessions(tool, tempDir string, minAge time.Duration, now time.Time) []string {
 	if tempDir == "" {
 		tempDir = os.TempDir()
 	}
 	dir := filepath.Join(tempDir, safeName(tool, "tool"), "sessions")
-	entries, err := os.ReadDir(dir)
+	d, err := os.Open(dir)
 	if err != nil {
 		return nil
 	}
+	entries, _ := d.ReadDir(pruneBatch)
+	d.Close()
 	var removed []string
 	for _, e := range entries {
 		name := e.Name()
@@ -48,6 +52,9 @@ func PruneSessions(tool, tempDir string, minAge time.Duration, now time.Time) []
 	}
 	return removed
 }
+
+// pruneBatch is how many files one PruneSessions looks at.
+const pruneBatch = 32
 
 // anyRunning reports whether a process the PID file at path lists still
 // runs (a zombie has ended). A file that cannot be read counts as running:
