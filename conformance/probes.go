@@ -199,17 +199,31 @@ func hasStackTrace(b []byte) bool {
 	return slices.ContainsFunc(stackTraceMarkers, func(m string) bool { return bytes.Contains(b, []byte(m)) })
 }
 
+// madeUpStem is what every made-up word of the probes holds.
+const madeUpStem = "duet-check-no-such"
+
+// namesMadeUp reports whether a run's output names a made-up word: what
+// attributes its failure to the word, whatever the wording around it.
+func namesMadeUp(out runOutcome) bool {
+	return bytes.Contains(out.Stderr, []byte(madeUpStem)) || bytes.Contains(out.Stdout, []byte(madeUpStem))
+}
+
 // expectRefused checks a run given bad input. Its exit code must be 2, the
 // code reserved for validation (F-002); ids, the requirements the probe is
 // about, pass when the run was refused with an envelope whose error is in
 // the validation phase. It returns that envelope and whether it has one.
 func (c *checker) expectRefused(probe string, inv invocationSpec, out runOutcome, ids ...string) (envelope, bool) {
 	env, f := c.answer(probe, inv, out, "")
+	madeUp := slices.ContainsFunc(inv.Args, func(a string) bool { return strings.Contains(a, madeUpStem) })
 	switch {
 	case f == hung:
 		c.record(probe, &inv, &out, Fail, "hung instead of refusing", append([]string{"F-002"}, ids...)...)
 		return env, false
 	case f == notRun:
+		return env, false
+	case madeUp && out.Exit != 0 && out.Exit != 2 && !namesMadeUp(out):
+		// It failed, but not for the made-up word: not a verdict on it.
+		c.record(probe, &inv, &out, NotJudged, fmt.Sprintf("exit %d without naming the made-up input: it failed for another reason", out.Exit), append([]string{"F-002"}, ids...)...)
 		return env, false
 	case out.Exit == 2 && hasStackTrace(out.Stderr):
 		c.record(probe, &inv, &out, Fail, "crashed with exit 2 instead of refusing: stderr "+excerpt(out.Stderr), "F-002")
@@ -410,14 +424,20 @@ func (c *checker) madeUpHelp(cmd *Command, word string) invocationSpec {
 // refusal judges what `<cmd> <word> --help` did (out) and remembers it
 // under key.
 func (c *checker) refusal(key, word string, inv invocationSpec, out runOutcome) bool {
-	refused := out.Err == nil && !out.TimedOut && out.Exit != 0
+	// Refused: it failed, and said the made-up word was why. A failure
+	// for another reason (outside a project, no network, a crash) says
+	// nothing of what it does with a word it does not know.
+	refused := out.Err == nil && !out.TimedOut && out.Exit != 0 && namesMadeUp(out)
 	c.refused[key] = refused
 	if refused {
 		return true
 	}
 	why := fmt.Sprintf("not run: %s exits %d, so the target may take %s, and it alone could run the command", inv.CommandLine(), out.Exit, word)
-	if out.Err != nil || out.TimedOut {
+	switch {
+	case out.Err != nil || out.TimedOut:
 		why = "not run: the target did not answer " + inv.CommandLine()
+	case out.Exit != 0:
+		why = fmt.Sprintf("not run: %s exits %d without naming %s (it failed for another reason: %s), so what it does with a made-up word is not known", inv.CommandLine(), out.Exit, word, excerpt(bytes.TrimSpace(out.Stderr)))
 	}
 	ids := []string{"F-002"}
 	if word == bogusFlag {
