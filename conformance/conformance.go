@@ -126,10 +126,12 @@ type checker struct {
 	// that no run's output is kept: the first carriage return, the first
 	// stack trace on stdout.
 	carriageReturn, stackTrace string
-	// worked: some run of the target finished with exit 0. Until then,
-	// what the target does when it works (a pager, a browser, the
-	// network) has not been seen, and is not judged.
-	worked   bool
+	// worked are the runs of the target that did some work and finished
+	// with exit 0 (help, version and schemas are no work). Until there is
+	// one, what the target does when it works (a pager, a browser, the
+	// network) has not been seen, and is not judged; the verdicts name
+	// them.
+	worked   []string
 	rootHelp runOutcome // the root's piped --help, which discovery reads
 	pristine fsSnapshot // the sandbox before the first run
 	// documented: the undocumented words discovery may try, describe and
@@ -250,7 +252,9 @@ func (c *checker) run(ctx context.Context, inv invocationSpec) runOutcome {
 		c.unrun++
 		return runOutcome{Exit: -1, Err: errOverBudget}
 	}
-	c.worked = c.worked || out.Err == nil && !out.TimedOut && out.Exit == 0
+	if out.Err == nil && !out.TimedOut && out.Exit == 0 && works(inv.Args) {
+		c.worked = append(c.worked, inv.CommandLine())
+	}
 	if inv.PTY {
 		return out // a terminal turns \n into \r\n
 	}
@@ -261,6 +265,22 @@ func (c *checker) run(ctx context.Context, inv invocationSpec) runOutcome {
 		c.stackTrace = "a stack trace on stdout: " + inv.CommandLine() + " printed " + excerpt(out.Stdout)
 	}
 	return out
+}
+
+// works reports whether a command line asks the target to do its work,
+// rather than to describe itself: no help, version, schema or manifest.
+func works(args []string) bool {
+	for i, a := range args {
+		switch a {
+		case "--help", "-h", "--version", "-V", "--schema", "--output-schema":
+			return false
+		case "help", "version", "describe", "manifest", "completion":
+			if i == 0 {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // record notes a finding for each requirement id.

@@ -1047,16 +1047,21 @@ func (c *checker) compare(probe string, cmd *Command, a, b json.RawMessage, what
 // that fails at once opens no pager. Those requirements are then not
 // judged, and the target's failures are what the report shows.
 func (c *checker) overAll() {
+	c.mu.Lock()
+	cr, trace, worked := c.carriageReturn, c.stackTrace, slices.Clone(c.worked)
+	c.mu.Unlock()
+	// A pass rests on the runs that worked: it names them.
+	seen := fmt.Sprintf("none of the %d runs that did work and exited 0 did", len(worked))
+	if len(worked) > 0 {
+		seen += ", among them " + strings.Join(quoteRuns(worked, 3), ", ")
+	}
 	verdict := func(probe, problem, id string) {
 		if problem != "" {
 			c.record(probe, nil, nil, Fail, problem, id)
 		} else {
-			c.record(probe, nil, nil, Pass, "", id)
+			c.record(probe, nil, nil, Pass, seen, id)
 		}
 	}
-	c.mu.Lock()
-	cr, trace, worked := c.carriageReturn, c.stackTrace, c.worked
-	c.mu.Unlock()
 	called := map[string][]string{}
 	for _, call := range c.sandbox.Calls() {
 		called[call.Name] = append(called[call.Name], strings.Join(call.Args, " "))
@@ -1092,12 +1097,24 @@ func (c *checker) overAll() {
 		{"browser", sentinel(append([]string{"browser"}, openers...)...), "F-057"},
 		{"network", installs, "F-029"},
 	} {
-		if v.problem == "" && !worked {
-			c.record(v.probe, nil, nil, NotJudged, "no run of the target exited 0: what it does when it works was never seen", v.id)
+		if v.problem == "" && len(worked) == 0 {
+			c.record(v.probe, nil, nil, NotJudged, "no run of the target did any work and exited 0 (help and version are no work): what it does when it works was never seen", v.id)
 			continue
 		}
 		verdict(v.probe, v.problem, v.id)
 	}
+}
+
+// quoteRuns is the first n command lines, quoted, and how many more.
+func quoteRuns(runs []string, n int) []string {
+	var out []string
+	for _, r := range runs[:min(n, len(runs))] {
+		out = append(out, "`"+r+"`")
+	}
+	if len(runs) > n {
+		out = append(out, fmt.Sprintf("and %d more", len(runs)-n))
+	}
+	return out
 }
 
 // installing reports whether a run of the installer name with args
