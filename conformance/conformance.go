@@ -48,6 +48,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"strings"
@@ -126,6 +127,9 @@ type checker struct {
 	// that no run's output is kept: the first carriage return, the first
 	// stack trace on stdout.
 	carriageReturn, stackTrace string
+	// prompt is the first run on a pipe that printed a question and exited
+	// 0, as if a person had answered (F-009).
+	prompt string
 	// worked are the runs of the target that did some work and finished
 	// with exit 0 (help, version and schemas are no work). Until there is
 	// one, what the target does when it works (a pager, a browser, the
@@ -261,10 +265,36 @@ func (c *checker) run(ctx context.Context, inv invocationSpec) runOutcome {
 	if c.carriageReturn == "" && (bytes.IndexByte(out.Stdout, '\r') >= 0 || bytes.IndexByte(out.Stderr, '\r') >= 0) {
 		c.carriageReturn = "a carriage return in the output of " + inv.CommandLine()
 	}
+	if c.prompt == "" && out.Exit == 0 && out.Err == nil && !out.TimedOut {
+		if q := promptAtEnd(out.Stdout, out.Stderr); q != "" {
+			c.prompt = fmt.Sprintf("%s, on a pipe where nobody can answer, asked %q and exited 0 as if answered", inv.CommandLine(), q)
+		}
+	}
 	if c.stackTrace == "" && hasStackTrace(out.Stdout) {
 		c.stackTrace = "a stack trace on stdout: " + inv.CommandLine() + " printed " + excerpt(out.Stdout)
 	}
 	return out
+}
+
+// promptPattern is the end of a question put to a person: a y/n or a
+// numbered choice, "Enter …", "Choose …", "Continue?".
+var promptPattern = regexp.MustCompile(`(?i)(\[\s*[yn]\s*/\s*[yn]\s*\]|\(\s*[yn](es)?\s*/\s*[yn]o?\s*\)|\[\d+(\s*[/-]\s*\d+)+\]|\b(enter|type|choose|select|press|pick)\b[^\n]{0,60}|\b(continue|proceed|are you sure|overwrite)[^\n]{0,40}\?)\s*[:?>]?\s*$`)
+
+// promptAtEnd is the question either output ends with, or "".
+func promptAtEnd(outs ...[]byte) string {
+	for _, out := range outs {
+		tail := bytes.TrimRight(out, " \t")
+		if i := bytes.LastIndexByte(tail[:max(len(tail)-1, 0)], '\n'); i >= 0 {
+			tail = tail[i+1:]
+		}
+		if len(tail) > 200 {
+			tail = tail[len(tail)-200:]
+		}
+		if line := strings.TrimSpace(string(tail)); line != "" && promptPattern.MatchString(line) {
+			return line
+		}
+	}
+	return ""
 }
 
 // works reports whether a command line asks the target to do its work,

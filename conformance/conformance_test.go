@@ -290,16 +290,17 @@ func TestNoVerdictWithoutARun(t *testing.T) {
 }
 
 // TestReadOnlyCommandsAreRun: the behaviour of a CLI's commands is judged
-// only where they run. pager's show pipes through $PAGER even on a pipe;
-// read from its help alone, it passes F-010, and run as a read-only
-// command, it fails it.
+// only where they run. pager's show pipes through $PAGER even on a pipe.
+// Read from its help, show is run unasked — its name says it reads — and
+// fails F-010, as it does when the caller names it read-only (issue 35:
+// read from help alone, it passed F-010 with nothing run).
 func TestReadOnlyCommandsAreRun(t *testing.T) {
 	bin := buildAll(t, "./testdata/fixtures/pager")["pager"]
 	for _, tt := range []struct {
 		readOnly [][]string
 		want     conformance.Status
 	}{
-		{nil, conformance.Pass},
+		{nil, conformance.Fail},
 		{[][]string{{"show"}}, conformance.Fail},
 	} {
 		report, err := conformance.Check(context.Background(), conformance.Target{Path: bin}, conformance.Options{ReadOnly: tt.readOnly})

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"syscall"
 	"time"
+	"unicode"
 )
 
 // Names the probes use for what cannot exist.
@@ -79,6 +80,9 @@ func (c *checker) probe(ctx context.Context, t *tree) {
 		if c.readOnly(ctx, line) && t.fromManifest() {
 			safe = append(safe, &Command{Path: line, Runnable: true})
 		}
+	}
+	if !t.fromManifest() {
+		c.exercise(ctx, t)
 	}
 	c.variations(ctx, safe)
 	c.streams(ctx, safe)
@@ -761,6 +765,45 @@ func (s *probeSandbox) pattern(declared string) (string, bool) {
 // placeholders are the {name} parts of a declared path.
 var placeholders = regexp.MustCompile(`\{[^{}/]*\}`)
 
+// readVerbs are the last words of the commands of a tree read from help
+// that a check runs unasked, safest first: what they say is that they
+// read. The riskier (open, login) come last: what they would start — a
+// browser, a prompt, the network — is what the sandbox's sentinels see.
+var readVerbs = []string{"list", "ls", "show", "get", "status", "view", "info", "whoami", "search", "open", "login"}
+
+// maxExercised bounds the commands exercise runs: each takes three runs.
+const maxExercised = 6
+
+// exercise runs the commands of a tree read from help whose names say they
+// only read, as readOnly runs a line the caller names, and once more with
+// stdin open and never written: a command that waits on it for an answer
+// nobody gives hangs (F-009). A command the caller named is not run twice.
+func (c *checker) exercise(ctx context.Context, t *tree) {
+	var picked []*Command
+	for _, verb := range readVerbs {
+		for _, cmd := range t.commands {
+			if len(picked) < maxExercised && cmd.Runnable && len(cmd.Path) > 0 && cmd.Path[len(cmd.Path)-1] == verb &&
+				!slices.ContainsFunc(c.opts.ReadOnly, func(line []string) bool { return slices.Equal(line, cmd.Path) }) {
+				picked = append(picked, cmd)
+			}
+		}
+	}
+	for _, cmd := range picked {
+		c.readOnly(ctx, cmd.Path)
+		inv := c.invoke(cmd.Path...)
+		inv.Stdin = stdinOpen
+		out := c.run(ctx, inv)
+		switch {
+		case errors.Is(out.Err, errOverBudget):
+			c.record("open-stdin", &inv, &out, NotJudged, "", "F-009")
+		case out.TimedOut:
+			c.record("open-stdin", &inv, &out, Fail, fmt.Sprintf("with stdin open and nothing written to it, did not finish within %v: it waits for input nobody gives: %s", inv.Timeout, excerpt(append(out.Stdout, out.Stderr...))), "F-009")
+		case out.Err == nil:
+			c.record("open-stdin", &inv, &out, Pass, "", "F-009")
+		}
+	}
+}
+
 // readOnly runs a command line the caller named read-only (Options.ReadOnly)
 // as an agent and as a person would: on a pipe with stdin at its end, and
 // at a terminal where nobody types. Each must finish (F-009); the piped run
@@ -1048,7 +1091,7 @@ func (c *checker) compare(probe string, cmd *Command, a, b json.RawMessage, what
 // judged, and the target's failures are what the report shows.
 func (c *checker) overAll() {
 	c.mu.Lock()
-	cr, trace, worked := c.carriageReturn, c.stackTrace, slices.Clone(c.worked)
+	cr, trace, prompt, worked := c.carriageReturn, c.stackTrace, c.prompt, slices.Clone(c.worked)
 	c.mu.Unlock()
 	// A pass rests on the runs that worked: it names them.
 	seen := fmt.Sprintf("none of the %d runs that did work and exited 0 did", len(worked))
@@ -1086,11 +1129,26 @@ func (c *checker) overAll() {
 			}
 		}
 	}
-	if reqs := c.sandbox.ProxyRequests(); len(reqs) > 0 && installs == "" {
-		installs = fmt.Sprintf("%d attempts to reach the network (proxy requests, DNS questions), the first %q", len(reqs), reqs[0])
+	// F-029 is about checks for updates and telemetry, not every network
+	// attempt: a login or an API call on a read command is the command's
+	// work. What each attempt was is read from where it went.
+	var phoned, other []string
+	for _, r := range c.sandbox.ProxyRequests() {
+		if kind := phoneHome(r); kind != "" {
+			phoned = append(phoned, kind+": "+r)
+		} else {
+			other = append(other, r)
+		}
+	}
+	if len(phoned) > 0 && installs == "" {
+		installs = fmt.Sprintf("%d attempts to check for updates or send telemetry, the first %q", len(phoned), phoned[0])
+	}
+	if len(other) > 0 {
+		seen += fmt.Sprintf("; it reached for the network %d times otherwise, which F-029 allows (an API, a login: the command's work), the first %q", len(other), other[0])
 	}
 	for _, v := range []struct{ probe, problem, id string }{
 		{"line-endings", cr, "F-072"},
+		{"prompt-on-a-pipe", prompt, "F-009"},
 		{"stack-trace", trace, "F-006"},
 		{"pager", sentinel("pager"), "F-010"},
 		{"editor", sentinel("editor", "visual"), "F-055"},
@@ -1104,6 +1162,43 @@ func (c *checker) overAll() {
 		verdict(v.probe, v.problem, v.id)
 	}
 }
+
+// phoneHome says what a network attempt ("GET http://host/path", "CONNECT
+// host:443", "DNS host.") was, when where it went says it: "update check"
+// or "telemetry"; "" for anything else. A word of the host or the path
+// says it (telemetry.example.com, /v1/releases/latest), or a service that
+// does nothing else (sentry.io, registry.npmjs.org).
+func phoneHome(request string) string {
+	target := strings.ToLower(request)
+	if _, rest, ok := strings.Cut(target, " "); ok {
+		target = rest
+	}
+	for _, host := range telemetryHosts {
+		if strings.Contains(target, host) {
+			return "telemetry"
+		}
+	}
+	for _, host := range updateHosts {
+		if strings.Contains(target, host) {
+			return "update check"
+		}
+	}
+	for _, w := range strings.FieldsFunc(target, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+		switch w {
+		case "telemetry", "analytics", "metrics", "events", "track", "tracking", "beacon":
+			return "telemetry"
+		case "update", "updates", "updater", "release", "releases", "latest", "version", "versions":
+			return "update check"
+		}
+	}
+	return ""
+}
+
+// The services that only take telemetry, or only serve updates.
+var (
+	telemetryHosts = []string{"segment.io", "segment.com", "sentry.io", "posthog.com", "mixpanel.com", "amplitude.com", "datadoghq", "honeycomb.io", "statsig", "rudderstack", "heapanalytics", "bugsnag", "rollbar"}
+	updateHosts    = []string{"registry.npmjs.org", "registry.yarnpkg.com", "pypi.org/pypi", "proxy.golang.org", "formulae.brew.sh"}
+)
 
 // quoteRuns is the first n command lines, quoted, and how many more.
 func quoteRuns(runs []string, n int) []string {
