@@ -158,10 +158,13 @@ func (s *probeSandbox) roots() []string {
 func (s *probeSandbox) writeSentinels() error {
 	// A pager reads what it is given, or a target writing to it would
 	// block once the pipe is full; but not from a terminal, which nobody
-	// types into. cat is far quicker than a read loop, where there is one.
-	drain := "while IFS= read -r _; do :; done"
+	// types into. It passes it on, as less does when its output is no
+	// terminal: the pager is the finding, and what the target paged is
+	// still judged as its answer. cat is far quicker than a read loop,
+	// where there is one.
+	drain := "while IFS= read -r l; do printf '%s\\n' \"$l\"; done"
 	if cat, err := exec.LookPath("cat"); err == nil {
-		drain = shellQuote(cat) + " >/dev/null 2>&1"
+		drain = shellQuote(cat) + " 2>/dev/null"
 	}
 	record := func(name string) string {
 		return "#!/bin/sh\n" +
