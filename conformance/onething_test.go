@@ -30,7 +30,7 @@ func TestOneBehaviourApart(t *testing.T) {
 		"browser":     {"F-057"},
 		"updatecheck": {"F-029"},
 		"telemetry":   {"F-029"},
-		"apicall":     nil, // an API call on a read command is the command's work
+		"apicall":     nil,                // an API call on a read command is the command's work
 		"textonly":    {"F-003", "F-004"}, // text on a pipe is neither JSON nor an envelope
 		"helpstdout":  {"F-048"},
 		"badflagok":   {"F-002", "F-015"}, // never given a made-up flag it would take: not judged
