@@ -256,7 +256,7 @@ func (c *checker) run(ctx context.Context, inv invocationSpec) runOutcome {
 		c.unrun++
 		return runOutcome{Exit: -1, Err: errOverBudget}
 	}
-	if out.Err == nil && !out.TimedOut && out.Exit == 0 && works(inv.Args) {
+	if out.Err == nil && !out.TimedOut && out.Exit == 0 && works(c.ownArgs(inv.Args)) {
 		c.worked = append(c.worked, inv.CommandLine())
 	}
 	if inv.PTY {
@@ -297,9 +297,21 @@ func promptAtEnd(outs ...[]byte) string {
 	return ""
 }
 
+// ownArgs is args without the target's fixed ones (Target.Args).
+func (c *checker) ownArgs(args []string) []string {
+	if len(args) >= len(c.target.Args) && slices.Equal(args[:len(c.target.Args)], c.target.Args) {
+		return args[len(c.target.Args):]
+	}
+	return args
+}
+
 // works reports whether a command line asks the target to do its work,
-// rather than to describe itself: no help, version, schema or manifest.
+// rather than to describe itself: no help, version, schema or manifest,
+// and not the bare invocation, which most CLIs answer with their usage.
 func works(args []string) bool {
+	if len(args) == 0 {
+		return false
+	}
 	for i, a := range args {
 		switch a {
 		case "--help", "-h", "--version", "-V", "--schema", "--output-schema":
