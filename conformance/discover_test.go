@@ -37,7 +37,9 @@ func TestHelpCommands(t *testing.T) {
 // TestHelpCommandsOfRealCLIs reads the help texts real CLIs print, captured
 // in testdata/help (git, gh, kubectl and docker as installed here; the
 // coding agents' from the npm packages: claude is commander, opencode and
-// gemini yargs, codex clap; oex is oclif's example CLI, oclif-hello-world). The file's name is the command line, its words
+// gemini yargs, codex clap; oex is oclif's example CLI, oclif-hello-world;
+// click and argparse as click 8.4 and Python 3's argparse print a group of
+// subcommands). The file's name is the command line, its words
 // the prefix yargs repeats.
 func TestHelpCommandsOfRealCLIs(t *testing.T) {
 	tests := map[string][]string{
@@ -53,7 +55,13 @@ func TestHelpCommandsOfRealCLIs(t *testing.T) {
 		"oex":         {"hello", "plugins"},
 		"oex-hello":   {"world"},
 		"oex-plugins": {"inspect", "install", "link", "uninstall", "update"},
-		"codex":       {"agents", "exec", "review", "login", "logout", "mcp", "plugin", "app-server", "remote-control", "completion", "update", "doctor", "sandbox", "debug", "apply", "resume", "queue", "archive", "delete", "migrate-rollouts", "migrate-nfs-db", "unarchive", "fork", "cloud", "exec-server", "features"},
+		// click, and argparse with a title for its subcommands and without.
+		"click":     {"add-tag", "list", "remote", "show"},
+		"argparse":  {"list", "show", "add-tag", "remote"},
+		"argparse2": {"list", "done"},
+		// yargs set to wrap: each command unindented, its summary below.
+		"neonctl": {"auth", "profile", "api-keys", "api", "me", "orgs", "projects", "ip-allow", "vpc", "neon-auth", "branches", "databases", "roles", "operations", "logs", "snapshots", "inspect", "connection-string", "psql", "set-context", "checkout", "link", "open", "claim", "init", "mcp", "plugins", "skills", "ask", "data-api", "functions", "triggers", "credentials", "dev", "diff", "config", "status", "deploy", "env", "buckets", "bootstrap", "completion"},
+		"codex":   {"agents", "exec", "review", "login", "logout", "mcp", "plugin", "app-server", "remote-control", "completion", "update", "doctor", "sandbox", "debug", "apply", "resume", "queue", "archive", "delete", "migrate-rollouts", "migrate-nfs-db", "unarchive", "fork", "cloud", "exec-server", "features"},
 	}
 	for name, want := range tests {
 		t.Run(name, func(t *testing.T) {

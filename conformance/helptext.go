@@ -14,7 +14,8 @@ import (
 // Commands:"), urfave ("COMMANDS:", "list, ls"), gh ("CORE COMMANDS",
 // "auth:"), kubectl's groups, git's groups under lines of prose, yargs
 // ("  tool cmd <arg>  ..."), commander ("  cmd [options] [target]  ..."),
-// oclif (TOPICS, "  plugins install  ..." or "plugins:install"), clap and
+// oclif (TOPICS, "  plugins install  ..." or "plugins:install"), clap,
+// click ("Commands:"), argparse ("{list,show}" over its subcommands) and
 // go's tab-indented list.
 
 // helpEntry is one command a help text lists.
@@ -30,6 +31,8 @@ var (
 	// (a docker plugin), its aliases (", ls" or "|plugins"), the syntax of its arguments, then two
 	// spaces or a tab before its summary, or nothing more.
 	commandShape = regexp.MustCompile(`^([a-z][a-z0-9_-]*)[:*]?((?:(?:,\s*|\|)[a-z][a-z0-9_-]*)*)((?:\s[\[<][^\]>]*[\]>](?:\.\.\.?)?)*)(?:\s{2,}|\t|$)\s*(.*)$`)
+	// argparse's subcommands as one choice, alone on its line.
+	argparseChoices = regexp.MustCompile(`^\s+\{[a-z][a-z0-9_-]*(,[a-z][a-z0-9_-]*)+\}\s*$`)
 	// Sections that follow a command list and are not one.
 	otherSection = regexp.MustCompile(`(?i)\b(options?|flags?|usage|examples?|arguments?|positionals?|topics?|environment|learn more|feedback)\b`)
 )
@@ -64,12 +67,15 @@ func helpEntries(help []byte, prefix []string) []helpEntry {
 			if e.Name != "help" && !slices.ContainsFunc(entries, func(x helpEntry) bool { return x.Name == e.Name }) {
 				entries = append(entries, e)
 			}
-		case isCommandsHeading(line):
+		case isCommandsHeading(line), argparseChoices.MatchString(line):
+			// argparse lists its subcommands under "positional arguments:"
+			// as a choice, {list,done}, each then on a line of its own.
 			in = true
-		case !in, strings.TrimSpace(line) == "", line[0] == ' ' || line[0] == '\t':
+		case !in, strings.TrimSpace(line) == "", line[0] == ' ' || line[0] == '\t', strings.HasPrefix(line, "└"):
 			// A blank line, or an indented one that is no command (a
-			// summary's second line): the list goes on until a line
-			// that is not indented says otherwise.
+			// summary's second line, or wrapped yargs' "└───>" before
+			// one): the list goes on until a line that is not indented
+			// says otherwise.
 		case len(entries) == 0:
 			// a heading of a group before any command
 		case otherSection.MatchString(line) || strings.HasSuffix(strings.TrimSpace(line), ":") || isUpper(line):
@@ -87,7 +93,10 @@ func helpEntries(help []byte, prefix []string) []helpEntry {
 func commandLine(line string, prefix []string) (helpEntry, bool) {
 	rest := strings.TrimLeft(line, " \t")
 	indent := len(line) - len(rest)
-	if indent == 0 || indent > 8 && !strings.HasPrefix(line, "\t") {
+	// yargs set to wrap (neonctl) writes each command unindented, as
+	// "tool cmd [arg]", its summary on the next line.
+	unindented := indent == 0 && len(prefix) > 0 && strings.HasPrefix(line, prefix[0]+" ")
+	if indent == 0 && !unindented || indent > 8 && !strings.HasPrefix(line, "\t") {
 		return helpEntry{}, false
 	}
 	// yargs repeats the program's name and the command's path; oclif the
