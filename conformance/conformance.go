@@ -147,6 +147,9 @@ type checker struct {
 
 	start, deadline time.Time // the check's, by Options.Budget
 	unrun           int       // runs not made: the budget was spent
+	unrunLines      []string  // the first of them, for the report
+	made            int       // runs made
+	runTime         time.Duration
 	crawlCut        bool      // discovery stopped crawling at half the budget
 }
 
@@ -242,7 +245,7 @@ func (c *checker) run(ctx context.Context, inv invocationSpec) runOutcome {
 	}
 	if capped && left <= 0 {
 		c.mu.Lock()
-		c.unrun++
+		c.notMade(inv)
 		c.mu.Unlock()
 		return runOutcome{Exit: -1, Err: errOverBudget}
 	}
@@ -252,8 +255,10 @@ func (c *checker) run(ctx context.Context, inv invocationSpec) runOutcome {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.made++
+	c.runTime += out.Duration
 	if capped && out.TimedOut {
-		c.unrun++
+		c.notMade(inv)
 		return runOutcome{Exit: -1, Err: errOverBudget}
 	}
 	if out.Err == nil && !out.TimedOut && out.Exit == 0 && works(c.ownArgs(inv.Args)) {
@@ -303,6 +308,15 @@ func (c *checker) ownArgs(args []string) []string {
 		return args[len(c.target.Args):]
 	}
 	return args
+}
+
+// notMade counts a run the budget left out, and keeps the first few to
+// say what a longer budget would add; c.mu is held.
+func (c *checker) notMade(inv invocationSpec) {
+	c.unrun++
+	if len(c.unrunLines) < 3 {
+		c.unrunLines = append(c.unrunLines, "`"+inv.CommandLine()+"`")
+	}
 }
 
 // works reports whether a command line asks the target to do its work,

@@ -91,7 +91,13 @@ func (c *checker) report(t *tree, took time.Duration) *Report {
 		left = append(left, fmt.Sprintf("the crawl of --help stopped at %d commands, half the budget", len(t.commands)))
 	}
 	if c.unrun > 0 {
-		left = append(left, fmt.Sprintf("%d runs were not made", c.unrun))
+		// What a longer budget would add: these runs, at the pace of those
+		// made, and the verdicts that rest on them.
+		more := ""
+		if c.made > 0 {
+			more = fmt.Sprintf("; at the pace of the %d made, about %v more would make them", c.made, (c.runTime/time.Duration(c.made)*time.Duration(c.unrun)).Round(time.Second))
+		}
+		left = append(left, fmt.Sprintf("%d runs were not made, among them %s%s, and what they would judge is not judged", c.unrun, strings.Join(c.unrunLines, ", "), more))
 	}
 	if len(left) > 0 {
 		r.Incomplete = fmt.Sprintf("the time budget of %v ran out: %s", c.opts.Budget, strings.Join(left, "; "))

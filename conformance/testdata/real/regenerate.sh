@@ -24,7 +24,7 @@ go build -o "$tmp/duet-check" "$root/conformance/cmd/duet-check"
 go build -o "$tmp/scorecard" "$root/conformance/testdata/real/scorecard"
 if [[ ${NPM:-0} == 1 ]]; then
 	npm install --global --prefix "$tmp/npm" --no-fund --no-audit \
-		@anthropic-ai/claude-code @openai/codex opencode-ai @google/gemini-cli >&2
+		@anthropic-ai/claude-code @openai/codex opencode-ai @google/gemini-cli neonctl >&2
 	PATH="$tmp/npm/bin:$PATH"
 fi
 
@@ -35,7 +35,7 @@ version() {
 	*) "$2" --version 2>/dev/null </dev/null ;;
 	esac | head -1 | tr -d '|' | cut -c1-60
 }
-clis=${CLIS:-"git gh kubectl docker curl jq go codex claude opencode gemini"}
+clis=${CLIS:-"git gh kubectl docker curl jq go codex claude opencode gemini neonctl"}
 
 # readonly prints, one per line, command lines of a CLI that only read and
 # need neither a network nor a login: what duet-check runs as an agent and
@@ -51,6 +51,7 @@ readonly() {
 	go) printf '%s\n' "env" "version" ;;
 	codex | claude | gemini) printf '%s\n' "mcp list" ;;
 	opencode) printf '%s\n' "mcp list" "models" ;;
+	neonctl) printf '%s\n' "me" ;;
 	esac
 }
 
