@@ -150,7 +150,7 @@ type checker struct {
 	unrunLines      []string  // the first of them, for the report
 	made            int       // runs made
 	runTime         time.Duration
-	crawlCut        bool      // discovery stopped crawling at half the budget
+	crawlCut        bool // discovery stopped crawling at half the budget
 }
 
 // parallel calls fn(i) for each i below n, as many at once as the process

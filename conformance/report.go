@@ -95,7 +95,7 @@ func (c *checker) report(t *tree, took time.Duration) *Report {
 		// made, and the verdicts that rest on them.
 		more := ""
 		if c.made > 0 {
-			more = fmt.Sprintf("; at the pace of the %d made, about %v more would make them", c.made, (c.runTime/time.Duration(c.made)*time.Duration(c.unrun)).Round(time.Second))
+			more = fmt.Sprintf("; at the pace of the %d made, about %v more would make them", c.made, (c.runTime / time.Duration(c.made) * time.Duration(c.unrun)).Round(time.Second))
 		}
 		left = append(left, fmt.Sprintf("%d runs were not made, among them %s%s, and what they would judge is not judged", c.unrun, strings.Join(c.unrunLines, ", "), more))
 	}
