@@ -36,6 +36,7 @@ func TestOneBehaviourApart(t *testing.T) {
 		"badflagok":   {"F-002", "F-015"}, // never given a made-up flag it would take: not judged
 		"stdinhang":   {"F-009"},
 		"crash":       {"F-003", "F-004"}, // status ends in a crash on stderr, no answer on stdout
+		"nocolor":     {"F-008"},
 	}
 	dir := t.TempDir()
 	raw, err := os.ReadFile(bin)

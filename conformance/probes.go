@@ -771,13 +771,14 @@ var placeholders = regexp.MustCompile(`\{[^{}/]*\}`)
 // browser, a prompt, the network — is what the sandbox's sentinels see.
 var readVerbs = []string{"list", "ls", "show", "get", "status", "view", "info", "whoami", "search", "open", "login"}
 
-// maxExercised bounds the commands exercise runs: each takes three runs.
+// maxExercised bounds the commands exercise runs: each takes six runs.
 const maxExercised = 6
 
 // exercise runs the commands of a tree read from help whose names say they
-// only read, as readOnly runs a line the caller names, and once more with
-// stdin open and never written: a command that waits on it for an answer
-// nobody gives hangs (F-009). A command the caller named is not run twice.
+// only read, as readOnly runs a line the caller names, at a terminal where
+// the environment says no colour (F-008), and once more with stdin open
+// and never written: a command that waits on it for an answer nobody gives
+// hangs (F-009). A command the caller named is not run twice.
 func (c *checker) exercise(ctx context.Context, t *tree) {
 	var picked []*Command
 	for _, verb := range readVerbs {
@@ -790,6 +791,7 @@ func (c *checker) exercise(ctx context.Context, t *tree) {
 	}
 	for _, cmd := range picked {
 		c.readOnly(ctx, cmd.Path)
+		c.colour(ctx, cmd.Path)
 		inv := c.invoke(cmd.Path...)
 		inv.Stdin = stdinOpen
 		out := c.run(ctx, inv)
@@ -935,16 +937,7 @@ func (c *checker) variations(ctx context.Context, safe []*Command) {
 		if ok && ok3 {
 			c.compare("locale", cmd, ref, de, "LC_ALL=de_DE.UTF-8 against C.UTF-8", "F-005")
 		}
-		for _, env := range []string{"NO_COLOR=1", "CI=1", "TERM=dumb"} {
-			inv := with(c.invoke(cmd.Path...), env)
-			inv.PTY, inv.Stdin = true, stdinEOF // nothing typed: a command that reads its input ends
-			out := c.run(ctx, inv)
-			if bytes.IndexByte(out.Stdout, 0x1b) >= 0 {
-				c.record("colour", &inv, &out, Fail, env+" at a terminal, yet escape codes: "+excerpt(out.Stdout), "F-008")
-			} else {
-				c.record("colour", &inv, &out, Pass, "", "F-008")
-			}
-		}
+		c.colour(ctx, cmd.Path)
 		if asJSON := formatArgs(cmd, "json"); asJSON != nil {
 			inv := with(c.invoke(append(slices.Clone(cmd.Path), asJSON...)...), "FORCE_COLOR=1", "CLICOLOR_FORCE=1")
 			inv.PTY, inv.Stdin = true, stdinEOF
@@ -962,6 +955,24 @@ func (c *checker) variations(ctx context.Context, safe []*Command) {
 			c.record("closed-stdout", &inv, &out, Fail, fmt.Sprintf("exit %d, stderr %s", out.Exit, excerpt(out.Stderr)), "F-014")
 		} else {
 			c.record("closed-stdout", &inv, &out, Pass, "", "F-014")
+		}
+	}
+}
+
+// colour runs line at a terminal under NO_COLOR=1, CI=1 and TERM=dumb,
+// each of which says: no colour (F-008).
+func (c *checker) colour(ctx context.Context, line []string) {
+	for _, env := range []string{"NO_COLOR=1", "CI=1", "TERM=dumb"} {
+		inv := with(c.invoke(line...), env)
+		inv.PTY, inv.Stdin = true, stdinEOF // nothing typed: a command that reads its input ends
+		out := c.run(ctx, inv)
+		switch {
+		case errors.Is(out.Err, errOverBudget):
+			c.record("colour", &inv, &out, NotJudged, "", "F-008")
+		case bytes.IndexByte(out.Stdout, 0x1b) >= 0:
+			c.record("colour", &inv, &out, Fail, env+" at a terminal, yet escape codes: "+excerpt(out.Stdout), "F-008")
+		default:
+			c.record("colour", &inv, &out, Pass, "", "F-008")
 		}
 	}
 }
