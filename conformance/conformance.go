@@ -108,9 +108,15 @@ type Finding struct {
 	Probe       string `json:"probe"`
 	Status      Status `json:"status"`
 	Command     string `json:"command,omitempty"` // the command line, shell-quoted
-	Exit        *int   `json:"exit,omitempty"`
-	Evidence    string `json:"evidence,omitempty"` // why, with the offending bytes cut short
-	Stderr      string `json:"stderr,omitempty"`   // what the run said on stderr, cut short, where it did not pass
+	// How the run was made: on a pipe or a terminal, what its stdin was
+	// (empty, at its end, or open and never written), and the environment
+	// the probe set beyond the check's bare one.
+	Via      string   `json:"via,omitempty"`
+	Stdin    string   `json:"stdin,omitempty"`
+	Env      []string `json:"env,omitempty"`
+	Exit     *int     `json:"exit,omitempty"`
+	Evidence string   `json:"evidence,omitempty"` // why, with the offending bytes cut short
+	Stderr   string   `json:"stderr,omitempty"`   // what the run said on stderr, cut short, where it did not pass
 }
 
 // checker is one check run.
@@ -145,10 +151,11 @@ type checker struct {
 	// command and word (see refusesMadeUp), asked before the probes.
 	refused map[string]bool
 
-	start, deadline time.Time // the check's, by Options.Budget
-	unrun           int       // runs not made: the budget was spent
-	unrunLines      []string  // the first of them, for the report
-	made            int       // runs made
+	start, deadline time.Time         // the check's, by Options.Budget
+	unrun           int               // runs not made: the budget was spent
+	unrunLines      []string          // the first of them, for the report
+	made            int               // runs made
+	byTag           map[string]string // each run's command line, by its DUET_CHECK_RUN
 	runTime         time.Duration
 	crawlCut        bool // discovery stopped crawling at half the budget
 }
@@ -257,6 +264,10 @@ func (c *checker) run(ctx context.Context, inv invocationSpec) runOutcome {
 	defer c.mu.Unlock()
 	c.made++
 	c.runTime += out.Duration
+	if c.byTag == nil {
+		c.byTag = map[string]string{}
+	}
+	c.byTag[out.Tag] = inv.CommandLine()
 	if capped && out.TimedOut {
 		c.notMade(inv)
 		return runOutcome{Exit: -1, Err: errOverBudget}
@@ -310,6 +321,17 @@ func (c *checker) ownArgs(args []string) []string {
 	return args
 }
 
+// extraEnv is what env holds beyond the check's bare environment.
+func (c *checker) extraEnv(env []string) []string {
+	var extra []string
+	for _, kv := range env {
+		if !slices.Contains(c.base, kv) {
+			extra = append(extra, kv)
+		}
+	}
+	return extra
+}
+
 // notMade counts a run the budget left out, and keeps the first few to
 // say what a longer budget would add; c.mu is held.
 func (c *checker) notMade(inv invocationSpec) {
@@ -349,7 +371,10 @@ func (c *checker) record(probe string, inv *invocationSpec, out *runOutcome, sta
 	for _, id := range ids {
 		f := Finding{Requirement: id, Probe: probe, Status: status, Evidence: evidence}
 		if inv != nil {
-			f.Command = inv.CommandLine()
+			f.Command, f.Via, f.Stdin, f.Env = inv.CommandLine(), "pipe", inv.Stdin.String(), c.extraEnv(inv.Env)
+			if inv.PTY {
+				f.Via = "terminal"
+			}
 		}
 		if out != nil && out.Err == nil && !out.TimedOut {
 			exit := out.Exit

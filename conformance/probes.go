@@ -1116,27 +1116,38 @@ func (c *checker) overAll() {
 			c.record(probe, nil, nil, Pass, seen, id)
 		}
 	}
-	called := map[string][]string{}
+	// Each sentinel call is told with the run that made it, where the
+	// program kept the run's tag in its environment.
+	called := map[string][]sentinelCall{}
 	for _, call := range c.sandbox.Calls() {
-		called[call.Name] = append(called[call.Name], strings.Join(call.Args, " "))
+		called[call.Name] = append(called[call.Name], call)
+	}
+	by := func(call sentinelCall) string {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if line, ok := c.byTag[call.Run]; ok {
+			return ", by `" + line + "`"
+		}
+		return ""
 	}
 	sentinel := func(names ...string) string {
 		for _, n := range names {
 			if len(called[n]) == 0 {
 				continue
 			}
+			call := called[n][0]
 			if slices.Contains(sentinels, n) {
-				return fmt.Sprintf("$%s was run: %q", strings.ToUpper(n), called[n][0])
+				return fmt.Sprintf("$%s was run: %q%s", strings.ToUpper(n), strings.Join(call.Args, " "), by(call))
 			}
-			return fmt.Sprintf("%s was run (and refused by the sandbox): %q", n, strings.TrimSpace(n+" "+called[n][0]))
+			return fmt.Sprintf("%s was run (and refused by the sandbox): %q%s", n, strings.TrimSpace(n+" "+strings.Join(call.Args, " ")), by(call))
 		}
 		return ""
 	}
 	installs := ""
 	for _, n := range installers {
-		for _, args := range called[n] {
-			if installs == "" && installing(n, args) {
-				installs = fmt.Sprintf("%s was run (and refused by the sandbox): %q", n, strings.TrimSpace(n+" "+args))
+		for _, call := range called[n] {
+			if args := strings.Join(call.Args, " "); installs == "" && installing(n, args) {
+				installs = fmt.Sprintf("%s was run (and refused by the sandbox): %q%s", n, strings.TrimSpace(n+" "+args), by(call))
 			}
 		}
 	}

@@ -128,6 +128,18 @@ const (
 	stdinOpen
 )
 
+// String names the mode for a report: "null" (/dev/null), "closed" (at its
+// end) or "open" (never written).
+func (m stdinMode) String() string {
+	switch m {
+	case stdinEOF:
+		return "closed"
+	case stdinOpen:
+		return "open"
+	}
+	return "null"
+}
+
 // runOutcome is what one run of the target did.
 type runOutcome struct {
 	Stdout, Stderr           []byte // at most MaxOutput each
@@ -139,6 +151,8 @@ type runOutcome struct {
 	// Leftovers are the processes the run left running once the target
 	// had exited by itself; the run killed them.
 	Leftovers []leftover
+	// Tag is the run's DUET_CHECK_RUN, by which what it started is known.
+	Tag string
 	// Err says the target could not be started at all (not found, not
 	// executable, ctx already done); the other fields are then zero but
 	// Exit, which is -1. A run stopped by ctx afterwards has Err nil and is
@@ -192,7 +206,7 @@ func runInvocation(ctx context.Context, inv invocationSpec) runOutcome {
 
 	// Wait's error says no more than ProcessState does: stdio is all files,
 	// so there is no copying that could fail.
-	var o runOutcome
+	o := runOutcome{Tag: tag}
 	select {
 	case <-exited:
 		// What it started and left running, its group included, is its

@@ -73,6 +73,7 @@ type probeSandbox struct {
 type sentinelCall struct {
 	Name string // "pager", "editor", "visual", "browser", or the installer or opener run ("npm", "xdg-open" ...)
 	Args []string
+	Run  string // the DUET_CHECK_RUN of the run that started it, if it kept it
 }
 
 // fsSnapshot is the state of a sandbox's files, by path relative to its Dir
@@ -152,9 +153,9 @@ func (s *probeSandbox) roots() []string {
 
 // writeSentinels writes one shell script per sentinel. Each appends a
 // record to the calls log with a single printf, so concurrent calls do not
-// interleave: its name and each argument prefixed with "+", every field
-// ended by a NUL (which no argument can hold), and an empty field to end
-// the record.
+// interleave: its name, the run's tag prefixed with "=", each argument
+// prefixed with "+", every field ended by a NUL (which no argument can
+// hold), and an empty field to end the record.
 func (s *probeSandbox) writeSentinels() error {
 	// A pager reads what it is given, or a target writing to it would
 	// block once the pipe is full; but not from a terminal, which nobody
@@ -171,7 +172,7 @@ func (s *probeSandbox) writeSentinels() error {
 			"n=$#\n" +
 			"for a do set -- \"$@\" \"+$a\"; done\n" +
 			"shift $n\n" +
-			"printf '%s\\000' " + name + " \"$@\" '' >>" + shellQuote(s.callsLog) + "\n"
+			"printf '%s\\000' " + name + " \"=${" + runTagEnv + ":-}\" \"$@\" '' >>" + shellQuote(s.callsLog) + "\n"
 	}
 	for _, name := range sentinels {
 		body := record(name)
@@ -307,6 +308,8 @@ func (s *probeSandbox) Calls() []sentinelCall {
 		case len(field) == 0:
 			calls = append(calls, *cur)
 			cur = nil
+		case field[0] == '=':
+			cur.Run = string(field[1:])
 		default:
 			cur.Args = append(cur.Args, string(field[1:])) // drop the "+"
 		}
