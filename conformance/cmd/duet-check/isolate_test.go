@@ -28,25 +28,7 @@ func TestIsolation(t *testing.T) {
 	}
 	cmd := exec.Command(check, "check", "--env", "PHONEHOME_MARK="+mark, target)
 	cmd.Env = append(os.Environ(), "DUET_CHECK_FORMAT=json")
-	out, err := cmd.Output()
-	if exit := (*exec.ExitError)(nil); err != nil && !errors.As(err, &exit) {
-		t.Fatal(err)
-	}
-	var answer struct {
-		Data struct {
-			Isolation    string `json:"isolation"`
-			Requirements []struct {
-				ID       string `json:"id"`
-				Status   string `json:"status"`
-				Failures []struct {
-					Evidence string `json:"evidence"`
-				} `json:"failures"`
-			} `json:"requirements"`
-		} `json:"data"`
-	}
-	if err := json.Unmarshal(out, &answer); err != nil {
-		t.Fatalf("stdout is not one envelope: %v\n%s", err, out)
-	}
+	answer := checkAnswer(t, cmd)
 	iso := answer.Data.Isolation
 	if !namespacesAvailable() {
 		if !strings.Contains(iso, "not isolated further: user namespaces are not available") {
@@ -75,6 +57,35 @@ func TestIsolation(t *testing.T) {
 			t.Errorf("F-029 %s %+v, want a failure naming the DNS question for telemetry.example.com", r.Status, r.Failures)
 		}
 	}
+}
+
+// checkedAnswer is the part of duet-check's answer these tests read.
+type checkedAnswer struct {
+	Data struct {
+		Isolation    string `json:"isolation"`
+		Requirements []struct {
+			ID       string `json:"id"`
+			Status   string `json:"status"`
+			Failures []struct {
+				Command  string `json:"command"`
+				Evidence string `json:"evidence"`
+			} `json:"failures"`
+		} `json:"requirements"`
+	} `json:"data"`
+}
+
+// checkAnswer runs a check and reads its answer, whatever its exit code.
+func checkAnswer(t *testing.T, cmd *exec.Cmd) checkedAnswer {
+	t.Helper()
+	out, err := cmd.Output()
+	if exit := (*exec.ExitError)(nil); err != nil && !errors.As(err, &exit) {
+		t.Fatal(err)
+	}
+	var answer checkedAnswer
+	if err := json.Unmarshal(out, &answer); err != nil {
+		t.Fatalf("stdout is not one envelope: %v\n%s", err, out)
+	}
+	return answer
 }
 
 // namespacesAvailable reports whether this process may make the namespaces
@@ -156,26 +167,7 @@ func TestHostileTarget(t *testing.T) {
 	cmd := exec.Command(check, "check", "--read-only", "status",
 		"--env", "HOSTILE_PLANT="+own, "--env", "HOSTILE_VICTIM="+strconv.Itoa(victim.Process.Pid), target)
 	cmd.Env = append(os.Environ(), "DUET_CHECK_FORMAT=json", "DUET_CHECK_CONFIG_DIR="+own)
-	out, err := cmd.Output()
-	if exit := (*exec.ExitError)(nil); err != nil && !errors.As(err, &exit) {
-		t.Fatal(err)
-	}
-	var answer struct {
-		Data struct {
-			Isolation    string `json:"isolation"`
-			Requirements []struct {
-				ID       string `json:"id"`
-				Status   string `json:"status"`
-				Failures []struct {
-					Command  string `json:"command"`
-					Evidence string `json:"evidence"`
-				} `json:"failures"`
-			} `json:"requirements"`
-		} `json:"data"`
-	}
-	if err := json.Unmarshal(out, &answer); err != nil {
-		t.Fatalf("stdout is not one envelope: %v\n%s", err, out)
-	}
+	answer := checkAnswer(t, cmd)
 	for _, part := range []string{"a process namespace", "the checker's own state out of the targets' sight"} {
 		if !strings.Contains(answer.Data.Isolation, part) {
 			t.Errorf("isolation %q does not name %q", answer.Data.Isolation, part)
