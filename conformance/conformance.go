@@ -155,7 +155,7 @@ type checker struct {
 	unrun           int               // runs not made: the budget was spent
 	unrunLines      []string          // the first of them, for the report
 	made            int               // runs made
-	byTag           map[string]string // each run's command line, by its DUET_CHECK_RUN
+	byTag           map[string]madeRun // each run, by its DUET_CHECK_RUN
 	runTime         time.Duration
 	crawlCut        bool // discovery stopped crawling at half the budget
 }
@@ -265,9 +265,9 @@ func (c *checker) run(ctx context.Context, inv invocationSpec) runOutcome {
 	c.made++
 	c.runTime += out.Duration
 	if c.byTag == nil {
-		c.byTag = map[string]string{}
+		c.byTag = map[string]madeRun{}
 	}
-	c.byTag[out.Tag] = inv.CommandLine()
+	c.byTag[out.Tag] = madeRun{line: inv.CommandLine(), terminal: inv.PTY}
 	if capped && out.TimedOut {
 		c.notMade(inv)
 		return runOutcome{Exit: -1, Err: errOverBudget}
@@ -330,6 +330,13 @@ func (c *checker) extraEnv(env []string) []string {
 		}
 	}
 	return extra
+}
+
+// madeRun is what a sentinel's record is told with: the run that started
+// the program, and whether a person could have been at its terminal.
+type madeRun struct {
+	line     string
+	terminal bool
 }
 
 // notMade counts a run the budget left out, and keeps the first few to

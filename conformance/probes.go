@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -790,7 +791,7 @@ func (c *checker) exercise(ctx context.Context, t *tree) {
 		}
 	}
 	for _, cmd := range picked {
-		c.readOnly(ctx, cmd.Path)
+		c.readRun(ctx, cmd.Path, false)
 		c.colour(ctx, cmd.Path)
 		inv := c.invoke(cmd.Path...)
 		inv.Stdin = stdinOpen
@@ -813,13 +814,24 @@ func (c *checker) exercise(ctx context.Context, t *tree) {
 // editor, a browser, an installer, the network) the sentinels see. It
 // reports whether the piped run answered with an envelope and exit 0.
 func (c *checker) readOnly(ctx context.Context, line []string) bool {
+	return c.readRun(ctx, line, true)
+}
+
+// readRun is readOnly; named says the caller named line read-only. A
+// command picked for its name only may ask a person at a terminal — a
+// login does — which is no fault (F-009 is about a pipe).
+func (c *checker) readRun(ctx context.Context, line []string, named bool) bool {
 	ok := c.safeRun(ctx, &Command{Path: line, Runnable: true})
 	inv := c.invoke(line...)
 	inv.PTY, inv.Stdin = true, stdinEOF
 	out := c.run(ctx, inv)
 	switch {
+	case errors.Is(out.Err, errOverBudget):
+		c.record("read-only-terminal", &inv, &out, NotJudged, "", "F-009")
 	case out.Err != nil:
 		c.record("read-only-terminal", &inv, &out, Fail, "could not run: "+out.Err.Error(), "F-009")
+	case out.TimedOut && !named:
+		c.record("read-only-terminal", &inv, &out, NotJudged, fmt.Sprintf("at a terminal where nobody types it waited for more than %v, as a person's tool may: %s", inv.Timeout, excerpt(out.Stdout)), "F-009")
 	case out.TimedOut:
 		c.record("read-only-terminal", &inv, &out, Fail, fmt.Sprintf("at a terminal where nobody types, did not finish within %v: %s", inv.Timeout, excerpt(out.Stdout)), "F-009")
 	default:
@@ -969,12 +981,31 @@ func (c *checker) colour(ctx context.Context, line []string) {
 		switch {
 		case errors.Is(out.Err, errOverBudget):
 			c.record("colour", &inv, &out, NotJudged, "", "F-008")
-		case bytes.IndexByte(out.Stdout, 0x1b) >= 0:
-			c.record("colour", &inv, &out, Fail, env+" at a terminal, yet escape codes: "+excerpt(out.Stdout), "F-008")
+		case hasColour(out.Stdout):
+			c.record("colour", &inv, &out, Fail, env+" at a terminal, yet colour codes: "+excerpt(out.Stdout), "F-008")
 		default:
 			c.record("colour", &inv, &out, Pass, "", "F-008")
 		}
 	}
+}
+
+// sgr is an escape sequence that sets how text is drawn (SGR), its
+// parameters the first group.
+var sgr = regexp.MustCompile(`\x1b\[([0-9;:]*)m`)
+
+// hasColour reports whether b sets a colour: an SGR sequence with a
+// foreground or background colour (30–38, 40–48, 90–97, 100–107). Moving
+// the cursor, clearing a line or bold text is no colour.
+func hasColour(b []byte) bool {
+	for _, m := range sgr.FindAllSubmatch(b, -1) {
+		for _, p := range strings.FieldsFunc(string(m[1]), func(r rune) bool { return r == ';' || r == ':' }) {
+			n, err := strconv.Atoi(p)
+			if err == nil && (n >= 30 && n <= 38 || n >= 40 && n <= 48 || n >= 90 && n <= 97 || n >= 100 && n <= 107) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // formatArgs are the words that ask cmd for its answer in format: --format
@@ -1117,16 +1148,25 @@ func (c *checker) overAll() {
 		}
 	}
 	// Each sentinel call is told with the run that made it, where the
-	// program kept the run's tag in its environment.
+	// program kept the run's tag in its environment. A pager or an editor
+	// started at a terminal is a person's to use: only one started on a
+	// pipe counts (F-010, F-055). A browser counts anywhere: the sandbox has
+	// no display (F-057).
 	called := map[string][]sentinelCall{}
 	for _, call := range c.sandbox.Calls() {
+		c.mu.Lock()
+		run, known := c.byTag[call.Run]
+		c.mu.Unlock()
+		if known && run.terminal && (call.Name == "pager" || call.Name == "editor" || call.Name == "visual") {
+			continue
+		}
 		called[call.Name] = append(called[call.Name], call)
 	}
 	by := func(call sentinelCall) string {
 		c.mu.Lock()
 		defer c.mu.Unlock()
-		if line, ok := c.byTag[call.Run]; ok {
-			return ", by `" + line + "`"
+		if run, ok := c.byTag[call.Run]; ok {
+			return ", by `" + run.line + "`"
 		}
 		return ""
 	}

@@ -46,3 +46,21 @@ func TestPhoneHome(t *testing.T) {
 		}
 	}
 }
+
+// TestHasColour: colour is a foreground or background in an SGR sequence;
+// moving the cursor or bold text is not.
+func TestHasColour(t *testing.T) {
+	for out, want := range map[string]bool{
+		"\x1b[31merror\x1b[0m":                      true,
+		"\x1b[1;32mok\x1b[0m":                       true,
+		"\x1b[38;5;208mtext":                        true,
+		"\x1b[48:2::10:20:30mtext":                  true,
+		"\x1b7\x1b[r\x1b8\x1b[?25hNo\x1b[4Gplugins": false,
+		"\x1b[1mbold\x1b[0m":                        false,
+		"plain":                                     false,
+	} {
+		if got := hasColour([]byte(out)); got != want {
+			t.Errorf("hasColour(%q) = %v, want %v", out, got, want)
+		}
+	}
+}
