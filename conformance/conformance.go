@@ -151,10 +151,10 @@ type checker struct {
 	// command and word (see refusesMadeUp), asked before the probes.
 	refused map[string]bool
 
-	start, deadline time.Time         // the check's, by Options.Budget
-	unrun           int               // runs not made: the budget was spent
-	unrunLines      []string          // the first of them, for the report
-	made            int               // runs made
+	start, deadline time.Time          // the check's, by Options.Budget
+	unrun           int                // runs not made: the budget was spent
+	unrunLines      []string           // the first of them, for the report
+	made            int                // runs made
 	byTag           map[string]madeRun // each run, by its DUET_CHECK_RUN
 	runTime         time.Duration
 	crawlCut        bool // discovery stopped crawling at half the budget
