@@ -281,7 +281,7 @@ func (c *checker) run(ctx context.Context, inv invocationSpec) runOutcome {
 	if c.carriageReturn == "" && (bytes.IndexByte(out.Stdout, '\r') >= 0 || bytes.IndexByte(out.Stderr, '\r') >= 0) {
 		c.carriageReturn = "a carriage return in the output of " + inv.CommandLine()
 	}
-	if c.prompt == "" && out.Exit == 0 && out.Err == nil && !out.TimedOut {
+	if c.prompt == "" && out.Exit == 0 && out.Err == nil && !out.TimedOut && works(c.ownArgs(inv.Args)) {
 		if q := promptAtEnd(out.Stdout, out.Stderr); q != "" {
 			c.prompt = fmt.Sprintf("%s, on a pipe where nobody can answer, asked %q and exited 0 as if answered", inv.CommandLine(), q)
 		}
@@ -293,8 +293,9 @@ func (c *checker) run(ctx context.Context, inv invocationSpec) runOutcome {
 }
 
 // promptPattern is the end of a question put to a person: a y/n or a
-// numbered choice, "Enter …", "Choose …", "Continue?".
-var promptPattern = regexp.MustCompile(`(?i)(\[\s*[yn]\s*/\s*[yn]\s*\]|\(\s*[yn](es)?\s*/\s*[yn]o?\s*\)|\[\d+(\s*[/-]\s*\d+)+\]|\b(enter|type|choose|select|press|pick)\b[^\n]{0,60}|\b(continue|proceed|are you sure|overwrite)[^\n]{0,40}\?)\s*[:?>]?\s*$`)
+// numbered choice, or "Enter …:", "Choose …:", "Continue?" — a word that
+// asks, on a line that ends waiting for the answer (":", "?" or ">").
+var promptPattern = regexp.MustCompile(`(?i)(\[\s*[yn]\s*/\s*[yn]\s*\]|\(\s*[yn](es)?\s*/\s*[yn]o?\s*\))\s*[:?>]?\s*$|\[\d+(\s*[/-]\s*\d+)+\]\s*[:?>]\s*$|^\W*(enter|type|choose|select|press|pick)\b[^\n]{0,60}[:?>]\s*$|\b(continue|proceed|are you sure|overwrite)[^\n]{0,40}\?\s*$`)
 
 // promptAtEnd is the question either output ends with, or "".
 func promptAtEnd(outs ...[]byte) string {
