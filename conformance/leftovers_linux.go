@@ -10,7 +10,7 @@ import (
 
 // leftoverGrace is how long the processes of a run that just exited get to
 // end on their own before those still there count as left behind.
-const leftoverGrace = 300 * time.Millisecond
+const leftoverGrace = time.Second
 
 // leftovers waits up to leftoverGrace for the processes carrying tag (all
 // but this program's own, when tag is "": in a process namespace of the
