@@ -47,11 +47,16 @@ func TestOneBehaviourApart(t *testing.T) {
 	evidence := map[string]string{}
 	var mu sync.Mutex
 	var wg sync.WaitGroup
+	// Every copy is written before any check starts: a copy still open for
+	// writing when another check forks would be held open in the child
+	// until it execs, and a run of that copy fail with ETXTBSY.
 	for name := range breaks {
-		path := filepath.Join(dir, name)
-		if err := os.WriteFile(path, raw, 0o755); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, name), raw, 0o755); err != nil {
 			t.Fatal(err)
 		}
+	}
+	for name := range breaks {
+		path := filepath.Join(dir, name)
 		wg.Go(func() {
 			report, err := conformance.Check(context.Background(), conformance.Target{Path: path}, conformance.Options{})
 			if err != nil {
