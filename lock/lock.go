@@ -24,6 +24,7 @@ import (
 
 	"github.com/duet-cli/duet/envelope"
 	"github.com/duet-cli/duet/exitcode"
+	"github.com/duet-cli/duet/internal/filelock"
 )
 
 // DefaultWait is how long [Acquire] waits for a lock when given no wait.
@@ -31,20 +32,6 @@ const DefaultWait = 10 * time.Second
 
 // Code is the error code of a lock that was not acquired in time.
 const Code = "LOCK_HELD"
-
-// A waiting process tries the lock again after a tenth of the time it has
-// waited so far, within these bounds: it notices a release within about 10%
-// of its wait, and a wait of minutes costs a try a second, not 200 (a fixed
-// 5 ms retry made a two-second wait burn 150 ms of CPU).
-const (
-	minRetry = 5 * time.Millisecond
-	maxRetry = time.Second
-)
-
-// nextTry is how long to sleep before the next try, after waiting waited.
-func nextTry(waited time.Duration) time.Duration {
-	return min(max(waited/10, minRetry), maxRetry)
-}
 
 // Held is a lock this process holds.
 type Held struct {
@@ -71,7 +58,7 @@ func Acquire(ctx context.Context, path string, wait time.Duration) (*Held, error
 	defer cancel()
 	f := flock.New(path, flock.SetFlag(os.O_CREATE|os.O_RDWR), flock.SetPermissions(0o600))
 	start := time.Now()
-	err := retry(wctx, f.TryLock)
+	err := filelock.Retry(wctx, f.TryLock) // backing off, as every wait for a state file does
 	switch {
 	case err == nil:
 	case ctx.Err() != nil && !errors.Is(ctx.Err(), context.DeadlineExceeded):
@@ -85,26 +72,6 @@ func Acquire(ctx context.Context, path string, wait time.Duration) (*Held, error
 	h.stamp()
 	envelope.From(ctx).OnCleanup(func(context.Context) error { return h.Release() })
 	return h, nil
-}
-
-// retry calls try until it takes the lock, fails, or ctx ends (ctx's error),
-// sleeping [nextTry] between tries.
-func retry(ctx context.Context, try func() (bool, error)) error {
-	start := time.Now()
-	t := time.NewTimer(0)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-t.C:
-		}
-		ok, err := try()
-		if ok || err != nil {
-			return err
-		}
-		t.Reset(nextTry(time.Since(start)))
-	}
 }
 
 // With runs fn holding the lock on path (see [Acquire]).

@@ -1,4 +1,4 @@
-package lock
+package filelock
 
 import (
 	"context"
@@ -23,7 +23,7 @@ func TestRetryBacksOff(t *testing.T) {
 		t.Run(tc.held.String(), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				start, tries := time.Now(), 0
-				err := retry(t.Context(), func() (bool, error) {
+				err := Retry(t.Context(), func() (bool, error) {
 					tries++
 					return time.Since(start) >= tc.held, nil
 				})
@@ -48,13 +48,13 @@ func TestRetryEnds(t *testing.T) {
 		ctx, cancel := context.WithTimeout(t.Context(), time.Second)
 		defer cancel()
 		start := time.Now()
-		err := retry(ctx, func() (bool, error) { return false, nil })
+		err := Retry(ctx, func() (bool, error) { return false, nil })
 		if !errors.Is(err, context.DeadlineExceeded) || time.Since(start) != time.Second {
-			t.Errorf("retry = %v after %s, want the deadline after 1s", err, time.Since(start))
+			t.Errorf("Retry = %v after %s, want the deadline after 1s", err, time.Since(start))
 		}
 		broken := errors.New("bad descriptor")
-		if err := retry(t.Context(), func() (bool, error) { return false, broken }); err != broken {
-			t.Errorf("retry = %v, want the try's error", err)
+		if err := Retry(t.Context(), func() (bool, error) { return false, broken }); err != broken {
+			t.Errorf("Retry = %v, want the try's error", err)
 		}
 	})
 }
