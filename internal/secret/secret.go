@@ -117,6 +117,9 @@ func Shapes(s, mask string) string {
 	if strings.ContainsAny(s, "=:") && hasSecretWord(s) {
 		s = maskAssigned(s, mask)
 	}
+	if len(s) < minRandom {
+		return s // too short to hold a random word: not scanned
+	}
 	return words.get(wordsExpr).ReplaceAllStringFunc(s, func(w string) string {
 		if Random(w) {
 			return mask
@@ -173,6 +176,9 @@ func hasSecretWord(s string) bool {
 	return false
 }
 
+// minRandom is the shortest word Random may call random.
+const minRandom = 24
+
 // Random reports whether w looks like a generated key or token rather than
 // a word, a name or an id: 24 characters or more of letters of both cases
 // and digits that change between upper case, lower case and digit at half
@@ -181,7 +187,7 @@ func hasSecretWord(s string) bool {
 // Hex (a commit, a digest), UUIDs and ULIDs, which lack a case, are ids,
 // and stay.
 func Random(w string) bool {
-	if len(w) < 24 {
+	if len(w) < minRandom {
 		return false
 	}
 	class := func(r rune) int {
