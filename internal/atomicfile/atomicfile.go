@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // Write replaces path with data and gives it mode perm: data goes to a
@@ -14,7 +15,7 @@ import (
 // path; the directory is then synced so the rename survives a crash (best
 // effort where directories cannot be synced).
 func Write(path string, data []byte, perm fs.FileMode) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*"+tempSuffix)
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
@@ -30,6 +31,24 @@ func Write(path string, data []byte, perm fs.FileMode) error {
 		d.Close()
 	}
 	return nil
+}
+
+// tempSuffix ends the name of Write's temporary file: .<name>.<n>.tmp.
+const tempSuffix = ".tmp"
+
+// TempOf reports whether name, a file's base name, is that of a temporary
+// file Write made for a file named target: what a process killed during
+// the write leaves beside it.
+func TempOf(name string) (target string, ok bool) {
+	rest, ok := strings.CutSuffix(name, tempSuffix)
+	if !ok || !strings.HasPrefix(rest, ".") {
+		return "", false
+	}
+	i := strings.LastIndexByte(rest, '.')
+	if i <= 1 {
+		return "", false
+	}
+	return rest[1:i], true
 }
 
 func write(f *os.File, data []byte, perm fs.FileMode) error {

@@ -30,3 +30,31 @@ func TestWrite(t *testing.T) {
 		t.Error("Write into a missing directory succeeded")
 	}
 }
+
+// TestTempOf: the temporary files Write makes are told from other files,
+// with the file each was for.
+func TestTempOf(t *testing.T) {
+	dir := t.TempDir()
+	for name, want := range map[string]string{
+		".space.json.1726670150.tmp": "space.json",
+		".launch.json.42.tmp":        "launch.json",
+		".a.b.c.7.tmp":               "a.b.c",
+		"space.json":                 "",
+		".space.json":                "",
+		"notes.tmp":                  "",
+		"..tmp":                      "",
+	} {
+		if got, ok := atomicfile.TempOf(name); got != want || ok != (want != "") {
+			t.Errorf("TempOf(%q) = %q, %v; want %q", name, got, ok, want)
+		}
+	}
+	// What Write makes, had it been killed before its rename, is one.
+	f, err := os.CreateTemp(dir, ".state.json.*.tmp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if got, ok := atomicfile.TempOf(filepath.Base(f.Name())); !ok || got != "state.json" {
+		t.Errorf("TempOf(%q) = %q, %v", filepath.Base(f.Name()), got, ok)
+	}
+}

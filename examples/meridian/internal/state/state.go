@@ -210,7 +210,7 @@ func tornSpace(dir string) bool {
 			if inner, err := os.ReadDir(filepath.Join(dir, name)); err != nil || len(inner) > 0 {
 				return false
 			}
-		case strings.HasPrefix(name, ".space.json.") && strings.HasSuffix(name, ".tmp"):
+		case tempOf(name, "space.json"):
 		default:
 			return false // space.json, runs, chats: a space, torn or not, is a person's to look at
 		}
@@ -230,7 +230,10 @@ func (r Root) StaleTemp(now time.Time, minAge time.Duration) []string {
 			return nil // gone meanwhile, or unreadable: not ours to judge
 		case d.IsDir() && d.Name() == "fs" && filepath.Base(filepath.Dir(filepath.Dir(path))) == ".spaces":
 			return filepath.SkipDir
-		case d.IsDir() || !strings.HasPrefix(d.Name(), ".") || !strings.HasSuffix(d.Name(), ".tmp"):
+		case d.IsDir():
+			return nil
+		}
+		if _, ok := atomicfile.TempOf(d.Name()); !ok {
 			return nil
 		}
 		if info, err := d.Info(); err == nil && now.Sub(info.ModTime()) >= minAge {
@@ -239,6 +242,12 @@ func (r Root) StaleTemp(now time.Time, minAge time.Duration) []string {
 		return nil
 	})
 	return stale
+}
+
+// tempOf reports whether name is a temporary file of a write of target.
+func tempOf(name, target string) bool {
+	t, ok := atomicfile.TempOf(name)
+	return ok && t == target
 }
 
 // creating starts the name a space has while it is made (CreateSpace).
