@@ -126,6 +126,7 @@ var parseCases = [][]string{
 	{"get", "-f", "json", "-f=json"},
 	{"list", "-al=false"},
 	{"list", "--", "-a"},
+	{"--", "list", "--format"}, // found by the fuzzer: urfave reads flags after a leading "--"
 	{"list", "-", "-a"},
 	{"list", "-z"},
 	{"list", "-az"},

@@ -119,12 +119,11 @@ func Builtin(p adapters.Parsed, args []string, err string) bool {
 	if err == "" || p.Node == nil {
 		return false
 	}
+	// No stop at "--": it ends the flags of one command only, and urfave
+	// reads a subcommand's flags after a "--" given to its parent.
 	for _, a := range args {
-		if a == "--" {
-			break
-		}
 		name, _, _ := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		if f := p.Node.Flag(name); strings.HasPrefix(a, "-") && f != nil && f.Builtin && strings.HasSuffix(err, "-"+name) {
+		if f := p.Node.Flag(name); strings.HasPrefix(a, "-") && f != nil && f.Builtin && (strings.HasSuffix(err, " -"+name) || strings.HasSuffix(err, " --"+name)) {
 			return true
 		}
 	}
