@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -61,6 +62,10 @@ type invocationSpec struct {
 	MaxOutput int           // bytes kept per stream; 1 MiB when zero
 	Signals   []timedSignal // sent to the process, not its group
 	Cols      int           // terminal width under PTY; 80 when zero
+	// InterruptAfter, when set, sends SIGINT to the process once its
+	// stdout has shown that many lines, as the spec's kit interrupts a
+	// stream mid-way (see RunProfile).
+	InterruptAfter int
 }
 
 // timedSignal is a signal sent to the target After its start, or sooner
@@ -146,8 +151,12 @@ type runOutcome struct {
 	StdoutBytes, StderrBytes int64  // total written, including what was dropped
 	Exit                     int    // exit code; -1 when killed by a signal
 	Signal                   string // the signal that killed it ("killed", "broken pipe"), or ""
-	TimedOut                 bool   // killed by runInvocation at Timeout
-	Duration                 time.Duration
+	Signo                    syscall.Signal
+	// Interrupted is how many stdout lines had been read when
+	// InterruptAfter's SIGINT was sent; 0 when it was not.
+	Interrupted int
+	TimedOut    bool // killed by runInvocation at Timeout
+	Duration    time.Duration
 	// Leftovers are the processes the run left running once the target
 	// had exited by itself; the run killed them.
 	Leftovers []leftover
@@ -190,6 +199,9 @@ func runInvocation(ctx context.Context, inv invocationSpec) runOutcome {
 		return runOutcome{Exit: -1, Err: fmt.Errorf("run %s: %w", inv.Path, err)}
 	}
 	pgid := cmd.Process.Pid // Setpgid or Setsid: the target leads its group
+	if inv.InterruptAfter > 0 {
+		p.stdout.onLines(inv.InterruptAfter, func() { _ = cmd.Process.Signal(syscall.SIGINT) })
+	}
 	for _, r := range p.readers {
 		go r.read()
 	}
@@ -232,6 +244,10 @@ func runInvocation(ctx context.Context, inv invocationSpec) runOutcome {
 	o.Stdout, o.StdoutBytes = p.stdout.result()
 	o.Stderr, o.StderrBytes = p.stderr.result()
 	o.Exit, o.Signal = exitStatus(cmd.ProcessState)
+	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		o.Signo = ws.Signal()
+	}
+	o.Interrupted = p.stdout.fired
 	return o
 }
 
@@ -398,6 +414,18 @@ type capture struct {
 	max int
 	buf []byte
 	n   int64
+
+	// A call once the output has shown a number of lines (onLines).
+	lines, after, fired int
+	fire                func()
+}
+
+// onLines calls fire once the output has shown after lines in all, and
+// notes how many it had then in fired.
+func (c *capture) onLines(after int, fire func()) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.after, c.fire = after, fire
 }
 
 func (c *capture) Write(b []byte) (int, error) {
@@ -406,6 +434,12 @@ func (c *capture) Write(b []byte) (int, error) {
 	c.n += int64(len(b))
 	if room := c.max - len(c.buf); room > 0 {
 		c.buf = append(c.buf, b[:min(room, len(b))]...)
+	}
+	if c.fire != nil && c.fired == 0 {
+		if c.lines += bytes.Count(b, []byte{'\n'}); c.lines >= c.after {
+			c.fired = c.lines
+			c.fire()
+		}
 	}
 	return len(b), nil
 }

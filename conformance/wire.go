@@ -13,8 +13,8 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
 
-// The spec's schemas, v1.16 (MIT, see schemas/LICENSE): ResponseEnvelope 2.4
-// and ManifestResponse 3.21, copied from internal/speckit/kit/schemas
+// The spec's schemas, v1.16 (MIT, see schemas/LICENSE): ResponseEnvelope 2.4,
+// ManifestResponse 3.21 and ConformanceProfile 1.0, copied from internal/speckit/kit/schemas
 // (schemas/PROVENANCE.md says where each came from).
 //
 //go:embed schemas/*.json
@@ -29,6 +29,7 @@ type compiled struct {
 	envelope *jsonschema.Schema // ResponseEnvelope 2.x
 	manifest *jsonschema.Schema // ManifestResponse 3.x, every entry closed: for `tool manifest`
 	exitCode *jsonschema.Schema // its ExitCodeEntry (1.1): for the exit_codes of --schema
+	profile  *jsonschema.Schema // ConformanceProfile 1.0: the kit's profiles (see LoadProfile)
 }
 
 // compileSchemas compiles the envelope and manifest schemas as they are.
@@ -38,7 +39,7 @@ func compileSchemas() (compiled, error) {
 	c := jsonschema.NewCompiler()
 	c.UseLoader(jsonschema.SchemeURLLoader{}) // load nothing from outside
 	c.AssertFormat()
-	for _, name := range []string{"response-envelope.json", "manifest-response.json"} {
+	for _, name := range []string{"response-envelope.json", "manifest-response.json", "conformance-profile.json"} {
 		raw, err := schemaFiles.ReadFile("schemas/" + name)
 		if err != nil {
 			return compiled{}, err
@@ -63,6 +64,7 @@ func compileSchemas() (compiled, error) {
 		{&out.envelope, "response-envelope.json"},
 		{&out.manifest, "manifest-response.json"},
 		{&out.exitCode, "manifest-response.json#/definitions/ExitCodeEntry"},
+		{&out.profile, "conformance-profile.json"},
 	} {
 		if *s.to, err = c.Compile(schemaBase + s.url); err != nil {
 			return compiled{}, err
@@ -281,12 +283,13 @@ func oneLine(err error) string {
 // then exactly one terminal line — the summary line ("_summary": true) or
 // an error envelope, which must be valid and say ok false.
 type streamParse struct {
-	lines    int
-	terminal int      // the terminal line's number, from 1; 0 when there is none
-	summary  bool     // the terminal line is the summary line
-	failure  envelope // the terminal error envelope, where it is one and valid
-	valid    bool     // the terminal line is a summary line or a valid error envelope
-	problems []string // what breaks the contract, line by line
+	lines        int
+	terminal     int      // the terminal line's number, from 1; 0 when there is none
+	terminalText []byte   // the terminal line
+	summary      bool     // the terminal line is the summary line
+	failure      envelope // the terminal error envelope, where it is one and valid
+	valid        bool     // the terminal line is a summary line or a valid error envelope
+	problems     []string // what breaks the contract, line by line
 }
 
 // parseStream reads stdout as a JSONL stream, as the spec's kit does: every
@@ -320,9 +323,9 @@ func parseStream(stdout []byte) streamParse {
 		_ = json.Unmarshal(doc["ok"], &ok)
 		switch {
 		case string(doc["_summary"]) == "true":
-			p.terminal, p.summary, p.valid = n, true, true
+			p.terminal, p.terminalText, p.summary, p.valid = n, []byte(line), true, true
 		case ok != nil && hasError:
-			p.terminal = n
+			p.terminal, p.terminalText = n, []byte(line)
 			env, f, why := parseEnvelope([]byte(line))
 			switch {
 			case f != noFault:

@@ -15,7 +15,7 @@ import (
 // 2.x stand-in and Duet's ManifestResponse 3.21 transcription that the
 // vendored kit judges by.
 func TestSchemasAreTheKits(t *testing.T) {
-	for _, name := range []string{"response-envelope.json", "manifest-response.json"} {
+	for _, name := range []string{"response-envelope.json", "manifest-response.json", "conformance-profile.json"} {
 		ours, err := schemaFiles.ReadFile("schemas/" + name)
 		if err != nil {
 			t.Fatal(err)

@@ -40,18 +40,34 @@ func main() {
 	// writes outside the sandbox. Its own audit log and profiles stay
 	// writable for it, and out of the targets' sight: it reaches them by
 	// the paths conformance.OwnDir gives, set here as the runtime's.
-	own := ownState(os.Getenv)
-	var dirs []string
-	for _, o := range own {
-		dirs = append(dirs, o.dir)
+	// The kit is the exception: it runs only what its profile names, on
+	// the sandbox the profile's author set up, as the spec's kit does.
+	app := newApp()
+	if !runsKit(app, os.Args[1:]) {
+		own := ownState(os.Getenv)
+		var dirs []string
+		for _, o := range own {
+			dirs = append(dirs, o.dir)
+		}
+		if code, done := conformance.Isolate(dirs...); done {
+			os.Exit(code)
+		}
+		for _, o := range own {
+			os.Setenv(o.env, filepath.Join(conformance.OwnDir(o.dir), o.file))
+		}
 	}
-	if code, done := conformance.Isolate(dirs...); done {
-		os.Exit(code)
+	urfave.Main(app, adapters.WithVersion(version), adapters.WithSpecStrict())
+}
+
+// runsKit reports whether args run the kit command, read as the app will
+// read them.
+func runsKit(app *cli.Command, args []string) bool {
+	wrapped, err := urfave.Wrap(app)
+	if err != nil {
+		return false
 	}
-	for _, o := range own {
-		os.Setenv(o.env, filepath.Join(conformance.OwnDir(o.dir), o.file))
-	}
-	urfave.Main(newApp(), adapters.WithVersion(version), adapters.WithSpecStrict())
+	p := wrapped.Parse(args)
+	return p.Err == nil && !p.Help && p.Node != nil && slices.Equal(p.Node.Path, []string{kitName})
 }
 
 // ownFile is one place of the checker's own state: its directory, the
@@ -150,7 +166,7 @@ func newApp() *cli.Command {
 	return &cli.Command{
 		Name:     "duet-check",
 		Usage:    "Check how well a command-line tool serves agents",
-		Commands: []*cli.Command{check, agentsMD(), artifacts()},
+		Commands: []*cli.Command{check, kitCommand(), agentsMD(), artifacts()},
 	}
 }
 

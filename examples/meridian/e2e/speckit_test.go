@@ -36,7 +36,7 @@ func TestSpecKitLevel3(t *testing.T) {
 	command := []string{env, "-u", "MERIDIAN_SPACE_ID", "HOME=" + sb.home, "PATH=" + pathOf(sb.env),
 		"MERIDIAN_REPO_ROOT=" + sb.dir, "FAKE_HARNESS_RECORD=" + sb.record, bin}
 	space := []string{"--space", started.Space}
-	res := speckit.Run(t, speckit.Profile{
+	res := speckit.Agree(t, speckit.Profile{
 		Tool:           "meridian",
 		Command:        command,
 		TimeoutSeconds: 30,
@@ -54,7 +54,7 @@ func TestSpecKitLevel3(t *testing.T) {
 			{Name: "run follow", Argv: append([]string{"run", "follow", started.ID, "--format", "jsonl"}, space...), Kind: speckit.Stream,
 				Signal: "INT", AfterLines: 1, DeadlineSeconds: 20},
 		},
-	})
+	}, speckit.DuetCheck(t))
 	t.Logf("kit: %v %+v", res.Levels, res.Summary)
 	if got := res.Levels["level_3"]; got != "pass" {
 		t.Errorf("level 3: %s, want pass (levels %v)\n%s", got, res.Levels, res.Failures())

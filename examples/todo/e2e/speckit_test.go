@@ -19,6 +19,7 @@ func TestSpecKitLevel3(t *testing.T) {
 	home := t.TempDir()
 	t.Setenv("HOME", home)
 	t.Setenv("XDG_DATA_HOME", filepath.Join(home, "data"))
+	check := speckit.DuetCheck(t)
 	for _, b := range append(binaries[:len(binaries):len(binaries)], v2) {
 		t.Run(b.framework, func(t *testing.T) {
 			sb := newSandbox(t, b.path)
@@ -28,7 +29,7 @@ func TestSpecKitLevel3(t *testing.T) {
 					t.Fatalf("todo %v: exit %d: %s", args, r.code, r.stderr)
 				}
 			}
-			res := speckit.Run(t, speckit.Profile{
+			res := speckit.Agree(t, speckit.Profile{
 				Tool:           "todo",
 				Command:        []string{b.path, "--file", store},
 				TimeoutSeconds: 30,
@@ -46,7 +47,7 @@ func TestSpecKitLevel3(t *testing.T) {
 					{Name: "list streamed", Argv: []string{"list", "--format", "jsonl"}, Kind: speckit.Stream},
 					{Name: "watch", Argv: []string{"watch", "--format", "jsonl"}, Kind: speckit.Stream, Signal: "INT", AfterLines: 2, DeadlineSeconds: 20},
 				},
-			})
+			}, check)
 			t.Logf("kit: %v %+v", res.Levels, res.Summary)
 			if got := res.Levels["level_3"]; got != "pass" {
 				t.Errorf("level 3: %s, want pass (levels %v)\n%s", got, res.Levels, res.Failures())
@@ -57,5 +58,55 @@ func TestSpecKitLevel3(t *testing.T) {
 				t.Errorf("after the kit, todo list --status all: %q, want t1 and t2", r.stdout)
 			}
 		})
+	}
+}
+
+// TestKitAgreesOnFailures gives the kit and duet-check kit a profile of
+// todo that misnames what its commands do — a read called invalid, a show
+// called destructive, an envelope called a stream, a stream that ends
+// before its signal, a command that never ends called a read, a list
+// called the manifest, a local option called global — and holds the two
+// to the same verdicts, failure for failure. Every check the profile can
+// fail, fails.
+func TestKitAgreesOnFailures(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_DATA_HOME", filepath.Join(home, "data"))
+	sb := newSandbox(t, binaries[0].path)
+	for _, args := range [][]string{{"add", "first"}, {"add", "second"}} {
+		if r := sb.run(t, args...); r.code != 0 {
+			t.Fatalf("todo %v: exit %d: %s", args, r.code, r.stderr)
+		}
+	}
+	res := speckit.Agree(t, speckit.Profile{
+		Tool:           "todo",
+		Command:        []string{binaries[0].path, "--file", sb.file},
+		TimeoutSeconds: 3,
+		Manifest:       []string{"list"},
+		ArgumentOrder: &speckit.ArgumentOrder{CommandPath: []string{"list"}, LocalArgs: []string{"--limit", "1"},
+			GlobalFlag: "--status", Value: "all", AlternateValue: "done"},
+		Probes: []speckit.Probe{
+			{Name: "list called invalid", Argv: []string{"list"}, Kind: speckit.Invalid},
+			{Name: "show called destructive", Argv: []string{"show", "t1"}, Kind: speckit.Destructive, DryRunFlag: "--dry-run"},
+			{Name: "lines called one envelope", Argv: []string{"list", "--format", "jsonl"}, Kind: speckit.Read},
+			{Name: "watch called a read", Argv: []string{"watch", "--format", "jsonl"}, Kind: speckit.Read},
+			{Name: "an envelope called a stream", Argv: []string{"list"}, Kind: speckit.Stream},
+			{Name: "a stream shorter than its signal", Argv: []string{"list", "--format", "jsonl"}, Kind: speckit.Stream, Signal: "INT", AfterLines: 50},
+		},
+	}, speckit.DuetCheck(t))
+	want := map[string]speckit.Status{
+		"no_hang_stdin_closed": speckit.Fail, "no_hang_stdin_open": speckit.Pass,
+		"json_envelope": speckit.Fail, "exit_code_contract": speckit.Pass, "stdout_no_ansi": speckit.Pass,
+		"no_color_honored": speckit.Pass, "help_off_stdout": speckit.Pass, "invalid_input_exit_2": speckit.Fail,
+		"dry_run_preview": speckit.Fail, "destructive_refuses_unconfirmed": speckit.Fail, "manifest_valid": speckit.Fail,
+		"argument_order": speckit.Fail, "stream_contract": speckit.Fail, "stream_sigint": speckit.Fail,
+	}
+	for _, c := range res.Checks {
+		if c.Status != want[c.ID] {
+			t.Errorf("%s: %s, want %s", c.ID, c.Status, want[c.ID])
+		}
+	}
+	if t.Failed() {
+		t.Logf("the kit's failures:\n%s", res.Failures())
 	}
 }
