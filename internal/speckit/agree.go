@@ -52,7 +52,8 @@ func Agree(t testing.TB, p Profile, duetCheck string) Result {
 }
 
 // DuetCheck builds duet-check into a directory of t's and returns its
-// path, for Agree.
+// path, for Agree. Call it before the test moves HOME: Go's build cache is
+// under it.
 func DuetCheck(t testing.TB) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "duet-check")

@@ -16,10 +16,10 @@ import (
 func TestSpecKitLevel3(t *testing.T) {
 	// The kit runs todo with this process's environment: a home of the
 	// test's own keeps what todo writes there out of the user's.
+	check := speckit.DuetCheck(t) // before HOME moves, and Go's build cache with it
 	home := t.TempDir()
 	t.Setenv("HOME", home)
 	t.Setenv("XDG_DATA_HOME", filepath.Join(home, "data"))
-	check := speckit.DuetCheck(t)
 	for _, b := range append(binaries[:len(binaries):len(binaries)], v2) {
 		t.Run(b.framework, func(t *testing.T) {
 			sb := newSandbox(t, b.path)
@@ -69,6 +69,7 @@ func TestSpecKitLevel3(t *testing.T) {
 // to the same verdicts, failure for failure. Every check the profile can
 // fail, fails.
 func TestKitAgreesOnFailures(t *testing.T) {
+	check := speckit.DuetCheck(t)
 	home := t.TempDir()
 	t.Setenv("HOME", home)
 	t.Setenv("XDG_DATA_HOME", filepath.Join(home, "data"))
@@ -93,7 +94,7 @@ func TestKitAgreesOnFailures(t *testing.T) {
 			{Name: "an envelope called a stream", Argv: []string{"list"}, Kind: speckit.Stream},
 			{Name: "a stream shorter than its signal", Argv: []string{"list", "--format", "jsonl"}, Kind: speckit.Stream, Signal: "INT", AfterLines: 50},
 		},
-	}, speckit.DuetCheck(t))
+	}, check)
 	want := map[string]speckit.Status{
 		"no_hang_stdin_closed": speckit.Fail, "no_hang_stdin_open": speckit.Pass,
 		"json_envelope": speckit.Fail, "exit_code_contract": speckit.Pass, "stdout_no_ansi": speckit.Pass,
