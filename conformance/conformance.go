@@ -184,45 +184,80 @@ var errOverBudget = errors.New("not run: the check's time budget is spent")
 // only when the check cannot be made at all (the sandbox cannot be created);
 // a target that cannot be run is reported, with every requirement failing.
 func Check(ctx context.Context, target Target, opts Options) (*Report, error) {
+	reports, err := CheckEach(ctx, []Target{target}, opts)
+	if err != nil {
+		return nil, err
+	}
+	return reports[0], nil
+}
+
+// CheckEach checks the targets at once, each in a sandbox of its own, and
+// returns their reports in order: duet-check checks a CLI on a bare pipe
+// and as an agent runs it this way. Checks in one process run through one
+// call: at the end, in a process namespace of the check's own, what no
+// run's tag names is ended, and fails F-030 in every report, since any of
+// the targets may have started it.
+func CheckEach(ctx context.Context, targets []Target, opts Options) ([]*Report, error) {
 	if opts.ProbeTimeout <= 0 {
 		opts.ProbeTimeout = 10 * time.Second
 	}
 	if opts.MaxCommands <= 0 {
 		opts.MaxCommands = 100
 	}
-	// Runs happen in the sandbox's working directory: a relative path
-	// names the binary from the caller's.
-	if strings.ContainsRune(target.Path, filepath.Separator) && !filepath.IsAbs(target.Path) {
-		if abs, err := filepath.Abs(target.Path); err == nil {
-			target.Path = abs
+	checkers := make([]*checker, len(targets))
+	for i, target := range targets {
+		// Runs happen in the sandbox's working directory: a relative path
+		// names the binary from the caller's.
+		if strings.ContainsRune(target.Path, filepath.Separator) && !filepath.IsAbs(target.Path) {
+			if abs, err := filepath.Abs(target.Path); err == nil {
+				target.Path = abs
+			}
 		}
+		sb, err := makeSandbox()
+		if err != nil {
+			return nil, fmt.Errorf("conformance: %w", err)
+		}
+		defer sb.Close()
+		c := &checker{target: target, opts: opts, sandbox: sb, iso: currentIsolation(), refused: map[string]bool{}}
+		// A bare environment: what the user's shell has set (CI, NO_COLOR,
+		// TERM ...) must not decide the verdict.
+		c.base = sb.Env(append([]string{"PATH=" + os.Getenv("PATH"), "LANG=C.UTF-8"}, target.Env...))
+		checkers[i] = c
 	}
-	sb, err := makeSandbox()
-	if err != nil {
-		return nil, fmt.Errorf("conformance: %w", err)
+	trees := make([]*tree, len(targets))
+	var wg sync.WaitGroup
+	for i, c := range checkers {
+		wg.Go(func() {
+			c.start = time.Now()
+			if opts.Budget > 0 {
+				// Runs end a little before the budget does: a run cut short
+				// takes a moment to be reaped, and the report to be made.
+				c.deadline = c.start.Add(opts.Budget - min(opts.Budget/20, time.Second))
+			}
+			c.pristine, _ = c.sandbox.Snapshot()
+			trees[i] = c.discover(ctx)
+			c.probe(ctx, trees[i])
+		})
 	}
-	defer sb.Close()
-	c := &checker{target: target, opts: opts, sandbox: sb, iso: currentIsolation(), refused: map[string]bool{}}
-	// A bare environment: what the user's shell has set (CI, NO_COLOR,
-	// TERM ...) must not decide the verdict.
-	c.base = sb.Env(append([]string{"PATH=" + os.Getenv("PATH"), "LANG=C.UTF-8"}, target.Env...))
-	c.start = time.Now()
-	if opts.Budget > 0 {
-		// Runs end a little before the budget does: a run cut short takes
-		// a moment to be reaped, and the report to be made.
-		c.deadline = c.start.Add(opts.Budget - min(opts.Budget/20, time.Second))
-	}
-	c.pristine, _ = sb.Snapshot()
-	t := c.discover(ctx)
-	c.probe(ctx, t)
-	if c.iso.Processes {
+	wg.Wait()
+	if checkers[0].iso.Processes {
 		// In the check's own process namespace every process but the
 		// checker is a target's: one still here shed its run's tag.
 		if rest := leftovers(""); len(rest) > 0 {
-			c.record("leftover processes", nil, nil, Fail, describeLeftovers(rest)+" (they no longer carried "+runTagEnv+", so the run that started them is not known)", "F-030")
+			whose := "so the run that started them is not known"
+			if len(targets) > 1 {
+				whose = fmt.Sprintf("so the run that started them, of %d checks made at once, is not known", len(targets))
+			}
+			for _, c := range checkers {
+				c.record("leftover processes", nil, nil, Fail, describeLeftovers(rest)+" (they no longer carried "+runTagEnv+", "+whose+")", "F-030")
+			}
 		}
 	}
-	return c.report(t, time.Since(c.start)), nil
+	reports := make([]*Report, len(targets))
+	for i, c := range checkers {
+		reports[i] = c.report(trees[i], time.Since(c.start))
+	}
+	return reports, nil
 }
 
 // invoke is a run of the target with args after its fixed ones, on pipes.
@@ -233,6 +268,7 @@ func (c *checker) invoke(args ...string) invocationSpec {
 		Env:     c.base,
 		Dir:     c.sandbox.Work,
 		Timeout: c.opts.ProbeTimeout,
+		Check:   c.sandbox.id,
 	}
 }
 

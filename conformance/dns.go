@@ -5,34 +5,81 @@ import (
 	"errors"
 	"net"
 	"strings"
+	"sync"
 )
 
 // dnsAddr is where an isolated check's /etc/resolv.conf sends every DNS
 // question (see Isolate).
 const dnsAddr = "127.0.0.1:53"
 
-// startDNS answers DNS on loopback where the check is isolated: a target
-// that reaches for the network without the proxy asks for an address
-// first, and the question is recorded beside the proxy's requests as
-// "DNS <name>". Outside a private network namespace, or when another check
-// in the same process holds the port, it does nothing.
+// startDNS joins the process's DNS recorder where the check is isolated:
+// a target that reaches for the network without the proxy asks for an
+// address first, and the question is recorded beside the proxy's requests
+// as "DNS <name>". Outside a private network namespace it does nothing.
 func (s *probeSandbox) startDNS() {
-	if !currentIsolation().Network {
-		return
+	if currentIsolation().Network {
+		recorder.join(s)
 	}
-	pc, err := net.ListenPacket("udp", dnsAddr)
-	if err != nil {
-		return
-	}
-	s.dns = pc
-	s.dnsDone = make(chan struct{})
-	go s.serveDNS(pc)
 }
 
-// serveDNS records the question of every query that arrives on pc and
+// recorder is the process's one DNS listener. The port is the process's,
+// and checks may run at once (duet-check's two passes): each question goes
+// to the check whose run asked it, known by the asking process's run tag.
+var recorder dnsRecorder
+
+type dnsRecorder struct {
+	addr string // where to listen; dnsAddr when empty
+
+	mu     sync.Mutex
+	pc     net.PacketConn
+	done   chan struct{}
+	checks map[string]*probeSandbox // by id, the prefix of their runs' tags
+}
+
+// join starts recording for s, listening first if no check is.
+func (d *dnsRecorder) join(s *probeSandbox) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.pc == nil {
+		addr := d.addr
+		if addr == "" {
+			addr = dnsAddr
+		}
+		pc, err := net.ListenPacket("udp", addr)
+		if err != nil {
+			return
+		}
+		d.pc, d.done, d.checks = pc, make(chan struct{}), map[string]*probeSandbox{}
+		go d.serve(pc, d.done)
+	}
+	d.checks[s.id] = s
+}
+
+// leave stops recording for s, and listening once no check is left.
+func (d *dnsRecorder) leave(s *probeSandbox) {
+	d.mu.Lock()
+	if _, ok := d.checks[s.id]; !ok {
+		d.mu.Unlock()
+		return
+	}
+	delete(d.checks, s.id)
+	pc, done := d.pc, d.done
+	if len(d.checks) == 0 {
+		d.pc = nil
+	} else {
+		pc = nil
+	}
+	d.mu.Unlock()
+	if pc != nil {
+		pc.Close()
+		<-done
+	}
+}
+
+// serve records the question of every query that arrives on pc and
 // refuses it, until pc is closed.
-func (s *probeSandbox) serveDNS(pc net.PacketConn) {
-	defer close(s.dnsDone)
+func (d *dnsRecorder) serve(pc net.PacketConn, done chan struct{}) {
+	defer close(done)
 	buf := make([]byte, 1500)
 	for {
 		n, from, err := pc.ReadFrom(buf)
@@ -46,11 +93,35 @@ func (s *probeSandbox) serveDNS(pc net.PacketConn) {
 		if !ok {
 			continue
 		}
-		s.mu.Lock()
-		s.requests = append(s.requests, "DNS "+name)
-		s.mu.Unlock()
+		// The asker waits for the answer, its socket still open: it is
+		// found before the answer goes.
+		port := 0
+		if a, ok := from.(*net.UDPAddr); ok {
+			port = a.Port
+		}
+		for _, s := range d.askedBy(runTagOf(port)) {
+			s.mu.Lock()
+			s.requests = append(s.requests, "DNS "+name)
+			s.mu.Unlock()
+		}
 		_, _ = pc.WriteTo(refusal(buf[:end]), from)
 	}
+}
+
+// askedBy is the check whose run carries tag; every check running, when
+// the asker is not known.
+func (d *dnsRecorder) askedBy(tag string) []*probeSandbox {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	id, _, _ := strings.Cut(tag, ".")
+	if s, ok := d.checks[id]; ok {
+		return []*probeSandbox{s}
+	}
+	var all []*probeSandbox
+	for _, s := range d.checks {
+		all = append(all, s)
+	}
+	return all
 }
 
 // question reads the name asked for in the first question of a DNS query,

@@ -2,7 +2,10 @@ package conformance
 
 import (
 	"context"
+	"fmt"
 	"net"
+	"os"
+	"os/exec"
 	"slices"
 	"testing"
 	"time"
@@ -10,33 +13,66 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// TestDNSRecorder asks Go's own resolver for a name through the sandbox's
-// DNS recorder: the question is recorded, and the answer is a refusal that
-// comes at once rather than a timeout.
+// TestDNSRecorder asks for names through one DNS recorder shared by two
+// checks, from processes of their runs (this test binary again, carrying
+// a run's tag) and from a process of neither: each question is recorded by
+// the check whose run asked it, the unknown asker's by both, and the answer
+// is a refusal that comes at once rather than a timeout.
 func TestDNSRecorder(t *testing.T) {
-	s, err := makeSandbox()
-	if err != nil {
+	if addr := os.Getenv("DUET_TEST_DNS_ASK"); addr != "" {
+		name := os.Getenv("DUET_TEST_DNS_NAME")
+		if err := lookup(addr, name); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	rec := &dnsRecorder{addr: "127.0.0.1:0"}
+	var checks []*probeSandbox
+	for range 2 {
+		s, err := makeSandbox()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		rec.join(s)
+		defer rec.leave(s)
+		checks = append(checks, s)
+	}
+	addr := rec.pc.LocalAddr().String()
+	for i, s := range checks {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestDNSRecorder$")
+		cmd.Env = append(os.Environ(), "DUET_TEST_DNS_ASK="+addr, fmt.Sprintf("DUET_TEST_DNS_NAME=run%d.example.", i), runTagEnv+"="+s.id+".r1")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("asking as a run of check %d: %v\n%s", i, err, out)
+		}
+	}
+	if err := lookup(addr, "nobody.example."); err != nil {
 		t.Fatal(err)
 	}
-	defer s.Close()
-	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	for i, s := range checks {
+		// A resolver asks more than once (A and AAAA, and again).
+		got := s.ProxyRequests()
+		slices.Sort(got)
+		want := []string{"DNS nobody.example.", fmt.Sprintf("DNS run%d.example.", i)}
+		if diff := cmp.Diff(want, slices.Compact(got)); diff != "" {
+			t.Errorf("check %d recorded (-want +got):\n%s", i, diff)
+		}
 	}
-	s.dns, s.dnsDone = pc, make(chan struct{})
-	go s.serveDNS(pc)
+}
 
+// lookup asks the DNS server at addr for name with Go's own resolver, and
+// wants the refusal before the deadline.
+func lookup(addr, name string) error {
 	r := &net.Resolver{PreferGo: true, Dial: func(ctx context.Context, _, _ string) (net.Conn, error) {
-		return new(net.Dialer).DialContext(ctx, "udp", pc.LocalAddr().String())
+		return new(net.Dialer).DialContext(ctx, "udp", addr)
 	}}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if addrs, err := r.LookupHost(ctx, "telemetry.example.com."); err == nil || ctx.Err() != nil {
-		t.Fatalf("LookupHost = %v, %v; want a refusal before the deadline", addrs, err)
+	if addrs, err := r.LookupHost(ctx, name); err == nil || ctx.Err() != nil {
+		return fmt.Errorf("LookupHost(%s) = %v, %v; want a refusal before the deadline", name, addrs, err)
 	}
-	if got := s.ProxyRequests(); !slices.Contains(got, "DNS telemetry.example.com.") {
-		t.Errorf("recorded %q, want the question for telemetry.example.com.", got)
-	}
+	return nil
 }
 
 func TestDNSQuestion(t *testing.T) {

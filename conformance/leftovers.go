@@ -13,7 +13,8 @@ import (
 // and ended.
 const runTagEnv = "DUET_CHECK_RUN"
 
-// newRunTag is a tag no other run of any check carries.
+// newRunTag is a tag no other run of any check carries. A run's is its
+// check's id, a dot, and a tag of its own.
 func newRunTag() string {
 	b := make([]byte, 8)
 	rand.Read(b) // never fails (crypto/rand)

@@ -2,8 +2,10 @@ package conformance
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -109,4 +111,60 @@ func processCommand(pid int) string {
 		s = s[:120] + "…"
 	}
 	return s
+}
+
+// runTagOf is the run tag of the process holding the UDP socket bound to
+// port on this network namespace's loopback, or "": the socket's inode
+// from /proc/net/udp, the process whose descriptors hold it, and the tag
+// in that process's environment.
+func runTagOf(port int) string {
+	inode := udpInode(port)
+	if inode == "" {
+		return ""
+	}
+	link := "socket:[" + inode + "]"
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		if _, err := strconv.Atoi(e.Name()); err != nil {
+			continue
+		}
+		fds, _ := os.ReadDir("/proc/" + e.Name() + "/fd")
+		for _, fd := range fds {
+			if target, _ := os.Readlink("/proc/" + e.Name() + "/fd/" + fd.Name()); target == link {
+				return tagIn("/proc/" + e.Name() + "/environ")
+			}
+		}
+	}
+	return ""
+}
+
+// udpInode is the inode of the IPv4 UDP socket bound to port, from
+// /proc/net/udp ("sl local_address rem_address st ... inode"), or "".
+func udpInode(port int) string {
+	table, err := os.ReadFile("/proc/net/udp")
+	if err != nil || port <= 0 {
+		return ""
+	}
+	suffix := fmt.Sprintf(":%04X", port)
+	for _, line := range strings.Split(string(table), "\n")[1:] {
+		f := strings.Fields(line)
+		if len(f) >= 10 && strings.HasSuffix(f[1], suffix) {
+			return f[9]
+		}
+	}
+	return ""
+}
+
+// tagIn is the run tag in an environment file (/proc/N/environ), or "".
+func tagIn(path string) string {
+	env, err := os.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	for kv := range bytes.SplitSeq(env, []byte{0}) {
+		if v, ok := bytes.CutPrefix(kv, []byte(runTagEnv+"=")); ok {
+			return string(v)
+		}
+	}
+	return ""
 }

@@ -62,6 +62,9 @@ type invocationSpec struct {
 	MaxOutput int           // bytes kept per stream; 1 MiB when zero
 	Signals   []timedSignal // sent to the process, not its group
 	Cols      int           // terminal width under PTY; 80 when zero
+	// Check is the id of the check making the run (probeSandbox.id),
+	// which its run tag starts with.
+	Check string
 	// InterruptAfter, when set, sends SIGINT to the process once its
 	// stdout has shown that many lines, as the spec's kit interrupts a
 	// stream mid-way (see RunProfile).
@@ -181,6 +184,9 @@ func runInvocation(ctx context.Context, inv invocationSpec) runOutcome {
 	//duetvet:allow rawexec -- the black-box checker must not import Duet's packages
 	cmd := exec.Command(inv.Path, inv.Args...)
 	tag := newRunTag()
+	if inv.Check != "" {
+		tag = inv.Check + "." + tag
+	}
 	cmd.Env = append(slices.Clone(inv.Env), runTagEnv+"="+tag)
 	cmd.Dir = inv.Dir
 

@@ -62,8 +62,9 @@ type probeSandbox struct {
 	srv    *http.Server
 	served chan struct{} // closed when the proxy's Serve returns
 
-	dns     net.PacketConn // the DNS recorder, where the check is isolated
-	dnsDone chan struct{}  // closed when it has stopped
+	// id prefixes the tags of the check's runs, by which the DNS recorder
+	// knows whose question it heard.
+	id string
 
 	mu       sync.Mutex
 	requests []string
@@ -103,6 +104,7 @@ func makeSandbox() (_ *probeSandbox, err error) {
 		dir = d
 	}
 	s := &probeSandbox{
+		id:         newRunTag(),
 		Dir:        dir,
 		Home:       filepath.Join(dir, "home"),
 		Work:       filepath.Join(dir, "work"),
@@ -491,10 +493,7 @@ func (s *probeSandbox) Close() error {
 		errs = append(errs, s.srv.Close())
 		<-s.served
 	}
-	if s.dns != nil {
-		errs = append(errs, s.dns.Close())
-		<-s.dnsDone
-	}
+	recorder.leave(s)
 	if err := os.RemoveAll(s.Dir); err != nil {
 		// Make every directory writable again, then try once more.
 		_ = filepath.WalkDir(s.Dir, func(path string, d fs.DirEntry, err error) error {

@@ -118,21 +118,23 @@ func newApp() *cli.Command {
 				Budget:       cmd.Duration("budget"),
 				ReadOnly:     readOnly(cmd.StringSlice("read-only")),
 			}
-			report, err := conformance.Check(ctx, target, opts)
-			if err != nil {
-				return envelope.Errorf(exitcode.GeneralError, "CHECK_FAILED", "%w", err)
-			}
-			res := checked{Report: report}
 			// A bare pipe is a script to most tools, which give an agent
 			// what it needs only when it says it is one: the check runs
-			// again as a coding agent runs the target, unless the caller
-			// set that up already.
+			// again as a coding agent runs the target, at the same time,
+			// unless the caller set that up already.
+			targets := []conformance.Target{target}
 			if !cmd.Bool("pipe-only") && !marked(target.Env) {
 				agent := target
 				agent.Env = append(slices.Clone(target.Env), agentMarker)
-				if res.AsAgent, err = conformance.Check(ctx, agent, opts); err != nil {
-					return envelope.Errorf(exitcode.GeneralError, "CHECK_FAILED", "%w", err)
-				}
+				targets = append(targets, agent)
+			}
+			reports, err := conformance.CheckEach(ctx, targets, opts)
+			if err != nil {
+				return envelope.Errorf(exitcode.GeneralError, "CHECK_FAILED", "%w", err)
+			}
+			res := checked{Report: reports[0]}
+			if len(reports) > 1 {
+				res.AsAgent = reports[1]
 			}
 			out := envelope.From(ctx)
 			out.RenderText(func(w io.Writer) error { return res.write(w, cmd.Bool("markdown"), out.Mode().Color) })
