@@ -39,6 +39,10 @@
 // A requirement passes only when a run could have failed it; otherwise it
 // is not judged, and the report says why. [Test] runs the same checks as
 // subtests of a Go test.
+//
+// [LoadProfile] and [RunProfile] are the spec's own conformance kit
+// (conformance/run.py) in Go: a profile's directed probes, judged check for
+// check as the kit judges them, reported as the spec's [ConformanceResult].
 package conformance
 
 import (
