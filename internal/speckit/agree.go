@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
@@ -21,32 +20,19 @@ import (
 // are prose and may be worded apart. It returns the kit's result.
 func Agree(t testing.TB, p Profile, duetCheck string) Result {
 	t.Helper()
-	python := interpreter(t)
-	dir := t.TempDir()
-	root := filepath.Join(dir, "kit")
-	if err := extractKit(root); err != nil {
-		t.Fatalf("speckit: write the conformance kit: %v", err)
-	}
-	doc, err := p.document()
-	if err != nil {
-		t.Fatalf("speckit: %v", err)
-	}
-	profile := filepath.Join(dir, "profile.json")
-	if err := os.WriteFile(profile, doc, 0o644); err != nil {
-		t.Fatalf("speckit: write the profile: %v", err)
-	}
+	k := prepare(t, p)
 	ctx, cancel := context.WithTimeout(context.Background(), timeLimit(t, p))
 	defer cancel()
-	kit, err := run(ctx, python, root, profile)
+	kit, err := run(ctx, k.python, k.root, k.profile)
 	if err != nil {
-		t.Fatalf("speckit: %v\nprofile: %s", err, doc)
+		t.Fatalf("speckit: %v\nprofile: %s", err, k.doc)
 	}
-	ours, err := runDuetCheck(ctx, duetCheck, profile)
+	ours, err := runDuetCheck(ctx, duetCheck, k.profile)
 	if err != nil {
-		t.Fatalf("speckit: %v\nprofile: %s", err, doc)
+		t.Fatalf("speckit: %v\nprofile: %s", err, k.doc)
 	}
 	if diff := cmp.Diff(comparable(kit), comparable(ours)); diff != "" {
-		t.Errorf("duet-check kit and the spec's kit disagree (-kit +duet-check):\n%s\nprofile: %s", diff, doc)
+		t.Errorf("duet-check kit and the spec's kit disagree (-kit +duet-check):\n%s\nprofile: %s", diff, k.doc)
 	}
 	return kit
 }

@@ -123,27 +123,40 @@ type ArgumentOrder struct {
 // test when no Python can run the kit, unless DUET_REQUIRE_SPECKIT=1.
 func Run(t testing.TB, p Profile) Result {
 	t.Helper()
-	python := interpreter(t)
-	dir := t.TempDir()
-	root := filepath.Join(dir, "kit")
-	if err := extractKit(root); err != nil {
-		t.Fatalf("speckit: write the conformance kit: %v", err)
-	}
-	doc, err := p.document()
-	if err != nil {
-		t.Fatalf("speckit: %v", err)
-	}
-	profile := filepath.Join(dir, "profile.json")
-	if err := os.WriteFile(profile, doc, 0o644); err != nil {
-		t.Fatalf("speckit: write the profile: %v", err)
-	}
+	k := prepare(t, p)
 	ctx, cancel := context.WithTimeout(context.Background(), timeLimit(t, p))
 	defer cancel()
-	res, err := run(ctx, python, root, profile)
+	res, err := run(ctx, k.python, k.root, k.profile)
 	if err != nil {
-		t.Fatalf("speckit: %v\nprofile: %s", err, doc)
+		t.Fatalf("speckit: %v\nprofile: %s", err, k.doc)
 	}
 	return res
+}
+
+// prepared is the kit written out, and a profile for it.
+type prepared struct {
+	python, root, profile string
+	doc                   []byte // the profile's text
+}
+
+// prepare writes the kit and p's file to a directory of t's.
+func prepare(t testing.TB, p Profile) prepared {
+	t.Helper()
+	k := prepared{python: interpreter(t)}
+	dir := t.TempDir()
+	k.root = filepath.Join(dir, "kit")
+	if err := extractKit(k.root); err != nil {
+		t.Fatalf("speckit: write the conformance kit: %v", err)
+	}
+	var err error
+	if k.doc, err = p.document(); err != nil {
+		t.Fatalf("speckit: %v", err)
+	}
+	k.profile = filepath.Join(dir, "profile.json")
+	if err := os.WriteFile(k.profile, k.doc, 0o644); err != nil {
+		t.Fatalf("speckit: write the profile: %v", err)
+	}
+	return k
 }
 
 // extractKit writes the embedded kit to dir, which must not exist: run.py
