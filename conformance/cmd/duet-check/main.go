@@ -42,8 +42,8 @@ func main() {
 	// the paths conformance.OwnDir gives, set here as the runtime's.
 	// The kit is the exception: it runs only what its profile names, on
 	// the sandbox the profile's author set up, as the spec's kit does.
-	app := newApp()
-	if !runsKit(app, os.Args[1:]) {
+	app, opts := newApp(), []adapters.Option{adapters.WithVersion(version), adapters.WithSpecStrict()}
+	if !runsKit(app, os.Args[1:], opts) {
 		own := ownState(os.Getenv)
 		var dirs []string
 		for _, o := range own {
@@ -56,13 +56,14 @@ func main() {
 			os.Setenv(o.env, filepath.Join(conformance.OwnDir(o.dir), o.file))
 		}
 	}
-	urfave.Main(app, adapters.WithVersion(version), adapters.WithSpecStrict())
+	urfave.Main(app, opts...)
 }
 
 // runsKit reports whether args run the kit command, read as the app will
-// read them.
-func runsKit(app *cli.Command, args []string) bool {
-	wrapped, err := urfave.Wrap(app)
+// read them. The app is wrapped with the options it runs with: a second
+// Wrap keeps the first's tree.
+func runsKit(app *cli.Command, args []string, opts []adapters.Option) bool {
+	wrapped, err := urfave.Wrap(app, opts...)
 	if err != nil {
 		return false
 	}
