@@ -312,7 +312,8 @@ func (c *checker) run(ctx context.Context, inv invocationSpec) runOutcome {
 		c.notMade(inv)
 		return runOutcome{Exit: -1, Err: errOverBudget}
 	}
-	if out.Err == nil && !out.TimedOut && out.Exit == 0 && works(c.ownArgs(inv.Args)) {
+	worked := out.Err == nil && !out.TimedOut && out.Exit == 0 && works(c.ownArgs(inv.Args))
+	if worked {
 		c.worked = append(c.worked, inv.CommandLine())
 	}
 	if inv.PTY {
@@ -321,7 +322,7 @@ func (c *checker) run(ctx context.Context, inv invocationSpec) runOutcome {
 	if c.carriageReturn == "" && (bytes.IndexByte(out.Stdout, '\r') >= 0 || bytes.IndexByte(out.Stderr, '\r') >= 0) {
 		c.carriageReturn = "a carriage return in the output of " + inv.CommandLine()
 	}
-	if c.prompt == "" && out.Exit == 0 && out.Err == nil && !out.TimedOut && works(c.ownArgs(inv.Args)) {
+	if c.prompt == "" && worked {
 		if q := promptAtEnd(out.Stdout, out.Stderr); q != "" {
 			c.prompt = fmt.Sprintf("%s, on a pipe where nobody can answer, asked %q and exited 0 as if answered", inv.CommandLine(), q)
 		}

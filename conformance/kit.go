@@ -127,7 +127,9 @@ func allowedExit(code int) bool {
 // for check: the same runs, in the same order, judged by the same rules.
 // Like the kit, it runs the command in this process's environment and
 // working directory (without FORCE_COLOR and CLICOLOR_FORCE), one run at a
-// time; a profile points its command at a sandbox of its own. only, when
+// time; a profile points its command at a sandbox of its own. Unlike the
+// kit, it ends what a run leaves running once it has exited (after a
+// second's grace), as every run of the checker does. only, when
 // given, are the checks to report (the levels are of those alone), as the
 // kit's --only.
 func RunProfile(ctx context.Context, p *Profile, only ...string) *ConformanceResult {
@@ -153,7 +155,7 @@ func RunProfile(ctx context.Context, p *Profile, only ...string) *ConformanceRes
 			continue
 		}
 		out := k.outcomes[c.id]
-		out.Title, out.Level, out.Requirements = c.title, c.level, c.requirements
+		out.Title, out.Level, out.Requirements, out.RunsChecked = c.title, c.level, c.requirements, len(out.Runs)
 		for _, m := range c.failureModes {
 			out.FailureModes = append(out.FailureModes, fmt.Sprintf("§%d", m))
 		}
@@ -224,8 +226,8 @@ func (r *kitRun) exit() *int {
 		return nil
 	}
 	code := r.out.Exit
-	if r.out.Signo != 0 {
-		code = -int(r.out.Signo)
+	if r.out.Signal != 0 {
+		code = -int(r.out.Signal)
 	}
 	return &code
 }
@@ -284,11 +286,9 @@ func kitEnv(env []string) []string {
 }
 
 // note counts a run toward check id.
-func (k *kit) note(id string, r *kitRun) *ConformanceCheck {
+func (k *kit) note(id string, r *kitRun) {
 	out := k.outcomes[id]
-	out.RunsChecked++
 	out.Runs = append(out.Runs, r.evidence(""))
-	return out
 }
 
 // fail records a failure of check id on run r.

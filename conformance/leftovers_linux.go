@@ -47,7 +47,6 @@ func tagged(tag string) []leftover {
 	if err != nil {
 		return nil
 	}
-	want := []byte(runTagEnv + "=" + tag + "\x00")
 	self := os.Getpid()
 	var found []leftover
 	for _, e := range entries {
@@ -61,11 +60,8 @@ func tagged(tag string) []leftover {
 			}
 			continue
 		}
-		if tag != "" {
-			env, err := os.ReadFile("/proc/" + e.Name() + "/environ")
-			if err != nil || !bytes.Contains(append([]byte{0}, env...), append([]byte{0}, want...)) {
-				continue
-			}
+		if tag != "" && tagIn("/proc/"+e.Name()+"/environ") != tag {
+			continue
 		}
 		found = append(found, leftover{PID: pid, Command: processCommand(pid)})
 	}

@@ -150,11 +150,10 @@ func (m stdinMode) String() string {
 
 // runOutcome is what one run of the target did.
 type runOutcome struct {
-	Stdout, Stderr           []byte // at most MaxOutput each
-	StdoutBytes, StderrBytes int64  // total written, including what was dropped
-	Exit                     int    // exit code; -1 when killed by a signal
-	Signal                   string // the signal that killed it ("killed", "broken pipe"), or ""
-	Signo                    syscall.Signal
+	Stdout, Stderr           []byte         // at most MaxOutput each
+	StdoutBytes, StderrBytes int64          // total written, including what was dropped
+	Exit                     int            // exit code; -1 when killed by a signal
+	Signal                   syscall.Signal // the signal that killed it, or 0
 	// Interrupted is how many stdout lines had been read when
 	// InterruptAfter's SIGINT was sent; 0 when it was not.
 	Interrupted int
@@ -250,9 +249,6 @@ func runInvocation(ctx context.Context, inv invocationSpec) runOutcome {
 	o.Stdout, o.StdoutBytes = p.stdout.result()
 	o.Stderr, o.StderrBytes = p.stderr.result()
 	o.Exit, o.Signal = exitStatus(cmd.ProcessState)
-	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		o.Signo = ws.Signal()
-	}
 	o.Interrupted = p.stdout.fired
 	return o
 }
@@ -462,15 +458,15 @@ func killGroup(pgid int) {
 }
 
 // exitStatus turns how the target ended into an exit code, -1 for a signal,
-// and the name of that signal.
-func exitStatus(ps *os.ProcessState) (int, string) {
+// and that signal.
+func exitStatus(ps *os.ProcessState) (int, syscall.Signal) {
 	if ps == nil {
-		return -1, ""
+		return -1, 0
 	}
 	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return -1, ws.Signal().String()
+		return -1, ws.Signal()
 	}
-	return ps.ExitCode(), ""
+	return ps.ExitCode(), 0
 }
 
 // CommandLine renders the invocation as a shell would take it, for

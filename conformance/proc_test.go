@@ -29,7 +29,11 @@ type result struct {
 }
 
 func resultOf(o runOutcome) result {
-	return result{Stdout: string(o.Stdout), Stderr: string(o.Stderr), Exit: o.Exit, Signal: o.Signal, TimedOut: o.TimedOut}
+	r := result{Stdout: string(o.Stdout), Stderr: string(o.Stderr), Exit: o.Exit, TimedOut: o.TimedOut}
+	if o.Signal != 0 {
+		r.Signal = o.Signal.String()
+	}
+	return r
 }
 
 func TestRun(t *testing.T) {

@@ -3,7 +3,6 @@ package conformance
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -13,8 +12,6 @@ import (
 	"time"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
-	"golang.org/x/text/language"
-	"golang.org/x/text/message"
 )
 
 // Profile is a conformance profile, the spec's own form for directing its
@@ -119,7 +116,7 @@ func LoadProfile(path string) (*Profile, error) {
 		return nil, fail("checker: %v", err)
 	}
 	if err := s.profile.Validate(doc); err != nil {
-		return nil, fail("profile does not match conformance-profile.json: %s", schemaErrors(err))
+		return nil, fail("profile does not match conformance-profile.json: %s", oneLine(err))
 	}
 	var p Profile
 	if err := json.Unmarshal(raw, &p); err != nil {
@@ -166,34 +163,6 @@ func resolveCommand(name, base string) (string, error) {
 	}
 	return name, nil
 }
-
-// schemaErrors lists a validation's failures one per place, as
-// "where: what".
-func schemaErrors(err error) string {
-	var ve *jsonschema.ValidationError
-	if !errors.As(err, &ve) {
-		return oneLine(err)
-	}
-	var out []string
-	var walk func(*jsonschema.ValidationError)
-	walk = func(e *jsonschema.ValidationError) {
-		if len(e.Causes) == 0 {
-			where := "/" + strings.Join(e.InstanceLocation, "/")
-			if where == "/" {
-				where = "<root>"
-			}
-			out = append(out, where+": "+e.ErrorKind.LocalizedString(english))
-		}
-		for _, c := range e.Causes {
-			walk(c)
-		}
-	}
-	walk(ve)
-	return strings.Join(out, "; ")
-}
-
-// english prints a schema's complaints.
-var english = message.NewPrinter(language.English)
 
 // timeout is the profile's timeout_seconds as a duration.
 func (p *Profile) timeout() time.Duration {
