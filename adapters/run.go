@@ -140,6 +140,10 @@ func newInvocation(fw Framework, opts []Option) *invocation {
 // wrap is the adapter's Wrap of the app; a declaration that does not hold is
 // returned.
 func Exec[F Framework](ctx context.Context, wrap func() (F, error), args []string, opts ...Option) error {
+	args, err := handedOver(args)
+	if err != nil {
+		return &ExitError{Code: int(exitcode.ArgError), Err: err}
+	}
 	fw, err := wrap()
 	if err != nil {
 		return err
@@ -1209,14 +1213,10 @@ func indentedJSON(v any) func(io.Writer) error {
 // told its framework to parse instead.
 func Main[F Framework](wrap func() (F, error), args []string, opts ...Option) {
 	early := catchEarly()
-	// A command line handed over in a file (argsfile: the MCP server's
-	// tool calls, a web UI's) replaces the process's.
-	if taken, ok, err := argsfile.Take(); ok {
-		if err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(int(exitcode.ArgError))
-		}
-		args = taken
+	args, err := handedOver(args)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(int(exitcode.ArgError))
 	}
 	fw, err := wrap()
 	if err != nil {
@@ -1224,6 +1224,20 @@ func Main[F Framework](wrap func() (F, error), args []string, opts ...Option) {
 		os.Exit(1)
 	}
 	os.Exit(Run(context.Background(), fw, args, append(slices.Clip(opts), func(c *config) { c.early = early })...))
+}
+
+// handedOver is the command line handed over in a file (argsfile: the MCP
+// server's tool calls, a web UI's), which replaces the process's, args;
+// args when there is none.
+func handedOver(args []string) ([]string, error) {
+	taken, ok, err := argsfile.Take()
+	switch {
+	case !ok:
+		return args, nil
+	case err != nil:
+		return nil, err
+	}
+	return taken, nil
 }
 
 // catchEarly takes SIGINT and SIGTERM from the first moment of Main, while
