@@ -71,3 +71,20 @@ func TestAuditPos(t *testing.T) {
 		}
 	}
 }
+
+// TestAuditDataMasksWhatShapesMasks: data is looked at closely whenever
+// secret.Shapes would mask something in it — a random word too, which has
+// no secret's name or prefix beside it — and logged as it is otherwise.
+func TestAuditDataMasksWhatShapesMasks(t *testing.T) {
+	for _, tc := range []struct{ name, data, want string }{
+		{"plain", `{"id":"x","note":"plain words"}`, `{"id":"x","note":"plain words"}`},
+		{"random word", `{"id":"x","note":"Zx9qK2mVb7TfLp4sNw8RhYc3JdGa6EuQ"}`, `{"id":"x","note":"[REDACTED]"}`},
+		{"token of a known shape", `{"id":"x","note":"ghp_0123456789abcdefABCDEF0123456789abcd"}`, `{"id":"x","note":"[REDACTED]"}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := string(auditData(json.RawMessage(tc.data), nil)); got != tc.want {
+				t.Errorf("auditData(%s) = %s, want %s", tc.data, got, tc.want)
+			}
+		})
+	}
+}

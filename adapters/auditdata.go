@@ -69,10 +69,11 @@ func redactData(v any, secrets []string) any {
 	return v
 }
 
-// mayNeedRedacting reports whether raw holds a secret or might have a field
-// whose name envelope.SecretName calls secret: every such name contains
-// one of secret.Words. Most answers have neither, and are logged without
-// being decoded and encoded again (which sorts their objects' keys).
+// mayNeedRedacting reports whether raw holds a secret, something
+// secret.Shapes would mask, or a field whose name envelope.SecretName calls
+// secret (every such name contains one of secret.Words). Most answers have
+// none, and are logged without being decoded and encoded again (which
+// sorts their objects' keys).
 func mayNeedRedacting(raw []byte, secrets []string) bool {
 	for _, s := range secrets {
 		if s == "" {
@@ -82,16 +83,7 @@ func mayNeedRedacting(raw []byte, secrets []string) bool {
 			return true // encoded, the secret may not read as itself
 		}
 	}
-	if secret.Hinted(raw) { // a URL with a password, a token of a known shape
-		return true
-	}
-	lower := bytes.ToLower(raw)
-	for w := range secret.Words {
-		if bytes.Contains(lower, []byte(w)) {
-			return true
-		}
-	}
-	return false
+	return secret.MayHold(raw) // a URL with a password, a token, a secret's name, a random word
 }
 
 // escaped reports whether encoding/json may write r otherwise than as

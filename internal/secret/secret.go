@@ -89,8 +89,27 @@ func (c *compiled) get(expr string) *regexp.Regexp {
 	return c.re
 }
 
-// Hinted reports whether b may hold a secret Shapes redacts: a text with
-// no hint of one needs no scan.
+// MayHold reports whether Shapes may redact something in b: a hint of a
+// known shape, a word of a secret name, or a random word. A text that
+// holds none needs no closer look (the audit log logs it as it is).
+func MayHold(b []byte) bool {
+	if Hinted(b) || hasSecretWord(string(b)) {
+		return true
+	}
+	if len(b) < minRandom {
+		return false
+	}
+	for _, w := range words.get(wordsExpr).FindAll(b, -1) {
+		if Random(string(w)) {
+			return true
+		}
+	}
+	return false
+}
+
+// Hinted reports whether b may hold a secret of a shape Shapes knows by
+// its prefix, or a URL's password; a random word or an assignment to a
+// secret name it does not see (MayHold does).
 func Hinted(b []byte) bool {
 	for _, h := range hints {
 		if bytes.Contains(b, []byte(h)) {

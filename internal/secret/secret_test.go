@@ -77,3 +77,19 @@ func TestShapes(t *testing.T) {
 		}
 	}
 }
+
+// TestMayHold: MayHold is true wherever Shapes would change the text.
+func TestMayHold(t *testing.T) {
+	for _, s := range []string{
+		"plain words", "id t1, 2026-11-29", "https://example.com/a/b", "a-long-but-ordinary-hyphenated-name-here",
+		"postgres://u:pw@db/x", "ghp_0123456789abcdefABCDEF0123456789abcd", "password=hunter2", "Zx9qK2mVb7TfLp4sNw8RhYc3JdGa6EuQ",
+	} {
+		changes := secret.Shapes(s, "[R]") != s
+		if changes && !secret.MayHold([]byte(s)) {
+			t.Errorf("MayHold(%q) = false, yet Shapes masks %q", s, secret.Shapes(s, "[R]"))
+		}
+	}
+	if secret.MayHold([]byte("plain words")) {
+		t.Error(`MayHold("plain words") = true`)
+	}
+}
