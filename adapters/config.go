@@ -67,7 +67,7 @@ func configFlags(root *schema.Command, cfg *config) []schema.Flag {
 	}
 	flags := []schema.Flag{
 		{Name: flagname.NoConfig, Control: true, Type: schema.Boolean, Default: false, Usage: "read no configuration file (the environment still applies)"},
-		{Name: flagname.Config, Control: true, Type: schema.String, Path: schema.InProject, Usage: "read configuration from this file only"},
+		{Name: flagname.Config, Control: true, Type: schema.String, Usage: "read configuration from this file only"},
 	}
 	if profiles {
 		flags = append(flags, schema.Flag{Name: flagname.Context, Control: true, Type: schema.String, Usage: "use this named context: the saved profile of that name (as --profile)"})

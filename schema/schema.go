@@ -393,19 +393,14 @@ type FlagMeta struct {
 }
 
 // PathScope is where the file a flag names may lie when the command runs
-// as an MCP tool: a tool acts for whoever reaches the server, so by default
-// it reads and writes the files of the project the server was started in
-// and no others.
+// as an MCP tool. Unset, anywhere, as on the command line; a tool acts for
+// whoever reaches the server, so a flag whose value is a file the command
+// reads or writes is marked InProject (Duet's own --input-file is).
 type PathScope string
 
-const (
-	// InProject confines the file to the server's project directory: a
-	// path outside it, through a symbolic link too, is refused.
-	InProject PathScope = "project"
-	// Anywhere lets the file lie anywhere, as on the command line: for a
-	// command whose purpose is a file elsewhere (an export to ~/Downloads).
-	Anywhere PathScope = "anywhere"
-)
+// InProject confines the file to the server's project directory: a path
+// outside it, through a symbolic link too, is refused.
+const InProject PathScope = "project"
 
 // Example is one invocation shown in help, --schema and describe.
 type Example struct {
