@@ -15,21 +15,18 @@ import (
 const PathOutsideProject = "PATH_OUTSIDE_PROJECT"
 
 // outside reports why the file v, a value of a flag confined to the
-// project, lies outside project, or "" when it lies inside. A relative v is
-// taken from the project, as the command, run there, takes it. The path is
-// followed as the kernel follows it — each symbolic link, dangling ones
-// too, where it points, ".." from where the link led — so a link inside
-// that points out is outside. "-" is stdin, never a file.
-func outside(project string, scope schema.PathScope, v string) string {
-	if scope != schema.InProject || project == "" || v == "" || v == "-" {
+// project, lies outside root (the project directory, as projectRoot
+// resolves it), or "" when it lies inside. A relative v is taken from root,
+// where the server's own runner runs the command. The path is followed as
+// the kernel follows it — each symbolic link, dangling ones too, where it
+// points, ".." from where the link led — so a link inside that points out
+// is outside. "-" is stdin, never a file.
+func outside(root string, scope schema.PathScope, v string) string {
+	if scope != schema.InProject || root == "" || v == "" || v == "-" {
 		return ""
 	}
 	if strings.HasPrefix(v, "~") {
-		return "a path from a home directory is outside the project " + project
-	}
-	root, err := filepath.EvalSymlinks(project)
-	if err != nil {
-		return "the project directory cannot be resolved: " + err.Error()
+		return "a path from a home directory is outside the project " + root
 	}
 	hops := 0
 	real, err := follow(root, v, &hops)
@@ -78,8 +75,16 @@ func follow(dir, p string, hops *int) (string, error) {
 	return cur, nil
 }
 
-// workDir is the directory the server was started in: its project.
-func workDir() string {
-	wd, _ := os.Getwd()
-	return wd
+// projectRoot is dir, or the directory the server was started in when dir
+// is "", with every symbolic link resolved: what outside measures paths
+// against, found once for the server.
+func projectRoot(dir string) (string, error) {
+	if dir == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return "", err
+		}
+		dir = wd
+	}
+	return filepath.EvalSymlinks(dir)
 }

@@ -29,6 +29,10 @@ func TestOutside(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	resolved, err := projectRoot(project)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		path string
 		out  bool
@@ -52,12 +56,12 @@ func TestOutside(t *testing.T) {
 		{"~/x", true},
 		{"nothere/../../x", true},
 	} {
-		why := outside(project, schema.InProject, tc.path)
+		why := outside(resolved, schema.InProject, tc.path)
 		if (why != "") != tc.out {
 			t.Errorf("outside(%q) = %q, want outside %v", tc.path, why, tc.out)
 		}
 	}
-	if why := outside(project, "", "/etc/passwd"); why != "" {
+	if why := outside(resolved, "", "/etc/passwd"); why != "" {
 		t.Errorf("a flag not marked InProject is confined: %s", why)
 	}
 }

@@ -67,7 +67,8 @@ type config struct {
 
 // WithProject sets the project directory, where the files the tools read
 // and write must lie (schema.InProject); by default it is the directory the
-// server was started in.
+// server was started in. The server's own runner runs the commands there;
+// a relative path is judged from there whatever runner WithRunner gives.
 func WithProject(dir string) Option { return func(c *config) { c.project = dir } }
 
 // WithRunner runs the commands with r instead of the app's own binary.
@@ -184,9 +185,12 @@ func Serve(ctx context.Context, app adapters.Framework, t sdk.Transport, opts ..
 // executable.
 func NewServer(app adapters.Framework, opts ...Option) (*sdk.Server, error) {
 	cfg := newConfig(opts)
-	if cfg.project == "" {
-		cfg.project = workDir()
+	// Without its project, no file could be confined to it: no server.
+	project, err := projectRoot(cfg.project)
+	if err != nil {
+		return nil, fmt.Errorf("mcp: the project directory: %w", err)
 	}
+	cfg.project = project
 	if cfg.runner == nil {
 		exe, err := os.Executable()
 		if err != nil {
