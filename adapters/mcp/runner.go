@@ -58,13 +58,13 @@ func (r *ExecRunner) Run(ctx context.Context, args []string) ([]byte, int, error
 	// The command line goes in a file only this user reads, not on the
 	// child's command line: every local user sees that in ps, and one
 	// argument there (a long prompt, a document) cannot pass 128 KiB.
-	path, argsEnv, err := argsfile.Write("", append(slices.Clone(r.Args), args...))
+	env, remove, err := argsfile.Hand(r.Env, append(slices.Clone(r.Args), args...))
 	if err != nil {
 		return nil, 0, fmt.Errorf("mcp: %w", err)
 	}
-	defer os.Remove(path) // the child removes it once read; not if it never started
+	defer remove()
 	cmd := proc.Command(ctx, r.Path)
-	cmd.Env, cmd.Dir = r.Env, r.Dir
+	cmd.Dir = r.Dir
 	// The child is the app itself: its commands keep or normalise their
 	// programs' locale as each declares.
 	cmd.PreserveLocale = true
@@ -75,11 +75,7 @@ func (r *ExecRunner) Run(ctx context.Context, args []string) ([]byte, int, error
 		cmd.Stderr = &progressLines{fn: fn} // else nil too
 		extra = append(slices.Clip(extra), envelope.ProgressEnv+"=1")
 	}
-	env := r.Env
-	if env == nil {
-		env = os.Environ()
-	}
-	cmd.Env = append(append(slices.Clone(env), extra...), argsEnv) // the last of a name wins
+	cmd.Env = append(env, extra...) // the last of a name wins
 	// proc stops the child's process group when ctx is done (SIGTERM,
 	// SIGKILL after Grace), kills what it left in its group when it exits,
 	// and waits at most Grace for a grandchild holding stdout open. A

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 )
 
 // Env names the file in the child's environment.
@@ -39,6 +40,21 @@ func Write(dir string, args []string) (path, env string, err error) {
 		return "", "", fmt.Errorf("argsfile: %w", err)
 	}
 	return f.Name(), Env + "=" + f.Name(), nil
+}
+
+// Hand writes args to a file for a child, and returns env (this process's
+// environment when nil) with the entry that names it, and the function
+// that removes the file once the child has exited (the child removes it
+// once read; not if it never started).
+func Hand(env, args []string) (childEnv []string, remove func(), err error) {
+	path, entry, err := Write("", args)
+	if err != nil {
+		return nil, nil, err
+	}
+	if env == nil {
+		env = os.Environ()
+	}
+	return append(slices.Clone(env), entry), func() { os.Remove(path) }, nil
 }
 
 // Take reads the command line the parent left in the file Env names,

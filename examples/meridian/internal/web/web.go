@@ -250,17 +250,13 @@ func (s *Server) cli(argsOf func(*http.Request) ([]string, error)) http.HandlerF
 func (s *Server) run(ctx context.Context, args []string) ([]byte, int, error) {
 	// In a file only this user reads: a prompt on the command line is seen
 	// by every local user in ps, and one over 128 KiB cannot start.
-	path, argsEnv, err := argsfile.Write("", append(args, "--format", "json"))
+	env, remove, err := argsfile.Hand(s.Env, append(args, "--format", "json"))
 	if err != nil {
 		return nil, 0, err
 	}
-	defer os.Remove(path)
+	defer remove()
 	cmd := proc.Command(ctx, s.Exe)
-	env := s.Env
-	if env == nil {
-		env = os.Environ()
-	}
-	cmd.Dir, cmd.Env = s.Dir, append(slices.Clone(env), argsEnv)
+	cmd.Dir, cmd.Env = s.Dir, env
 	out, err := cmd.Output()
 	var exit *exec.ExitError
 	switch {
