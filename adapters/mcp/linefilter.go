@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"sync"
@@ -35,21 +36,17 @@ func (f *lineFilter) Read(p []byte) (int, error) {
 			return 0, f.err
 		}
 		line, err := f.line()
-		f.err = err
-		switch {
-		case len(bytes.TrimSpace(line)) == 0:
-		case errors.Is(err, errLineTooLong):
-			f.reject("the request is longer than 16 MiB")
-			f.err = nil
-		case !json.Valid(line):
-			f.reject("the line is not JSON")
-		default:
-			if id, ok := request(line); !ok {
-				f.invalid(id)
-				continue
-			}
-			f.next = line
+		tooLong := errors.Is(err, errLineTooLong)
+		if f.err = err; tooLong {
+			f.err = nil // the line is dropped; the session goes on
+		} else if len(bytes.TrimSpace(line)) == 0 {
+			continue
 		}
+		if id, code, message := refused(line, tooLong, "line"); code != 0 {
+			f.out.Write(append(rpcError(id, code, message), '\n'))
+			continue
+		}
+		f.next = line
 	}
 	n := copy(p, f.next)
 	f.next = f.next[n:]
@@ -107,19 +104,22 @@ func request(line []byte) (id json.RawMessage, ok bool) {
 		m.JSONRPC == "2.0" && (m.Method != nil || m.Result != nil || m.Error != nil)
 }
 
-// invalid answers a JSON value that is no JSON-RPC 2.0 message with the
-// invalid request error (-32600), under its id when it has one.
-func (f *lineFilter) invalid(id json.RawMessage) {
-	f.answer(id, invalidRequest, "Invalid Request: not a JSON-RPC 2.0 request, notification or response")
-}
-
-// reject answers an unreadable line as JSON-RPC asks: a parse error with
-// a null id, since the request's id could not be read.
-func (f *lineFilter) reject(why string) { f.answer(nil, parseError, "Parse error: "+why) }
-
-// answer writes a JSON-RPC error response under id (null without one).
-func (f *lineFilter) answer(id json.RawMessage, code int, message string) {
-	f.out.Write(append(rpcError(id, code, message), '\n'))
+// refused is the JSON-RPC error a message (a stdio line, an HTTP body)
+// is answered with instead of being served: a parse error, with a null id
+// since none could be read, for one over maxLine (tooLong) or not JSON; an
+// invalid request, under its id when it has one, for JSON that is no
+// JSON-RPC 2.0 message. code is 0 for a message to serve.
+func refused(msg []byte, tooLong bool, what string) (id json.RawMessage, code int, message string) {
+	switch {
+	case tooLong:
+		return nil, parseError, fmt.Sprintf("Parse error: the request is longer than %d MiB", maxLine>>20)
+	case !json.Valid(msg):
+		return nil, parseError, "Parse error: the " + what + " is not JSON"
+	}
+	if id, ok := request(msg); !ok {
+		return id, invalidRequest, "Invalid Request: not a JSON-RPC 2.0 request, notification or response"
+	}
+	return nil, 0, ""
 }
 
 // The JSON-RPC errors a server answers a message it cannot take with.
@@ -149,25 +149,15 @@ func checkedBodies(next http.Handler) http.Handler {
 			return
 		}
 		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxLine))
-		refuse := func(id json.RawMessage, code int, message string) {
+		var tooLarge *http.MaxBytesError
+		id, code, message := refused(body, errors.As(err, &tooLarge), "body")
+		if err != nil && tooLarge == nil { // the read failed otherwise
+			id, code, message = nil, parseError, "Parse error: the request could not be read: "+err.Error()
+		}
+		if code != 0 {
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(http.StatusBadRequest)
 			w.Write(rpcError(id, code, message))
-		}
-		var tooLarge *http.MaxBytesError
-		switch {
-		case errors.As(err, &tooLarge):
-			refuse(nil, parseError, "Parse error: the request is longer than 16 MiB")
-			return
-		case err != nil:
-			refuse(nil, parseError, "Parse error: the request could not be read: "+err.Error())
-			return
-		case !json.Valid(body):
-			refuse(nil, parseError, "Parse error: the body is not JSON")
-			return
-		}
-		if id, ok := request(body); !ok {
-			refuse(id, invalidRequest, "Invalid Request: not a JSON-RPC 2.0 request, notification or response")
 			return
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
