@@ -212,16 +212,13 @@ func (inv *invocation) run(ctx context.Context, args []string) int {
 	if inv.plain(args) {
 		inv.root = &schema.Command{Name: toolName(inv.cfg.toolName, inv.fw.Name())} // the tree is not built
 		inv.call, inv.unread = &call{node: inv.root}, true
-		inv.letEarlyGo()
 		return inv.faithful(ctx, args)
 	}
 	args, read := inv.read(args)
 	switch {
 	case inv.call.node.Passthrough && !inv.scriptForAgent():
-		inv.letEarlyGo()
 		return inv.passthrough(ctx, args)
 	case !inv.answers():
-		inv.letEarlyGo()
 		return inv.faithful(ctx, args)
 	}
 	return inv.answer(ctx, args, read)
@@ -594,8 +591,10 @@ func (inv *invocation) version() string {
 // own errors and usage, and the exit code is the app's — no time limit, no
 // signal handling, nothing written that the app did not write. A command
 // that answers through envelope.Output all the same, or returns an
-// *envelope.Error, is shown as a ported one is.
+// *envelope.Error, is shown as a ported one is. The signals Main caught
+// early are the app's again.
 func (inv *invocation) faithful(ctx context.Context, args []string) (exit int) {
+	inv.letEarlyGo()
 	defer inv.appPanic(&exit)
 	return inv.faithfulExit(inv.fw.Execute(inv.faithfulContext(ctx), args, inv.streams()))
 }
