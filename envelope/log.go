@@ -128,8 +128,9 @@ func redactError(e *Error, secrets []string) {
 		return
 	}
 	// The texts are scanned for the shapes of secrets even when no secret
-	// value is known; the context only for known values, as its strings
-	// from elsewhere are masked and described by the trust tagging.
+	// value is known; the context only when one is (then for shapes too),
+	// as its strings from elsewhere are masked and described by the trust
+	// tagging.
 	for _, s := range []*string{&e.Message, &e.Detail, &e.FixRequired, &e.FixCommand, &e.Suggestion, &e.Hint, &e.CorrectedInput} {
 		*s = redactValues(*s, secrets)
 	}

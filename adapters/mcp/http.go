@@ -34,8 +34,10 @@ const httpPath = "/mcp"
 // is done, and says where on stderr. The server is stateless — each
 // request stands alone, as a tool call does — so it keeps no sessions to
 // lose. It refuses requests a browser makes from another site (origin and
-// Sec-Fetch-Site checks) and, on a loopback address, requests naming
-// another host (DNS rebinding). On every address, loopback included — any
+// Sec-Fetch-Site checks) and, on every address, requests naming a host
+// other than an IP address, localhost or this machine (hostguard: DNS
+// rebinding; the SDK's own, narrower check of a loopback connection runs
+// after it). On every address, loopback included — any
 // local process or a page in a browser can reach loopback — it wants a
 // token: $<TOOL>_MCP_TOKEN, else one made now and printed once, in the URL
 // it says it serves at (?t=, for a client that sends no headers, such as
