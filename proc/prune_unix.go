@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -18,28 +19,31 @@ import (
 // running. A file that lists one — a background process, or a program its
 // killed invocation never stopped — stays, for whoever looks for it. It
 // returns the files removed; it is best effort, and reports nothing else.
-// It looks at pruneBatch files at most, so that a directory of thousands
-// costs an invocation no more than a few: the next ones look at the rest.
+// It looks closely at pruneBatch files at most, so that a directory of
+// thousands costs an invocation no more than a few: which ones moves with
+// now, so that files that stay do not keep the others from being looked at.
 func PruneSessions(tool, tempDir string, minAge time.Duration, now time.Time) []string {
-	if tempDir == "" {
-		tempDir = os.TempDir()
-	}
-	dir := filepath.Join(tempDir, safeName(tool, "tool"), "sessions")
+	dir := sessionsDir(tempDir, tool)
 	d, err := os.Open(dir)
 	if err != nil {
 		return nil
 	}
-	entries, _ := d.ReadDir(pruneBatch)
+	names, _ := d.Readdirnames(-1)
 	d.Close()
+	if len(names) == 0 {
+		return nil
+	}
+	slices.Sort(names) // the directory's own order may change between reads
+	start := int(now.UnixMilli() % int64(len(names)))
 	var removed []string
-	for _, e := range entries {
-		name := e.Name()
-		if e.IsDir() || !strings.HasSuffix(name, ".pids") && !strings.HasPrefix(name, ".") {
+	for i := range min(pruneBatch, len(names)) {
+		name := names[(start+i)%len(names)]
+		if !strings.HasSuffix(name, ".pids") && !strings.HasPrefix(name, ".") {
 			continue
 		}
 		path := filepath.Join(dir, name)
-		info, err := e.Info()
-		if err != nil || now.Sub(info.ModTime()) < minAge {
+		info, err := os.Lstat(path)
+		if err != nil || !info.Mode().IsRegular() || now.Sub(info.ModTime()) < minAge {
 			continue
 		}
 		// A writeFile temporary file of a killed invocation is never a list.

@@ -1,6 +1,7 @@
 package proc
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -186,11 +187,13 @@ func (s *Session) writePIDs() {
 }
 
 func (s *Session) path() string {
-	tmp := s.opts.TempDir
-	if tmp == "" {
-		tmp = os.TempDir()
-	}
-	return filepath.Join(tmp, safeName(s.opts.Tool, "tool"), "sessions", safeName(s.opts.RequestID, strconv.Itoa(os.Getpid()))+".pids")
+	return filepath.Join(sessionsDir(s.opts.TempDir, s.opts.Tool), safeName(s.opts.RequestID, strconv.Itoa(os.Getpid()))+".pids")
+}
+
+// sessionsDir is where tool's sessions keep their PID files, under tempDir
+// ("" is os.TempDir()).
+func sessionsDir(tempDir, tool string) string {
+	return filepath.Join(cmp.Or(tempDir, os.TempDir()), safeName(tool, "tool"), "sessions")
 }
 
 // safeName makes s a file name: letters, digits, '.', '-' and '_'.
