@@ -15,8 +15,9 @@
 # one after the other (200 ms).
 #
 # Then what `run wait` costs in CPU per second it waits (BenchmarkWait: runs
-# of 1 s and 3 s, the difference halved), beside what a Go process costs
-# when it does nothing but wait on a child for a second (~10 ms here).
+# of 1 s and 3 s, the difference halved), against a target of 60 ms (a wait
+# that polls its lock costs more), beside what a Go process costs when it
+# does nothing but wait on a child for a second (~10 ms here).
 #
 #   COUNT=N    benchmark repetitions, each of RUNS processes (default 3)
 #   RUNS=N     processes per repetition (default 20)
@@ -39,12 +40,17 @@ for name in list list-failed stats stats-cold show ui-first-page; do
 	printf 'RESULT name=%s median_ms=%.1f target_ms=%s ratio=%s\n' "$name" "$median" "${target[$name]}" "$ratio"
 	[[ $name != stats-cold ]] && awk -v r="$ratio" 'BEGIN { exit !(r > 1) }' && over=1
 done
+
+# A wait that sleeps costs 45-50 ms of CPU a second here; one that retried
+# its lock every 5 ms cost 70-75: the target lies between.
+wait=$(go test -run XXX -bench 'Wait$' -benchtime 3x ./examples/meridian/e2e)
+echo "$wait" | grep '^Benchmark'
+per=$(echo "$wait" | awk '$1 ~ /^BenchmarkWait\/1s/ { a = $5 } $1 ~ /^BenchmarkWait\/3s/ { b = $5 } END { printf "%.1f", (b - a) / 2 }')
+ratio=$(awk -v m="$per" 'BEGIN { printf "%.2f", m / 60 }')
+printf 'RESULT name=wait cpu_ms_per_second_waited=%s target=60 ratio=%s\n' "$per" "$ratio"
+awk -v r="$ratio" 'BEGIN { exit !(r > 1) }' && over=1
+
 if [[ $over -eq 1 && $STRICT == 1 ]]; then
 	echo "a median is over its target" >&2
 	exit 1
 fi
-
-wait=$(go test -run XXX -bench 'Wait$' -benchtime 3x ./examples/meridian/e2e)
-echo "$wait" | grep '^Benchmark'
-echo "$wait" | awk '$1 ~ /^BenchmarkWait\/1s/ { a = $5 } $1 ~ /^BenchmarkWait\/3s/ { b = $5 }
-	END { printf "RESULT name=wait cpu_ms_per_second_waited=%.1f\n", (b - a) / 2 }'

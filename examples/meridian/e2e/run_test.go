@@ -418,10 +418,10 @@ func TestTornLog(t *testing.T) {
 	}
 }
 
-// TestWaitSleeps: `run wait` returns when the run ends, with its outcome,
+// TestWaitReturns: `run wait` returns when the run ends, with its outcome,
 // and at once for a run already over. What the wait costs in CPU — that it
 // sleeps rather than polls — is BenchmarkWait's to measure (bench/meridian.sh).
-func TestWaitSleeps(t *testing.T) {
+func TestWaitReturns(t *testing.T) {
 	sb := newSandbox(t)
 	sb.ok(t, sb.env, nil, "run", "spawn", "-p", "[fake:sleep=2s] slowly")
 	start := time.Now()
