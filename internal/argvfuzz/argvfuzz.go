@@ -3,7 +3,10 @@
 // its commands and flags rather than noise: a mutated byte is another word.
 package argvfuzz
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+)
 
 // maxWords bounds a command line: longer ones add nothing but time.
 const maxWords = 24
@@ -41,4 +44,19 @@ func Seed(line string) []byte {
 // Panicked reports whether out shows a Go panic or a goroutine's stack.
 func Panicked(out string) bool {
 	return strings.Contains(out, "panic:") || strings.Contains(out, "goroutine ") && strings.Contains(out, "[running]")
+}
+
+// Fault is what breaks the rules every answer keeps, whatever the command
+// line — an exit code of Duet's table (0–14), no panic or stack trace in
+// any output — or "" when none does.
+func Fault(code int, outs ...string) string {
+	if code < 0 || code > 14 {
+		return fmt.Sprintf("exit %d, outside the spec's table", code)
+	}
+	for _, out := range outs {
+		if Panicked(out) {
+			return "a panic or stack trace:\n" + out
+		}
+	}
+	return ""
 }

@@ -37,3 +37,21 @@ func ExampleArgv() {
 	fmt.Printf("%q\n", argvfuzz.Argv([]byte{0, 1, 2, 0xe0 + 3, 'a', '\x00', 'b'}, words))
 	// Output: ["list" "--limit" "5" "ab"]
 }
+
+func TestFault(t *testing.T) {
+	for _, tc := range []struct {
+		code  int
+		outs  []string
+		fault bool
+	}{
+		{0, []string{`{"ok":true}`, ""}, false},
+		{14, nil, false},
+		{15, nil, true},
+		{-1, nil, true},
+		{1, []string{"", "panic: boom"}, true},
+	} {
+		if got := argvfuzz.Fault(tc.code, tc.outs...); (got != "") != tc.fault {
+			t.Errorf("Fault(%d, %q) = %q, want a fault %v", tc.code, tc.outs, got, tc.fault)
+		}
+	}
+}
