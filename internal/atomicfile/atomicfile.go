@@ -15,7 +15,7 @@ import (
 // path; the directory is then synced so the rename survives a crash (best
 // effort where directories cannot be synced).
 func Write(path string, data []byte, perm fs.FileMode) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*"+tempSuffix)
+	tmp, err := os.CreateTemp(filepath.Dir(path), tempPattern(path))
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
@@ -33,19 +33,23 @@ func Write(path string, data []byte, perm fs.FileMode) error {
 	return nil
 }
 
-// tempSuffix ends the name of Write's temporary file: .<name>.<n>.tmp.
+// tempPattern is os.CreateTemp's pattern for Write's temporary file for
+// path: .<name>.<digits>.tmp, beside it.
+func tempPattern(path string) string { return "." + filepath.Base(path) + ".*" + tempSuffix }
+
 const tempSuffix = ".tmp"
 
 // TempOf reports whether name, a file's base name, is that of a temporary
 // file Write made for a file named target: what a process killed during
-// the write leaves beside it.
+// the write leaves beside it. The part before .tmp is os.CreateTemp's
+// digits, so a .draft.md.tmp of someone else's is none.
 func TempOf(name string) (target string, ok bool) {
 	rest, ok := strings.CutSuffix(name, tempSuffix)
 	if !ok || !strings.HasPrefix(rest, ".") {
 		return "", false
 	}
 	i := strings.LastIndexByte(rest, '.')
-	if i <= 1 {
+	if i <= 1 || i == len(rest)-1 || strings.Trim(rest[i+1:], "0123456789") != "" {
 		return "", false
 	}
 	return rest[1:i], true

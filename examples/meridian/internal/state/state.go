@@ -228,7 +228,7 @@ func (r Root) StaleTemp(now time.Time, minAge time.Duration) []string {
 		switch {
 		case err != nil:
 			return nil // gone meanwhile, or unreadable: not ours to judge
-		case d.IsDir() && d.Name() == "fs" && filepath.Base(filepath.Dir(filepath.Dir(path))) == ".spaces":
+		case d.IsDir() && d.Name() == "fs" && filepath.Dir(filepath.Dir(path)) == r.SpacesDir():
 			return filepath.SkipDir
 		case d.IsDir():
 			return nil
