@@ -102,6 +102,9 @@ func TestKitAgreesOnFailures(t *testing.T) {
 		"dry_run_preview": speckit.Fail, "destructive_refuses_unconfirmed": speckit.Fail, "manifest_valid": speckit.Fail,
 		"argument_order": speckit.Fail, "stream_contract": speckit.Fail, "stream_sigint": speckit.Fail,
 	}
+	if len(res.Checks) != len(want) {
+		t.Errorf("%d checks, want the kit's %d", len(res.Checks), len(want))
+	}
 	for _, c := range res.Checks {
 		if c.Status != want[c.ID] {
 			t.Errorf("%s: %s, want %s", c.ID, c.Status, want[c.ID])
