@@ -269,8 +269,9 @@ func (k *kit) runWith(label string, argv []string, stdin stdinMode, timeout time
 }
 
 // kitMaxOutput is what a kit run keeps of each stream: the kit reads all
-// of it, so a large envelope must not be cut into an invalid one.
-const kitMaxOutput = 64 << 20
+// of it, so an envelope must not be cut into an invalid one; none is near
+// 16 MiB, and a command that writes without end costs no more.
+const kitMaxOutput = 16 << 20
 
 // kitEnv is the environment of a kit run: this process's, without what
 // forces colour on a pipe (or the checker's own note), with env on top.
@@ -567,11 +568,11 @@ func (k *kit) stream(p Probe) {
 	parsed := parseStream(r.out.Stdout)
 
 	k.note(id, r)
-	for _, problem := range parsed.problems[:min(3, len(parsed.problems))] {
+	for _, problem := range parsed.problems {
 		k.fail(id, r, "%s", problem)
 	}
-	if n := len(parsed.problems); n > 3 {
-		k.fail(id, r, "%d more stream lines break the contract", n-3)
+	if more := parsed.broken - len(parsed.problems); more > 0 {
+		k.fail(id, r, "%d more stream lines break the contract", more)
 	}
 	switch {
 	case r.timedOut():

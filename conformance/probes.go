@@ -1064,8 +1064,8 @@ func (c *checker) stream(inv invocationSpec, out runOutcome) {
 		problem = fmt.Sprintf("did not finish within %v after %d lines: killed", inv.Timeout, p.lines)
 	case len(p.problems) > 0:
 		problem = p.problems[0]
-		if len(p.problems) > 1 {
-			problem += fmt.Sprintf(" (and %d more)", len(p.problems)-1)
+		if p.broken > 1 {
+			problem += fmt.Sprintf(" (and %d more)", p.broken-1)
 		}
 	case p.terminal == 0:
 		problem = fmt.Sprintf(`stdout ended after %d lines without a terminal line ("_summary": true or an error envelope)`, p.lines)

@@ -289,7 +289,20 @@ type streamParse struct {
 	summary      bool     // the terminal line is the summary line
 	failure      envelope // the terminal error envelope, where it is one and valid
 	valid        bool     // the terminal line is a summary line or a valid error envelope
-	problems     []string // what breaks the contract, line by line
+	// What breaks the contract, line by line: the first maxProblems said,
+	// all of them counted. A stream of millions of bad lines must not
+	// cost millions of messages.
+	problems []string
+	broken   int
+}
+
+// maxProblems is how many of a stream's problems are said.
+const maxProblems = 3
+
+func (p *streamParse) problem(format string, a ...any) {
+	if p.broken++; len(p.problems) < maxProblems {
+		p.problems = append(p.problems, fmt.Sprintf(format, a...))
+	}
 }
 
 // parseStream reads stdout as a JSONL stream, as the spec's kit does: every
@@ -297,25 +310,31 @@ type streamParse struct {
 // beside an error key the terminal line, and nothing after it.
 func parseStream(stdout []byte) streamParse {
 	var p streamParse
-	text := strings.TrimSuffix(string(stdout), "\n")
-	if text == "" {
+	text := bytes.TrimSuffix(stdout, []byte("\n"))
+	if len(text) == 0 {
 		return p
 	}
-	lines := strings.Split(text, "\n")
-	p.lines = len(lines)
-	for i, line := range lines {
-		n := i + 1
+	p.lines = bytes.Count(text, []byte("\n")) + 1
+	for n := 1; n <= p.lines; n++ {
+		var line []byte
+		line, text, _ = bytes.Cut(text, []byte("\n"))
 		if p.terminal != 0 {
-			p.problems = append(p.problems, fmt.Sprintf("line %d follows the terminal line %d; a stream ends with exactly one terminal line", n, p.terminal))
+			p.problem("line %d follows the terminal line %d; a stream ends with exactly one terminal line", n, p.terminal)
 			break
 		}
-		if strings.TrimSpace(line) == "" {
-			p.problems = append(p.problems, fmt.Sprintf("line %d is blank; every stream line is one JSON object", n))
+		if len(bytes.TrimSpace(line)) == 0 {
+			p.problem("line %d is blank; every stream line is one JSON object", n)
 			continue
 		}
 		var doc map[string]json.RawMessage
-		if err := json.Unmarshal([]byte(line), &doc); err != nil {
-			p.problems = append(p.problems, fmt.Sprintf("line %d is not one JSON object: %v", n, err))
+		if bytes.TrimSpace(line)[0] != '{' && len(p.problems) == maxProblems {
+			// No object, and nothing more to say: counted without a
+			// decoder, as a stream of noise is millions of such lines.
+			p.broken++
+			continue
+		}
+		if err := json.Unmarshal(line, &doc); err != nil {
+			p.problem("line %d is not one JSON object: %v", n, err)
 			continue
 		}
 		_, hasError := doc["error"]
@@ -323,15 +342,15 @@ func parseStream(stdout []byte) streamParse {
 		_ = json.Unmarshal(doc["ok"], &ok)
 		switch {
 		case string(doc["_summary"]) == "true":
-			p.terminal, p.terminalText, p.summary, p.valid = n, []byte(line), true, true
+			p.terminal, p.terminalText, p.summary, p.valid = n, line, true, true
 		case ok != nil && hasError:
-			p.terminal, p.terminalText = n, []byte(line)
-			env, f, why := parseEnvelope([]byte(line))
+			p.terminal, p.terminalText = n, line
+			env, f, why := parseEnvelope(line)
 			switch {
 			case f != noFault:
-				p.problems = append(p.problems, fmt.Sprintf("line %d is an error envelope that does not validate: %s", n, why))
+				p.problem("line %d is an error envelope that does not validate: %s", n, why)
 			case env.OK:
-				p.problems = append(p.problems, fmt.Sprintf("line %d has ok true beside error; a stream's error line is an envelope with ok false", n))
+				p.problem("line %d has ok true beside error; a stream's error line is an envelope with ok false", n)
 			default:
 				p.failure, p.valid = env, true
 			}

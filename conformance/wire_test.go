@@ -288,3 +288,14 @@ func TestValidManifest(t *testing.T) {
 		})
 	}
 }
+
+// TestParseStreamNoise: a stream of a million lines of noise says three
+// of its problems and counts the rest, rather than keeping a message for
+// each (a stream of `yes` once cost the checker gigabytes).
+func TestParseStreamNoise(t *testing.T) {
+	const n = 1 << 20
+	p := parseStream(bytes.Repeat([]byte("y\n"), n))
+	if p.lines != n || p.broken != n || len(p.problems) != maxProblems || p.terminal != 0 {
+		t.Errorf("lines %d, broken %d, %d problems said, terminal %d; want %d, %d, %d, 0", p.lines, p.broken, len(p.problems), p.terminal, n, n, maxProblems)
+	}
+}
