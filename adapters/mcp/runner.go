@@ -30,7 +30,9 @@ type Runner interface {
 }
 
 // Exec runs the app as a child process: path with args before each command
-// line. The child's stdin is empty, its stderr is discarded, and it is
+// line. The command line reaches the child in a file (internal/argsfile),
+// not on its argv, so path is a program on Duet, whose Main or Exec takes
+// it. The child's stdin is empty, its stderr is discarded, and it is
 // started in a process group of its own, so that a cancelled call stops it
 // and whatever it started, and a finished one leaves nothing behind (see
 // [ExecRunner.Run]).
