@@ -40,6 +40,19 @@ func (c *checker) probe(ctx context.Context, t *tree) {
 	c.manifest(ctx, t)
 	c.askMadeUp(ctx, t)
 	var safe []*Command // run without arguments: checked once more under variations
+	// What the target does when it works comes first — the command lines
+	// the caller named, and of a tree read from help the commands whose
+	// names say they read: a budget that runs out then cuts the probes of
+	// each command's bad input, not the only runs that see a pager, a
+	// prompt, a browser or the network.
+	for _, line := range c.opts.ReadOnly {
+		if c.readOnly(ctx, line) && t.fromManifest() {
+			safe = append(safe, &Command{Path: line, Runnable: true})
+		}
+	}
+	if !t.fromManifest() {
+		c.exercise(ctx, t)
+	}
 	for _, cmd := range t.commands {
 		madeUp := c.refusesMadeUp(ctx, t, cmd, bogusFlag)
 		// A command that runs gets two made-up flags below, which judges
@@ -76,14 +89,6 @@ func (c *checker) probe(ctx context.Context, t *tree) {
 			}
 			c.listLimit(ctx, cmd)
 		}
-	}
-	for _, line := range c.opts.ReadOnly {
-		if c.readOnly(ctx, line) && t.fromManifest() {
-			safe = append(safe, &Command{Path: line, Runnable: true})
-		}
-	}
-	if !t.fromManifest() {
-		c.exercise(ctx, t)
 	}
 	c.variations(ctx, safe)
 	c.streams(ctx, safe)
