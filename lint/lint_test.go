@@ -77,9 +77,9 @@ func TestDuetIsVetted(t *testing.T) {
 	if testing.Short() {
 		t.Skip("vets the whole module")
 	}
-	cmd := exec.Command("go", "run", "./lint/cmd/duetvet", "./...")
+	cmd := exec.Command("go", "run", "./lint/cmd/duetvet", "./...", "./examples/...")
 	cmd.Dir = ".."
 	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("duetvet ./...: %v\n%s", err, out)
+		t.Fatalf("duetvet ./... ./examples/...: %v\n%s", err, out)
 	}
 }

@@ -64,20 +64,37 @@ func TestE2EInstallCommand(t *testing.T) {
 	}
 }
 
-// moduleProxy serves this checkout's HEAD as version of the module, in the
-// module proxy's layout (GOPROXY=file://…), and returns its directory.
+// moduleProxy serves this checkout's HEAD as version of its modules — the
+// library and the examples, released together as a tag of each would be —
+// in the module proxy's layout (GOPROXY=file://…), and returns its
+// directory.
 func moduleProxy(t *testing.T, version string) string {
 	t.Helper()
 	root, err := filepath.Abs("../../..")
 	if err != nil {
 		t.Fatal(err)
 	}
-	gomod, err := os.ReadFile(filepath.Join(root, "go.mod"))
+	// From the committed tree: what a release would hold, whatever other
+	// tests write into the working tree meanwhile.
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git to take the modules' committed tree from")
+	}
+	proxy := t.TempDir()
+	for _, sub := range []string{"", "examples"} {
+		release(t, proxy, root, sub, version)
+	}
+	return proxy
+}
+
+// release adds the module in the checkout's directory sub, at HEAD, to
+// proxy as version.
+func release(t *testing.T, proxy, root, sub, version string) {
+	t.Helper()
+	gomod, err := exec.Command("git", "-C", root, "show", "HEAD:"+filepath.ToSlash(filepath.Join(sub, "go.mod"))).Output()
 	if err != nil {
-		t.Fatal(err)
+		t.Skipf("the checkout is no git repository to release from: %v", err)
 	}
 	path := modfile.ModulePath(gomod)
-	proxy := t.TempDir()
 	dir := filepath.Join(proxy, path, "@v")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
@@ -87,13 +104,8 @@ func moduleProxy(t *testing.T, version string) string {
 		t.Fatal(err)
 	}
 	defer z.Close()
-	// From the committed tree: what a release would hold, whatever other
-	// tests write into the working tree meanwhile.
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("no git to take the module's committed tree from")
-	}
-	if err := modzip.CreateFromVCS(z, module.Version{Path: path, Version: version}, root, "HEAD", ""); err != nil {
-		t.Skipf("the checkout is no git repository to release from: %v", err)
+	if err := modzip.CreateFromVCS(z, module.Version{Path: path, Version: version}, root, "HEAD", sub); err != nil {
+		t.Fatalf("zip %s: %v", path, err)
 	}
 	for name, text := range map[string]string{
 		"list":            version + "\n",
@@ -104,5 +116,4 @@ func moduleProxy(t *testing.T, version string) string {
 			t.Fatal(err)
 		}
 	}
-	return proxy
 }
