@@ -58,7 +58,7 @@ func allGlobalFlags(cfg *config) []schema.Flag { return append(globalFlags(), di
 // declarations. Those marked Control change the answer's shape (--fields
 // projects it, --validate-only leaves it out), which an MCP tool's declared
 // output cannot follow; the rest are inputs of the command.
-func commandFlags(flags []schema.Flag, c *schema.Command) []schema.Flag {
+func commandFlags(flags []schema.Flag, c *schema.Command, features []Feature) []schema.Flag {
 	if !c.Runnable {
 		return flags
 	}
@@ -95,7 +95,8 @@ func commandFlags(flags []schema.Flag, c *schema.Command) []schema.Flag {
 	flags = workFlags(flags, c)
 	flags = append(flags, observedCommandFlags(c)...)
 	flags = append(flags, trustFlags(c)...)
-	return append(flags, cacheFlags(c)...)
+	flags = append(flags, cacheFlags(c)...)
+	return featureFlags(flags, c, features)
 }
 
 // Prepare completes a tree an adapter built from an app: it sets parents and
@@ -135,7 +136,7 @@ func Prepare(root *schema.Command, opts ...Option) error {
 		if parent != nil {
 			c.Path = append(append([]string(nil), parent.Path...), c.Name)
 		}
-		if err := complete(c, checked); err != nil {
+		if err := complete(c, checked, cfg.features); err != nil {
 			errs = append(errs, fmt.Errorf("command %q: %w", c.DotPath(), err))
 		}
 		if err := prepareTrust(c, &cfg); err != nil {
@@ -180,7 +181,7 @@ func Prepare(root *schema.Command, opts ...Option) error {
 	return errors.Join(errs...)
 }
 
-func complete(c *schema.Command, checked map[uintptr]error) error {
+func complete(c *schema.Command, checked map[uintptr]error, features []Feature) error {
 	var errs []error
 	for _, code := range c.Meta.ResultExits {
 		if _, ok := c.Meta.ExitCodes[code]; !ok || code == exitcode.Success {
@@ -256,7 +257,7 @@ func complete(c *schema.Command, checked map[uintptr]error) error {
 	// A Flag is large and every runnable command gets a dozen: they are
 	// put together on the stack, and copied once into the command's.
 	var builtins [16]schema.Flag
-	c.Flags = appendMissing(c.Flags, commandFlags(builtins[:0], c), false)
+	c.Flags = appendMissing(c.Flags, commandFlags(builtins[:0], c, features), false)
 	// input: JSON and Pipe flags, rules.
 	errs = append(errs, completeInput(c)...)
 	c.Flags = appendMissing(c.Flags, discoveryCommandFlags(c), false)
@@ -296,6 +297,7 @@ func complete(c *schema.Command, checked map[uintptr]error) error {
 	case c.Meta.DryRun && c.Meta.Danger != schema.Mutating && c.Meta.Danger != schema.Destructive:
 		errs = append(errs, fmt.Errorf("Meta.DryRun is declared, but a %s command has nothing to preview", c.Danger()))
 	}
+	errs = append(errs, checkFeatures(c, features)...)
 	if err := checkWork(c); err != nil {
 		errs = append(errs, err)
 	}

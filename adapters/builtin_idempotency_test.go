@@ -16,6 +16,7 @@ import (
 	"github.com/duet-cli/duet/adapters"
 	"github.com/duet-cli/duet/adapters/urfave"
 	"github.com/duet-cli/duet/envelope"
+	"github.com/duet-cli/duet/feature/idempotency"
 	"github.com/duet-cli/duet/internal/jobstore"
 	"github.com/duet-cli/duet/schema"
 )
@@ -41,7 +42,7 @@ func builtinsApp() *cli.Command {
 func TestBuiltinsTakeIdempotencyKey(t *testing.T) {
 	home := t.TempDir()
 	skills := filepath.Join(home, "skills")
-	r := run{env: []string{"HOME=" + home, "TMPDIR=" + filepath.Join(home, "tmp")}, opts: []urfave.Option{adapters.WithCleanupCommand()}}
+	r := run{env: []string{"HOME=" + home, "TMPDIR=" + filepath.Join(home, "tmp")}, opts: []urfave.Option{adapters.WithCleanupCommand(), adapters.WithFeatures(idempotency.New())}}
 	runApp := func(args ...string) result {
 		var stdout, stderr bytes.Buffer
 		code := urfave.Run(context.Background(), builtinsApp(), args, r.options(&stdout, &stderr)...)
@@ -152,14 +153,14 @@ func TestStreamingCommandsRefuseIdempotencyKey(t *testing.T) {
 			urfave.Annotate(&cli.Command{Name: "sync", Flags: flags, Action: items}, schema.Meta{Danger: schema.Mutating, Streaming: true}),
 		}}
 	}
-	if _, err := urfave.Wrap(app()); err != nil {
+	if _, err := urfave.Wrap(app(), adapters.WithFeatures(idempotency.New())); err != nil {
 		t.Fatalf("a streaming mutating command without the flag: %v", err)
 	}
 	var stdout, stderr bytes.Buffer
-	code := urfave.Run(context.Background(), app(), []string{"sync", "--idempotency-key", "k"}, run{}.options(&stdout, &stderr)...)
+	code := urfave.Run(context.Background(), app(), []string{"sync", "--idempotency-key", "k"}, run{opts: []urfave.Option{adapters.WithFeatures(idempotency.New())}}.options(&stdout, &stderr)...)
 	wantError(t, result{code: code, stdout: stdout.String(), stderr: stderr.String()}, 2, "UNKNOWN_FLAG")
 
-	_, err := urfave.Wrap(app(&cli.StringFlag{Name: "idempotency-key"}))
+	_, err := urfave.Wrap(app(&cli.StringFlag{Name: "idempotency-key"}), adapters.WithFeatures(idempotency.New()))
 	if err == nil || !strings.Contains(err.Error(), "idempotency-key") {
 		t.Errorf("a streaming command declaring --idempotency-key: Wrap = %v, want a registration error naming it", err)
 	}

@@ -194,7 +194,9 @@ func (inv *invocation) keptPaths() map[string]string {
 	kept := map[string]string{inv.tempRoot(): "the tool's temp root"}
 	if state, err := inv.stateDir(); err == nil {
 		kept[filepath.Join(state, "jobs")] = "the jobs store"
-		kept[filepath.Join(state, "idempotency")] = "the idempotency store"
+	}
+	for _, st := range inv.featureStates() {
+		kept[st.File.Path] = st.Name
 	}
 	inv.root.Walk(func(c *schema.Command) {
 		for _, s := range c.Meta.SideEffects {

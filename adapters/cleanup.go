@@ -94,16 +94,16 @@ func (inv *invocation) cleanupAction(context.Context) error {
 	if (in("cache") || in("logs") || in("jobs")) && err != nil {
 		return noStateDir(inv.root.Name, err)
 	}
-	if in("cache") {
-		store, _ := inv.idempotencyStore()
-		entries, err := store.List(now)
+	for _, st := range inv.featureStates() {
+		if !in(st.Scope) || st.Expired == nil {
+			continue
+		}
+		expired, err := st.Expired(minAge, now)
 		if err != nil {
 			return err
 		}
-		for _, e := range entries {
-			if !e.Busy && e.Age >= minAge {
-				targets = append(targets, target{e.Paths, "cache", e.Bytes})
-			}
+		for _, r := range expired {
+			targets = append(targets, target{r.Paths, st.Scope, r.Bytes})
 		}
 	}
 	if in("logs") || in("jobs") {

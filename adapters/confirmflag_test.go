@@ -14,6 +14,7 @@ import (
 	"github.com/duet-cli/duet/adapters"
 	"github.com/duet-cli/duet/adapters/urfave"
 	"github.com/duet-cli/duet/envelope"
+	"github.com/duet-cli/duet/feature/idempotency"
 	"github.com/duet-cli/duet/schema"
 )
 
@@ -48,7 +49,7 @@ func confirmRun(t *testing.T, args ...string) (result, int32) {
 	var stdout, stderr bytes.Buffer
 	home := t.TempDir() // where the idempotency store lives
 	code := urfave.Run(context.Background(), confirmApp(&applied), args,
-		adapters.WithSpecStrict(),
+		adapters.WithSpecStrict(), adapters.WithFeatures(idempotency.New()),
 		adapters.WithStdio(strings.NewReader(""), &stdout, &stderr),
 		adapters.WithEnv([]string{"PATH=" + t.TempDir(), "HOME=" + home, "XDG_STATE_HOME=" + home, "XDG_DATA_HOME=" + home, "XDG_CACHE_HOME=" + home, "XDG_CONFIG_HOME=" + home}),
 		adapters.WithTerminal(adapters.Piped),

@@ -11,6 +11,7 @@ import (
 
 	"github.com/duet-cli/duet/adapters"
 	"github.com/duet-cli/duet/adapters/urfave"
+	"github.com/duet-cli/duet/feature/idempotency"
 )
 
 // TestDoctor holds `app doctor` to O-026: data.checks lists every check
@@ -132,7 +133,7 @@ func TestStatus(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(home, "ctx.json"), []byte(`{"ctx":"prod"}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	opts := []urfave.Option{
+	opts := []urfave.Option{adapters.WithFeatures(idempotency.New()),
 		adapters.WithStateFile(adapters.StateFile{Path: "~/ctx.json", Purpose: "the current context",
 			Summary: func(string) (any, error) { return "prod", nil }}),
 		adapters.WithSideEffect(adapters.SideEffect{Path: "$HOME/cache", Kind: "directory", Purpose: "a cache"}),

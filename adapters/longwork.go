@@ -16,7 +16,6 @@ import (
 	"github.com/duet-cli/duet/exitcode"
 	"github.com/duet-cli/duet/internal/errcode"
 	"github.com/duet-cli/duet/internal/flagname"
-	"github.com/duet-cli/duet/internal/idempotency"
 	"github.com/duet-cli/duet/internal/jobstore"
 	"github.com/duet-cli/duet/internal/sessiondir"
 	"github.com/duet-cli/duet/proc"
@@ -25,8 +24,8 @@ import (
 
 // Long work: commands that run for long (heartbeats), in steps (step
 // report, --resume-from, --rollback-on-failure), with resources to release
-// (cleanup hooks, the session's temp directory), repeated calls
-// (--idempotency-key) and work that outlives the invocation (async jobs).
+// (cleanup hooks, the session's temp directory) and work that outlives the
+// invocation (async jobs).
 
 // defaultHeartbeat is how often a long-running command sends an agent a
 // heartbeat when --heartbeat-ms is not given.
@@ -37,10 +36,9 @@ const rollbackWait = 30 * time.Second
 
 // workState is the invocation's long-work state.
 type workState struct {
-	returned atomic.Bool          // the command's action has returned (or panicked)
-	idem     *idempotency.Pending // the key under which this call records its answer
-	job      *jobstore.Job        // the job this process does: an async command's detached run
-	jobs     *jobstore.Store      // where that job is recorded
+	returned atomic.Bool     // the command's action has returned (or panicked)
+	job      *jobstore.Job   // the job this process does: an async command's detached run
+	jobs     *jobstore.Store // where that job is recorded
 	// A resumable command's (Interruption.Resume): the id its checkpoint
 	// is kept under, the command line that continues it, and the stop
 	// asked of it, which it takes at its next checkpoint.
@@ -61,14 +59,6 @@ func workFlags(flags []schema.Flag, c *schema.Command) []schema.Flag {
 				Usage: "for an agent, a JSON heartbeat this often, in ms: a line of the jsonl stream on stdout, else on stderr; 0 for none"},
 			schema.Flag{Name: flagname.HeartbeatInterval, Control: true, Type: schema.Number, Default: 0,
 				Usage: "write '[<elapsed>s] <status>' on stderr this often, in seconds; 0 for never"})
-	}
-	// Every non-streaming mutating or destructive command takes
-	// --idempotency-key, Duet's own built-ins (profile save, cleanup, job
-	// cancel ...) included; a stream has no one result to replay, nor a
-	// protocol server (REQ-C-007, REQ-C-032).
-	if (c.Meta.Danger == schema.Mutating || c.Meta.Danger == schema.Destructive) && !streams(c) && c.Meta.Protocol == "" {
-		flags = append(flags, schema.Flag{Name: flagname.IdempotencyKey, Type: schema.String, Pattern: `^[A-Za-z0-9._:-]{1,200}$`,
-			Usage: "the caller's key for this call: repeated with the same key within 24h, the call is not run again and answers the first call's data with effect noop; without a key, a repeated call runs again"})
 	}
 	if c.Meta.Interruption != nil {
 		flags = append(flags, budgetFlag())
@@ -110,9 +100,6 @@ func checkWork(c *schema.Command) error {
 	}
 	if streams(c) && c.Danger() == schema.Destructive { // REQ-C-002, REQ-O-004
 		errs = append(errs, errors.New("a streaming command cannot be destructive: a stream cannot preview each change, nor ask before each"))
-	}
-	if (streams(c) || m.Protocol != "") && c.Flag(flagname.IdempotencyKey) != nil { // REQ-C-007, REQ-C-032
-		errs = append(errs, errors.New("a streaming or protocol command cannot take --idempotency-key: a replay answers one stored result, and a stream or a protocol has none"))
 	}
 	if i := m.Interruption; i != nil { // REQ-C-033
 		switch {
@@ -215,7 +202,7 @@ func (inv *invocation) tempRoot() string {
 	return sessiondir.Root(tmp, inv.root.Name)
 }
 
-// stateDir is where the tool keeps its jobs and idempotency records:
+// stateDir is where the tool keeps its jobs and its features' records:
 // $<TOOL>_STATE_DIR, else $XDG_STATE_HOME/<tool>, else
 // ~/.local/state/<tool>.
 func (inv *invocation) stateDir() (string, error) {
@@ -248,9 +235,9 @@ const staleSession = time.Minute
 
 // beforeWork runs after confirmation, before the command: it prunes what
 // killed invocations left in the temp root, claims the job this process is
-// started for, answers a repeated call with an idempotency key from its
-// record, and starts the job of an async command. done reports that the
-// invocation has answered, with code.
+// started for, begins the features (one may answer: a call repeated with
+// its idempotency key) and starts the job of an async command. done
+// reports that the invocation has answered, with code.
 func (inv *invocation) beforeWork(ctx context.Context, args []string) (code int, done bool) {
 	sessiondir.Prune(inv.tempRoot(), envelope.KeptFor, time.Now()) // best effort: a root in a bad state is reported where it is used
 	proc.PruneSessions(inv.root.Name, tempDir(inv.cfg), staleSession, time.Now())
@@ -263,7 +250,7 @@ func (inv *invocation) beforeWork(ctx context.Context, args []string) (code int,
 	if inv.work.job != nil || inv.out.DryRun() {
 		return 0, false // a dry run changes nothing, so it is neither replayed nor recorded
 	}
-	if code, done := inv.idempotent(ctx); done {
+	if code, done := inv.beginFeatures(ctx); done {
 		return code, true
 	}
 	if inv.call.node.Meta.Async {
@@ -416,7 +403,7 @@ func (inv *invocation) heldToProgress() {
 }
 
 // endWork settles what long work leaves for the answer, before it is
-// written: the step report (and a rollback), the idempotency record, the
+// written: the step report (and a rollback), the features' end, the
 // cleanup hooks, and the session's temp directory.
 func (inv *invocation) endWork(fail *envelope.Error) *envelope.Error {
 	out := inv.out
@@ -426,14 +413,7 @@ func (inv *invocation) endWork(fail *envelope.Error) *envelope.Error {
 	fail = inv.settleSteps(fail)
 	inv.heldToProgress()
 	fail = inv.settleCheckpoint(fail)
-	if p := inv.work.idem; p != nil {
-		inv.work.idem = nil
-		if fail == nil {
-			inv.record(p)
-		} else {
-			p.Abort()
-		}
-	}
+	inv.endFeatures(fail)
 	ctx, cancel := context.WithTimeout(context.Background(), inv.cfg.grace)
 	defer cancel()
 	if err := out.Cleanup(ctx); err != nil {
@@ -512,8 +492,8 @@ func (inv *invocation) afterRun(code int) int {
 			inv.out.Cleanup(ctx)
 			cancel()
 		}
-		if p := inv.work.idem; p != nil {
-			p.Abort()
+		if inv.begun > 0 { // a run that ended before its answer settled (endWork)
+			inv.endFeatures(envelope.Errorf(exitcode.GeneralError, "UNSETTLED", "the invocation ended before its answer settled"))
 		}
 		if t := inv.work.budgetEnd; t != nil {
 			t.Stop()

@@ -22,6 +22,7 @@ import (
 	"github.com/duet-cli/duet/adapters/urfave"
 	"github.com/duet-cli/duet/envelope"
 	"github.com/duet-cli/duet/exitcode"
+	"github.com/duet-cli/duet/feature/idempotency"
 	"github.com/duet-cli/duet/internal/jobstore"
 	"github.com/duet-cli/duet/lock"
 	"github.com/duet-cli/duet/schema"
@@ -201,7 +202,7 @@ func workRun(t *testing.T, h *workHarness, dir string, extra []urfave.Option, ar
 		stderr.match = "s] halfway"
 	}
 	opts := append([]urfave.Option{
-		adapters.WithSpecStrict(),
+		adapters.WithSpecStrict(), adapters.WithFeatures(idempotency.New()),
 		adapters.WithStdio(strings.NewReader(""), &stdout, stderr),
 		adapters.WithEnv([]string{"TMPDIR=" + filepath.Join(dir, "tmp"), "WORK_STATE_DIR=" + filepath.Join(dir, "state")}),
 		adapters.WithTerminal(adapters.Piped),

@@ -34,6 +34,7 @@ type config struct {
 	signals      <-chan os.Signal
 	early        chan os.Signal // SIGINT and SIGTERM caught since Main began (see catchEarly)
 	extensions   []Extension
+	features     []Feature                 // WithFeatures, in the order given
 	newApp       func() (Framework, error) // WithNewApp
 	strict       bool
 	envGiven     bool   // WithEnv replaced the process environment

@@ -83,8 +83,11 @@ type invocation struct {
 	// input: the payload the command reads (package input), and why it cannot have it.
 	payload  *input.Source
 	inputErr *envelope.Error
-	work     workState // long work: steps, cleanup, idempotency, jobs
-	obs      observed  // seeing what happened (observe.go)
+	work     workState // long work: steps, cleanup, jobs
+	// features (feature.go): how many began, and what they keep for the run
+	begun         int
+	featureValues map[any]any
+	obs           observed // seeing what happened (observe.go)
 	// answering is the failure finish hands the Output, for the audit
 	// entry written as the answer settles (auditBefore); audited says it
 	// was written.

@@ -17,6 +17,7 @@ import (
 	"github.com/duet-cli/duet/adapters"
 	"github.com/duet-cli/duet/adapters/urfave"
 	"github.com/duet-cli/duet/envelope"
+	"github.com/duet-cli/duet/feature/idempotency"
 	"github.com/duet-cli/duet/internal/flagname"
 	"github.com/duet-cli/duet/schema"
 )
@@ -144,8 +145,8 @@ func TestEffectReported(t *testing.T) {
 
 	home := t.TempDir()
 	before := ran["silent"]
-	wantError(t, runAgentIn(t, home, newApp(), nil, "silent", "--idempotency-key", "k1"), 1, adapters.EffectUnreported)
-	w := wantOK(t, runAgentIn(t, home, newApp(), nil, "silent", "--idempotency-key", "k1"))
+	wantError(t, runAgentIn(t, home, newApp(), []urfave.Option{adapters.WithFeatures(idempotency.New())}, "silent", "--idempotency-key", "k1"), 1, adapters.EffectUnreported)
+	w := wantOK(t, runAgentIn(t, home, newApp(), []urfave.Option{adapters.WithFeatures(idempotency.New())}, "silent", "--idempotency-key", "k1"))
 	if ran["silent"] != before+1 || w.Meta["idempotency_hit"] != true || w.Meta["effect"] != "noop" {
 		t.Errorf("the same key again: ran %d times, meta %v; want once, and a replay with effect noop", ran["silent"]-before, w.Meta)
 	}

@@ -12,10 +12,8 @@ import (
 	"time"
 
 	"github.com/duet-cli/duet/internal/flagname"
-	"github.com/duet-cli/duet/internal/idempotency"
 	"github.com/duet-cli/duet/internal/jobstore"
 	"github.com/duet-cli/duet/internal/profile"
-	"github.com/duet-cli/duet/schema"
 )
 
 // stateFileReport is one state file as `tool status` answers it.
@@ -141,22 +139,11 @@ func (inv *invocation) duetState() ([]StateFile, []SideEffect) {
 		files = append(files, StateFile{Path: dir, Purpose: "the tool's jobs: their status, answers and output (job list, job status)", Summary: jobsSummary})
 		effects = append(effects, SideEffect{Path: dir, Kind: "directory", Purpose: "the jobs store: a record, lock and output files per job (cleanup --scope jobs, logs)"})
 	}
-	if idempotencyKeyed(inv.root) {
-		dir := filepath.Join(state, "idempotency")
-		files = append(files, StateFile{Path: dir, Purpose: "answers recorded under --idempotency-key, replayed for 24h", Summary: idempotencySummary})
-		effects = append(effects, SideEffect{Path: dir, Kind: "directory", Purpose: "the idempotency store: a record and a lock per key (cleanup --scope cache)"})
+	for _, st := range inv.featureStates() {
+		files = append(files, st.File)
+		effects = append(effects, st.Effect)
 	}
 	return files, effects
-}
-
-// idempotencyKeyed reports whether a command of the tree takes
-// --idempotency-key.
-func idempotencyKeyed(root *schema.Command) bool {
-	found := false
-	root.Walk(func(c *schema.Command) {
-		found = found || c.Runnable && c.Flag(flagname.IdempotencyKey) != nil
-	})
-	return found
 }
 
 func fileExists(path string) bool {
@@ -186,26 +173,6 @@ func jobsSummary(dir string) (any, error) {
 		by[string(j.Status)]++
 	}
 	return map[string]any{"jobs": len(jobs), "by_status": by}, nil
-}
-
-// idempotencySummary is what status says of the idempotency store: how
-// many keys it holds, how many of them expired and how many a running call
-// holds — never the keys or the answers.
-func idempotencySummary(dir string) (any, error) {
-	entries, err := (&idempotency.Store{Dir: dir}).List(time.Now())
-	if err != nil {
-		return nil, err
-	}
-	expired, busy := 0, 0
-	for _, e := range entries {
-		if e.Expired {
-			expired++
-		}
-		if e.Busy {
-			busy++
-		}
-	}
-	return map[string]int{"keys": len(entries), "expired": expired, "in_use": busy}, nil
 }
 
 func sizeNote(exists bool, size *int64) string {

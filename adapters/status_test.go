@@ -11,8 +11,10 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/urfave/cli/v3"
 
+	"github.com/duet-cli/duet/adapters"
 	"github.com/duet-cli/duet/adapters/urfave"
 	"github.com/duet-cli/duet/envelope"
+	"github.com/duet-cli/duet/feature/idempotency"
 	"github.com/duet-cli/duet/internal/jobstore"
 	"github.com/duet-cli/duet/schema"
 )
@@ -38,7 +40,7 @@ func stateApp() *cli.Command {
 // nothing secret, and under --show-side-effects with its type and size.
 func TestStatusListsDuetState(t *testing.T) {
 	home := t.TempDir()
-	r := run{env: []string{"HOME=" + home, "APP_AUDIT_LOG=1"}}
+	r := run{env: []string{"HOME=" + home, "APP_AUDIT_LOG=1"}, opts: []urfave.Option{adapters.WithFeatures(idempotency.New())}}
 	runApp := func(args ...string) result {
 		var stdout, stderr bytes.Buffer
 		code := urfave.Run(context.Background(), stateApp(), args, r.options(&stdout, &stderr)...)

@@ -25,6 +25,7 @@ import (
 	"github.com/duet-cli/duet/adapters/urfave"
 	"github.com/duet-cli/duet/envelope"
 	"github.com/duet-cli/duet/envelope/filedigest"
+	"github.com/duet-cli/duet/feature/level3"
 	"github.com/duet-cli/duet/schema"
 )
 
@@ -44,6 +45,7 @@ func Options() []urfave.Option {
 	opts := []urfave.Option{
 		adapters.WithVersion(Version),
 		adapters.WithSpecStrict(),
+		adapters.WithFeatures(level3.Features()...),
 		adapters.WithPermissions(activeScopes),
 		adapters.WithOutputDigest(filedigest.SHA256), // data.sha256 of a binary --output (REQ-O-001)
 		mcp.Command("mcp"),                           // the same commands as MCP tools, over stdio

@@ -14,6 +14,7 @@ import (
 	"github.com/duet-cli/duet/adapters/urfave"
 	"github.com/duet-cli/duet/envelope"
 	"github.com/duet-cli/duet/exitcode"
+	"github.com/duet-cli/duet/feature/level3"
 	"github.com/duet-cli/duet/schema"
 )
 
@@ -177,6 +178,7 @@ func StoresOptions() []urfave.Option {
 	return []urfave.Option{
 		adapters.WithVersion(Version),
 		adapters.WithSpecStrict(),
+		adapters.WithFeatures(level3.Features()...),
 		adapters.WithCleanupCommand(),
 		adapters.WithDependency(adapters.Dependency{Name: "e2e-indexer", CheckCommand: "e2e-indexer --probe",
 			VersionRegex: `indexer (\d+\.\d+\.\d+)`, MinVersion: "*", FixCommand: "e2e-install e2e-indexer"}),

@@ -23,6 +23,7 @@ import (
 	"github.com/duet-cli/duet/examples/meridian/internal/project"
 	"github.com/duet-cli/duet/examples/meridian/internal/run"
 	"github.com/duet-cli/duet/examples/meridian/internal/space"
+	"github.com/duet-cli/duet/feature/level3"
 	"github.com/duet-cli/duet/schema"
 	"github.com/duet-cli/duet/tokens/tiktoken"
 )
@@ -65,6 +66,7 @@ func AgentMode(getenv func(string) string) bool { return getenv(space.EnvID) != 
 func Options(version string) []urfave.Option {
 	// Built for agents first: a pipe or CI is an agent (the CLI Agent Spec's F-003).
 	return []urfave.Option{adapters.WithVersion(version), adapters.WithSpecStrict(), adapters.WithAgentDetector(AgentMode), completion.Command("completion"),
+		adapters.WithFeatures(level3.Features()...),
 		// Token budgets counted as OpenAI's o200k_base counts them, with its
 		// vocabulary in the binary (7 MB; 2 % on the start of a command,
 		// side by side with bench/cmd/procbench): meridian's answers are

@@ -1,4 +1,4 @@
-package idempotency_test
+package store_test
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/duet-cli/duet/envelope"
-	"github.com/duet-cli/duet/internal/idempotency"
+	"github.com/duet-cli/duet/feature/idempotency/internal/store"
 	"github.com/duet-cli/duet/lock"
 )
 
@@ -18,7 +18,7 @@ import (
 // answers until it expires; Abort records nothing.
 func TestBegin(t *testing.T) {
 	ctx := context.Background()
-	s := &idempotency.Store{Dir: t.TempDir()}
+	s := &store.Store{Dir: t.TempDir()}
 	now := time.Now()
 	p, rec, err := s.Begin(ctx, "k", time.Second, now)
 	if err != nil || rec != nil || p == nil {
@@ -28,7 +28,7 @@ func TestBegin(t *testing.T) {
 	if e := envelope.As(err); e == nil || e.Code != lock.Code {
 		t.Errorf("Begin while held: %v, want LOCK_HELD", err)
 	}
-	want := idempotency.Record{Fingerprint: "f", Command: "add", Created: now.UTC(), Expires: now.UTC().Add(idempotency.TTL), Data: json.RawMessage(`{"id":"t1"}`)}
+	want := store.Record{Fingerprint: "f", Command: "add", Created: now.UTC(), Expires: now.UTC().Add(store.TTL), Data: json.RawMessage(`{"id":"t1"}`)}
 	if err := p.Commit(want); err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +40,7 @@ func TestBegin(t *testing.T) {
 	if diff := cmp.Diff(want, *rec); diff != "" {
 		t.Errorf("record (-want +got):\n%s", diff)
 	}
-	p, rec, err = s.Begin(ctx, "k", time.Second, now.Add(idempotency.TTL+time.Second))
+	p, rec, err = s.Begin(ctx, "k", time.Second, now.Add(store.TTL+time.Second))
 	if err != nil || rec != nil {
 		t.Errorf("Begin after expiry: %v %v", rec, err)
 	}

@@ -1,9 +1,9 @@
-// Package idempotency keeps the answers of a tool's completed calls by
+// Package store keeps the answers of a tool's completed calls by
 // idempotency key, so that a call repeated with the same key is answered
 // from the record instead of being run again. One record per key, written
 // atomically; the key's lock is held from the lookup until the answer is
 // recorded, so two calls with one key never both run.
-package idempotency
+package store
 
 import (
 	"context"
