@@ -118,6 +118,7 @@ func Prepare(root *schema.Command, opts ...Option) error {
 		root.Commands = append(root.Commands, describeNode())
 	}
 	discoveryNodes(root)
+	featureNodes(root, cfg.features)
 	if c := root.Sub("completion"); c != nil && !c.Declared && !c.Builtin {
 		// The app's own completion command prints a script for a shell to
 		// source, for a person and a pipe alike; an agent that names itself

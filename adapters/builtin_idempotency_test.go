@@ -17,6 +17,7 @@ import (
 	"github.com/duet-cli/duet/adapters/urfave"
 	"github.com/duet-cli/duet/envelope"
 	"github.com/duet-cli/duet/feature/idempotency"
+	"github.com/duet-cli/duet/feature/skills"
 	"github.com/duet-cli/duet/internal/jobstore"
 	"github.com/duet-cli/duet/schema"
 )
@@ -41,8 +42,8 @@ func builtinsApp() *cli.Command {
 // arguments are its input) is IDEMPOTENCY_KEY_REUSED.
 func TestBuiltinsTakeIdempotencyKey(t *testing.T) {
 	home := t.TempDir()
-	skills := filepath.Join(home, "skills")
-	r := run{env: []string{"HOME=" + home, "TMPDIR=" + filepath.Join(home, "tmp")}, opts: []urfave.Option{adapters.WithCleanupCommand(), adapters.WithFeatures(idempotency.New())}}
+	skillsDir := filepath.Join(home, "skills")
+	r := run{env: []string{"HOME=" + home, "TMPDIR=" + filepath.Join(home, "tmp")}, opts: []urfave.Option{adapters.WithCleanupCommand(), adapters.WithFeatures(idempotency.New(), skills.New())}}
 	runApp := func(args ...string) result {
 		var stdout, stderr bytes.Buffer
 		code := urfave.Run(context.Background(), builtinsApp(), args, r.options(&stdout, &stderr)...)
@@ -98,18 +99,18 @@ func TestBuiltinsTakeIdempotencyKey(t *testing.T) {
 		{"profile use", twoProfiles, []string{"profile", "use", "prod"}, nil, nil, []string{"profile", "use", "dev"}},
 		{"profile delete", twoProfiles, []string{"profile", "delete", "prod", "--yes"}, nil, nil, []string{"profile", "delete", "dev", "--yes"}},
 		{"cleanup", nil, []string{"cleanup", "--yes"}, nil, nil, []string{"cleanup", "--scope", "temp", "--yes"}},
-		{"generate-skills", nil, []string{"generate-skills", "--output-dir", skills},
+		{"generate-skills", nil, []string{"generate-skills", "--output-dir", skillsDir},
 			func(t *testing.T) {
-				if err := os.RemoveAll(skills); err != nil {
+				if err := os.RemoveAll(skillsDir); err != nil {
 					t.Fatal(err)
 				}
 			},
 			func(t *testing.T) {
-				if _, err := os.Stat(skills); !os.IsNotExist(err) {
+				if _, err := os.Stat(skillsDir); !os.IsNotExist(err) {
 					t.Errorf("the replay wrote the skills again (stat: %v)", err)
 				}
 			},
-			[]string{"generate-skills", "--output-dir", skills, "--skill-format", "json"}},
+			[]string{"generate-skills", "--output-dir", skillsDir, "--skill-format", "json"}},
 		{"job cancel", endedJobs, []string{"job", "cancel", "later-1"}, nil, nil, []string{"job", "cancel", "later-2"}},
 	}
 	for i, tt := range tests {

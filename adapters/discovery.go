@@ -15,13 +15,11 @@ import (
 // app has a command of that name already: an app's own doctor or status is
 // the app's.
 const (
-	manifestCommand    = "manifest"        // the spec's ManifestResponse, exactly
-	changelogCommand   = "changelog"       // the tool's interface changes by version (WithChangelog)
-	doctorCommand      = "doctor"          // Duet's checks, the app's (WithCheck) and its dependencies (WithDependency)
-	statusCommand      = "status"          // the tool's state files and side effects (WithStateFile, WithSideEffect)
-	execCommand        = "exec"            // a JSONL batch of commands, dispatched by the lifecycle
-	skillsCommand      = "generate-skills" // skill files for agents, from the declarations
-	mcpValidateCommand = "mcp-validate"    // an MCP tool list's drift from the commands
+	manifestCommand    = "manifest"     // the spec's ManifestResponse, exactly
+	doctorCommand      = "doctor"       // Duet's checks, the app's (WithCheck) and its dependencies (WithDependency)
+	statusCommand      = "status"       // the tool's state files and side effects (WithStateFile, WithSideEffect)
+	execCommand        = "exec"         // a JSONL batch of commands, dispatched by the lifecycle
+	mcpValidateCommand = "mcp-validate" // an MCP tool list's drift from the commands
 )
 
 // versionShort is the short name of Duet's --version, the spec's -V.
@@ -31,7 +29,7 @@ const versionShort = "V"
 // plain fast path: a command line with one is read.
 func isDiscoveryCommand(arg string) bool {
 	switch arg {
-	case manifestCommand, changelogCommand, doctorCommand, statusCommand, execCommand, skillsCommand, mcpValidateCommand:
+	case manifestCommand, doctorCommand, statusCommand, execCommand, mcpValidateCommand:
 		return true
 	}
 	return false
@@ -100,7 +98,7 @@ func checkDiscovery(c *schema.Command) []error {
 
 // discoveryNodes adds the discovery built-ins the app has no command for.
 func discoveryNodes(root *schema.Command) {
-	for _, n := range []*schema.Command{manifestNode(), changelogNode(), doctorNode(), statusNode(), execNode(), skillsNode(), mcpValidateNode()} {
+	for _, n := range []*schema.Command{manifestNode(), doctorNode(), statusNode(), execNode(), mcpValidateNode()} {
 		if root.Sub(n.Name) == nil {
 			root.Commands = append(root.Commands, n)
 		}
@@ -121,12 +119,6 @@ func manifestNode() *schema.Command {
 	return builtinCommand(manifestCommand, "Print every command of this tool as the CLI Agent Spec's manifest", schema.Safe,
 		[]schema.Flag{{Name: flagname.Etag, Type: schema.String, Usage: "the etag of a manifest you hold: answer not_modified when it is current"}},
 		schema.Example{Description: "the whole command tree, once", Command: "manifest"})
-}
-
-func changelogNode() *schema.Command {
-	return builtinCommand(changelogCommand, "List the changes to this tool's commands and output, newest first", schema.Safe,
-		[]schema.Flag{{Name: flagname.Since, Type: schema.String, Usage: "only the versions after this one, such as 1.0.0"}},
-		schema.Example{Description: "what changed since 1.0.0", Command: "changelog --since 1.0.0"})
 }
 
 func doctorNode() *schema.Command {
@@ -155,17 +147,6 @@ func execNode() *schema.Command {
 	return n
 }
 
-func skillsNode() *schema.Command {
-	n := builtinCommand(skillsCommand, "Write agent skill files for every command: CONTEXT.md and one SKILL-<command>.md each", schema.Mutating,
-		[]schema.Flag{
-			{Name: flagname.OutputDir, Type: schema.String, Default: "skills", Usage: "the directory to write the files to"},
-			{Name: flagname.SkillFormat, Type: schema.String, Enum: []string{"markdown", "json"}, Default: "markdown", Usage: "the files' format"},
-		},
-		schema.Example{Description: "skills for Claude Code", Command: "generate-skills --output-dir .claude/skills"})
-	n.Meta.DryRun = true
-	return n
-}
-
 func mcpValidateNode() *schema.Command {
 	n := builtinCommand(mcpValidateCommand, "Compare an MCP tool list with this tool's commands, and report the drift", schema.Safe,
 		[]schema.Flag{
@@ -187,16 +168,12 @@ func (inv *invocation) discoveryAction(node *schema.Command) func(context.Contex
 	switch node.Name {
 	case manifestCommand:
 		return inv.manifest
-	case changelogCommand:
-		return inv.changelog
 	case doctorCommand:
 		return inv.doctor
 	case statusCommand:
 		return inv.status
 	case execCommand:
 		return inv.exec
-	case skillsCommand:
-		return inv.generateSkills
 	case mcpValidateCommand:
 		return inv.mcpValidate
 	}

@@ -7,7 +7,6 @@ import (
 
 // discoveryConfig is what the app tells the discovery built-ins.
 type discoveryConfig struct {
-	changelog   []ChangelogEntry
 	checks      []Check
 	deps        []Dependency
 	stateFiles  []StateFile
@@ -18,25 +17,6 @@ type discoveryConfig struct {
 	toolInstalls map[string]string
 	history      []byte
 	toolSource   func(ctx context.Context, url string) ([]byte, error)
-}
-
-// ChangelogEntry is one release's changes to what the tool accepts and
-// answers, as `tool changelog` lists them. Fields are named as an agent
-// reads them: "data.url", "flag --count", "command run.spawn".
-type ChangelogEntry struct {
-	Version  string   `json:"version"`
-	Date     string   `json:"date"` // YYYY-MM-DD
-	Breaking bool     `json:"breaking"`
-	Added    []string `json:"added"`
-	Removed  []string `json:"removed"`
-	Changed  []string `json:"changed"`
-}
-
-// WithChangelog gives `tool changelog` the tool's history, one entry per
-// release, in any order.
-func WithChangelog(entries ...ChangelogEntry) Option {
-	entries = slices.Clone(entries)
-	return func(c *config) { c.discovery.changelog = append(c.discovery.changelog, entries...) }
 }
 
 // Check is one of the app's own checks, which `tool doctor` runs beside

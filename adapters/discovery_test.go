@@ -77,54 +77,6 @@ func TestDoctor(t *testing.T) {
 	}
 }
 
-// TestChangelog holds `app changelog` to O-029's entries: newest first,
-// each with version, date, breaking, added, removed and changed (empty
-// lists, not null); --since keeps the versions after it; a --since that is
-// not a version is invalid input.
-func TestChangelog(t *testing.T) {
-	opt := adapters.WithChangelog(
-		adapters.ChangelogEntry{Version: "1.0.0", Date: "2026-01-01", Added: []string{"command show"}},
-		adapters.ChangelogEntry{Version: "2.0.0", Date: "2026-06-01", Breaking: true, Removed: []string{"flag --count"}},
-		adapters.ChangelogEntry{Version: "1.10.0", Date: "2026-03-01", Changed: []string{"data.name"}},
-	)
-	type entry struct {
-		Version  string   `json:"version"`
-		Date     string   `json:"date"`
-		Breaking bool     `json:"breaking"`
-		Added    []string `json:"added"`
-		Removed  []string `json:"removed"`
-		Changed  []string `json:"changed"`
-	}
-	v2 := entry{Version: "2.0.0", Date: "2026-06-01", Breaking: true, Added: []string{}, Removed: []string{"flag --count"}, Changed: []string{}}
-	v110 := entry{Version: "1.10.0", Date: "2026-03-01", Added: []string{}, Removed: []string{}, Changed: []string{"data.name"}}
-	v1 := entry{Version: "1.0.0", Date: "2026-01-01", Added: []string{"command show"}, Removed: []string{}, Changed: []string{}}
-	tests := []struct {
-		args []string
-		want []entry
-	}{
-		{nil, []entry{v2, v110, v1}},
-		{[]string{"--since", "1.0.0"}, []entry{v2, v110}},
-		{[]string{"--since", "2.0.0"}, []entry{}},
-	}
-	for _, tt := range tests {
-		r := run{opts: []urfave.Option{opt}}.do(t, newHarness(t), append([]string{"changelog"}, tt.args...)...)
-		w := wantOK(t, r)
-		var got struct {
-			Entries []entry `json:"entries"`
-		}
-		if err := json.Unmarshal(w.Data, &got); err != nil {
-			t.Fatalf("data: %v: %s", err, w.Data)
-		}
-		if diff := cmp.Diff(tt.want, got.Entries); diff != "" {
-			t.Errorf("changelog %v (-want +got):\n%s", tt.args, diff)
-		}
-	}
-	r := run{opts: []urfave.Option{opt}}.do(t, newHarness(t), "changelog", "--since", "soon")
-	if w := wantError(t, r, 2, "INVALID_VERSION"); w.Error.Field != "since" {
-		t.Errorf("error.field %q, want since", w.Error.Field)
-	}
-}
-
 // TestStatus holds `app status` to O-028: the declared state files and
 // side effects, each path absolute (a relative or ~ path expanded), with
 // the size of what exists; exit 0 whether or not anything exists.

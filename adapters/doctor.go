@@ -14,6 +14,7 @@ import (
 	"github.com/duet-cli/duet/envelope"
 	"github.com/duet-cli/duet/exitcode"
 	"github.com/duet-cli/duet/internal/profile"
+	"github.com/duet-cli/duet/internal/version"
 )
 
 // checkTimeout bounds one doctor check: a dependency's command, an
@@ -241,12 +242,12 @@ func (inv *invocation) dependencyCheck(ctx context.Context, d Dependency) depend
 			found = m[0]
 		}
 	}
-	if !isVersion(found) {
+	if !version.Valid(found) {
 		return r
 	}
 	r.FoundVersion = &found
-	r.OK = d.MinVersion == "" || compareVersions(found, d.MinVersion) >= 0
-	if r.OK && d.MaxVersion != "" && compareVersions(found, d.MaxVersion) > 0 {
+	r.OK = d.MinVersion == "" || version.Compare(found, d.MinVersion) >= 0
+	if r.OK && d.MaxVersion != "" && version.Compare(found, d.MaxVersion) > 0 {
 		inv.out.Warn("DEPENDENCY_UNTESTED", fmt.Sprintf("%s %s is newer than %s, the newest known to work", d.Name, found, d.MaxVersion),
 			"if something fails, install "+d.Name+" "+d.MaxVersion)
 	}

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/duet-cli/duet/internal/version"
 	"github.com/duet-cli/duet/schema"
 )
 
@@ -27,7 +28,7 @@ func (inv *invocation) requiredToolChecks(ctx context.Context) []checkReport {
 				v = ""
 			}
 			old, seen := needs[name]
-			if !seen || v != "" && (old == "" || compareVersions(v, old) > 0) {
+			if !seen || v != "" && (old == "" || version.Compare(v, old) > 0) {
 				needs[name] = v
 			}
 		}
@@ -54,7 +55,7 @@ func (inv *invocation) requiredToolChecks(ctx context.Context) []checkReport {
 		}
 		if found := toolVersion(ctx, path, inv.cfg.environ()); found != "" {
 			r.Version = &found
-			if compareVersions(found, min) < 0 {
+			if version.Compare(found, min) < 0 {
 				r.OK, r.Error, r.Fix = false, strOrNil("older than "+min), fix
 			}
 		}
@@ -133,7 +134,7 @@ func toolVersion(ctx context.Context, path string, env []string) string {
 	// A version number in the program's --version; compiled here, where doctor
 	// needs it, not at every start.
 	v := regexp.MustCompile(`\d+\.\d+(?:\.\d+)?`).FindString(string(out))
-	if !isVersion(v) {
+	if !version.Valid(v) {
 		return ""
 	}
 	return v

@@ -13,23 +13,43 @@ import (
 )
 
 // A Feature is one capability beyond the core that an app opts into by
-// passing it to Wrap (or Main, or Run) with [WithFeatures]: the built-in
-// flags it gives commands, what it checks of their declarations when the
-// app is wrapped, and what it does around a command's run. It lives in a
+// passing it to Wrap (or Main, or Run) with [WithFeatures]. It lives in a
 // package of its own (feature/idempotency), which only an app that passes
 // it links; feature/level3 bundles every feature the CLI Agent Spec's
 // Level 3 asks for.
 //
-// The lifecycle calls a feature's methods in the order features were
-// given. A feature keeps no state between invocations: what one run needs
-// to carry from Begin to End it keeps in the [Invocation] (Set, Get).
+// A feature does what the interfaces it implements say, as an
+// http.ResponseWriter that is an http.Flusher flushes: [Flagger] gives
+// commands built-in flags, [Checker] checks their declarations when the app
+// is wrapped, [Hook] acts around a command's run, [Commander] adds built-in
+// commands, and [StateKeeper] lists the files it keeps, for status and
+// cleanup. The lifecycle calls features in the order they were given. A
+// feature keeps no state between invocations: what one run carries from
+// Begin to End it keeps in the [Invocation] (Set, Get).
 type Feature interface {
-	// Flags returns the built-in flags the feature gives command c, or nil:
-	// they are added after the core's, unless c has a flag of that name.
+	// Name identifies the feature: given again under one name, a feature
+	// replaces the one given before it, in its place — an app passes
+	// changelog.New(entries...) after level3.Features(), whose changelog
+	// has none.
+	Name() string
+}
+
+// A Flagger gives commands built-in flags.
+type Flagger interface {
+	// Flags returns the flags the feature gives command c, or nil: they
+	// are added after the core's, unless c has a flag of that name.
 	Flags(c *schema.Command) []schema.Flag
+}
+
+// A Checker checks a command's declarations when the app is wrapped.
+type Checker interface {
 	// Check reports what in c's declarations the feature cannot keep its
 	// promise with; Wrap fails with it, naming the command.
 	Check(c *schema.Command) error
+}
+
+// A Hook acts around a command's run.
+type Hook interface {
 	// Begin runs once the call is confirmed, before the command: answered
 	// true ends the invocation with what it wrote to the Output, and an
 	// error ends it with that error, the command not run. A dry run, and
@@ -39,9 +59,30 @@ type Feature interface {
 	// End runs when a command Begin let run has ended, before its answer
 	// is written: fail is how it failed, nil when it succeeded.
 	End(inv *Invocation, fail *envelope.Error)
+}
+
+// A Commander adds built-in commands under the root.
+type Commander interface {
+	// Commands returns the commands, made anew on each call.
+	Commands() []Command
+}
+
+// A StateKeeper keeps files for the tool.
+type StateKeeper interface {
 	// State lists what the feature keeps for the tool of command tree root
-	// under its state directory dir, for status and cleanup.
+	// under its state directory dir.
 	State(root *schema.Command, dir string) []State
+}
+
+// Command is a built-in command a feature adds: its declaration, put under
+// the root (marked built-in, its flags too) unless the app has a command of
+// that name, and the action that answers it as a ported command answers,
+// through the Output. A command the lifecycle runs like any other: its
+// flags are parsed and validated, and --help, --schema and describe answer
+// for it.
+type Command struct {
+	Node *schema.Command
+	Run  func(ctx context.Context, inv *Invocation) error
 }
 
 // State is one file or directory a feature keeps: what status reports of
@@ -66,7 +107,16 @@ type Removable struct {
 
 // WithFeatures adds features to the app (see [Feature]).
 func WithFeatures(fs ...Feature) Option {
-	return func(c *config) { c.features = append(c.features, fs...) }
+	return func(c *config) {
+		for _, f := range fs {
+			i := slices.IndexFunc(c.features, func(g Feature) bool { return g.Name() == f.Name() })
+			if i < 0 {
+				c.features = append(c.features, f)
+			} else {
+				c.features[i] = f
+			}
+		}
+	}
 }
 
 // Invocation is the run a feature takes part in.
@@ -76,6 +126,21 @@ type Invocation struct {
 
 // Command returns the command the invocation runs.
 func (i *Invocation) Command() *schema.Command { return i.inv.call.node }
+
+// Root returns the root of the tool's command tree, Duet's built-ins
+// included.
+func (i *Invocation) Root() *schema.Command { return i.inv.root }
+
+// Version returns the tool's version (see WithVersion).
+func (i *Invocation) Version() string { return i.inv.cfg.version }
+
+// ForAgent reports whether the invocation answers an agent: help and
+// documents then leave out what is for people.
+func (i *Invocation) ForAgent() bool { return i.inv.mode.Agent && !i.inv.human }
+
+// Args returns the positional arguments of the invocation, checked
+// against the command's declared Args.
+func (i *Invocation) Args() []string { return slices.Clone(i.inv.call.args) }
 
 // Flag returns the value the command line gave one of the command's flags,
 // and whether it gave one.
@@ -164,6 +229,71 @@ func (inv *invocation) builtinInputs(node *schema.Command) map[string]bool {
 	return own
 }
 
+// featureNodes adds the features' commands the app has no command of that
+// name for, built-in.
+func featureNodes(root *schema.Command, fs []Feature) {
+	for _, c := range commands(fs) {
+		if root.Sub(c.Node.Name) != nil {
+			continue
+		}
+		c.Node.Walk(func(n *schema.Command) {
+			n.Builtin = true
+			for i := range n.Flags {
+				n.Flags[i].Builtin = true
+			}
+		})
+		root.Commands = append(root.Commands, c.Node)
+	}
+}
+
+// featureAction returns the action of a feature's command, or nil.
+func (inv *invocation) featureAction(node *schema.Command) func(context.Context) error {
+	if !node.Builtin || node.Parent == nil {
+		return nil
+	}
+	for _, c := range commands(inv.cfg.features) {
+		if at(c.Node, node.Path) && c.Run != nil {
+			return func(ctx context.Context) error { return c.Run(ctx, &Invocation{inv: inv}) }
+		}
+	}
+	return nil
+}
+
+// at reports whether path, from the root's child, names n or a command
+// under it.
+func at(n *schema.Command, path []string) bool {
+	if len(path) == 0 || path[0] != n.Name {
+		return false
+	}
+	for _, name := range path[1:] {
+		if n = n.Sub(name); n == nil {
+			return false
+		}
+	}
+	return true
+}
+
+// featureCommand reports whether name is a command a feature adds.
+func (c *config) featureCommand(name string) bool {
+	for _, fc := range commands(c.features) {
+		if fc.Node.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// commands are the commands the features add, in order.
+func commands(fs []Feature) []Command {
+	var out []Command
+	for _, f := range fs {
+		if c, ok := f.(Commander); ok {
+			out = append(out, c.Commands()...)
+		}
+	}
+	return out
+}
+
 // featureStates is what the features keep under the tool's state
 // directory, none when it has none.
 func (inv *invocation) featureStates() []State {
@@ -173,7 +303,9 @@ func (inv *invocation) featureStates() []State {
 	}
 	var states []State
 	for _, f := range inv.cfg.features {
-		states = append(states, f.State(inv.root, dir)...)
+		if k, ok := f.(StateKeeper); ok {
+			states = append(states, k.State(inv.root, dir)...)
+		}
 	}
 	return states
 }
@@ -181,7 +313,9 @@ func (inv *invocation) featureStates() []State {
 // featureFlags appends the flags the features give c.
 func featureFlags(flags []schema.Flag, c *schema.Command, fs []Feature) []schema.Flag {
 	for _, f := range fs {
-		flags = append(flags, f.Flags(c)...)
+		if g, ok := f.(Flagger); ok {
+			flags = append(flags, g.Flags(c)...)
+		}
 	}
 	return flags
 }
@@ -190,8 +324,10 @@ func featureFlags(flags []schema.Flag, c *schema.Command, fs []Feature) []schema
 func checkFeatures(c *schema.Command, fs []Feature) []error {
 	var errs []error
 	for _, f := range fs {
-		if err := f.Check(c); err != nil {
-			errs = append(errs, err)
+		if k, ok := f.(Checker); ok {
+			if err := k.Check(c); err != nil {
+				errs = append(errs, err)
+			}
 		}
 	}
 	return errs
@@ -202,7 +338,11 @@ func checkFeatures(c *schema.Command, fs []Feature) []error {
 func (inv *invocation) beginFeatures(ctx context.Context) (code int, done bool) {
 	v := &Invocation{inv: inv}
 	for n, f := range inv.cfg.features {
-		answered, err := f.Begin(ctx, v)
+		h, ok := f.(Hook)
+		if !ok {
+			continue
+		}
+		answered, err := h.Begin(ctx, v)
 		if !answered && err == nil {
 			continue
 		}
@@ -221,7 +361,9 @@ func (inv *invocation) beginFeatures(ctx context.Context) (code int, done bool) 
 func (inv *invocation) endFeatures(fail *envelope.Error) {
 	v := &Invocation{inv: inv}
 	for n := inv.begun - 1; n >= 0; n-- {
-		inv.cfg.features[n].End(v, fail)
+		if h, ok := inv.cfg.features[n].(Hook); ok {
+			h.End(v, fail)
+		}
 	}
 	inv.begun = 0
 }

@@ -140,7 +140,13 @@ func builtinAbove(c *schema.Command) bool {
 	return false
 }
 
-// isDuetCommand reports whether name is one of Duet's built-in commands.
+// isDuetCommand reports whether name is one of Duet's built-in commands,
+// those its features add included (feature/changelog ...): a release that
+// leaves a feature out drops its commands, as the app did not.
 func isDuetCommand(name string) bool {
-	return name == describeCommand || name == profileCommand || isDiscoveryCommand(name)
+	switch name {
+	case describeCommand, profileCommand, "changelog", "generate-skills":
+		return true
+	}
+	return isDiscoveryCommand(name)
 }

@@ -104,6 +104,8 @@ func (inv *invocation) builtin() func(context.Context) error {
 		return inv.auditLog
 	case inv.discoveryAction(node) != nil:
 		return inv.discoveryAction(node)
+	case inv.featureAction(node) != nil:
+		return inv.featureAction(node)
 	case node.Builtin && node.Name == checkPermissionsCommand && inv.cfg.permissions != nil:
 		return inv.checkPermissions
 	default:

@@ -477,7 +477,7 @@ func (inv *invocation) duetWord(arg string) bool {
 	if name, _, _ := strings.Cut(strings.TrimLeft(arg, "-"), "="); strings.HasPrefix(arg, "-") {
 		return isBuiltinFlag(name) || arg == "-"+versionShort
 	}
-	if arg == describeCommand || arg == profileCommand || isDiscoveryCommand(arg) || arg == checkPermissionsCommand && inv.cfg.permissions != nil {
+	if arg == describeCommand || arg == profileCommand || isDiscoveryCommand(arg) || arg == checkPermissionsCommand && inv.cfg.permissions != nil || inv.cfg.featureCommand(arg) {
 		return true
 	}
 	for _, e := range inv.cfg.extensions {

@@ -12,6 +12,10 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"go.yaml.in/yaml/v3"
+
+	"github.com/duet-cli/duet/adapters"
+	"github.com/duet-cli/duet/adapters/urfave"
+	"github.com/duet-cli/duet/feature/skills"
 )
 
 // skillFrontMatter loads a skill file as an OpenClaw-compatible loader
@@ -59,7 +63,8 @@ func skillFrontMatter(t *testing.T, path string) (map[string]any, string) {
 // command, among them its --schema call; run again, it changes nothing.
 func TestGenerateSkills(t *testing.T) {
 	dir := t.TempDir()
-	r := run{}.do(t, newHarness(t), "generate-skills", "--output-dir", dir)
+	on := run{opts: []urfave.Option{adapters.WithFeatures(skills.New())}}
+	r := on.do(t, newHarness(t), "generate-skills", "--output-dir", dir)
 	w := wantOK(t, r)
 	var data struct {
 		Skills []struct {
@@ -119,7 +124,7 @@ func TestGenerateSkills(t *testing.T) {
 		}
 	}
 	before, _ := os.ReadFile(filepath.Join(dir, "SKILL-app-show.md"))
-	w = wantOK(t, run{}.do(t, newHarness(t), "generate-skills", "--output-dir", dir))
+	w = wantOK(t, on.do(t, newHarness(t), "generate-skills", "--output-dir", dir))
 	if w.Meta["effect"] != "noop" {
 		t.Errorf("second run: meta.effect %v, want noop", w.Meta["effect"])
 	}

@@ -31,6 +31,15 @@ func New() adapters.Feature { return feature{} }
 
 type feature struct{}
 
+var (
+	_ adapters.Flagger     = feature{}
+	_ adapters.Checker     = feature{}
+	_ adapters.Hook        = feature{}
+	_ adapters.StateKeeper = feature{}
+)
+
+func (feature) Name() string { return "idempotency" }
+
 // pendingKey is where Begin leaves End the key it holds.
 type pendingKey struct{}
 

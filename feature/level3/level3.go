@@ -8,10 +8,12 @@ package level3
 
 import (
 	"github.com/duet-cli/duet/adapters"
+	"github.com/duet-cli/duet/feature/changelog"
 	"github.com/duet-cli/duet/feature/idempotency"
+	"github.com/duet-cli/duet/feature/skills"
 )
 
 // Features returns the bundle, in the order the lifecycle runs them.
 func Features() []adapters.Feature {
-	return []adapters.Feature{idempotency.New()}
+	return []adapters.Feature{idempotency.New(), changelog.New(), skills.New()}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/duet-cli/duet/adapters/urfave"
 	"github.com/duet-cli/duet/envelope"
 	"github.com/duet-cli/duet/exitcode"
+	"github.com/duet-cli/duet/feature/changelog"
 	"github.com/duet-cli/duet/schema"
 	"github.com/duet-cli/duet/walk"
 )
@@ -26,12 +27,12 @@ func progressCommands() []*cli.Command {
 // progressOptions are the Duet options the progress commands need: the
 // history `e2eapp changelog` lists (generate-skills needs none).
 func progressOptions() []urfave.Option {
-	return []urfave.Option{adapters.WithChangelog(Changelog...)}
+	return []urfave.Option{adapters.WithFeatures(changelog.New(Changelog...))}
 }
 
 // Changelog is e2eapp's interface history, in no particular order (Duet
 // sorts it newest first).
-var Changelog = []adapters.ChangelogEntry{
+var Changelog = []changelog.Entry{
 	{Version: "0.9.0", Date: "2025-06-02", Added: []string{"command status", "command sync"}},
 	{Version: "1.0.0", Date: "2025-09-15", Breaking: true, Removed: []string{"flag --dir"}, Changed: []string{"data.files: from a string to an array"}},
 	{Version: "0.10.0", Date: "2025-07-30", Added: []string{"command backup", "data.sha256"}},
