@@ -105,3 +105,34 @@ func isConversion(call *ast.CallExpr) bool {
 	}
 	return false
 }
+
+// TestCoreLinksNoFeature holds the architecture (DESIGN.md): the engine and
+// the framework adapters import no feature package, so that a one-line
+// wrap links none; a feature imports the engine and no other feature.
+func TestCoreLinksNoFeature(t *testing.T) {
+	const feature = "github.com/duet-cli/duet/feature/"
+	out, err := exec.Command("go", "list", "-deps", ".", "./urfave", "./urfavev2", "./cobra", "../examples/jot/cmd/jot", "../examples/tally/cmd/tally").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, dep := range strings.Fields(string(out)) {
+		if strings.HasPrefix(dep, feature) {
+			t.Errorf("the core links %s", dep)
+		}
+	}
+	out, err = exec.Command("go", "list", "-f", "{{.ImportPath}} {{join .Imports \" \"}}", "../feature/...").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		pkg, imports, _ := strings.Cut(line, " ")
+		if strings.HasSuffix(pkg, "/level3") { // the bundle imports them all
+			continue
+		}
+		for _, imp := range strings.Fields(imports) {
+			if strings.HasPrefix(imp, feature) && !strings.HasPrefix(imp, pkg+"/") {
+				t.Errorf("%s imports another feature, %s", pkg, imp)
+			}
+		}
+	}
+}

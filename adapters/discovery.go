@@ -15,11 +15,10 @@ import (
 // app has a command of that name already: an app's own doctor or status is
 // the app's.
 const (
-	manifestCommand    = "manifest"     // the spec's ManifestResponse, exactly
-	doctorCommand      = "doctor"       // Duet's checks, the app's (WithCheck) and its dependencies (WithDependency)
-	statusCommand      = "status"       // the tool's state files and side effects (WithStateFile, WithSideEffect)
-	execCommand        = "exec"         // a JSONL batch of commands, dispatched by the lifecycle
-	mcpValidateCommand = "mcp-validate" // an MCP tool list's drift from the commands
+	manifestCommand = "manifest" // the spec's ManifestResponse, exactly
+	doctorCommand   = "doctor"   // Duet's checks, the app's (WithCheck) and its dependencies (WithDependency)
+	statusCommand   = "status"   // the tool's state files and side effects (WithStateFile, WithSideEffect)
+	execCommand     = "exec"     // a JSONL batch of commands, dispatched by the lifecycle
 )
 
 // versionShort is the short name of Duet's --version, the spec's -V.
@@ -29,7 +28,7 @@ const versionShort = "V"
 // plain fast path: a command line with one is read.
 func isDiscoveryCommand(arg string) bool {
 	switch arg {
-	case manifestCommand, doctorCommand, statusCommand, execCommand, mcpValidateCommand:
+	case manifestCommand, doctorCommand, statusCommand, execCommand:
 		return true
 	}
 	return false
@@ -98,7 +97,7 @@ func checkDiscovery(c *schema.Command) []error {
 
 // discoveryNodes adds the discovery built-ins the app has no command for.
 func discoveryNodes(root *schema.Command) {
-	for _, n := range []*schema.Command{manifestNode(), doctorNode(), statusNode(), execNode(), mcpValidateNode()} {
+	for _, n := range []*schema.Command{manifestNode(), doctorNode(), statusNode(), execNode()} {
 		if root.Sub(n.Name) == nil {
 			root.Commands = append(root.Commands, n)
 		}
@@ -147,19 +146,6 @@ func execNode() *schema.Command {
 	return n
 }
 
-func mcpValidateNode() *schema.Command {
-	n := builtinCommand(mcpValidateCommand, "Compare an MCP tool list with this tool's commands, and report the drift", schema.Safe,
-		[]schema.Flag{
-			{Name: flagname.MCPSchemaFile, Type: schema.String, Usage: "a file holding the MCP tools: a tools/list result, or describe --mcp's answer"},
-			{Name: flagname.MCPServerURL, Type: schema.String, Usage: "an MCP server's streamable HTTP endpoint to ask for its tools"},
-		},
-		schema.Example{Description: "check a committed tool list in CI", Command: "mcp-validate --mcp-schema-file mcp.json"})
-	// One of the two is needed; the action says so, so that --validate-only
-	// of the bare command holds.
-	n.Meta.Groups = []schema.Group{{Kind: schema.MutuallyExclusive, Flags: []string{flagname.MCPSchemaFile, flagname.MCPServerURL}}}
-	return n
-}
-
 // discoveryAction returns the action of a discovery built-in, or nil.
 func (inv *invocation) discoveryAction(node *schema.Command) func(context.Context) error {
 	if !node.Builtin || node.Parent == nil || node.Parent.Parent != nil {
@@ -174,8 +160,6 @@ func (inv *invocation) discoveryAction(node *schema.Command) func(context.Contex
 		return inv.status
 	case execCommand:
 		return inv.exec
-	case mcpValidateCommand:
-		return inv.mcpValidate
 	}
 	return nil
 }

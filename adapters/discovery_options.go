@@ -16,7 +16,6 @@ type discoveryConfig struct {
 	// (WithToolInstall), by program name.
 	toolInstalls map[string]string
 	history      []byte
-	toolSource   func(ctx context.Context, url string) ([]byte, error)
 }
 
 // Check is one of the app's own checks, which `tool doctor` runs beside
@@ -128,13 +127,6 @@ func WithInstall(command string) Option {
 func WithHistory(previous []byte) Option {
 	previous = slices.Clone(previous)
 	return func(c *config) { c.discovery.history = previous }
-}
-
-// WithMCPToolSource lets `tool mcp-validate --mcp-server-url` ask an MCP
-// server for its tools: fetch returns the server's tools/list result.
-// adapters/mcp gives it to an app it serves.
-func WithMCPToolSource(fetch func(ctx context.Context, url string) ([]byte, error)) Option {
-	return func(c *config) { c.discovery.toolSource = fetch }
 }
 
 // Join returns one option that applies each of opts in turn: for a package

@@ -145,7 +145,7 @@ func builtinAbove(c *schema.Command) bool {
 // leaves a feature out drops its commands, as the app did not.
 func isDuetCommand(name string) bool {
 	switch name {
-	case describeCommand, profileCommand, "changelog", "generate-skills":
+	case describeCommand, profileCommand, "changelog", "generate-skills", "mcp-validate":
 		return true
 	}
 	return isDiscoveryCommand(name)

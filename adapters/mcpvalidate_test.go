@@ -7,6 +7,9 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/duet-cli/duet/adapters/mcp"
+	"github.com/duet-cli/duet/adapters/urfave"
 )
 
 // TestMCPValidate holds `app mcp-validate` to O-035, as CI runs it: the
@@ -16,7 +19,8 @@ import (
 // list has (or a tool the CLI no longer has) in removed, a type that
 // differs in changed — and a missing file is a structured error.
 func TestMCPValidate(t *testing.T) {
-	w := wantOK(t, run{}.do(t, newHarness(t), "describe", "--mcp"))
+	serving := run{opts: []urfave.Option{mcp.Command("serve")}} // mcp-validate is an MCP server's
+	w := wantOK(t, serving.do(t, newHarness(t), "describe", "--mcp"))
 	dir := t.TempDir()
 	current := filepath.Join(dir, "mcp.json")
 	if err := os.WriteFile(current, w.Data, 0o600); err != nil {
@@ -40,7 +44,7 @@ func TestMCPValidate(t *testing.T) {
 	}
 	validate := func(path string) (int, drift, string) {
 		t.Helper()
-		r := run{}.do(t, newHarness(t), "mcp-validate", "--mcp-schema-file", path)
+		r := serving.do(t, newHarness(t), "mcp-validate", "--mcp-schema-file", path)
 		w := envelopeOf(t, r)
 		var data struct {
 			Drift drift `json:"drift"`
@@ -108,7 +112,7 @@ func TestMCPValidate(t *testing.T) {
 		t.Errorf("drift (-want +got):\n%s", diff)
 	}
 
-	r := run{}.do(t, newHarness(t), "mcp-validate", "--mcp-schema-file", filepath.Join(dir, "none.json"))
+	r := serving.do(t, newHarness(t), "mcp-validate", "--mcp-schema-file", filepath.Join(dir, "none.json"))
 	if w := wantError(t, r, 5, "MCP_SCHEMA_UNREADABLE"); w.Error.Field != "mcp-schema-file" {
 		t.Errorf("error.field %q, want mcp-schema-file", w.Error.Field)
 	}

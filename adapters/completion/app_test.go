@@ -157,7 +157,7 @@ func sorted(s []string) []string {
 
 // Candidates the cases of every shell share.
 var (
-	rootCommands = []string{"audit-log", "completion", "describe", "doctor", "exec", "list", "manifest", "mcp-validate", "note", "setup", "status"}
+	rootCommands = []string{"audit-log", "completion", "describe", "doctor", "exec", "list", "manifest", "note", "setup", "status"}
 	// listFlags are what `notes list` accepts, its own and inherited,
 	// Duet's built-ins among them, by every spelling but the hidden one.
 	listFlags = []string{

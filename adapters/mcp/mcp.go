@@ -140,7 +140,7 @@ func Command(name string, opts ...Option) adapters.Option {
 		Run: func(ctx context.Context, h *adapters.Host) int { return serveHost(ctx, h, opts) },
 	})
 	// An app that serves MCP can check a server's tools against its own.
-	joined := []adapters.Option{serve, adapters.WithMCPToolSource(fetchTools)}
+	joined := []adapters.Option{serve, adapters.WithFeatures(driftCheck{})}
 	group := "mcp"
 	if cfg.clients != nil {
 		group = *cfg.clients

@@ -252,5 +252,9 @@ func writeAgentsCalling(b *strings.Builder, m Manifest) {
 	tool := m.Tool
 	fmt.Fprintf(b, "- `%s exec` runs a JSONL batch of commands from stdin in one call, one envelope per line with `meta._cmd` and `meta._line`.\n", tool)
 	b.WriteString("- `--token-limit N` keeps `data` within N tokens (cut at whole items, `meta.truncated`); `--token-count` answers with `meta.token_count` alone; `--stable-output` gives the same bytes for the same state.\n")
-	fmt.Fprintf(b, "- `%s doctor` checks what the tool needs; `%s status` lists its state files; `%s changelog --since <version>` lists what changed.\n\n", tool, tool, tool)
+	fmt.Fprintf(b, "- `%s doctor` checks what the tool needs; `%s status` lists its state files", tool, tool)
+	if _, ok := m.Commands["changelog"]; ok { // a feature's (feature/changelog)
+		fmt.Fprintf(b, "; `%s changelog --since <version>` lists what changed", tool)
+	}
+	b.WriteString(".\n\n")
 }

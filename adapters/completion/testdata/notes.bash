@@ -16,13 +16,12 @@ __notes_sub() {
 	0:'exec') s=5 ;;
 	0:'list'|0:'ls') s=6 ;;
 	0:'manifest') s=7 ;;
-	0:'mcp-validate') s=8 ;;
-	0:'note') s=9 ;;
-	0:'setup') s=13 ;;
-	0:'status') s=14 ;;
-	9:'add') s=10 ;;
-	9:'tag') s=11 ;;
-	11:'set') s=12 ;;
+	0:'note') s=8 ;;
+	0:'setup') s=12 ;;
+	0:'status') s=13 ;;
+	8:'add') s=9 ;;
+	8:'tag') s=10 ;;
+	10:'set') s=11 ;;
 	*) s= ;;
 	esac
 }
@@ -56,8 +55,6 @@ __notes_flag() {
 	*:'--min-words') v=n ;;
 	*:'-s') v=e e=('open' 'done' 'all') ;;
 	*:'--status') v=e e=('open' 'done' 'all') ;;
-	*:'--mcp-schema-file') v=f ;;
-	*:'--mcp-server-url') v=f ;;
 	esac
 }
 
@@ -67,8 +64,8 @@ __notes_arg() {
 	v=n e=()
 	case $1:$2 in
 	2:0) v=e e=('bash' 'zsh' 'fish' 'install') ;;
-	10:0) v=f ;;
-	12:1) v=e e=('red' 'green' 'blue') ;;
+	9:0) v=f ;;
+	11:1) v=e e=('red' 'green' 'blue') ;;
 	esac
 }
 
@@ -76,7 +73,7 @@ __notes_arg() {
 # flags.
 __notes_words() {
 	case $1 in
-	0) c=('audit-log' 'completion' 'describe' 'doctor' 'exec' 'list' 'manifest' 'mcp-validate' 'note' 'setup' 'status') f=('-V' '--color' '--colour' '--debug' '--dir' '--format' '-h' '--help' '--instance-id' '--no-update-check' '--output-schema' '--quiet' '--schema' '--show-config' '--stable-output' '--stream' '--token-count' '--token-limit' '--token-offset' '--tokenizer' '--unmask' '--verbose' '--version' '--warnings-as-errors' '--width') ;;
+	0) c=('audit-log' 'completion' 'describe' 'doctor' 'exec' 'list' 'manifest' 'note' 'setup' 'status') f=('-V' '--color' '--colour' '--debug' '--dir' '--format' '-h' '--help' '--instance-id' '--no-update-check' '--output-schema' '--quiet' '--schema' '--show-config' '--stable-output' '--stream' '--token-count' '--token-limit' '--token-offset' '--tokenizer' '--unmask' '--verbose' '--version' '--warnings-as-errors' '--width') ;;
 	1) c=() f=('--color' '--colour' '--command' '--cursor' '--cwd' '--debug' '--dir' '--fields' '--format' '-h' '--help' '--instance-id' '--limit' '--no-update-check' '--output' '--output-schema' '--quiet' '--schema' '--show-config' '--since' '--stable-output' '--stream' '--timeout' '--token-count' '--token-limit' '--token-offset' '--tokenizer' '--trace-id' '--unmask' '--validate-only' '--verbose' '--warnings-as-errors' '--width') ;;
 	2) c=() f=('--color' '--colour' '--cwd' '--debug' '--dir' '--fields' '--format' '-h' '--help' '--instance-id' '--no-update-check' '--output-schema' '--quiet' '--schema' '--shell' '--show-config' '--stable-output' '--stream' '--timeout' '--token-count' '--token-limit' '--token-offset' '--tokenizer' '--unmask' '--validate-only' '--verbose' '--warnings-as-errors' '--width') ;;
 	3) c=() f=('--agents-md' '--color' '--colour' '--cwd' '--debug' '--dir' '--etag' '--fields' '--format' '--full' '-h' '--help' '--index' '--instance-id' '--mcp' '--no-update-check' '--output' '--output-schema' '--quiet' '--schema' '--show-config' '--stable-output' '--stream' '--timeout' '--token-count' '--token-limit' '--token-offset' '--tokenizer' '--unmask' '--validate-only' '--verbose' '--warnings-as-errors' '--width') ;;
@@ -84,13 +81,12 @@ __notes_words() {
 	5) c=() f=('--color' '--colour' '--cwd' '--debug' '--dir' '--dry-run' '--fields' '--format' '-h' '--help' '--ignore-errors' '--instance-id' '--no-update-check' '--output' '--output-schema' '--quiet' '--schema' '--show-config' '--stable-output' '--stream' '--timeout' '--token-count' '--token-limit' '--token-offset' '--tokenizer' '--unmask' '--validate-only' '--verbose' '--warnings-as-errors' '--width') ;;
 	6) c=() f=('--color' '--colour' '--cursor' '--cwd' '--debug' '--dir' '--fields' '--format' '-h' '--help' '--instance-id' '--limit' '--min-words' '--no-update-check' '--output' '--output-schema' '--quiet' '-s' '--schema' '--show-config' '--stable-output' '--status' '--stream' '--timeout' '--token-count' '--token-limit' '--token-offset' '--tokenizer' '--unmask' '--validate-only' '--verbose' '--warnings-as-errors' '--width') ;;
 	7) c=() f=('--color' '--colour' '--cwd' '--debug' '--dir' '--etag' '--fields' '--format' '-h' '--help' '--instance-id' '--no-update-check' '--output' '--output-schema' '--quiet' '--schema' '--show-config' '--stable-output' '--stream' '--timeout' '--token-count' '--token-limit' '--token-offset' '--tokenizer' '--unmask' '--validate-only' '--verbose' '--warnings-as-errors' '--width') ;;
-	8) c=() f=('--color' '--colour' '--cwd' '--debug' '--dir' '--fields' '--format' '-h' '--help' '--instance-id' '--mcp-schema-file' '--mcp-server-url' '--no-update-check' '--output' '--output-schema' '--quiet' '--schema' '--show-config' '--stable-output' '--stream' '--timeout' '--token-count' '--token-limit' '--token-offset' '--tokenizer' '--unmask' '--validate-only' '--verbose' '--warnings-as-errors' '--width') ;;
-	9) c=('add' 'tag') f=('--color' '--colour' '--debug' '--dir' '--format' '-h' '--help' '--instance-id' '--no-update-check' '--output-schema' '--quiet' '--schema' '--show-config' '--stable-output' '--stream' '--token-count' '--token-limit' '--token-offset' '--tokenizer' '--unmask' '--verbose' '--warnings-as-errors' '--width') ;;
-	10) c=() f=('--color' '--colour' '--cwd' '--debug' '--dir' '--fields' '--format' '-h' '--help' '--instance-id' '--no-update-check' '--output' '--output-schema' '--quiet' '--schema' '--show-config' '--stable-output' '--stream' '--timeout' '--token-count' '--token-limit' '--token-offset' '--tokenizer' '--unmask' '--validate-only' '--verbose' '--warnings-as-errors' '--width') ;;
-	11) c=('set') f=('--color' '--colour' '--debug' '--dir' '--format' '-h' '--help' '--instance-id' '--no-update-check' '--output-schema' '--quiet' '--schema' '--show-config' '--stable-output' '--stream' '--token-count' '--token-limit' '--token-offset' '--tokenizer' '--unmask' '--verbose' '--warnings-as-errors' '--width') ;;
+	8) c=('add' 'tag') f=('--color' '--colour' '--debug' '--dir' '--format' '-h' '--help' '--instance-id' '--no-update-check' '--output-schema' '--quiet' '--schema' '--show-config' '--stable-output' '--stream' '--token-count' '--token-limit' '--token-offset' '--tokenizer' '--unmask' '--verbose' '--warnings-as-errors' '--width') ;;
+	9) c=() f=('--color' '--colour' '--cwd' '--debug' '--dir' '--fields' '--format' '-h' '--help' '--instance-id' '--no-update-check' '--output' '--output-schema' '--quiet' '--schema' '--show-config' '--stable-output' '--stream' '--timeout' '--token-count' '--token-limit' '--token-offset' '--tokenizer' '--unmask' '--validate-only' '--verbose' '--warnings-as-errors' '--width') ;;
+	10) c=('set') f=('--color' '--colour' '--debug' '--dir' '--format' '-h' '--help' '--instance-id' '--no-update-check' '--output-schema' '--quiet' '--schema' '--show-config' '--stable-output' '--stream' '--token-count' '--token-limit' '--token-offset' '--tokenizer' '--unmask' '--verbose' '--warnings-as-errors' '--width') ;;
+	11) c=() f=('--color' '--colour' '--cwd' '--debug' '--dir' '--fields' '--format' '-h' '--help' '--instance-id' '--no-update-check' '--output' '--output-schema' '--quiet' '--schema' '--show-config' '--stable-output' '--stream' '--timeout' '--token-count' '--token-limit' '--token-offset' '--tokenizer' '--unmask' '--validate-only' '--verbose' '--warnings-as-errors' '--width') ;;
 	12) c=() f=('--color' '--colour' '--cwd' '--debug' '--dir' '--fields' '--format' '-h' '--help' '--instance-id' '--no-update-check' '--output' '--output-schema' '--quiet' '--schema' '--show-config' '--stable-output' '--stream' '--timeout' '--token-count' '--token-limit' '--token-offset' '--tokenizer' '--unmask' '--validate-only' '--verbose' '--warnings-as-errors' '--width') ;;
-	13) c=() f=('--color' '--colour' '--cwd' '--debug' '--dir' '--fields' '--format' '-h' '--help' '--instance-id' '--no-update-check' '--output' '--output-schema' '--quiet' '--schema' '--show-config' '--stable-output' '--stream' '--timeout' '--token-count' '--token-limit' '--token-offset' '--tokenizer' '--unmask' '--validate-only' '--verbose' '--warnings-as-errors' '--width') ;;
-	14) c=() f=('--color' '--colour' '--cwd' '--debug' '--dir' '--fields' '--format' '-h' '--help' '--instance-id' '--no-update-check' '--output' '--output-schema' '--quiet' '--schema' '--show-config' '--show-side-effects' '--show-state-files' '--stable-output' '--stream' '--timeout' '--token-count' '--token-limit' '--token-offset' '--tokenizer' '--unmask' '--validate-only' '--verbose' '--warnings-as-errors' '--width') ;;
+	13) c=() f=('--color' '--colour' '--cwd' '--debug' '--dir' '--fields' '--format' '-h' '--help' '--instance-id' '--no-update-check' '--output' '--output-schema' '--quiet' '--schema' '--show-config' '--show-side-effects' '--show-state-files' '--stable-output' '--stream' '--timeout' '--token-count' '--token-limit' '--token-offset' '--tokenizer' '--unmask' '--validate-only' '--verbose' '--warnings-as-errors' '--width') ;;
 	esac
 }
 

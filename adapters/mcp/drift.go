@@ -1,4 +1,4 @@
-package adapters
+package mcp
 
 import (
 	"context"
@@ -10,11 +10,13 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/duet-cli/duet/adapters"
 	"github.com/duet-cli/duet/envelope"
 	"github.com/duet-cli/duet/exitcode"
 	"github.com/duet-cli/duet/internal/describe"
 	"github.com/duet-cli/duet/internal/errcode"
 	"github.com/duet-cli/duet/internal/flagname"
+	"github.com/duet-cli/duet/schema"
 )
 
 // driftField is a field one side has and the other has not.
@@ -46,58 +48,82 @@ func (d drift) none() bool {
 	return len(d.Added)+len(d.Removed)+len(d.Changed)+len(d.MissingFromMCP) == 0
 }
 
-// mcpValidate answers `tool mcp-validate`: it compares an MCP tool list —
-// from a file, or from a server — with the tools this tool's commands are
-// served as (describe --mcp), and exits 1 with the drift when they differ.
-func (inv *invocation) mcpValidate(ctx context.Context) error {
-	c := inv.call
+// driftCheck is the feature that adds mcp-validate to an app that serves
+// MCP (REQ-O-035): it compares an MCP tool list — from a file, or from a
+// server — with the tools this tool's commands are served as (describe
+// --mcp), and exits 1 with the drift when they differ.
+type driftCheck struct{}
+
+var _ adapters.Commander = driftCheck{}
+
+func (driftCheck) Name() string { return "mcp-validate" }
+
+func (driftCheck) Commands() []adapters.Command {
+	return []adapters.Command{{
+		Node: &schema.Command{
+			Name: "mcp-validate", Usage: "Compare an MCP tool list with this tool's commands, and report the drift",
+			Runnable: true, NoArgs: true,
+			Flags: []schema.Flag{
+				{Name: flagname.MCPSchemaFile, Type: schema.String, Usage: "a file holding the MCP tools: a tools/list result, or describe --mcp's answer"},
+				{Name: flagname.MCPServerURL, Type: schema.String, Usage: "an MCP server's streamable HTTP endpoint to ask for its tools"},
+			},
+			Meta: schema.Meta{Danger: schema.Safe, NoArgs: true,
+				Examples: []schema.Example{{Description: "check a committed tool list in CI", Command: "mcp-validate --mcp-schema-file mcp.json"}},
+				// One of the two is needed; the action says so, so that
+				// --validate-only of the bare command holds.
+				Groups: []schema.Group{{Kind: schema.MutuallyExclusive, Flags: []string{flagname.MCPSchemaFile, flagname.MCPServerURL}}}},
+		},
+		Run: validate,
+	}}
+}
+
+// validate answers mcp-validate.
+func validate(ctx context.Context, inv *adapters.Invocation) error {
+	tool := inv.Root().Name
 	var raw []byte
 	var source string
+	file, fromFile := inv.Flag(flagname.MCPSchemaFile)
+	url, fromServer := inv.Flag(flagname.MCPServerURL)
 	switch {
-	case c.has(flagname.MCPSchemaFile):
-		source = c.last(flagname.MCPSchemaFile)
+	case fromFile:
+		source = file
 		b, err := os.ReadFile(source)
 		if err != nil {
 			return envelope.Errorf(exitcode.NotFound, "MCP_SCHEMA_UNREADABLE", "%v", err).
 				WithPhase(envelope.Validation).WithField(flagname.MCPSchemaFile).
-				WithSuggestion(fmt.Sprintf("write the list with '%s describe --mcp > %s'", inv.root.Name, source))
+				WithSuggestion(fmt.Sprintf("write the list with '%s describe --mcp > %s'", tool, source))
 		}
 		raw = b
-	case c.has(flagname.MCPServerURL):
-		source = c.last(flagname.MCPServerURL)
-		fetch := inv.cfg.discovery.toolSource
-		if fetch == nil {
-			return envelope.Errorf(exitcode.Precondition, "MCP_SERVER_UNSUPPORTED", "this build of %s cannot ask an MCP server for its tools", inv.root.Name).
-				WithPhase(envelope.Validation).
-				WithFix("save the server's tools/list result to a file and pass --mcp-schema-file", "")
-		}
-		b, err := fetch(ctx, source)
+	case fromServer:
+		source = url
+		b, err := fetchTools(ctx, source)
 		if err != nil {
 			return envelope.Errorf(exitcode.Unavailable, "MCP_SERVER_UNREACHABLE", "asking %s for its tools: %v", source, err).WithPhase(envelope.Execution)
 		}
 		raw = b
 	default:
 		return envelope.Invalid([]envelope.FieldError{{Code: errcode.MissingRequiredFlag, Field: flagname.MCPSchemaFile,
-			Message: "pass --mcp-schema-file or --mcp-server-url", Suggestion: fmt.Sprintf("'%s describe --mcp > mcp.json' writes the current list", inv.root.Name)}})
+			Message: "pass --mcp-schema-file or --mcp-server-url", Suggestion: fmt.Sprintf("'%s describe --mcp > mcp.json' writes the current list", tool)}})
 	}
 	theirs, err := mcpTools(raw)
 	if err != nil {
 		return envelope.Validationf("MCP_SCHEMA_INVALID", "%s holds no MCP tool list: %v", source, err).
-			WithSuggestion(fmt.Sprintf("pass a tools/list result, or what '%s describe --mcp' prints", inv.root.Name))
+			WithSuggestion(fmt.Sprintf("pass a tools/list result, or what '%s describe --mcp' prints", tool))
 	}
-	ours, err := describe.Tools(inv.root, inv.cfg.version)
+	ours, err := describe.Tools(inv.Root(), inv.Version())
 	if err != nil {
-		return brokenDeclaration(err)
+		return envelope.Errorf(exitcode.GeneralError, errcode.InvalidDeclaration, "%v", err)
 	}
 	d := compareTools(ours.Tools, theirs)
-	inv.out.RenderText(func(w io.Writer) error { return writeDrift(w, d) })
-	inv.out.Result(map[string]any{"drift": d})
+	out := inv.Output()
+	out.RenderText(func(w io.Writer) error { return writeDrift(w, d) })
+	out.Result(map[string]any{"drift": d})
 	if d.none() {
 		return nil
 	}
-	return envelope.Errorf(exitcode.GeneralError, "SCHEMA_DRIFT", "the MCP tools in %s differ from the commands of %s", source, inv.root.Name).
+	return envelope.Errorf(exitcode.GeneralError, "SCHEMA_DRIFT", "the MCP tools in %s differ from the commands of %s", source, tool).
 		WithPhase(envelope.Execution).
-		WithSuggestion(fmt.Sprintf("regenerate the list with '%s describe --mcp'", inv.root.Name)).WithResult()
+		WithSuggestion(fmt.Sprintf("regenerate the list with '%s describe --mcp'", tool)).WithResult()
 }
 
 // mcpTool is what mcp-validate reads of a tool.
@@ -240,13 +266,20 @@ func writeDrift(w io.Writer, d drift) error {
 		fmt.Fprintf(w, "missing from MCP  %s\n", name)
 	}
 	for _, f := range d.Added {
-		fmt.Fprintf(w, "added             %s %s\n", f.Command, deref(f.Field))
+		fmt.Fprintf(w, "added             %s %s\n", f.Command, ptrValue(f.Field))
 	}
 	for _, f := range d.Removed {
-		fmt.Fprintf(w, "removed           %s %s\n", f.Command, deref(f.Field))
+		fmt.Fprintf(w, "removed           %s %s\n", f.Command, ptrValue(f.Field))
 	}
 	for _, c := range d.Changed {
 		fmt.Fprintf(w, "changed           %s %s: %s in the CLI, %s in MCP\n", c.Command, c.Field, c.CLIType, c.MCPType)
 	}
 	return nil
+}
+
+func ptrValue(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }
