@@ -67,6 +67,15 @@ type Commander interface {
 	Commands() []Command
 }
 
+// A JSONReader reads what a command takes as JSON — a flag declared JSON,
+// --raw-payload — more leniently than the core, which takes strict JSON
+// alone.
+type JSONReader interface {
+	// ReadJSON returns src as strict JSON, or the error to answer with
+	// (INVALID_JSON, with the corrected input when it has one).
+	ReadJSON(src []byte) ([]byte, error)
+}
+
 // A StateKeeper keeps files for the tool.
 type StateKeeper interface {
 	// State lists what the feature keeps for the tool of command tree root
@@ -292,6 +301,24 @@ func commands(fs []Feature) []Command {
 		}
 	}
 	return out
+}
+
+// readJSON reads a JSON value a command takes: as the first feature that
+// reads JSON does (feature/json5), else as strict JSON.
+func (c *config) readJSON(src []byte) ([]byte, error) {
+	for _, f := range c.features {
+		if r, ok := f.(JSONReader); ok {
+			return r.ReadJSON(src)
+		}
+	}
+	var v any
+	err := json.Unmarshal(src, &v)
+	if err == nil {
+		return src, nil
+	}
+	return nil, envelope.Validationf("INVALID_JSON", "input is not valid JSON: %v", err).
+		WithFix("reissue with strict JSON (RFC 8259): double-quoted keys and strings, no comments or trailing commas", "").
+		WithSuggestion("send strict JSON")
 }
 
 // featureStates is what the features keep under the tool's state

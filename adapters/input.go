@@ -152,7 +152,7 @@ func (inv *invocation) rewrite(args []string, c *call) ([]string, *call) {
 	}
 	var refused []error
 	if v, ok := c.opt(flagname.RawPayload); ok {
-		next, ps := c.expandPayload(args, v)
+		next, ps := c.expandPayload(args, v, inv.cfg.readJSON)
 		if len(ps) > 0 {
 			// As a refused command line is: what the payload was to carry
 			// (required flags, arguments) cannot be judged without it.
@@ -166,7 +166,7 @@ func (inv *invocation) rewrite(args []string, c *call) ([]string, *call) {
 		problems = append(problems, ps...)
 		reread(next)
 	}
-	next, ps := c.normalizeJSON(args)
+	next, ps := c.normalizeJSON(args, inv.cfg.readJSON)
 	problems = append(problems, ps...)
 	reread(next)
 	reread(c.ruleDefaults(args, inv.cfg.lookupEnv, inv.profiles.valueOf))
@@ -426,7 +426,7 @@ func (c *call) replaceValues(args []string, f *schema.Flag, fn func(string) stri
 
 // normalizeJSON makes the values of flags declared JSON strict JSON, or
 // records why one cannot be.
-func (c *call) normalizeJSON(args []string) ([]string, []envelope.FieldError) {
+func (c *call) normalizeJSON(args []string, readJSON func([]byte) ([]byte, error)) ([]string, []envelope.FieldError) {
 	var problems []envelope.FieldError
 	for _, name := range slices.Sorted(maps.Keys(c.values)) {
 		f := c.flags[name]
@@ -435,7 +435,7 @@ func (c *call) normalizeJSON(args []string) ([]string, []envelope.FieldError) {
 		}
 		normal := map[string]string{}
 		for _, v := range c.values[name] {
-			out, err := input.NormalizeJSON([]byte(v))
+			out, err := readJSON([]byte(v))
 			if err != nil {
 				p := jsonProblem(f.Name, err)
 				if f.Schema != nil && p.CorrectedInput != "" && f.Schema.Match([]byte(p.CorrectedInput)) != nil {
@@ -483,7 +483,7 @@ func jsonProblem(flag string, err error) envelope.FieldError {
 
 // expandPayload returns the command line with --raw-payload replaced by the
 // flags and arguments its object names, and the problems with it.
-func (c *call) expandPayload(args []string, raw string) ([]string, []envelope.FieldError) {
+func (c *call) expandPayload(args []string, raw string, readJSON func([]byte) ([]byte, error)) ([]string, []envelope.FieldError) {
 	fail := func(code, format string, a ...any) ([]string, []envelope.FieldError) {
 		return args, []envelope.FieldError{{Code: code, Field: flagname.RawPayload, Message: fmt.Sprintf(format, a...)}}
 	}
@@ -500,7 +500,7 @@ func (c *call) expandPayload(args []string, raw string) ([]string, []envelope.Fi
 	if len(given) > 0 {
 		return fail("RAW_PAYLOAD_CONFLICT", "cannot combine --raw-payload with individual flags or arguments (%s): the payload carries every input", strings.Join(given, ", "))
 	}
-	strict, err := input.NormalizeJSON([]byte(raw))
+	strict, err := readJSON([]byte(raw))
 	if err != nil {
 		return args, []envelope.FieldError{jsonProblem(flagname.RawPayload, err)}
 	}

@@ -23,6 +23,7 @@ import (
 	duetcobra "github.com/duet-cli/duet/adapters/cobra"
 	"github.com/duet-cli/duet/adapters/urfave"
 	"github.com/duet-cli/duet/envelope"
+	"github.com/duet-cli/duet/feature/json5"
 	"github.com/duet-cli/duet/input"
 	"github.com/duet-cli/duet/schema"
 	"github.com/duet-cli/duet/schema/validator"
@@ -265,6 +266,7 @@ func (i in) do(t *testing.T, framework string, args ...string) (result, ran) {
 			adapters.WithTerminal(stdinTerminal(i.stdinT)),
 			adapters.WithRequestID(func() string { return "req-test" }),
 			adapters.WithClock(func() time.Time { return time.Date(2026, 3, 17, 14, 0, 0, 0, time.UTC) }),
+			adapters.WithFeatures(json5.New()), // the whole input pipeline: JSON5 is read (F-059)
 		}, i.opts...)
 		code := fw.run(args, r, opts...)
 		return result{code: code, stdout: stdout.String(), stderr: stderr.String()}, r

@@ -9,7 +9,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/urfave/cli/v3"
 
+	"github.com/duet-cli/duet/adapters"
 	"github.com/duet-cli/duet/adapters/urfave"
+	"github.com/duet-cli/duet/feature/json5"
 	"github.com/duet-cli/duet/schema"
 )
 
@@ -40,7 +42,8 @@ func TestObjectFlag(t *testing.T) {
 			&cli.StringFlag{Name: "filter", Usage: "what to watch"})
 	}
 	home := t.TempDir()
-	wantOK(t, runAgentIn(t, home, app(), nil, "watch", "--filter", `{status: 'open',}`))
+	json5Read := []urfave.Option{adapters.WithFeatures(json5.New())}
+	wantOK(t, runAgentIn(t, home, app(), json5Read, "watch", "--filter", `{status: 'open',}`))
 	if diff := cmp.Diff([]string{`{"status":"open"}`}, ran); diff != "" {
 		t.Errorf("the command's --filter (-want +got):\n%s", diff)
 	}
@@ -51,7 +54,7 @@ func TestObjectFlag(t *testing.T) {
 		{`"open"`, "INVALID_FLAG_VALUE", "is a string, not object"},
 	} {
 		ran = nil
-		r := runAgentIn(t, home, app(), nil, "watch", "--filter", tc.value)
+		r := runAgentIn(t, home, app(), json5Read, "watch", "--filter", tc.value)
 		w := envelopeOf(t, r)
 		if r.code != 2 || w.Error == nil || w.Error.Code != tc.code || w.Error.Field != "filter" || !strings.Contains(w.Error.Message, tc.says) {
 			t.Errorf("--filter %s: exit %d, error %+v; want 2, %s on filter saying %q", tc.value, r.code, w.Error, tc.code, tc.says)

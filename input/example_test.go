@@ -2,11 +2,9 @@ package input_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
-	"github.com/duet-cli/duet/envelope"
 	"github.com/duet-cli/duet/input"
 )
 
@@ -43,20 +41,4 @@ func ExampleSource_Lines() {
 	// {"title":"a"}
 	// {"title":"b"}
 	// LINE_TOO_LARGE: line 3 of stdin is longer than 32 bytes; the lines before it were read
-}
-
-// JSON an agent wrote by hand is taken as it was meant; what cannot be is
-// refused with the input corrected, ready to send again.
-func ExampleNormalizeJSON() {
-	out, _ := input.NormalizeJSON([]byte(`{title: 'write docs', tags: ['a', 'b',], /* soon */ priority: 'high',}`))
-	fmt.Println(string(out))
-
-	_, err := input.NormalizeJSON([]byte(`{title: write docs}`))
-	var e *envelope.Error
-	if errors.As(err, &e) {
-		fmt.Println(e.Code, e.CorrectedInput)
-	}
-	// Output:
-	// {"title":"write docs","tags":["a","b"],"priority":"high"}
-	// INVALID_JSON {"title":"write docs"}
 }

@@ -18,11 +18,6 @@
 // (1 MiB by default, schema.Meta.MaxLineBytes). A longer line ends the
 // read with LINE_TOO_LARGE (exit 1: the command has already acted on the
 // lines before it). --input-file is read the same way.
-//
-// [NormalizeJSON] reads JSON5 — what agents write when they write JSON by
-// hand — as strict JSON, or explains what is wrong and offers the corrected
-// input: the lifecycle uses it for flags declared as JSON, and a command for
-// the JSON it reads from its payload.
 package input
 
 import (
@@ -30,7 +25,6 @@ import (
 	"bytes"
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -41,7 +35,6 @@ import (
 
 	"github.com/duet-cli/duet/envelope"
 	"github.com/duet-cli/duet/exitcode"
-	"github.com/duet-cli/duet/internal/json5"
 	"github.com/duet-cli/duet/schema"
 )
 
@@ -194,27 +187,6 @@ func (s *Source) tooLarge(n, limit int) error {
 		WithContext("line", n).
 		WithContext("limit_bytes", limit).
 		WithHint(fmt.Sprintf("split the record: each line may hold at most %d bytes", limit))
-}
-
-// NormalizeJSON returns src, a JSON or JSON5 text, as strict JSON: strict
-// JSON as it is, JSON5 (comments, trailing commas, unquoted keys, single
-// quotes, hexadecimal, +1, .5) made strict. A text that is neither is
-// refused with INVALID_JSON (exit 2, validation), whose corrected_input is
-// the closest strict JSON, for the caller to check and send again.
-func NormalizeJSON(src []byte) ([]byte, error) {
-	if json.Valid(src) {
-		return src, nil
-	}
-	out, err := json5.Normalize(src)
-	if err == nil {
-		return out, nil
-	}
-	e := envelope.Validationf("INVALID_JSON", "input could not be normalized to valid JSON: %v", err).
-		WithFix("reissue with the corrected_input value", "").
-		WithSuggestion("use the corrected_input value to retry").
-		WithHint("JSON5 is accepted (comments, trailing commas, unquoted keys, single quotes), but string values need quotes")
-	e.CorrectedInput = string(json5.Repair(src))
-	return nil, e
 }
 
 // reason is what went wrong with a file, without the path an *fs.PathError

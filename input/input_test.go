@@ -49,39 +49,6 @@ func TestSources(t *testing.T) {
 	}
 }
 
-func TestNormalizeJSON(t *testing.T) {
-	tests := []struct {
-		in, out   string
-		corrected string // set when refused
-	}{
-		{`{"key": "value"}`, `{"key": "value"}`, ""}, // strict JSON as it is
-		{`{"key": "value",}`, `{"key":"value"}`, ""},
-		{`{"key": "value" /* comment */}`, `{"key":"value"}`, ""},
-		{`{key: 'value', n: .5}`, `{"key":"value","n":0.5}`, ""},
-		{`{env prod}`, "", `{"env":"prod"}`},
-		{`{"a": Infinity}`, "", `{"a":null}`},
-		{``, "", `null`},
-	}
-	for _, tc := range tests {
-		out, err := input.NormalizeJSON([]byte(tc.in))
-		if tc.corrected == "" {
-			if err != nil || string(out) != tc.out {
-				t.Errorf("NormalizeJSON(%q) = %s, %v; want %s", tc.in, out, err, tc.out)
-			}
-			continue
-		}
-		var e *envelope.Error
-		if !errors.As(err, &e) {
-			t.Fatalf("NormalizeJSON(%q) = %s, %v; want INVALID_JSON", tc.in, out, err)
-		}
-		got := []any{e.Code, e.Exit, e.Phase, e.CorrectedInput, e.FixRequired != "", e.Hint != ""}
-		want := []any{"INVALID_JSON", exitcode.ArgError, envelope.Validation, tc.corrected, true, true}
-		if diff := cmp.Diff(want, got); diff != "" {
-			t.Errorf("NormalizeJSON(%q) (-want +got):\n%s", tc.in, diff)
-		}
-	}
-}
-
 // TestLines: line mode hands over every line without its ending, a last
 // line without one included, and stops at the first line over the cap
 // with LINE_TOO_LARGE (exit 1, its line number in context), having handed

@@ -10,10 +10,11 @@ import (
 	"github.com/duet-cli/duet/adapters"
 	"github.com/duet-cli/duet/feature/changelog"
 	"github.com/duet-cli/duet/feature/idempotency"
+	"github.com/duet-cli/duet/feature/json5"
 	"github.com/duet-cli/duet/feature/skills"
 )
 
 // Features returns the bundle, in the order the lifecycle runs them.
 func Features() []adapters.Feature {
-	return []adapters.Feature{idempotency.New(), changelog.New(), skills.New()}
+	return []adapters.Feature{idempotency.New(), json5.New(), changelog.New(), skills.New()}
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/duet-cli/duet/envelope"
 	"github.com/duet-cli/duet/examples/todo/internal/todo"
 	"github.com/duet-cli/duet/exitcode"
+	"github.com/duet-cli/duet/feature/json5"
 	"github.com/duet-cli/duet/input"
 	"github.com/duet-cli/duet/internal/atomicfile"
 	"github.com/duet-cli/duet/internal/safefile"
@@ -354,7 +355,7 @@ func readImport(ctx context.Context, defaults string) ([]todo.New, error) {
 	}
 	var base entry
 	if defaults != "" {
-		strict, err := input.NormalizeJSON([]byte(defaults))
+		strict, err := json5.Normalize([]byte(defaults))
 		if err == nil {
 			err = strictDecode(strict, &base)
 		}
@@ -381,7 +382,7 @@ func readImport(ctx context.Context, defaults string) ([]todo.New, error) {
 		if text := bytes.TrimSpace(line); len(text) > 0 {
 			field := fmt.Sprintf("line %d", n)
 			e := base
-			strict, jerr := input.NormalizeJSON(text)
+			strict, jerr := json5.Normalize(text)
 			var derr error
 			if jerr == nil {
 				derr = strictDecode(strict, &e)

@@ -1,4 +1,4 @@
-package json5
+package syntax
 
 import (
 	"bytes"

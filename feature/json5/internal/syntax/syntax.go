@@ -1,4 +1,4 @@
-// Package json5 reads JSON5 (https://spec.json5.org, version 1.0.0) and
+// Package syntax reads JSON5 (https://spec.json5.org, version 1.0.0) and
 // writes it back as strict JSON (RFC 8259), for the structured inputs an agent
 // types: the near-JSON a language model writes — trailing commas, comments,
 // unquoted keys, single quotes, hexadecimal and signed numbers — is accepted
@@ -12,7 +12,7 @@
 // JSON5 values strict JSON cannot hold — Infinity and NaN — are refused by
 // Normalize and become null in Repair. Numbers keep their digits (a
 // hexadecimal one is written in decimal); nothing is rounded.
-package json5
+package syntax
 
 import (
 	"fmt"
