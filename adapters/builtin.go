@@ -40,9 +40,9 @@ func isBuiltinFlag(name string) bool {
 }
 
 // globalFlags are accepted by every command.
-func globalFlags() []schema.Flag {
+func globalFlags(cfg *config) []schema.Flag {
 	return append([]schema.Flag{
-		{Name: flagname.Format, Control: true, Type: schema.String, Enum: envelope.FormatNames(), Usage: "the answer's format: json, jsonl, toon, tsv, text (or plain) or id (default: json for an agent, text otherwise)"},
+		{Name: flagname.Format, Control: true, Type: schema.String, Enum: envelope.FormatNames(cfg.formats()...), Usage: formatUsage(cfg.formats())},
 		{Name: flagname.Schema, Control: true, Type: schema.Boolean, Usage: "print this command's input and output schema, exit codes and examples, and exit", Default: false},
 		{Name: flagname.Quiet, Control: true, Type: schema.Boolean, Usage: "no progress and no diagnostics but errors", Default: false},
 		{Name: flagname.Verbose, Control: true, Type: schema.Boolean, Usage: "debug diagnostics on stderr", Default: false},
@@ -52,7 +52,23 @@ func globalFlags() []schema.Flag {
 }
 
 // allGlobalFlags are globalFlags and those of the discovery built-ins.
-func allGlobalFlags(cfg *config) []schema.Flag { return append(globalFlags(), discoveryFlags(cfg)...) }
+func allGlobalFlags(cfg *config) []schema.Flag {
+	return append(globalFlags(cfg), discoveryFlags(cfg)...)
+}
+
+// formatUsage is --format's usage: "the answer's format: json, jsonl, tsv,
+// text (or plain) or id (default: …)", a feature's formats among them.
+func formatUsage(extra []envelope.Format) string {
+	names := envelope.FormatNames(extra...)
+	names = names[:len(names)-1] // plain, said beside text
+	for i, n := range names {
+		if n == string(envelope.Text) {
+			names[i] = n + " (or plain)"
+		}
+	}
+	return "the answer's format: " + strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1] +
+		" (default: json for an agent, text otherwise)"
+}
 
 // commandFlags appends the built-ins a runnable command gets from its
 // declarations. Those marked Control change the answer's shape (--fields

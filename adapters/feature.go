@@ -76,6 +76,14 @@ type JSONReader interface {
 	ReadJSON(src []byte) ([]byte, error)
 }
 
+// A Formatter adds formats of the answer: --format takes their names, and
+// the envelope, encoded as JSON, is re-encoded in them.
+type Formatter interface {
+	// Formats returns each format the feature adds with what appends the
+	// envelope, given as JSON, to dst in it.
+	Formats() map[envelope.Format]func(dst, envelope []byte) ([]byte, error)
+}
+
 // A StateKeeper keeps files for the tool.
 type StateKeeper interface {
 	// State lists what the feature keeps for the tool of command tree root
@@ -298,6 +306,37 @@ func commands(fs []Feature) []Command {
 	for _, f := range fs {
 		if c, ok := f.(Commander); ok {
 			out = append(out, c.Commands()...)
+		}
+	}
+	return out
+}
+
+// formats are the formats the features add.
+func (c *config) formats() []envelope.Format {
+	var out []envelope.Format
+	for f := range c.encoders() {
+		out = append(out, f)
+	}
+	slices.Sort(out) // envelope.FormatNames orders them for help
+	return out
+}
+
+// encoders are the features' encoders of the formats they add, the first
+// feature's where two add one.
+func (c *config) encoders() map[envelope.Format]func(dst, envelope []byte) ([]byte, error) {
+	var out map[envelope.Format]func(dst, envelope []byte) ([]byte, error)
+	for _, f := range c.features {
+		fm, ok := f.(Formatter)
+		if !ok {
+			continue
+		}
+		for name, enc := range fm.Formats() {
+			if out == nil {
+				out = map[envelope.Format]func(dst, envelope []byte) ([]byte, error){}
+			}
+			if _, taken := out[name]; !taken {
+				out[name] = enc
+			}
 		}
 	}
 	return out

@@ -55,9 +55,9 @@ func (inv *invocation) checkOutputPath() []envelope.FieldError {
 			Message:    fmt.Sprintf("--output takes the path of a file to write the answer to, and %q is a format's name", v),
 			Suggestion: "use --format " + v + " to choose the format; add --output <path> only to write the answer to a file"}}
 	case isOtherFormat(strings.ToLower(v)):
-		return []envelope.FieldError{{Code: "OUTPUT_IS_A_PATH", Field: flagname.Output, ValidValues: envelope.FormatNames(),
+		return []envelope.FieldError{{Code: "OUTPUT_IS_A_PATH", Field: flagname.Output, ValidValues: envelope.FormatNames(inv.cfg.formats()...),
 			Message:    fmt.Sprintf("--output takes the path of a file to write the answer to, and %q is a format's name", v),
-			Suggestion: "choose the format with --format, one of " + strings.Join(envelope.FormatNames(), ", ") + "; add --output <path> only to write the answer to a file"}}
+			Suggestion: "choose the format with --format, one of " + strings.Join(envelope.FormatNames(inv.cfg.formats()...), ", ") + "; add --output <path> only to write the answer to a file"}}
 	case v == "-":
 		return []envelope.FieldError{{Code: "OUTPUT_IS_A_PATH", Field: flagname.Output,
 			Message:    "--output takes the path of a file to write the answer to; stdout carries the envelope",
@@ -79,7 +79,8 @@ func isOtherFormat(v string) bool {
 	return false
 }
 
-// isFormatName reports whether v names a format --format takes.
+// isFormatName reports whether v names a format Duet has, a feature's
+// too: given to --output, any would make a stray file of that name.
 func isFormatName(v string) bool {
-	return v != "" && slices.Contains(envelope.FormatNames(), v)
+	return v != "" && slices.Contains(envelope.FormatNames(envelope.TOON), v)
 }

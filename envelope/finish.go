@@ -14,7 +14,6 @@ import (
 	"github.com/duet-cli/duet/exitcode"
 	"github.com/duet-cli/duet/internal/flagname"
 	"github.com/duet-cli/duet/internal/jsonw"
-	"github.com/duet-cli/duet/internal/toon"
 )
 
 // Finish writes what the invocation produced, once: for an agent one envelope
@@ -259,11 +258,11 @@ func (o *Output) writeEnvelope(f Format, p payload, meta Meta, fail *Error) {
 	}
 	// data was cleaned when encoded; the error and warnings are cleaned here
 	raw = cleanJSON(raw)
-	if f == TOON {
+	if encode := o.s.Encoders[f]; encode != nil {
 		// The same envelope, re-encoded: what JSON's encoder wrote is
 		// valid JSON, so this fails only on a bug, and the JSON an agent
 		// can read anyway is the better answer then.
-		if t, err := toon.AppendJSON(nil, raw, toon.Options{}); err == nil {
+		if t, err := encode(nil, raw); err == nil {
 			raw = t
 		}
 	}

@@ -48,7 +48,7 @@ func object() record {
 func TestFinishGolden(t *testing.T) {
 	results := map[string]any{"list": records(), "object": object()}
 	for _, name := range []string{"list", "object"} {
-		for _, f := range envelope.Formats {
+		for _, f := range allFormats {
 			t.Run(name+"/"+string(f), func(t *testing.T) {
 				mode := agentMode(f)
 				if f == envelope.Text {
@@ -421,7 +421,7 @@ func TestUnderCapIsUntouched(t *testing.T) {
 
 func TestInvalidUTF8(t *testing.T) {
 	bad := record{ID: "r\xff1", Name: "caf\xc3 \xfe\xfe", Tags: []string{"\xed\xa0\x80"}}
-	for _, f := range envelope.Formats {
+	for _, f := range allFormats {
 		t.Run(string(f), func(t *testing.T) {
 			mode := agentMode(f)
 			if f == envelope.Text {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/duet-cli/duet/envelope"
 	"github.com/duet-cli/duet/internal/jsontest"
+	"github.com/duet-cli/duet/internal/toon"
 )
 
 // fixedMeta is a meta without volatile values, so output is byte-stable.
@@ -27,6 +28,11 @@ func humanMode() envelope.Mode {
 func newOutput(s envelope.Settings) (*envelope.Output, *bytes.Buffer, *bytes.Buffer) {
 	var stdout, stderr bytes.Buffer
 	s.Stdout, s.Stderr = &stdout, &stderr
+	if s.Encoders == nil { // TOON is a feature's (feature/toon), rendered here as it renders it
+		s.Encoders = map[envelope.Format]func(dst, env []byte) ([]byte, error){
+			envelope.TOON: func(dst, env []byte) ([]byte, error) { return toon.AppendJSON(dst, env, toon.Options{}) },
+		}
+	}
 	return envelope.New(&s), &stdout, &stderr
 }
 
@@ -90,3 +96,6 @@ func progressEvents(t *testing.T, stderr *bytes.Buffer) []envelope.ProgressEvent
 	}
 	return got
 }
+
+// allFormats are every format, TOON, a feature's, included (see newOutput).
+var allFormats = []envelope.Format{envelope.JSON, envelope.JSONL, envelope.TOON, envelope.TSV, envelope.Text, envelope.ID}

@@ -9,7 +9,8 @@ import (
 // Format is a rendering of the result, chosen with --format.
 type Format string
 
-// The formats every wrapped app accepts.
+// The formats of an answer: every wrapped app takes all but TOON, whose
+// encoder is a feature's (feature/toon; see Settings.Encoders).
 const (
 	JSON  Format = "json"  // one envelope
 	JSONL Format = "jsonl" // one line per item, then the envelope as a summary line
@@ -19,14 +20,30 @@ const (
 	ID    Format = "id"    // one id per line
 )
 
-// Formats lists every [Format] in the order help shows them.
-var Formats = []Format{JSON, JSONL, TOON, TSV, Text, ID}
+// formats returns the formats --format takes, the core's and extra, in the
+// order help lists them.
+func formats(extra []Format) []Format {
+	var out []Format
+	for _, f := range [...]Format{JSON, JSONL, TOON, TSV, Text, ID} {
+		if f != TOON || slices.Contains(extra, f) {
+			out = append(out, f)
+		}
+	}
+	for _, f := range extra {
+		if !slices.Contains(out, f) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
 
-// FormatNames returns the names of [Formats], and the CLI Agent Spec's
+// FormatNames returns the names of the formats --format takes — the
+// core's, and extra, those of features (TOON) — and the CLI Agent Spec's
 // name for Text, "plain", which --format accepts as well.
-func FormatNames() []string {
-	names := make([]string, len(Formats), len(Formats)+1)
-	for i, f := range Formats {
+func FormatNames(extra ...Format) []string {
+	fs := formats(extra)
+	names := make([]string, len(fs), len(fs)+1)
+	for i, f := range fs {
 		names[i] = string(f)
 	}
 	return append(names, plainName)
@@ -35,16 +52,17 @@ func FormatNames() []string {
 // plainName is the CLI Agent Spec's name for the [Text] format.
 const plainName = "plain"
 
-// ParseFormat returns the format named s, or an ARG_ERROR listing the valid ones.
-func ParseFormat(s string) (Format, error) {
+// ParseFormat returns the format named s among the core's and extra, or
+// an ARG_ERROR listing the valid ones.
+func ParseFormat(s string, extra ...Format) (Format, error) {
 	f := Format(s)
-	if slices.Contains(Formats, f) {
+	if slices.Contains(formats(extra), f) {
 		return f, nil
 	}
 	if s == plainName {
 		return Text, nil
 	}
-	valid := FormatNames()
+	valid := FormatNames(extra...)
 	return "", Validationf("INVALID_FORMAT", "--format %q is not a format; use one of %s", s, strings.Join(valid, ", ")).
 		WithField("format", valid...)
 }
@@ -83,6 +101,9 @@ type Signals struct {
 	StderrTTY bool
 	StdinTTY  bool
 	Format    string // the value of --format, if given
+	// Formats are the formats beyond the core's that --format takes: a
+	// feature's (TOON).
+	Formats []Format
 	// LegacyEnv reads <TOOL>_OUTPUT when <TOOL>_FORMAT is unset, as Duet
 	// did before the CLI Agent Spec v1.8 renamed it (WithLegacyOutput).
 	LegacyEnv bool
@@ -130,7 +151,7 @@ func Detect(s Signals) (Mode, error) {
 	}
 	var bad error
 	if choice != "" {
-		f, err := ParseFormat(choice)
+		f, err := ParseFormat(choice, s.Formats...)
 		if err != nil {
 			bad = fmt.Errorf("%s: %w", source, err) // answered in the audience found without it
 		}

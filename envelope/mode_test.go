@@ -146,7 +146,7 @@ func TestDetectInvalidFormat(t *testing.T) {
 			if e.Code != "INVALID_FORMAT" || e.Exit != 2 || e.Phase != envelope.Validation || e.Field != "format" {
 				t.Errorf("error = %s exit %d phase %q field %q, want INVALID_FORMAT exit 2 phase validation field format", e.Code, e.Exit, e.Phase, e.Field)
 			}
-			if diff := cmp.Diff([]string{"json", "jsonl", "toon", "tsv", "text", "id", "plain"}, e.ValidValues); diff != "" {
+			if diff := cmp.Diff([]string{"json", "jsonl", "tsv", "text", "id", "plain"}, e.ValidValues); diff != "" {
 				t.Errorf("valid values (-want +got):\n%s", diff)
 			}
 			if !strings.HasPrefix(err.Error(), tt.source+": ") {
@@ -163,11 +163,21 @@ func TestDetectInvalidFormat(t *testing.T) {
 }
 
 func TestParseFormat(t *testing.T) {
-	for _, f := range []string{"json", "jsonl", "toon", "tsv", "text", "id"} {
+	for _, f := range []string{"json", "jsonl", "tsv", "text", "id"} {
 		got, err := envelope.ParseFormat(f)
 		if err != nil || string(got) != f {
 			t.Errorf("ParseFormat(%q) = %q, %v", f, got, err)
 		}
+	}
+	// TOON is a feature's: taken when the feature says so.
+	if _, err := envelope.ParseFormat("toon"); err == nil {
+		t.Errorf("ParseFormat(toon) succeeded without the feature")
+	}
+	if got, err := envelope.ParseFormat("toon", envelope.TOON); err != nil || got != envelope.TOON {
+		t.Errorf("ParseFormat(toon, TOON) = %q, %v", got, err)
+	}
+	if diff := cmp.Diff([]string{"json", "jsonl", "toon", "tsv", "text", "id", "plain"}, envelope.FormatNames(envelope.TOON)); diff != "" {
+		t.Errorf("FormatNames(TOON) (-want +got):\n%s", diff)
 	}
 	for _, f := range []string{"", "JSON", "csv"} {
 		if _, err := envelope.ParseFormat(f); err == nil {

@@ -44,6 +44,10 @@ type Settings struct {
 	// Digest, when set, gives the --output file of a binary result its
 	// data.sha256 (see package envelope/filedigest).
 	Digest func([]byte) string
+	// Encoders re-encode the JSON envelope in the formats a feature adds
+	// (feature/toon): each appends the envelope, given as JSON, to dst in
+	// its format. The JSON is written as it is when one fails.
+	Encoders map[Format]func(dst, envelope []byte) ([]byte, error)
 
 	// long work
 	Steps      []string // the command's declared steps, in order (schema.Meta.Steps)

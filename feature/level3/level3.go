@@ -12,9 +12,10 @@ import (
 	"github.com/duet-cli/duet/feature/idempotency"
 	"github.com/duet-cli/duet/feature/json5"
 	"github.com/duet-cli/duet/feature/skills"
+	"github.com/duet-cli/duet/feature/toon"
 )
 
 // Features returns the bundle, in the order the lifecycle runs them.
 func Features() []adapters.Feature {
-	return []adapters.Feature{idempotency.New(), json5.New(), changelog.New(), skills.New()}
+	return []adapters.Feature{idempotency.New(), json5.New(), toon.New(), changelog.New(), skills.New()}
 }

@@ -98,7 +98,7 @@ func (m Manifest) EnvVars() []EnvVar {
 		}
 		return EnvVar{e, typ, desc + "the same as --" + name}
 	}
-	add(EnvVar{envelope.EnvName(m.Tool, "FORMAT"), "string", "the answer's format when --format is not given: json, jsonl, toon, tsv, text (or plain) or id; a machine format answers as to an agent"})
+	add(EnvVar{envelope.EnvName(m.Tool, "FORMAT"), "string", "the answer's format when --format is not given: " + m.formatList() + "; a machine format answers as to an agent"})
 	for _, g := range m.globals {
 		for _, e := range globalEnv(m.Tool, g.name, m.agents.LegacyOutput) {
 			v := fromFlag(e.Name, g.name, g.entry)
@@ -257,4 +257,24 @@ func writeAgentsCalling(b *strings.Builder, m Manifest) {
 		fmt.Fprintf(b, "; `%s changelog --since <version>` lists what changed", tool)
 	}
 	b.WriteString(".\n\n")
+}
+
+// formatList is what --format takes, as a sentence: "json, jsonl, tsv,
+// text (or plain) or id", a feature's formats (toon) among them.
+func (m Manifest) formatList() string {
+	var names []string
+	for _, g := range m.globals {
+		if g.name == "format" {
+			names = slices.DeleteFunc(slices.Clone(g.entry.EnumValues), func(n string) bool { return n == "plain" })
+		}
+	}
+	if len(names) < 2 {
+		return "json, jsonl, tsv, text (or plain) or id"
+	}
+	for i, n := range names {
+		if n == string(envelope.Text) {
+			names[i] = n + " (or plain)"
+		}
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }

@@ -12,6 +12,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/duet-cli/duet/adapters"
+	"github.com/duet-cli/duet/feature/toon"
 	"github.com/duet-cli/duet/internal/describe"
 	"github.com/duet-cli/duet/schema"
 )
@@ -222,10 +224,15 @@ func TestCompactOnly(t *testing.T) {
 
 // TestSpecManifest: the spec's manifest (ManifestResponse 3.x) lists the
 // global options once, in its root flags — --format with every format,
-// toon among them, its variable and the media types the spec's table lacks
-// — and each command's own flags, positionals and --output in its entry.
+// toon among them when the app has the feature, its variable and the media
+// types the spec's table lacks — and each command's own flags, positionals
+// and --output in its entry.
 func TestSpecManifest(t *testing.T) {
-	spec := manifest(t, generatedTree(t, 1, 2)).Spec()
+	core := manifest(t, generatedTree(t, 1, 2)).Spec().Flags["format"]
+	if slices.Contains(core.EnumValues, "toon") || core.MediaTypes["toon"] != "" {
+		t.Errorf("the core's --format names toon: %v, %v", core.EnumValues, core.MediaTypes)
+	}
+	spec := manifest(t, generatedTree(t, 1, 2, adapters.WithFeatures(toon.New()))).Spec()
 	if spec.SchemaVersion != describe.SpecVersion {
 		t.Errorf("schema_version %q, want %q", spec.SchemaVersion, describe.SpecVersion)
 	}

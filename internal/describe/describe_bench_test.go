@@ -24,8 +24,9 @@ type benchRecord struct {
 }
 
 // generatedTree returns a prepared tree of groups×leaves commands under a
-// root, each leaf with six flags of its own and a declared output schema.
-func generatedTree(tb testing.TB, groups, leaves int) *schema.Command {
+// root, each leaf with six flags of its own and a declared output schema,
+// prepared with opts.
+func generatedTree(tb testing.TB, groups, leaves int, opts ...adapters.Option) *schema.Command {
 	tb.Helper()
 	output := schema.Of[[]benchRecord]()
 	root := &schema.Command{
@@ -64,7 +65,7 @@ func generatedTree(tb testing.TB, groups, leaves int) *schema.Command {
 		}
 		root.Commands = append(root.Commands, group)
 	}
-	if err := adapters.Prepare(root); err != nil {
+	if err := adapters.Prepare(root, opts...); err != nil {
 		tb.Fatal(err)
 	}
 	return root

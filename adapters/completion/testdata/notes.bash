@@ -35,7 +35,7 @@ __notes_flag() {
 	*:'--color') v=e e=('auto' 'always' 'never') ;;
 	*:'--colour') v=e e=('auto' 'always' 'never') ;;
 	*:'--dir') v=f ;;
-	*:'--format') v=e e=('json' 'jsonl' 'toon' 'tsv' 'text' 'id' 'plain') ;;
+	*:'--format') v=e e=('json' 'jsonl' 'tsv' 'text' 'id' 'plain') ;;
 	*:'--instance-id') v=f ;;
 	*:'--token-limit') v=n ;;
 	*:'--token-offset') v=n ;;
