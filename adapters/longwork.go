@@ -414,9 +414,7 @@ func (inv *invocation) endWork(fail *envelope.Error) *envelope.Error {
 	inv.heldToProgress()
 	fail = inv.settleCheckpoint(fail)
 	inv.endFeatures(fail)
-	ctx, cancel := context.WithTimeout(context.Background(), inv.cfg.grace)
-	defer cancel()
-	if err := out.Cleanup(ctx); err != nil {
+	if err := inv.cleanup(); err != nil {
 		if fail == nil {
 			fail = envelope.Errorf(exitcode.GeneralError, "CLEANUP_FAILED", "the command finished, but releasing what it held failed: %v", err).
 				WithPhase(envelope.Cleanup).
@@ -428,6 +426,18 @@ func (inv *invocation) endWork(fail *envelope.Error) *envelope.Error {
 	}
 	inv.meta.SessionTmpDir = out.SessionTmpDir()
 	return fail
+}
+
+// cleanup runs the command's cleanup hooks and removes its session's temp
+// directory, within the grace period. A run that registered neither sets
+// no timer: one starts the runtime's poller, and a thread, in every run.
+func (inv *invocation) cleanup() error {
+	if !inv.out.CleanupPending() {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), inv.cfg.grace)
+	defer cancel()
+	return inv.out.Cleanup(ctx)
 }
 
 // settleSteps reports a multi-step command's steps: in meta.steps always,
@@ -485,12 +495,8 @@ func (inv *invocation) actionReturned() { inv.work.returned.Store(true) }
 // the record of the job this process did.
 func (inv *invocation) afterRun(code int) int {
 	inv.work.after.Do(func() {
-		// A timer would start the runtime's poller and a thread in every
-		// run, most of which register nothing.
-		if inv.out != nil && inv.out.CleanupPending() {
-			ctx, cancel := context.WithTimeout(context.Background(), inv.cfg.grace)
-			inv.out.Cleanup(ctx)
-			cancel()
+		if inv.out != nil {
+			inv.cleanup() // best effort: the answer is written
 		}
 		if inv.begun > 0 { // a run that ended before its answer settled (endWork)
 			inv.endFeatures(envelope.Errorf(exitcode.GeneralError, "UNSETTLED", "the invocation ended before its answer settled"))
