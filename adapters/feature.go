@@ -22,8 +22,9 @@ import (
 // http.ResponseWriter that is an http.Flusher flushes: [Flagger] gives
 // commands built-in flags, [Checker] checks their declarations when the app
 // is wrapped, [Hook] acts around a command's run, [Commander] adds built-in
-// commands, and [StateKeeper] lists the files it keeps, for status and
-// cleanup. The lifecycle calls features in the order they were given. A
+// commands, [Formatter] adds formats of the answer, [JSONReader] reads the
+// JSON a command takes, and [StateKeeper] lists the files it keeps, for
+// status and cleanup. The lifecycle calls features in the order they were given. A
 // feature keeps no state between invocations: what one run carries from
 // Begin to End it keeps in the [Invocation] (Set, Get).
 type Feature interface {
@@ -150,14 +151,6 @@ func (i *Invocation) Root() *schema.Command { return i.inv.root }
 
 // Version returns the tool's version (see WithVersion).
 func (i *Invocation) Version() string { return i.inv.cfg.version }
-
-// ForAgent reports whether the invocation answers an agent: help and
-// documents then leave out what is for people.
-func (i *Invocation) ForAgent() bool { return i.inv.mode.Agent && !i.inv.human }
-
-// Args returns the positional arguments of the invocation, checked
-// against the command's declared Args.
-func (i *Invocation) Args() []string { return slices.Clone(i.inv.call.args) }
 
 // Flag returns the value the command line gave one of the command's flags,
 // and whether it gave one.
