@@ -811,7 +811,7 @@ type changelogEntry struct {
 // --format json` answers data.entries, a JSON array — the spec's own
 // schema and wire format put the array there, in the envelope, where
 // criterion 1 speaks of a bare array — of the entries e2eapp declares
-// (adapters.WithChangelog, in no order), newest first by version number
+// (changelog.New, in no order), newest first by version number
 // (0.10.0 after 0.9.0), each with exactly version, date, breaking, added,
 // removed and changed, the lists empty rather than absent, 1.0.0 and 2.0.0
 // flagged breaking. --since V keeps the versions after V; --since the
