@@ -23,7 +23,7 @@ func (inv *invocation) readFormat() string {
 	if !inv.cfg.legacyOutput || format != "" {
 		return format
 	}
-	if v, _ := c.opt(flagname.Output); isFormatName(v) {
+	if v, _ := c.opt(flagname.Output); slices.Contains(envelope.FormatNames(inv.cfg.formats()...), v) {
 		inv.legacyFormat = v
 		inv.warn("DEPRECATED", fmt.Sprintf("--output %s picks the format only for compatibility: --output names a file to write", v),
 			"use --format "+v)
@@ -50,11 +50,11 @@ func (inv *invocation) outputPath() string {
 func (inv *invocation) checkOutputPath() []envelope.FieldError {
 	v := inv.outputPath()
 	switch {
-	case isFormatName(v):
+	case slices.Contains(envelope.FormatNames(inv.cfg.formats()...), v):
 		return []envelope.FieldError{{Code: "OUTPUT_IS_A_PATH", Field: flagname.Output,
 			Message:    fmt.Sprintf("--output takes the path of a file to write the answer to, and %q is a format's name", v),
 			Suggestion: "use --format " + v + " to choose the format; add --output <path> only to write the answer to a file"}}
-	case isOtherFormat(strings.ToLower(v)):
+	case isOtherFormat(strings.ToLower(v)) || isFormatName(v): // a format, but not this tool's (toon without its feature)
 		return []envelope.FieldError{{Code: "OUTPUT_IS_A_PATH", Field: flagname.Output, ValidValues: envelope.FormatNames(inv.cfg.formats()...),
 			Message:    fmt.Sprintf("--output takes the path of a file to write the answer to, and %q is a format's name", v),
 			Suggestion: "choose the format with --format, one of " + strings.Join(envelope.FormatNames(inv.cfg.formats()...), ", ") + "; add --output <path> only to write the answer to a file"}}
@@ -82,5 +82,5 @@ func isOtherFormat(v string) bool {
 // isFormatName reports whether v names a format Duet has, a feature's
 // too: given to --output, any would make a stray file of that name.
 func isFormatName(v string) bool {
-	return v != "" && slices.Contains(envelope.FormatNames(envelope.TOON), v)
+	return slices.Contains(envelope.FormatNames(envelope.TOON), v)
 }

@@ -50,6 +50,10 @@ func TestFeature(t *testing.T) {
 		{"environment", []string{"list"}, []string{"NOTES_FORMAT=toon"}, []adapters.Feature{toon.New()}, 0, "data[2]{id,title}:"},
 		{"core, flag", []string{"list", "--format", "toon"}, nil, nil, 2, `"INVALID_ENUM_VALUE"`},
 		{"core, environment", []string{"list"}, []string{"NOTES_FORMAT=toon"}, nil, 2, `"INVALID_ENUM_VALUE"`},
+		// --output names a file: a format's name there is a mistake, and
+		// the fix offered is one the tool has.
+		{"--output toon", []string{"list", "--output", "toon"}, nil, []adapters.Feature{toon.New()}, 2, "use --format toon to choose the format"},
+		{"core, --output toon", []string{"list", "--output", "toon"}, nil, nil, 2, "choose the format with --format, one of json, jsonl, tsv, text, id, plain"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			code, out := run(tt.args, tt.env, tt.features...)
