@@ -134,7 +134,7 @@ func Prepare(root *schema.Command, opts ...Option) error {
 		root.Commands = append(root.Commands, describeNode())
 	}
 	discoveryNodes(root)
-	featureNodes(root, cfg.features)
+	featureErrs := featureNodes(root, cfg.features)
 	if c := root.Sub("completion"); c != nil && !c.Declared && !c.Builtin {
 		// The app's own completion command prints a script for a shell to
 		// source, for a person and a pipe alike; an agent that names itself
@@ -145,7 +145,7 @@ func Prepare(root *schema.Command, opts ...Option) error {
 	}
 	extensionNodes(root, cfg.extensions)
 	trustNodes(root, &cfg)
-	var errs []error
+	errs := featureErrs
 	checked := map[uintptr]error{} // commands often share one output schema value
 	var walk func(c *schema.Command, parent *schema.Command)
 	walk = func(c *schema.Command, parent *schema.Command) {

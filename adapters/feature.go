@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"hash/fnv"
 	"slices"
 	"time"
@@ -127,6 +128,9 @@ type Removable struct {
 func WithFeatures(fs ...Feature) Option {
 	return func(c *config) {
 		for _, f := range fs {
+			if f == nil {
+				continue // a feature left out, as an app building its list may
+			}
 			i := slices.IndexFunc(c.features, func(g Feature) bool { return g.Name() == f.Name() })
 			if i < 0 {
 				c.features = append(c.features, f)
@@ -240,8 +244,22 @@ func (inv *invocation) builtinInputs(node *schema.Command) map[string]bool {
 }
 
 // featureNodes adds the features' commands the app has no command of that
-// name for, built-in.
-func featureNodes(root *schema.Command, fs []Feature) {
+// name for, built-in, and reports a command a feature declares without its
+// declaration or its action.
+func featureNodes(root *schema.Command, fs []Feature) []error {
+	var errs []error
+	for _, f := range fs {
+		if c, ok := f.(Commander); ok {
+			for _, fc := range c.Commands() {
+				if fc.Node == nil || fc.Node.Name == "" || fc.Run == nil {
+					errs = append(errs, fmt.Errorf("feature %q: a command needs a Node with a name and a Run", f.Name()))
+				}
+			}
+		}
+	}
+	if len(errs) > 0 {
+		return errs
+	}
 	for _, c := range commands(fs) {
 		if root.Sub(c.Node.Name) != nil {
 			continue
@@ -254,6 +272,7 @@ func featureNodes(root *schema.Command, fs []Feature) {
 		})
 		root.Commands = append(root.Commands, c.Node)
 	}
+	return nil
 }
 
 // featureAction returns the action of a feature's command, or nil.
@@ -293,12 +312,17 @@ func (c *config) featureCommand(name string) bool {
 	return false
 }
 
-// commands are the commands the features add, in order.
+// commands are the commands the features add, in order; one without its
+// declaration or its action is left out (Wrap reports it: featureNodes).
 func commands(fs []Feature) []Command {
 	var out []Command
 	for _, f := range fs {
 		if c, ok := f.(Commander); ok {
-			out = append(out, c.Commands()...)
+			for _, fc := range c.Commands() {
+				if fc.Node != nil && fc.Node.Name != "" && fc.Run != nil {
+					out = append(out, fc)
+				}
+			}
 		}
 	}
 	return out

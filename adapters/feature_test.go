@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"testing"
@@ -174,9 +175,29 @@ func TestFeatureCommandsAndChecks(t *testing.T) {
 		t.Errorf("describe lists the feature's add.sub beside the app's add: %v", answer["data"])
 	}
 
+	// A command without its action, or a nil feature, is a clear error
+	// or nothing: never a panic.
+	if _, err := urfave.Wrap(featureApp(&log), adapters.WithFeatures(nil, actionless{})); err == nil || !strings.Contains(err.Error(), `feature "actionless"`) {
+		t.Errorf("Wrap with a command that has no Run = %v, want an error naming the feature", err)
+	}
+	// Run reports Wrap's error on the process's stderr, exit 1 (as Main).
+	if exit := urfave.Run(context.Background(), featureApp(&log), []string{"add"}, adapters.WithSpecStrict(),
+		adapters.WithStdio(strings.NewReader(""), io.Discard, io.Discard), adapters.WithFeatures(nil, actionless{})); exit != 1 {
+		t.Errorf("a run with a command that has no Run: exit %d, want 1", exit)
+	}
+
 	broken := probe{name: "p", log: &log, check: errors.New("add cannot take a probe")}
 	_, err := urfave.Wrap(featureApp(&log), adapters.WithFeatures(broken))
 	if err == nil || !strings.Contains(err.Error(), `command "add"`) || !strings.Contains(err.Error(), "add cannot take a probe") {
 		t.Errorf("Wrap with a Checker that refuses add = %v, want an error naming the command and the reason", err)
 	}
+}
+
+// actionless adds a command it gives no action.
+type actionless struct{}
+
+func (actionless) Name() string { return "actionless" }
+
+func (actionless) Commands() []adapters.Command {
+	return []adapters.Command{{Node: &schema.Command{Name: "idle", Runnable: true}}}
 }
