@@ -208,6 +208,10 @@ func CheckEach(ctx context.Context, targets []Target, opts Options) ([]*Report, 
 	if opts.MaxCommands <= 0 {
 		opts.MaxCommands = 100
 	}
+	if len(targets) == 0 {
+		return nil, nil
+	}
+	iso := currentIsolation() // the process's: the same for every check
 	checkers := make([]*checker, len(targets))
 	for i, target := range targets {
 		// Runs happen in the sandbox's working directory: a relative path
@@ -222,7 +226,7 @@ func CheckEach(ctx context.Context, targets []Target, opts Options) ([]*Report, 
 			return nil, fmt.Errorf("conformance: %w", err)
 		}
 		defer sb.Close()
-		c := &checker{target: target, opts: opts, sandbox: sb, iso: currentIsolation(), refused: map[string]bool{}}
+		c := &checker{target: target, opts: opts, sandbox: sb, iso: iso, refused: map[string]bool{}}
 		// A bare environment: what the user's shell has set (CI, NO_COLOR,
 		// TERM ...) must not decide the verdict.
 		c.base = sb.Env(append([]string{"PATH=" + os.Getenv("PATH"), "LANG=C.UTF-8"}, target.Env...))
@@ -244,7 +248,7 @@ func CheckEach(ctx context.Context, targets []Target, opts Options) ([]*Report, 
 		})
 	}
 	wg.Wait()
-	if checkers[0].iso.Processes {
+	if iso.Processes {
 		// In the check's own process namespace every process but the
 		// checker is a target's: one still here shed its run's tag.
 		if rest := leftovers(""); len(rest) > 0 {

@@ -99,7 +99,7 @@ func (d *dnsRecorder) serve(pc net.PacketConn, done chan struct{}) {
 		if a, ok := from.(*net.UDPAddr); ok {
 			port = a.Port
 		}
-		for _, s := range d.askedBy(runTagOf(port)) {
+		for _, s := range d.askedBy(port) {
 			s.mu.Lock()
 			s.requests = append(s.requests, "DNS "+name)
 			s.mu.Unlock()
@@ -108,9 +108,17 @@ func (d *dnsRecorder) serve(pc net.PacketConn, done chan struct{}) {
 	}
 }
 
-// askedBy is the check whose run carries tag; every check running, when
-// the asker is not known.
-func (d *dnsRecorder) askedBy(tag string) []*probeSandbox {
+// askedBy is the check whose run asked from port; every check running,
+// when the asker is not known. The asker is looked for (a walk of /proc)
+// only when more than one check could have asked.
+func (d *dnsRecorder) askedBy(port int) []*probeSandbox {
+	d.mu.Lock()
+	several := len(d.checks) > 1
+	d.mu.Unlock()
+	tag := ""
+	if several {
+		tag = runTagOf(port)
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	id, _, _ := strings.Cut(tag, ".")

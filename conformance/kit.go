@@ -462,9 +462,9 @@ func (k *kit) argumentOrder() {
 	flag, path, local := o.GlobalFlag, o.CommandPath, o.LocalArgs
 	placements := func(value string) map[string][]string {
 		return map[string][]string{
-			beforePath: concat([]string{flag, value}, path, local),
-			beforeArgs: concat(path, []string{flag, value}, local),
-			afterArgs:  concat(path, local, []string{flag, value}),
+			beforePath: slices.Concat([]string{flag, value}, path, local),
+			beforeArgs: slices.Concat(path, []string{flag, value}, local),
+			afterArgs:  slices.Concat(path, local, []string{flag, value}),
 		}
 	}
 	order := []string{beforePath, beforeArgs, afterArgs}
@@ -502,7 +502,7 @@ func (k *kit) argumentOrder() {
 			k.fail(id, alternate, "stdout differs from the run with %s %s after the local option", flag, o.AlternateValue)
 		}
 	}
-	conflict := k.run("argument_order conflicting "+flag, concat([]string{flag, o.Value}, path, local, []string{flag, o.AlternateValue}), stdinNull)
+	conflict := k.run("argument_order conflicting "+flag, slices.Concat([]string{flag, o.Value}, path, local, []string{flag, o.AlternateValue}), stdinNull)
 	if k.completed(id, conflict) && !conflict.exitIs(2) {
 		k.fail(id, conflict, "%s given twice with different values exited %s, expected 2", flag, conflict.exitText())
 	}
@@ -522,9 +522,9 @@ func (k *kit) optionAfterPositional(o *ArgumentOrder) {
 	)
 	path, local, positional := o.CommandPath, o.LocalArgs, o.Positional
 	argvs := map[string][]string{
-		after:   concat(path, []string{positional}, local),
-		before:  concat(path, local, []string{positional}),
-		without: concat(path, []string{positional}),
+		after:   slices.Concat(path, []string{positional}, local),
+		before:  slices.Concat(path, local, []string{positional}),
+		without: slices.Concat(path, []string{positional}),
 	}
 	data := map[string]any{}
 	runs := map[string]*kitRun{}
@@ -658,13 +658,4 @@ func (k *kit) skipWithout(probes []Probe) {
 	if !has(func(p Probe) bool { return p.Kind == StreamProbe && p.Signal != "" }) {
 		k.outcomes["stream_sigint"].SkippedReason = "profile declares no stream probe with signal"
 	}
-}
-
-// concat joins word lists into a new one.
-func concat(parts ...[]string) []string {
-	var out []string
-	for _, p := range parts {
-		out = append(out, p...)
-	}
-	return out
 }

@@ -20,13 +20,9 @@ import (
 // are prose and may be worded apart. It returns the kit's result.
 func Agree(t testing.TB, p Profile, duetCheck string) Result {
 	t.Helper()
-	k := prepare(t, p)
 	ctx, cancel := context.WithTimeout(context.Background(), timeLimit(t, p))
 	defer cancel()
-	kit, err := run(ctx, k.python, k.root, k.profile)
-	if err != nil {
-		t.Fatalf("speckit: %v\nprofile: %s", err, k.doc)
-	}
+	k, kit := runKit(ctx, t, p)
 	ours, err := runDuetCheck(ctx, duetCheck, k.profile)
 	if err != nil {
 		t.Fatalf("speckit: %v\nprofile: %s", err, k.doc)
@@ -54,11 +50,7 @@ func DuetCheck(t testing.TB) string {
 // the kit refuses is a *KitError.
 func RunFile(t testing.TB, path string) (Result, error) {
 	t.Helper()
-	python := interpreter(t)
-	root := filepath.Join(t.TempDir(), "kit")
-	if err := extractKit(root); err != nil {
-		t.Fatalf("speckit: write the conformance kit: %v", err)
-	}
+	python, root := kitDir(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	return run(ctx, python, root, path)

@@ -137,7 +137,7 @@ func TestProfileDocument(t *testing.T) {
 			CommandPath: []string{"list"}, GlobalFlag: "--format", Value: "json", AlternateValue: "plain",
 		},
 	}
-	doc, err := p.document()
+	doc, err := document(p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,7 +168,7 @@ func TestProfileDocument(t *testing.T) {
 	if p.Command[0] != "bin/todo" || p.Probes[0].Argv != nil {
 		t.Error("document changed the caller's profile")
 	}
-	if _, err := (Profile{Tool: "x"}).document(); err == nil {
+	if _, err := document(Profile{Tool: "x"}); err == nil {
 		t.Error("a profile without a command made a document")
 	}
 }

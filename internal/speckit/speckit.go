@@ -41,6 +41,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/duet-cli/duet/conformance"
 )
 
 // The environment variables Run reads.
@@ -58,63 +60,27 @@ const debianPackages = "python3-jsonschema python3-referencing python3-rfc3339-v
 //go:embed kit
 var kit embed.FS
 
-// ProbeKind is what a probe's command does, which decides the checks it
-// feeds.
-type ProbeKind string
-
-// The probe kinds of conformance-profile.json.
-const (
-	Read        ProbeKind = "read"        // a side-effect-free command that succeeds
-	Destructive ProbeKind = "destructive" // refuses without confirmation; previews with DryRunFlag
-	Invalid     ProbeKind = "invalid"     // invalid input: exits 2
-	Stream      ProbeKind = "stream"      // writes a JSONL stream (REQ-O-004)
+// The profile's types are package conformance's, which reads the same
+// files (duet-check kit): a test writes what duet-check reads.
+type (
+	// Profile is a conformance profile (the kit's
+	// schemas/conformance-profile.json, schema_version 1.0). A first word
+	// of Command with a slash is made absolute against the test's working
+	// directory; a bare name is looked up on PATH by the kit. A zero
+	// TimeoutSeconds means 10.
+	Profile       = conformance.Profile
+	Probe         = conformance.Probe
+	ProbeKind     = conformance.ProbeKind
+	ArgumentOrder = conformance.ArgumentOrder
 )
 
-// Profile is a conformance profile (the kit's schemas/conformance-profile.json,
-// schema_version 1.0): the command under test and the probes to run on it.
-type Profile struct {
-	Tool string `json:"tool"`
-	// Command is the command prefix every probe's argv follows. A first
-	// element with a slash is made absolute against the test's working
-	// directory; a bare name is looked up on PATH by the kit.
-	Command []string `json:"command"`
-	// TimeoutSeconds limits each run of the command; 0 means 10, and the
-	// kit accepts at most 120.
-	TimeoutSeconds float64 `json:"timeout_seconds"`
-	// Manifest is the argv that prints the tool's manifest; nil leaves
-	// manifest_valid skipped.
-	Manifest      []string       `json:"manifest,omitempty"`
-	ArgumentOrder *ArgumentOrder `json:"argument_order,omitempty"`
-	Probes        []Probe        `json:"probes"`
-}
-
-// Probe is one command the kit runs.
-type Probe struct {
-	Name string    `json:"name"`
-	Argv []string  `json:"argv"`
-	Kind ProbeKind `json:"kind"`
-	// DryRunFlag is required on a Destructive probe and absent elsewhere.
-	DryRunFlag string `json:"dry_run_flag,omitempty"`
-	// DeadlineSeconds (Stream only) bounds the whole stream; 0 means the
-	// profile's TimeoutSeconds.
-	DeadlineSeconds float64 `json:"deadline_seconds,omitempty"`
-	// Signal "INT" (Stream only) interrupts the stream after AfterLines
-	// lines; each needs the other.
-	Signal     string `json:"signal,omitempty"`
-	AfterLines int    `json:"after_lines,omitempty"`
-}
-
-// ArgumentOrder names a read command and a global option the kit moves
-// around the command path (check argument_order, REQ-F-067, REQ-F-079).
-type ArgumentOrder struct {
-	CommandPath    []string `json:"command_path"`
-	LocalArgs      []string `json:"local_args"`
-	GlobalFlag     string   `json:"global_flag"`
-	Value          string   `json:"value"`
-	AlternateValue string   `json:"alternate_value"`
-	// Positional, when set, also proves a local option after it is parsed.
-	Positional string `json:"positional,omitempty"`
-}
+// The probe kinds.
+const (
+	Read        = conformance.ReadProbe
+	Destructive = conformance.DestructiveProbe
+	Invalid     = conformance.InvalidProbe
+	Stream      = conformance.StreamProbe
+)
 
 // Run runs the kit on p and returns its result. Failing checks are the
 // caller's to report (see [Result.Failures]); Run itself fails the test only
@@ -123,14 +89,22 @@ type ArgumentOrder struct {
 // test when no Python can run the kit, unless DUET_REQUIRE_SPECKIT=1.
 func Run(t testing.TB, p Profile) Result {
 	t.Helper()
-	k := prepare(t, p)
 	ctx, cancel := context.WithTimeout(context.Background(), timeLimit(t, p))
 	defer cancel()
+	_, res := runKit(ctx, t, p)
+	return res
+}
+
+// runKit writes the kit and p's file, and runs the kit on it within ctx,
+// failing t when the kit cannot judge.
+func runKit(ctx context.Context, t testing.TB, p Profile) (prepared, Result) {
+	t.Helper()
+	k := prepare(t, p)
 	res, err := run(ctx, k.python, k.root, k.profile)
 	if err != nil {
 		t.Fatalf("speckit: %v\nprofile: %s", err, k.doc)
 	}
-	return res
+	return k, res
 }
 
 // prepared is the kit written out, and a profile for it.
@@ -142,21 +116,29 @@ type prepared struct {
 // prepare writes the kit and p's file to a directory of t's.
 func prepare(t testing.TB, p Profile) prepared {
 	t.Helper()
-	k := prepared{python: interpreter(t)}
-	dir := t.TempDir()
-	k.root = filepath.Join(dir, "kit")
-	if err := extractKit(k.root); err != nil {
-		t.Fatalf("speckit: write the conformance kit: %v", err)
-	}
+	var k prepared
+	k.python, k.root = kitDir(t)
 	var err error
-	if k.doc, err = p.document(); err != nil {
+	if k.doc, err = document(p); err != nil {
 		t.Fatalf("speckit: %v", err)
 	}
-	k.profile = filepath.Join(dir, "profile.json")
+	k.profile = filepath.Join(filepath.Dir(k.root), "profile.json")
 	if err := os.WriteFile(k.profile, k.doc, 0o644); err != nil {
 		t.Fatalf("speckit: write the profile: %v", err)
 	}
 	return k
+}
+
+// kitDir finds a Python for the kit and writes the kit to a directory of
+// t's, returning the interpreter and the kit's root.
+func kitDir(t testing.TB) (python, root string) {
+	t.Helper()
+	python = interpreter(t)
+	root = filepath.Join(t.TempDir(), "kit")
+	if err := extractKit(root); err != nil {
+		t.Fatalf("speckit: write the conformance kit: %v", err)
+	}
+	return python, root
 }
 
 // extractKit writes the embedded kit to dir, which must not exist: run.py
@@ -170,7 +152,7 @@ func extractKit(dir string) error {
 }
 
 // document is p as the JSON file the kit reads.
-func (p Profile) document() ([]byte, error) {
+func document(p Profile) ([]byte, error) {
 	if len(p.Command) == 0 {
 		return nil, errors.New("profile has no command")
 	}
@@ -199,10 +181,8 @@ func (p Profile) document() ([]byte, error) {
 		c.LocalArgs = orEmpty(c.LocalArgs)
 		p.ArgumentOrder = &c
 	}
-	return json.MarshalIndent(struct {
-		SchemaVersion string `json:"schema_version"`
-		Profile
-	}{"1.0", p}, "", "  ")
+	p.SchemaVersion = "1.0"
+	return json.MarshalIndent(p, "", "  ")
 }
 
 func orEmpty(s []string) []string {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -40,8 +39,8 @@ func kitCommand() *cli.Command {
 				}
 			}
 			p, err := conformance.LoadProfile(path)
-			if pe := (*conformance.ProfileError)(nil); errors.As(err, &pe) {
-				return envelope.Errorf(exitcode.ArgError, "INVALID_PROFILE", "%s", pe.Reason).
+			if err != nil { // a *ProfileError, whose text is its reason
+				return envelope.Errorf(exitcode.ArgError, "INVALID_PROFILE", "%s", err).
 					WithSuggestion("correct the profile so that it validates against the spec's schemas/conformance-profile.json")
 			}
 			res := conformance.RunProfile(ctx, p, cmd.StringSlice("only")...)
