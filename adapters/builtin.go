@@ -42,7 +42,7 @@ func isBuiltinFlag(name string) bool {
 // globalFlags are accepted by every command.
 func globalFlags(cfg *config) []schema.Flag {
 	return append([]schema.Flag{
-		{Name: flagname.Format, Control: true, Type: schema.String, Enum: envelope.FormatNames(cfg.formats()...), Usage: formatUsage(cfg.formats())},
+		{Name: flagname.Format, Control: true, Type: schema.String, Enum: envelope.FormatNames(cfg.featured.formats...), Usage: formatUsage(cfg.featured.formats)},
 		{Name: flagname.Schema, Control: true, Type: schema.Boolean, Usage: "print this command's input and output schema, exit codes and examples, and exit", Default: false},
 		{Name: flagname.Quiet, Control: true, Type: schema.Boolean, Usage: "no progress and no diagnostics but errors", Default: false},
 		{Name: flagname.Verbose, Control: true, Type: schema.Boolean, Usage: "debug diagnostics on stderr", Default: false},
@@ -134,7 +134,7 @@ func Prepare(root *schema.Command, opts ...Option) error {
 		root.Commands = append(root.Commands, describeNode())
 	}
 	discoveryNodes(root)
-	featureErrs := featureNodes(root, cfg.features)
+	featureErrs := featureNodes(root, cfg.featured)
 	if c := root.Sub("completion"); c != nil && !c.Declared && !c.Builtin {
 		// The app's own completion command prints a script for a shell to
 		// source, for a person and a pipe alike; an agent that names itself

@@ -138,6 +138,7 @@ func WithFeatures(fs ...Feature) Option {
 				c.features[i] = f
 			}
 		}
+		c.featured = index(c.features)
 	}
 }
 
@@ -243,24 +244,52 @@ func (inv *invocation) builtinInputs(node *schema.Command) map[string]bool {
 	return own
 }
 
-// featureNodes adds the features' commands the app has no command of that
-// name for, built-in, and reports a command a feature declares without its
-// declaration or its action.
-func featureNodes(root *schema.Command, fs []Feature) []error {
-	var errs []error
+// featureIndex is what the features add, found once when they are given:
+// every run asks it, and the plain fast path for every word of the command
+// line.
+type featureIndex struct {
+	commands []Command // each with its declaration and its action, in order
+	broken   []error   // commands declared without one of them: Wrap fails
+	formats  []envelope.Format
+	encoders map[envelope.Format]func(dst, envelope []byte) ([]byte, error) // the first feature's, where two add one
+}
+
+func index(fs []Feature) featureIndex {
+	var x featureIndex
 	for _, f := range fs {
 		if c, ok := f.(Commander); ok {
 			for _, fc := range c.Commands() {
 				if fc.Node == nil || fc.Node.Name == "" || fc.Run == nil {
-					errs = append(errs, fmt.Errorf("feature %q: a command needs a Node with a name and a Run", f.Name()))
+					x.broken = append(x.broken, fmt.Errorf("feature %q: a command needs a Node with a name and a Run", f.Name()))
+					continue
+				}
+				x.commands = append(x.commands, fc)
+			}
+		}
+		if fm, ok := f.(Formatter); ok {
+			for name, enc := range fm.Formats() {
+				if x.encoders == nil {
+					x.encoders = map[envelope.Format]func(dst, envelope []byte) ([]byte, error){}
+				}
+				if _, taken := x.encoders[name]; !taken {
+					x.encoders[name] = enc
+					x.formats = append(x.formats, name)
 				}
 			}
 		}
 	}
-	if len(errs) > 0 {
-		return errs
+	slices.Sort(x.formats) // envelope.FormatNames orders them for help
+	return x
+}
+
+// featureNodes adds the features' commands the app has no command of that
+// name for, built-in, unless one is declared without its declaration or its
+// action: that is reported instead.
+func featureNodes(root *schema.Command, x featureIndex) []error {
+	if len(x.broken) > 0 {
+		return x.broken
 	}
-	for _, c := range commands(fs) {
+	for _, c := range x.commands {
 		if root.Sub(c.Node.Name) != nil {
 			continue
 		}
@@ -280,8 +309,8 @@ func (inv *invocation) featureAction(node *schema.Command) func(context.Context)
 	if !node.Builtin || node.Parent == nil {
 		return nil
 	}
-	for _, c := range commands(inv.cfg.features) {
-		if at(c.Node, node.Path) && c.Run != nil {
+	for _, c := range inv.cfg.featured.commands {
+		if at(c.Node, node.Path) {
 			return func(ctx context.Context) error { return c.Run(ctx, &Invocation{inv: inv}) }
 		}
 	}
@@ -304,59 +333,7 @@ func at(n *schema.Command, path []string) bool {
 
 // featureCommand reports whether name is a command a feature adds.
 func (c *config) featureCommand(name string) bool {
-	for _, fc := range commands(c.features) {
-		if fc.Node.Name == name {
-			return true
-		}
-	}
-	return false
-}
-
-// commands are the commands the features add, in order; one without its
-// declaration or its action is left out (Wrap reports it: featureNodes).
-func commands(fs []Feature) []Command {
-	var out []Command
-	for _, f := range fs {
-		if c, ok := f.(Commander); ok {
-			for _, fc := range c.Commands() {
-				if fc.Node != nil && fc.Node.Name != "" && fc.Run != nil {
-					out = append(out, fc)
-				}
-			}
-		}
-	}
-	return out
-}
-
-// formats are the formats the features add.
-func (c *config) formats() []envelope.Format {
-	var out []envelope.Format
-	for f := range c.encoders() {
-		out = append(out, f)
-	}
-	slices.Sort(out) // envelope.FormatNames orders them for help
-	return out
-}
-
-// encoders are the features' encoders of the formats they add, the first
-// feature's where two add one.
-func (c *config) encoders() map[envelope.Format]func(dst, envelope []byte) ([]byte, error) {
-	var out map[envelope.Format]func(dst, envelope []byte) ([]byte, error)
-	for _, f := range c.features {
-		fm, ok := f.(Formatter)
-		if !ok {
-			continue
-		}
-		for name, enc := range fm.Formats() {
-			if out == nil {
-				out = map[envelope.Format]func(dst, envelope []byte) ([]byte, error){}
-			}
-			if _, taken := out[name]; !taken {
-				out[name] = enc
-			}
-		}
-	}
-	return out
+	return slices.ContainsFunc(c.featured.commands, func(fc Command) bool { return fc.Node.Name == name })
 }
 
 // readJSON reads a JSON value a command takes: as the first feature that

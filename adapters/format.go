@@ -23,7 +23,7 @@ func (inv *invocation) readFormat() string {
 	if !inv.cfg.legacyOutput || format != "" {
 		return format
 	}
-	if v, _ := c.opt(flagname.Output); slices.Contains(envelope.FormatNames(inv.cfg.formats()...), v) {
+	if v, _ := c.opt(flagname.Output); slices.Contains(envelope.FormatNames(inv.cfg.featured.formats...), v) {
 		inv.legacyFormat = v
 		inv.warn("DEPRECATED", fmt.Sprintf("--output %s picks the format only for compatibility: --output names a file to write", v),
 			"use --format "+v)
@@ -49,15 +49,16 @@ func (inv *invocation) outputPath() string {
 // carries the envelope (CLI Agent Spec §78, REQ-O-001).
 func (inv *invocation) checkOutputPath() []envelope.FieldError {
 	v := inv.outputPath()
+	formats := envelope.FormatNames(inv.cfg.featured.formats...) // the tool's
 	switch {
-	case slices.Contains(envelope.FormatNames(inv.cfg.formats()...), v):
+	case slices.Contains(formats, v):
 		return []envelope.FieldError{{Code: "OUTPUT_IS_A_PATH", Field: flagname.Output,
 			Message:    fmt.Sprintf("--output takes the path of a file to write the answer to, and %q is a format's name", v),
 			Suggestion: "use --format " + v + " to choose the format; add --output <path> only to write the answer to a file"}}
 	case isOtherFormat(strings.ToLower(v)) || isFormatName(v): // a format, but not this tool's (toon without its feature)
-		return []envelope.FieldError{{Code: "OUTPUT_IS_A_PATH", Field: flagname.Output, ValidValues: envelope.FormatNames(inv.cfg.formats()...),
+		return []envelope.FieldError{{Code: "OUTPUT_IS_A_PATH", Field: flagname.Output, ValidValues: formats,
 			Message:    fmt.Sprintf("--output takes the path of a file to write the answer to, and %q is a format's name", v),
-			Suggestion: "choose the format with --format, one of " + strings.Join(envelope.FormatNames(inv.cfg.formats()...), ", ") + "; add --output <path> only to write the answer to a file"}}
+			Suggestion: "choose the format with --format, one of " + strings.Join(formats, ", ") + "; add --output <path> only to write the answer to a file"}}
 	case v == "-":
 		return []envelope.FieldError{{Code: "OUTPUT_IS_A_PATH", Field: flagname.Output,
 			Message:    "--output takes the path of a file to write the answer to; stdout carries the envelope",

@@ -91,6 +91,7 @@ func (inv *invocation) presets(node *schema.Command) []preset {
 
 // builtin returns the action of one of Duet's own commands.
 func (inv *invocation) builtin() func(context.Context) error {
+	feature := inv.featureAction(inv.call.node)
 	switch node := inv.call.node; {
 	case node.Builtin && node.Name == describeCommand:
 		return inv.describe
@@ -104,8 +105,8 @@ func (inv *invocation) builtin() func(context.Context) error {
 		return inv.auditLog
 	case inv.discoveryAction(node) != nil:
 		return inv.discoveryAction(node)
-	case inv.featureAction(node) != nil:
-		return inv.featureAction(node)
+	case feature != nil:
+		return feature
 	case node.Builtin && node.Name == checkPermissionsCommand && inv.cfg.permissions != nil:
 		return inv.checkPermissions
 	default:

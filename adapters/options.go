@@ -35,6 +35,7 @@ type config struct {
 	early        chan os.Signal // SIGINT and SIGTERM caught since Main began (see catchEarly)
 	extensions   []Extension
 	features     []Feature                 // WithFeatures, in the order given
+	featured     featureIndex              // what they add, found as they are given (feature.go)
 	newApp       func() (Framework, error) // WithNewApp
 	strict       bool
 	envGiven     bool   // WithEnv replaced the process environment

@@ -311,7 +311,7 @@ func (inv *invocation) read(args []string) ([]string, readLine) {
 		StderrTTY: cfg.tty.stderr,
 		StdinTTY:  cfg.tty.stdin,
 		Format:    format,
-		Formats:   cfg.formats(),
+		Formats:   cfg.featured.formats,
 		LegacyEnv: cfg.legacyOutput,
 		Detector:  cfg.detector,
 		Strict:    cfg.strict,
@@ -341,7 +341,7 @@ func (inv *invocation) answer(ctx context.Context, args []string, read readLine)
 	inv.checkTrust()
 	inv.checkWidth()
 	if modeErr != nil && output == "" { // a bad --format is refused as the flag's enum, and a bad <TOOL>_FORMAT alike
-		valid := envelope.FormatNames(cfg.formats()...)
+		valid := envelope.FormatNames(cfg.featured.formats...)
 		name := envelope.EnvName(inv.root.Name, "FORMAT")
 		v, ok := cfg.lookupEnv(name)
 		if !ok && cfg.legacyOutput {
@@ -455,7 +455,7 @@ func (inv *invocation) plain(args []string) bool {
 	}
 	mode, _ := envelope.Detect(envelope.Signals{
 		Tool: toolName(inv.cfg.toolName, inv.fw.Name()), LookupEnv: inv.cfg.lookupEnv, StdoutTTY: inv.cfg.tty.stdout,
-		Detector: inv.cfg.detector, Strict: inv.cfg.strict, Formats: inv.cfg.formats(),
+		Detector: inv.cfg.detector, Strict: inv.cfg.strict, Formats: inv.cfg.featured.formats,
 	})
 	if mode.Agent {
 		return false
@@ -673,7 +673,7 @@ func (inv *invocation) settings(s *envelope.Settings, stdout io.Writer) {
 		s.OutputFile = inv.outputPath() // a validation's answer is no answer to keep; a passthrough command's is kept by keepDelegatedAnswer
 	}
 	s.Digest = cfg.digest
-	s.Encoders = cfg.encoders()
+	s.Encoders = cfg.featured.encoders
 	s.Quiet, s.Verbose = c.on(flagname.Quiet), c.on(flagname.Verbose)
 	s.EchoWarnings = cfg.echoWarnings
 	s.DryRun = c.bool(flagname.DryRun) || inv.refusal != nil && c.node.Meta.DryRun
