@@ -516,7 +516,7 @@ func (inv *invocation) auditLog(ctx context.Context) error {
 	if page == nil {
 		page = []AuditEntry{}
 	}
-	if f := inv.out.Mode().Format; f == envelope.JSON || f == envelope.TOON {
+	if f := inv.out.Mode().Format; f == envelope.JSON || inv.cfg.featured.encoders[f] != nil {
 		return inv.out.Paginated(auditEntries{Entries: page}, pg)
 	}
 	return inv.out.Paginated(page, pg) // a line, or a row, per entry

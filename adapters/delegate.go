@@ -238,9 +238,7 @@ func (w delegatedStdout) Write(p []byte) (int, error) {
 	if !inv.deleg.handed.Load() {
 		return w.stdout.Write(p)
 	}
-	switch inv.mode.Format {
-	case envelope.JSON, envelope.JSONL, envelope.TOON:
-	default:
+	if f := inv.mode.Format; f != envelope.JSON && f != envelope.JSONL && inv.cfg.featured.encoders[f] == nil {
 		return len(p), nil
 	}
 	inv.deleg.mu.Lock()

@@ -201,3 +201,27 @@ func (actionless) Name() string { return "actionless" }
 func (actionless) Commands() []adapters.Command {
 	return []adapters.Command{{Node: &schema.Command{Name: "idle", Runnable: true}}}
 }
+
+// shouting adds --format shout: the JSON envelope, upper-cased.
+type shouting struct{}
+
+func (shouting) Name() string { return "shouting" }
+
+func (shouting) Formats() map[envelope.Format]func(dst, env []byte) ([]byte, error) {
+	return map[envelope.Format]func(dst, env []byte) ([]byte, error){
+		"shout": func(dst, env []byte) ([]byte, error) { return append(dst, bytes.ToUpper(env)...), nil },
+	}
+}
+
+// TestFeatureFormat: a Formatter's format is one --format takes, and its
+// answer is the whole envelope re-encoded, as toon's is — not a format the
+// core knows by name.
+func TestFeatureFormat(t *testing.T) {
+	var log []string
+	var stdout bytes.Buffer
+	code := urfave.Run(context.Background(), featureApp(&log), []string{"add", "--format", "shout"}, adapters.WithSpecStrict(),
+		adapters.WithStdio(strings.NewReader(""), &stdout, io.Discard), adapters.WithFeatures(shouting{}))
+	if got := stdout.String(); code != 0 || !strings.HasPrefix(got, `{"OK":TRUE,"DATA":{"ADDED":"X"}`) {
+		t.Errorf("add --format shout: exit %d, stdout %q; want 0 and the envelope upper-cased", code, got)
+	}
+}

@@ -41,7 +41,7 @@ func (o *Output) budgetLocked(p payload, meta *Meta) payload {
 	if b.Count {
 		n := b.Tokenizer.Count(string(p.json()))
 		meta.TokenCount = &n
-		return tokenCountPayload(o.s.Mode.Format, n)
+		return tokenCountPayload(o.s.Mode.Format, o.enveloped(), n)
 	}
 	if b.Limit <= 0 && b.Offset <= 0 {
 		return p

@@ -43,11 +43,11 @@ func (b *Budget) pageLen(parts []json.RawMessage, sizes []int, open, close byte,
 // line), and the count itself where no meta is written — a token_count
 // record for text and tsv, the bare number for --format id — so that every
 // format answers with the count.
-func tokenCountPayload(f Format, n int) payload {
-	switch f {
-	case JSON, JSONL, TOON:
+func tokenCountPayload(f Format, enveloped bool, n int) payload {
+	switch {
+	case enveloped:
 		return payload{one: json.RawMessage("null")}
-	case ID:
+	case f == ID:
 		raw, _ := marshal(strconv.Itoa(n))
 		return payload{one: raw}
 	}

@@ -83,7 +83,7 @@ func (o *Output) Finish(meta Meta, fail *Error) *Error {
 	meta.ExitCode = ExitCode(fail)
 	o.settledLocked(meta)
 
-	if o.s.EchoWarnings && o.s.Mode.Format.enveloped() && !o.s.Quiet {
+	if o.s.EchoWarnings && o.enveloped() && !o.s.Quiet {
 		var b strings.Builder
 		o.writeWarnings(&b) // as a person is shown them
 		o.writeProse(b.String())
@@ -123,7 +123,7 @@ func (o *Output) settledLocked(meta Meta) {
 	w := o.s.BeforeAnswer(st)
 	switch {
 	case w == nil:
-	case o.s.Mode.Format == JSON || o.s.Mode.Format == TOON || o.s.Mode.Terminal && !o.s.Mode.Agent:
+	case o.wholeEnvelope(o.s.Mode.Format) || o.s.Mode.Terminal && !o.s.Mode.Agent:
 		o.warnings = append(o.warnings, warning{code: w.Code, message: o.redact(w.Message), context: w.Context})
 	default:
 		line, err := marshal(Warning{Code: w.Code, Message: o.redact(w.Message), Context: w.Context})
@@ -133,12 +133,22 @@ func (o *Output) settledLocked(meta Meta) {
 	}
 }
 
+// wholeEnvelope reports whether the answer in f is the whole envelope: JSON,
+// or JSON re-encoded by a feature's encoder (toon, Settings.Encoders).
+func (o *Output) wholeEnvelope(f Format) bool { return f == JSON || o.s.Encoders[f] != nil }
+
+// enveloped reports whether the answer answers with the envelope — whole
+// or as jsonl's summary line — rather than with data alone.
+func (o *Output) enveloped() bool {
+	return o.s.Mode.Format == JSONL || o.wholeEnvelope(o.s.Mode.Format)
+}
+
 // write writes the answer in format f, and returns the error it reported.
 func (o *Output) write(f Format, p payload, meta Meta, fail *Error) *Error {
-	switch f {
-	case JSON, TOON:
+	switch {
+	case o.wholeEnvelope(f):
 		o.writeEnvelope(f, p, meta, fail)
-	case JSONL:
+	case f == JSONL:
 		o.writeJSONL(p, meta, fail)
 	default:
 		if fail == nil || fail.keepResult {
@@ -198,7 +208,7 @@ func (o *Output) payloadLocked(meta *Meta) (payload, error) {
 	case o.streamed > 0:
 		meta.Stream = &Stream{Items: o.streamed}
 		o.streamPagination(meta, o.streamed)
-		if o.s.Mode.Format != JSON && o.s.Mode.Format != TOON {
+		if !o.wholeEnvelope(o.s.Mode.Format) {
 			return payload{one: json.RawMessage("null")}, nil
 		}
 		return payload{list: true, items: o.items}, nil // already projected

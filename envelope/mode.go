@@ -70,10 +70,6 @@ func ParseFormat(s string, extra ...Format) (Format, error) {
 // Machine reports whether f is meant for a program rather than a person.
 func (f Format) Machine() bool { return f != Text && f != "" }
 
-// enveloped reports whether f answers with the envelope — whole (json,
-// toon) or as jsonl's summary line — rather than with data alone.
-func (f Format) enveloped() bool { return f == JSON || f == JSONL || f == TOON }
-
 // Mode is who an invocation is talking to and how. There are three
 // audiences: an agent (Agent set), a person at a terminal (Terminal set),
 // and a script — a pipe with no agent behind it.

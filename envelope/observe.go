@@ -217,7 +217,7 @@ func (o *Output) finishData(p payload, err error) (payload, error) {
 		}
 		p.one = b
 	}
-	if o.s.Unmask || !o.s.Mode.Format.enveloped() {
+	if o.s.Unmask || !o.enveloped() {
 		return p, nil
 	}
 	if !p.list {
@@ -232,7 +232,7 @@ func (o *Output) finishData(p payload, err error) (payload, error) {
 
 // maskItem masks one streamed item.
 func (o *Output) maskItem(raw json.RawMessage) json.RawMessage {
-	if o.s.Unmask || !o.s.Mode.Format.enveloped() {
+	if o.s.Unmask || !o.enveloped() {
 		return raw
 	}
 	return maskJSON(raw, o.s.HighEntropy)

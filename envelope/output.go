@@ -402,7 +402,7 @@ func (o *Output) Warn(code, message, next string) {
 func (o *Output) ShowWarnings() {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if o.closed || o.s.Mode.Format.enveloped() {
+	if o.closed || o.enveloped() {
 		return
 	}
 	var b strings.Builder
@@ -455,11 +455,11 @@ func (o *Output) item(v any, effect Effect) error {
 	}
 	raw = o.maskItem(raw)
 	raw = o.tagLocked(raw)
-	switch o.s.Mode.Format {
-	case JSON, TOON:
+	switch {
+	case o.wholeEnvelope(o.s.Mode.Format):
 		o.items = append(o.items, o.lines.line(raw, false, effect))
 		return nil
-	case JSONL:
+	case o.s.Mode.Format == JSONL:
 		return o.writeStdout(append(o.lines.line(raw, true, effect), '\n'))
 	}
 	raw = o.lines.line(raw, false, effect)

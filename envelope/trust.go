@@ -40,7 +40,7 @@ func (o *Output) External(fields ...string) {
 // one a program reads.
 func (o *Output) tagging() bool {
 	external := o.external || o.s.Untrusted || len(o.externalFields) > 0
-	machine := o.s.Mode.Format.enveloped()
+	machine := o.enveloped()
 	return external && machine && !o.s.NoInjectionProtection
 }
 
@@ -91,7 +91,7 @@ func (e *Error) WithExternalContext(keys ...string) *Error {
 // e.Context is replaced, never changed in place: the caller's map stays
 // the caller's.
 func (o *Output) trustContextLocked(e *Error) {
-	if !e.external || len(e.Context) == 0 || !o.s.Mode.Format.enveloped() {
+	if !e.external || len(e.Context) == 0 || !o.enveloped() {
 		return
 	}
 	ctx := make(map[string]any, len(e.Context)+2)
