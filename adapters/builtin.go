@@ -12,6 +12,7 @@ import (
 
 	"github.com/duet-cli/duet/envelope"
 	"github.com/duet-cli/duet/exitcode"
+	"github.com/duet-cli/duet/internal/describe"
 	"github.com/duet-cli/duet/internal/flagname"
 	"github.com/duet-cli/duet/schema"
 )
@@ -56,18 +57,9 @@ func allGlobalFlags(cfg *config) []schema.Flag {
 	return append(globalFlags(cfg), discoveryFlags(cfg)...)
 }
 
-// formatUsage is --format's usage: "the answer's format: json, jsonl, tsv,
-// text (or plain) or id (default: …)", a feature's formats among them.
+// formatUsage is --format's usage, a feature's formats among them.
 func formatUsage(extra []envelope.Format) string {
-	names := envelope.FormatNames(extra...)
-	names = names[:len(names)-1] // plain, said beside text
-	for i, n := range names {
-		if n == string(envelope.Text) {
-			names[i] = n + " (or plain)"
-		}
-	}
-	return "the answer's format: " + strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1] +
-		" (default: json for an agent, text otherwise)"
+	return "the answer's format: " + describe.FormatSentence(envelope.FormatNames(extra...)) + " (default: json for an agent, text otherwise)"
 }
 
 // commandFlags appends the built-ins a runnable command gets from its

@@ -123,7 +123,7 @@ func (inv *invocation) describe(ctx context.Context) error {
 	}
 	m, err := describe.New(inv.root, inv.cfg.version, inv.mode.Agent && !inv.human)
 	if err != nil {
-		return brokenDeclaration(err)
+		return describe.DeclarationError(err)
 	}
 	if etag := inv.call.last(flagname.Etag); etag != "" && etag == m.Etag {
 		inv.meta.NotModified = true
@@ -172,7 +172,7 @@ func onlyOf[M interface{ Only(...string) (M, error) }](m M, keys []string) (M, e
 func (inv *invocation) describeTools() error {
 	tools, err := describe.Tools(inv.root, inv.cfg.version)
 	if err != nil {
-		return brokenDeclaration(err)
+		return describe.DeclarationError(err)
 	}
 	if etag := inv.call.last(flagname.Etag); etag != "" && etag == tools.Etag {
 		inv.meta.NotModified = true

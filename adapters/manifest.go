@@ -13,7 +13,7 @@ import (
 func (inv *invocation) manifest(context.Context) error {
 	m, err := describe.New(inv.root, inv.cfg.version, inv.mode.Agent && !inv.human)
 	if err != nil {
-		return brokenDeclaration(err)
+		return describe.DeclarationError(err)
 	}
 	if etag := inv.call.last(flagname.Etag); etag != "" && etag == m.Etag {
 		inv.meta.NotModified = true
@@ -44,7 +44,7 @@ func (inv *invocation) answerSchema() int {
 	case c.on(flagname.OutputSchema):
 		s, err := c.node.OutputSchema()
 		if err != nil {
-			return inv.finish(brokenDeclaration(err))
+			return inv.finish(describe.DeclarationError(err))
 		}
 		var doc any = s
 		if s == nil {
@@ -58,7 +58,7 @@ func (inv *invocation) answerSchema() int {
 	case c.node.Parent == nil:
 		m, err := describe.Full(inv.root, inv.cfg.version, agent)
 		if err != nil {
-			return inv.finish(brokenDeclaration(err))
+			return inv.finish(describe.DeclarationError(err))
 		}
 		inv.out.RenderText(indentedJSON(m))
 		inv.out.Result(m)
@@ -66,7 +66,7 @@ func (inv *invocation) answerSchema() int {
 	}
 	doc, err := c.node.Document(agent)
 	if err != nil {
-		return inv.finish(brokenDeclaration(err))
+		return inv.finish(describe.DeclarationError(err))
 	}
 	inv.out.RenderText(indentedJSON(doc))
 	inv.out.Result(doc)

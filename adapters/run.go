@@ -26,6 +26,7 @@ import (
 	"github.com/duet-cli/duet/exitcode"
 	"github.com/duet-cli/duet/input"
 	"github.com/duet-cli/duet/internal/argsfile"
+	"github.com/duet-cli/duet/internal/describe"
 	"github.com/duet-cli/duet/internal/errcode"
 	"github.com/duet-cli/duet/internal/flagname"
 	"github.com/duet-cli/duet/proc"
@@ -407,7 +408,7 @@ func (inv *invocation) answer(ctx context.Context, args []string, read readLine)
 	case c.on(flagname.Schema) && !c.help:
 		doc, err := c.node.Document(mode.Agent && !inv.human)
 		if err != nil {
-			return inv.finish(brokenDeclaration(err))
+			return inv.finish(describe.DeclarationError(err))
 		}
 		inv.out.RenderText(indentedJSON(doc))
 		inv.out.Result(doc)
@@ -1169,14 +1170,6 @@ func (inv *invocation) scriptForAgent() bool {
 func (inv *invocation) passthrough(ctx context.Context, args []string) int {
 	inv.mode = envelope.Mode{Format: envelope.Text}
 	return inv.faithful(ctx, args)
-}
-
-// brokenDeclaration is the answer when the app's own declarations fail where
-// they are used, as a declared output schema of a type encoding/json cannot
-// encode does under --schema and describe.
-func brokenDeclaration(err error) *envelope.Error {
-	return envelope.Errorf(exitcode.GeneralError, errcode.InvalidDeclaration, "%v", err).
-		WithSuggestion("this is a bug in the tool's declarations; adaptertest.AssertDeclarations finds it in a test")
 }
 
 func isEPIPE(err error) bool { return err != nil && errors.Is(err, syscall.EPIPE) }

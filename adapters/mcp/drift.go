@@ -112,7 +112,7 @@ func validate(ctx context.Context, inv *adapters.Invocation) error {
 	}
 	ours, err := describe.Tools(inv.Root(), inv.Version())
 	if err != nil {
-		return envelope.Errorf(exitcode.GeneralError, errcode.InvalidDeclaration, "%v", err)
+		return describe.DeclarationError(err)
 	}
 	d := compareTools(ours.Tools, theirs)
 	out := inv.Output()

@@ -73,8 +73,7 @@ func generate(_ context.Context, inv *adapters.Invocation) error {
 	root := inv.Root()
 	m, err := describe.New(root, inv.Version(), true)
 	if err != nil {
-		return envelope.Errorf(exitcode.GeneralError, errcode.InvalidDeclaration, "%v", err).
-			WithSuggestion("this is a bug in the tool's declarations; adaptertest.AssertDeclarations finds it in a test")
+		return describe.DeclarationError(err)
 	}
 	files, err := describe.Skills(root, m, format)
 	if err != nil {

@@ -259,22 +259,28 @@ func writeAgentsCalling(b *strings.Builder, m Manifest) {
 	b.WriteString(".\n\n")
 }
 
-// formatList is what --format takes, as a sentence: "json, jsonl, tsv,
-// text (or plain) or id", a feature's formats (toon) among them.
+// formatList is what the tool's --format takes, as a sentence.
 func (m Manifest) formatList() string {
-	var names []string
 	for _, g := range m.globals {
-		if g.name == "format" {
-			names = slices.DeleteFunc(slices.Clone(g.entry.EnumValues), func(n string) bool { return n == "plain" })
+		if g.name == "format" && len(g.entry.EnumValues) > 0 {
+			return FormatSentence(g.entry.EnumValues)
 		}
 	}
-	if len(names) < 2 {
-		return "json, jsonl, tsv, text (or plain) or id"
-	}
+	return FormatSentence(envelope.FormatNames())
+}
+
+// FormatSentence words the formats --format takes (envelope.FormatNames):
+// "json, jsonl, tsv, text (or plain) or id" — plain, the spec's name for
+// text, said beside it.
+func FormatSentence(names []string) string {
+	names = slices.DeleteFunc(slices.Clone(names), func(n string) bool { return n == "plain" })
 	for i, n := range names {
 		if n == string(envelope.Text) {
 			names[i] = n + " (or plain)"
 		}
+	}
+	if len(names) < 2 {
+		return strings.Join(names, "")
 	}
 	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }

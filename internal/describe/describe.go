@@ -14,6 +14,9 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/duet-cli/duet/envelope"
+	"github.com/duet-cli/duet/exitcode"
+	"github.com/duet-cli/duet/internal/errcode"
 	"github.com/duet-cli/duet/internal/jsonw"
 	"github.com/duet-cli/duet/schema"
 )
@@ -234,4 +237,12 @@ func etagOf(m Manifest, commands []byte) string {
 	ecma := crc64.MakeTable(crc64.ECMA)
 	head := []byte(m.SchemaVersion + "\x00" + m.Tool + "\x00" + m.FrameworkVersion + "\x00")
 	return fmt.Sprintf("%016x", crc64.Update(crc64.Checksum(head, ecma), ecma, commands))
+}
+
+// DeclarationError is the answer when the tool's declarations cannot be
+// described (New, Tools, a command's document): the tool's bug, not the
+// caller's.
+func DeclarationError(err error) *envelope.Error {
+	return envelope.Errorf(exitcode.GeneralError, errcode.InvalidDeclaration, "%v", err).
+		WithSuggestion("this is a bug in the tool's declarations; adaptertest.AssertDeclarations finds it in a test")
 }
