@@ -98,7 +98,7 @@ func checkWork(c *schema.Command) error {
 			errs = append(errs, errors.New("an async command runs detached: it cannot be interactive, a list or a protocol server"))
 		}
 	}
-	if streams(c) && c.Danger() == schema.Destructive { // REQ-C-002, REQ-O-004
+	if c.Streams() && c.Danger() == schema.Destructive { // REQ-C-002, REQ-O-004
 		errs = append(errs, errors.New("a streaming command cannot be destructive: a stream cannot preview each change, nor ask before each"))
 	}
 	if i := m.Interruption; i != nil { // REQ-C-033
@@ -115,9 +115,6 @@ func checkWork(c *schema.Command) error {
 	}
 	return errors.Join(errs...)
 }
-
-// streams reports whether c declares it streams (REQ-O-004).
-func streams(c *schema.Command) bool { return c.Meta.Streaming || c.Meta.StreamingDefault }
 
 // budgetFlag is --budget, of a command that declares interruption.
 func budgetFlag() schema.Flag {

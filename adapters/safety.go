@@ -62,7 +62,7 @@ func (inv *invocation) effectReported(fail *envelope.Error) *envelope.Error {
 	}
 	inv.out.Warn(EffectUnreported, fmt.Sprintf("%s is %s and reported no effect, so whether it changed anything is unknown", n.DotPath(), n.Danger()),
 		"report this to the tool's authors: a mutating command reports created, updated, deleted or noop (envelope.Output.Effect)")
-	if streams(n) {
+	if n.Streams() {
 		return fail
 	}
 	e := envelope.Errorf(exitcode.GeneralError, EffectUnreported,

@@ -89,7 +89,7 @@ func (c *Command) discovery(d *Doc, input bool) {
 	if c.Delegates() {
 		d.Passthrough, d.HelpArgv = true, m.HelpArgv
 	}
-	d.SupportsStreaming = m.Streaming || m.StreamingDefault
+	d.SupportsStreaming = c.Streams()
 	d.StreamingDefault = m.StreamingDefault
 	if c.Versioned() {
 		d.SchemaVersion, d.MinSchemaVersion = VersionString(c.DataVersion()), VersionString(c.MinDataVersion())

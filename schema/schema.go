@@ -665,6 +665,10 @@ func (c *Command) VisibleTo(agent bool) bool {
 	return true
 }
 
+// Streams reports whether the command writes a JSONL stream (REQ-O-004),
+// always or when asked (Meta.Streaming, Meta.StreamingDefault).
+func (c *Command) Streams() bool { return c.Meta.Streaming || c.Meta.StreamingDefault }
+
 // Danger returns the command's danger level: when undeclared, Safe for a
 // group that cannot run (it only shows help), else Unknown.
 func (c *Command) Danger() Danger {

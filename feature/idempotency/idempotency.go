@@ -49,7 +49,7 @@ type pendingKey struct{}
 // (REQ-C-007, REQ-C-032).
 func (feature) Flags(c *schema.Command) []schema.Flag {
 	writes := c.Meta.Danger == schema.Mutating || c.Meta.Danger == schema.Destructive
-	if !c.Runnable || !writes || streams(c) || c.Meta.Protocol != "" {
+	if !c.Runnable || !writes || c.Streams() || c.Meta.Protocol != "" {
 		return nil
 	}
 	return []schema.Flag{{Name: flagname.IdempotencyKey, Type: schema.String, Pattern: `^[A-Za-z0-9._:-]{1,200}$`,
@@ -59,7 +59,7 @@ func (feature) Flags(c *schema.Command) []schema.Flag {
 // Check refuses a stream or a protocol server that declares the key
 // itself.
 func (feature) Check(c *schema.Command) error {
-	if (streams(c) || c.Meta.Protocol != "") && c.Flag(flagname.IdempotencyKey) != nil { // REQ-C-007, REQ-C-032
+	if (c.Streams() || c.Meta.Protocol != "") && c.Flag(flagname.IdempotencyKey) != nil { // REQ-C-007, REQ-C-032
 		return errors.New("a streaming or protocol command cannot take --idempotency-key: a replay answers one stored result, and a stream or a protocol has none")
 	}
 	return nil
@@ -186,5 +186,3 @@ func summary(dir string) (any, error) {
 	}
 	return map[string]int{"keys": len(entries), "expired": expired, "in_use": busy}, nil
 }
-
-func streams(c *schema.Command) bool { return c.Meta.Streaming || c.Meta.StreamingDefault }
