@@ -43,6 +43,12 @@ func (feature) Name() string { return "idempotency" }
 // pendingKey is where Begin leaves End the key it holds.
 type pendingKey struct{}
 
+// pending is a key held, and the fingerprint of the call holding it.
+type pending struct {
+	held        *store.Pending
+	fingerprint string
+}
+
 // Flags gives the key to every non-streaming mutating or destructive
 // command, Duet's own built-ins (profile save, cleanup, job cancel ...)
 // included; a stream has no one result to replay, nor a protocol server
@@ -87,7 +93,7 @@ func (feature) Begin(ctx context.Context, inv *adapters.Invocation) (bool, error
 	case err != nil:
 		return false, err
 	case rec == nil:
-		inv.Set(pendingKey{}, p)
+		inv.Set(pendingKey{}, pending{p, fp})
 		return false, nil
 	case rec.Fingerprint != fp:
 		return false, envelope.Errorf(exitcode.Conflict, "IDEMPOTENCY_KEY_REUSED",
@@ -106,13 +112,13 @@ func (feature) Begin(ctx context.Context, inv *adapters.Invocation) (bool, error
 // End records the answer of a call that succeeded under its key. A call
 // that failed is not recorded: repeating it runs it again.
 func (feature) End(inv *adapters.Invocation, fail *envelope.Error) {
-	p, _ := inv.Get(pendingKey{}).(*store.Pending)
-	if p == nil {
+	p, ok := inv.Get(pendingKey{}).(pending)
+	if !ok {
 		return
 	}
 	inv.Set(pendingKey{}, nil)
 	if fail != nil {
-		p.Abort()
+		p.held.Abort()
 		return
 	}
 	out := inv.Output()
@@ -121,8 +127,8 @@ func (feature) End(inv *adapters.Invocation, fail *envelope.Error) {
 		data = raw
 	}
 	now := time.Now().UTC()
-	err := p.Commit(store.Record{
-		Fingerprint: inv.Fingerprint(),
+	err := p.held.Commit(store.Record{
+		Fingerprint: p.fingerprint,
 		Command:     inv.Command().DotPath(),
 		Created:     now,
 		Expires:     now.Add(store.TTL),

@@ -126,8 +126,14 @@ func TestCore(t *testing.T) {
 	if a.Code != 2 || errCode(a) != "UNKNOWN_FLAG" || ran["add"] != 0 {
 		t.Errorf("without the feature: exit %d %s, %d runs; want 2 UNKNOWN_FLAG and nothing run", a.Code, errCode(a), ran["add"])
 	}
-	if _, err := os.Stat(filepath.Join(home, "state", "idempotency")); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("without the feature the store exists (%v)", err)
+	// A store made with the feature is the feature's: the core's status
+	// does not know it.
+	run(t, ran, home, []adapters.Feature{idempotency.New()}, "add", "milk", "--idempotency-key", "k1")
+	if _, err := os.Stat(filepath.Join(home, "state", "idempotency")); err != nil {
+		t.Fatalf("the feature made no store: %v", err)
+	}
+	if st := run(t, ran, home, nil, "status"); st.Code != 0 || strings.Contains(string(st.Data), "idempotency") {
+		t.Errorf("status without the feature: exit %d, data %s; want 0 and no idempotency store", st.Code, st.Data)
 	}
 }
 
