@@ -99,7 +99,8 @@ func commandFlags(flags []schema.Flag, c *schema.Command, features []Feature) []
 			schema.Flag{Name: flagname.Limit, Type: schema.Integer, Default: defaultLimit, Usage: "return at most this many items; 0 means all"},
 			schema.Flag{Name: flagname.Cursor, Type: schema.String, Usage: "continue from meta.pagination.next_cursor of a previous response"})
 	}
-	flags = inputFlags(flags, c) // input: --input-file, --raw-payload, --no-follow-symlinks, --max-depth
+	json5 := slices.ContainsFunc(features, func(f Feature) bool { _, ok := f.(JSONReader); return ok })
+	flags = inputFlags(flags, c, json5) // input: --input-file, --raw-payload, --no-follow-symlinks, --max-depth
 	flags = workFlags(flags, c)
 	flags = append(flags, observedCommandFlags(c)...)
 	flags = append(flags, trustFlags(c)...)

@@ -2,8 +2,9 @@ package adapters
 
 // The input area of the lifecycle: what a command reads beyond the flags and
 // arguments it was given as they are — a payload on stdin or in a file
-// (--input-file), all its inputs as one JSON object (--raw-payload), JSON5
-// in flags declared JSON, ids piped to an argument given as "-", the
+// (--input-file), all its inputs as one JSON object (--raw-payload), the
+// JSON of flags declared JSON (JSON5 too, read by a JSONReader feature such
+// as feature/json5), ids piped to an argument given as "-", the
 // conditional rules between flags, and the options of directory walks
 // (--no-follow-symlinks, --max-depth). Everything here happens in phase 1,
 // before the command runs: a refusal changes nothing.
@@ -39,8 +40,8 @@ import (
 const stdinDrainLimit = 256 << 20
 
 // inputFlags appends the built-in flags a command gets from what it declares it
-// reads.
-func inputFlags(flags []schema.Flag, c *schema.Command) []schema.Flag {
+// reads; json5 says a feature reads JSON5 where the command takes JSON.
+func inputFlags(flags []schema.Flag, c *schema.Command, json5 bool) []schema.Flag {
 	switch in := c.Stdin(); {
 	case in == nil:
 	case in.Mode == schema.StdinLines, in.Mode == schema.StdinRecords:
@@ -51,8 +52,12 @@ func inputFlags(flags []schema.Flag, c *schema.Command) []schema.Flag {
 			Usage: "read the input from this file instead of stdin (- is stdin); stdin takes at most 64 KiB, a file any size"})
 	}
 	if c.Meta.RawPayload {
+		accepted := ""
+		if json5 {
+			accepted = " (JSON5 accepted)"
+		}
 		flags = append(flags, schema.Flag{Name: flagname.RawPayload, Type: schema.String, Format: schema.FormatJSON, Control: true,
-			Usage: "every input as one JSON object (JSON5 accepted) instead of flags and arguments; see raw_payload_schema in --schema"})
+			Usage: "every input as one JSON object" + accepted + " instead of flags and arguments; see raw_payload_schema in --schema"})
 	}
 	if c.Meta.Traverses {
 		flags = append(flags,
@@ -131,7 +136,7 @@ func objectFlag(f *schema.Flag, src schema.Source) []error {
 // rewrite reads what stands for other input on the command line, and
 // returns the command line the framework is to run, read again: the
 // --raw-payload object as the flags and arguments it names, ids read from
-// stdin in place of "-", JSON5 values of JSON flags as strict JSON, and the
+// stdin in place of "-", the values of JSON flags as strict JSON, and the
 // defaults rules give. What is wrong is recorded on the call it returns.
 // A command line that asks for help, the schema or the version is left as
 // it is.

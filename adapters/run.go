@@ -332,7 +332,7 @@ func (inv *invocation) answer(ctx context.Context, args []string, read readLine)
 	}
 	inv.announceDeprecation()
 	profileErr := inv.applyProfile()
-	args, c = inv.rewrite(args, c) // input: --raw-payload, ids piped as -, JSON5, rule defaults
+	args, c = inv.rewrite(args, c) // input: --raw-payload, ids piped as -, JSON flags, rule defaults
 	c.check(inv.classify, cfg.lookupEnv, inv.profiles.valueOf)
 	inv.warnings = append(inv.warnings, c.warnings...)
 	inv.observe()

@@ -115,7 +115,8 @@ type FlagEntry struct {
 	Short       string   `json:"short,omitempty"`
 	Env         []string `json:"env,omitempty"`
 	Sensitive   bool     `json:"sensitive,omitempty"`
-	// input: the value is JSON (JSON5 accepted); "-" reads it from stdin.
+	// input: the value is JSON (JSON5 too, with feature/json5); "-" reads
+	// it from stdin.
 	JSON           bool `json:"json,omitempty"`
 	PipeCompatible bool `json:"pipe_compatible,omitempty"`
 	// Schema is an object flag's value's JSON Schema (type "object").

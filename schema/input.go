@@ -9,7 +9,8 @@ import (
 )
 
 // FormatJSON is the Format of a flag whose value is a JSON document
-// (FlagMeta.JSON): JSON5 is accepted and normalized to strict JSON.
+// (FlagMeta.JSON), handed to the command as strict JSON (JSON5 is read too
+// in an app with feature/json5).
 const FormatJSON = "json"
 
 // DefaultMaxStdinBytes is how much a command that reads stdin (Meta.Stdin)

@@ -367,15 +367,16 @@ type FlagMeta struct {
 	Sensitive bool     // never printed, logged or saved
 	Env       []string // environment variables that supply the value when the command line does not
 	Profile   bool     // may be saved in a profile (see package profile)
-	// input: JSON marks a value that is a JSON document: JSON5 is accepted
-	// and handed to the command as strict JSON. Pipe lets "-" stand for a
+	// input: JSON marks a value that is a JSON document, handed to the
+	// command as strict JSON (JSON5 is read too in an app with
+	// feature/json5). Pipe lets "-" stand for a
 	// value read from stdin, one per line.
 	JSON bool
 	Pipe bool
 	// Schema declares a flag that takes one JSON object, given as one
 	// argv token of JSON text (--filter '{"status":"open"}'): the JSON
-	// Schema of the value, a Schema or Of[T](). It implies JSON (JSON5
-	// accepted, handed on as strict JSON); the value is checked against it
+	// Schema of the value, a Schema or Of[T](). It implies JSON (handed on
+	// as strict JSON); the value is checked against it
 	// before the command runs, and the manifest lists the flag as type
 	// "object" with this schema (the CLI Agent Spec's C-015). Only a
 	// string flag takes it, and the schema may use only the keywords

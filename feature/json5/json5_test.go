@@ -114,3 +114,43 @@ func TestFeature(t *testing.T) {
 		})
 	}
 }
+
+// TestRawPayload: --raw-payload takes JSON5 with the feature, and its help
+// says so; the core takes strict JSON, refuses JSON5 with INVALID_JSON and
+// no corrected input, and its help does not promise JSON5.
+func TestRawPayload(t *testing.T) {
+	for _, tt := range []struct {
+		name     string
+		features []adapters.Feature
+		code     int
+		got      string
+		usage    string
+	}{
+		{"core", nil, 2, "", "every input as one JSON object instead of flags"},
+		{"feature", []adapters.Feature{json5.New()}, 0, "prod", "every input as one JSON object (JSON5 accepted) instead of flags"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var got string
+			app := &cli.Command{Name: "app", Commands: []*cli.Command{urfave.Annotate(&cli.Command{
+				Name: "deploy", Flags: []cli.Flag{&cli.StringFlag{Name: "env"}},
+				Action: func(_ context.Context, c *cli.Command) error { got = c.String("env"); return nil },
+			}, schema.Meta{Danger: schema.Safe, RawPayload: true})}}
+			run := func(args ...string) (int, string) {
+				var stdout bytes.Buffer
+				code := urfave.Run(context.Background(), app, args, adapters.WithSpecStrict(),
+					adapters.WithStdio(strings.NewReader(""), &stdout, new(bytes.Buffer)), adapters.WithFeatures(tt.features...))
+				return code, stdout.String()
+			}
+			code, out := run("deploy", "--raw-payload", `{env: 'prod',}`)
+			if code != tt.code || got != tt.got {
+				t.Errorf("--raw-payload in JSON5: exit %d, the command got %q; want %d and %q\n%s", code, got, tt.code, tt.got, out)
+			}
+			if tt.code == 2 && (!strings.Contains(out, `"INVALID_JSON"`) || strings.Contains(out, "corrected_input")) {
+				t.Errorf("the core's refusal: %s; want INVALID_JSON without corrected_input", out)
+			}
+			if _, schema := run("deploy", "--schema"); !strings.Contains(schema, tt.usage) {
+				t.Errorf("--schema does not say %q:\n%s", tt.usage, schema)
+			}
+		})
+	}
+}
