@@ -19,8 +19,8 @@ const HelpAll = "help-all"
 
 // The built-in flags every wrapped app gets.
 const (
-	// Format picks the answer's representation (json, jsonl, toon, tsv,
-	// text or plain, id); Output names a file the answer is written to
+	// Format picks the answer's representation (json, jsonl, tsv, text or
+	// plain, id, and toon with feature/toon); Output names a file the answer is written to
 	// instead of stdout, as the CLI Agent Spec v1.8 reserved it.
 	Format       = "format"
 	Output       = "output"
