@@ -147,12 +147,12 @@ func templateToGlob(path string) string {
 // A path is never the home directory, the root or a directory just below
 // it, whatever a declaration says; nor one that is, holds or lies in a
 // path cleanup keeps (keptPaths), which is left with a warning.
-func (inv *invocation) declaredCleanup(in func(string) bool, minAge time.Duration, now time.Time) []cleanupTarget {
+func (inv *invocation) declaredCleanup(in func(string) bool, minAge time.Duration, now time.Time, states []State) []cleanupTarget {
 	scopes := map[schema.SideEffectKind]string{schema.TempFile: "temp", schema.CacheFile: "cache", schema.LogFile: "logs"}
 	seen := map[string]bool{}
 	var targets []cleanupTarget
 	home := filepath.Clean(inv.cfg.getenv("HOME"))
-	kept := inv.keptPaths()
+	kept := inv.keptPaths(states)
 	inv.root.Walk(func(c *schema.Command) {
 		for _, s := range c.Meta.SideEffects {
 			scope, ok := scopes[s.Kind]
@@ -187,15 +187,15 @@ func (inv *invocation) declaredCleanup(in func(string) bool, minAge time.Duratio
 // any scope, each with what it is: what the commands declare as their
 // output (C-011), the product a user asked for; the audit log with its
 // rotated files (O-030), a record the operator keeps, whether or not it is
-// on now; and Duet's own stores, which cleanup empties by their own rules
-// (never a live session, a running job or a call in progress), never
-// whole.
-func (inv *invocation) keptPaths() map[string]string {
+// on now; and Duet's own stores and the features' (states), which cleanup
+// empties by their own rules (never a live session, a running job or a
+// call in progress), never whole.
+func (inv *invocation) keptPaths(states []State) map[string]string {
 	kept := map[string]string{inv.tempRoot(): "the tool's temp root"}
 	if state, err := inv.stateDir(); err == nil {
 		kept[filepath.Join(state, "jobs")] = "the jobs store"
 	}
-	for _, st := range inv.featureStates() {
+	for _, st := range states {
 		kept[st.File.Path] = st.Name
 	}
 	inv.root.Walk(func(c *schema.Command) {

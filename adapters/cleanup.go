@@ -94,7 +94,11 @@ func (inv *invocation) cleanupAction(context.Context) error {
 	if (in("cache") || in("logs") || in("jobs")) && err != nil {
 		return noStateDir(inv.root.Name, err)
 	}
-	for _, st := range inv.featureStates() {
+	var states []State // what the features keep: cleaned by their rules, and never removed whole
+	if err == nil {
+		states = inv.featureStates(state)
+	}
+	for _, st := range states {
 		if !in(st.Scope) || st.Expired == nil {
 			continue
 		}
@@ -131,7 +135,7 @@ func (inv *invocation) cleanupAction(context.Context) error {
 			}
 		}
 	}
-	for _, d := range inv.declaredCleanup(in, minAge, now) { // what the app's commands declare
+	for _, d := range inv.declaredCleanup(in, minAge, now, states) { // what the app's commands declare
 		targets = append(targets, target(d))
 	}
 

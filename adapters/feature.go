@@ -355,12 +355,8 @@ func (c *config) readJSON(src []byte) ([]byte, error) {
 }
 
 // featureStates is what the features keep under the tool's state
-// directory, none when it has none.
-func (inv *invocation) featureStates() []State {
-	dir, err := inv.stateDir()
-	if err != nil {
-		return nil
-	}
+// directory dir.
+func (inv *invocation) featureStates(dir string) []State {
 	var states []State
 	for _, f := range inv.cfg.features {
 		if k, ok := f.(StateKeeper); ok {

@@ -139,7 +139,7 @@ func (inv *invocation) duetState() ([]StateFile, []SideEffect) {
 		files = append(files, StateFile{Path: dir, Purpose: "the tool's jobs: their status, answers and output (job list, job status)", Summary: jobsSummary})
 		effects = append(effects, SideEffect{Path: dir, Kind: "directory", Purpose: "the jobs store: a record, lock and output files per job (cleanup --scope jobs, logs)"})
 	}
-	for _, st := range inv.featureStates() {
+	for _, st := range inv.featureStates(state) {
 		files = append(files, st.File)
 		effects = append(effects, st.Effect)
 	}
