@@ -1,6 +1,8 @@
 package adapters_test
 
 import (
+	"errors"
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -111,7 +113,14 @@ func isConversion(call *ast.CallExpr) bool {
 // wrap links none; a feature imports the engine and no other feature.
 func TestCoreLinksNoFeature(t *testing.T) {
 	const feature = "github.com/duet-cli/duet/feature/"
-	out, err := exec.Command("go", "list", "-deps", ".", "./urfave", "./urfavev2", "./cobra", "../examples/jot/cmd/jot", "../examples/tally/cmd/tally").Output()
+	pkgs := []string{"./..."} // the engine and every adapter
+	work, _ := exec.Command("go", "env", "GOWORK").Output()
+	if w := strings.TrimSpace(string(work)); w != "" && w != "off" {
+		// The one-line wraps are in the examples' module, which only the
+		// workspace builds beside this one.
+		pkgs = append(pkgs, "../examples/jot/cmd/jot", "../examples/tally/cmd/tally")
+	}
+	out, err := goList(append([]string{"-deps"}, pkgs...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +129,7 @@ func TestCoreLinksNoFeature(t *testing.T) {
 			t.Errorf("the core links %s", dep)
 		}
 	}
-	out, err = exec.Command("go", "list", "-f", "{{.ImportPath}} {{join .Imports \" \"}}", "../feature/...").Output()
+	out, err = goList("-f", "{{.ImportPath}} {{join .Imports \" \"}}", "../feature/...")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,4 +144,14 @@ func TestCoreLinksNoFeature(t *testing.T) {
 			}
 		}
 	}
+}
+
+// goList runs go list with args, its stderr in the error.
+func goList(args ...string) ([]byte, error) {
+	out, err := exec.Command("go", append([]string{"list"}, args...)...).Output()
+	var exit *exec.ExitError
+	if errors.As(err, &exit) {
+		err = fmt.Errorf("go list %s: %w\n%s", strings.Join(args, " "), err, exit.Stderr)
+	}
+	return out, err
 }
