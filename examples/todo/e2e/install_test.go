@@ -38,7 +38,7 @@ func TestE2EInstallCommand(t *testing.T) {
 	if install == nil || verify == "" {
 		t.Fatalf("## Installation lacks the install or the verify line:\n%s", section)
 	}
-	proxy := moduleProxy(t, "v0.1.0")
+	proxy := moduleProxy(t)
 	modcache, err := exec.Command("go", "env", "GOMODCACHE").Output()
 	if err != nil {
 		t.Fatal(err)
@@ -64,11 +64,11 @@ func TestE2EInstallCommand(t *testing.T) {
 	}
 }
 
-// moduleProxy serves this checkout's HEAD as version of its modules — the
-// library and the examples, released together as a tag of each would be —
-// in the module proxy's layout (GOPROXY=file://…), and returns its
-// directory.
-func moduleProxy(t *testing.T, version string) string {
+// moduleProxy serves this checkout's HEAD as a release of its modules — the
+// library and the examples, tagged together at the version of the library
+// the examples require — in the module proxy's layout (GOPROXY=file://…),
+// and returns its directory.
+func moduleProxy(t *testing.T) string {
 	t.Helper()
 	root, err := filepath.Abs("../../..")
 	if err != nil {
@@ -79,6 +79,7 @@ func moduleProxy(t *testing.T, version string) string {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("no git to take the modules' committed tree from")
 	}
+	version := requiredLibrary(t, root)
 	proxy := t.TempDir()
 	for _, sub := range []string{"", "examples"} {
 		release(t, proxy, root, sub, version)
@@ -116,4 +117,26 @@ func release(t *testing.T, proxy, root, sub, version string) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// requiredLibrary is the version of the library examples/go.mod requires at
+// HEAD: the release the examples' own is made with.
+func requiredLibrary(t *testing.T, root string) string {
+	t.Helper()
+	raw, err := exec.Command("git", "-C", root, "show", "HEAD:examples/go.mod").Output()
+	if err != nil {
+		t.Skipf("the checkout is no git repository to release from: %v", err)
+	}
+	f, err := modfile.ParseLax("examples/go.mod", raw, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	library := strings.TrimSuffix(f.Module.Mod.Path, "/examples")
+	for _, r := range f.Require {
+		if r.Mod.Path == library {
+			return r.Mod.Version
+		}
+	}
+	t.Fatalf("examples/go.mod requires no %s", library)
+	return ""
 }
