@@ -3,9 +3,7 @@ package adapters_test
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"slices"
 	"strings"
@@ -101,16 +99,10 @@ func featureApp(log *[]string) *cli.Command {
 }
 
 // runFeatures runs app once as an agent, with features.
-func runFeatures(t *testing.T, log *[]string, features []adapters.Feature, args ...string) (int, map[string]any) {
+func runFeatures(t *testing.T, log *[]string, features []adapters.Feature, args ...string) (int, wire) {
 	t.Helper()
-	var stdout bytes.Buffer
-	code := urfave.Run(context.Background(), featureApp(log), args, adapters.WithSpecStrict(),
-		adapters.WithStdio(strings.NewReader(""), &stdout, new(bytes.Buffer)), adapters.WithFeatures(features...))
-	var answer map[string]any
-	if err := json.Unmarshal(stdout.Bytes(), &answer); err != nil {
-		t.Fatalf("app %s: no envelope: %v\n%s", strings.Join(args, " "), err, stdout.String())
-	}
-	return code, answer
+	r := runAgentIn(t, t.TempDir(), featureApp(log), []urfave.Option{adapters.WithFeatures(features...)}, args...)
+	return r.code, envelopeOf(t, r)
 }
 
 // TestFeatureHooks holds the lifecycle to what adapters.Hook promises:
@@ -159,8 +151,8 @@ func TestFeatureCommandsAndChecks(t *testing.T) {
 	var log []string
 	p := probe{name: "p", log: &log, cmd: "probe"}
 	code, answer := runFeatures(t, &log, []adapters.Feature{p}, "probe", "sub")
-	if data, _ := answer["data"].(map[string]any); code != 0 || data["ran"] != "probe.sub" {
-		t.Errorf("probe sub: exit %d, %v; want 0 and the feature's action", code, answer)
+	if code != 0 || !strings.Contains(string(answer.Data), `"ran":"probe.sub"`) {
+		t.Errorf("probe sub: exit %d, data %s; want 0 and the feature's action", code, answer.Data)
 	}
 	if code, _ := runFeatures(t, &log, nil, "probe", "sub"); code != 2 {
 		t.Errorf("probe sub without the feature: exit %d, want 2", code)
@@ -171,8 +163,8 @@ func TestFeatureCommandsAndChecks(t *testing.T) {
 	if code, _ := runFeatures(t, &log, []adapters.Feature{taken}, "add"); code != 0 || !slices.Contains(log, "add ran") {
 		t.Errorf("the app's add with a feature's add: exit %d, calls %v; want the app's", code, log)
 	}
-	if _, answer := runFeatures(t, &log, []adapters.Feature{taken}, "describe", "--index"); strings.Contains(fmt.Sprint(answer["data"]), "add.sub") {
-		t.Errorf("describe lists the feature's add.sub beside the app's add: %v", answer["data"])
+	if _, answer := runFeatures(t, &log, []adapters.Feature{taken}, "describe", "--index"); strings.Contains(string(answer.Data), "add.sub") {
+		t.Errorf("describe lists the feature's add.sub beside the app's add: %s", answer.Data)
 	}
 
 	// A command without its action, or a nil feature, is a clear error
