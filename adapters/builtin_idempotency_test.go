@@ -140,29 +140,3 @@ func TestBuiltinsTakeIdempotencyKey(t *testing.T) {
 		})
 	}
 }
-
-// TestStreamingCommandsRefuseIdempotencyKey: a streaming command gets no
-// --idempotency-key from Duet, mutating though it is, and one that declares
-// its own is refused when the app is wrapped (REQ-C-007).
-func TestStreamingCommandsRefuseIdempotencyKey(t *testing.T) {
-	items := func(ctx context.Context, _ *cli.Command) error {
-		out := envelope.From(ctx)
-		return out.Item(map[string]string{"id": "a", "effect": "created"})
-	}
-	app := func(flags ...cli.Flag) *cli.Command {
-		return &cli.Command{Name: "app", Commands: []*cli.Command{
-			urfave.Annotate(&cli.Command{Name: "sync", Flags: flags, Action: items}, schema.Meta{Danger: schema.Mutating, Streaming: true}),
-		}}
-	}
-	if _, err := urfave.Wrap(app(), adapters.WithFeatures(idempotency.New())); err != nil {
-		t.Fatalf("a streaming mutating command without the flag: %v", err)
-	}
-	var stdout, stderr bytes.Buffer
-	code := urfave.Run(context.Background(), app(), []string{"sync", "--idempotency-key", "k"}, run{opts: []urfave.Option{adapters.WithFeatures(idempotency.New())}}.options(&stdout, &stderr)...)
-	wantError(t, result{code: code, stdout: stdout.String(), stderr: stderr.String()}, 2, "UNKNOWN_FLAG")
-
-	_, err := urfave.Wrap(app(&cli.StringFlag{Name: "idempotency-key"}), adapters.WithFeatures(idempotency.New()))
-	if err == nil || !strings.Contains(err.Error(), "idempotency-key") {
-		t.Errorf("a streaming command declaring --idempotency-key: Wrap = %v, want a registration error naming it", err)
-	}
-}

@@ -413,37 +413,6 @@ func TestStepsInSchema(t *testing.T) {
 	}
 }
 
-// TestIdempotencyKey: a mutating command repeated with the same key is not
-// run again and answers the first call's data with effect noop; the key
-// with other input is a conflict; no key runs it again.
-func TestIdempotencyKey(t *testing.T) {
-	h := newWorkHarness()
-	dir := t.TempDir()
-	first := wantOK(t, workRun(t, h, dir, nil, "create", "--name", "a", "--idempotency-key", "k1"))
-	second := wantOK(t, workRun(t, h, dir, nil, "create", "--name", "a", "--idempotency-key", "k1"))
-	if h.called("create") != 1 {
-		t.Errorf("the command ran %d times, want 1", h.called("create"))
-	}
-	if diff := cmp.Diff(string(first.Data), string(second.Data)); diff != "" {
-		t.Errorf("replayed data (-first +second):\n%s", diff)
-	}
-	if first.Meta["effect"] != "created" || second.Meta["effect"] != "noop" {
-		t.Errorf("effects %v, %v; want created, noop", first.Meta["effect"], second.Meta["effect"])
-	}
-	if second.Meta["idempotency_hit"] != true || first.Meta["idempotency_hit"] != nil {
-		t.Errorf("idempotency_hit %v, %v; want absent, true", first.Meta["idempotency_hit"], second.Meta["idempotency_hit"])
-	}
-
-	w := wantError(t, workRun(t, h, dir, nil, "create", "--name", "b", "--idempotency-key", "k1"), 6, "IDEMPOTENCY_KEY_REUSED")
-	if w.Error.Field != "idempotency-key" {
-		t.Errorf("field = %q", w.Error.Field)
-	}
-	wantOK(t, workRun(t, h, dir, nil, "create", "--name", "a"))
-	if h.called("create") != 2 {
-		t.Errorf("without a key: ran %d times in all, want 2", h.called("create"))
-	}
-}
-
 // TestCleanupOnEveryEnd: a lock, a cleanup hook and the session temp
 // directory are released when the command returns, times out, and is
 // cancelled by SIGTERM; a second command then gets the lock at once.

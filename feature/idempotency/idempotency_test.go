@@ -49,7 +49,7 @@ type answer struct {
 	Code  int
 	OK    bool
 	Data  json.RawMessage
-	Error *struct{ Code string }
+	Error *struct{ Code, Field string }
 	Meta  map[string]any
 }
 
@@ -94,8 +94,8 @@ func TestReplay(t *testing.T) {
 	}
 
 	other := run(t, ran, home, on, "add", "eggs", "--idempotency-key", "k1")
-	if other.Code != 6 || errCode(other) != "IDEMPOTENCY_KEY_REUSED" || ran["add"] != 1 {
-		t.Errorf("the key with other input: exit %d %s, %d runs; want 6 IDEMPOTENCY_KEY_REUSED and nothing run", other.Code, errCode(other), ran["add"])
+	if other.Code != 6 || errCode(other) != "IDEMPOTENCY_KEY_REUSED" || other.Error.Field != "idempotency-key" || ran["add"] != 1 {
+		t.Errorf("the key with other input: exit %d %s (%+v), %d runs; want 6 IDEMPOTENCY_KEY_REUSED on idempotency-key and nothing run", other.Code, errCode(other), other.Error, ran["add"])
 	}
 	if fresh := run(t, ran, home, on, "add", "eggs", "--idempotency-key", "k2"); fresh.Code != 0 || ran["add"] != 2 {
 		t.Errorf("a new key: exit %d, %d runs; want 0 and the command run", fresh.Code, ran["add"])
@@ -141,6 +141,9 @@ func TestStreamsTakeNoKey(t *testing.T) {
 	ran := map[string]int{}
 	if a := run(t, ran, t.TempDir(), []adapters.Feature{idempotency.New()}, "sync", "--idempotency-key", "k"); a.Code != 2 || errCode(a) != "UNKNOWN_FLAG" {
 		t.Errorf("a stream given a key: exit %d %s; want 2 UNKNOWN_FLAG", a.Code, errCode(a))
+	}
+	if _, err := urfave.Wrap(notes(ran), adapters.WithFeatures(idempotency.New())); err != nil {
+		t.Fatalf("a streaming mutating command without the flag: %v", err)
 	}
 	declares := notes(ran)
 	declares.Commands[2].Flags = []cli.Flag{&cli.StringFlag{Name: "idempotency-key"}}
